@@ -1,0 +1,134 @@
+# dodbench - see README.md. Targets users type: bench, test, report, build, deps, clean.
+
+# ---- settings (override on the command line: make bench BENCH_REPS=21) ----
+CC        ?= cc
+CXX       ?= c++
+PYTHON    := /usr/bin/python3
+OPT       ?= -O2 -march=native
+WARN      := -Wall -Wextra -Wpedantic -Wshadow
+CFLAGS_R  := -std=c11 $(OPT) -g $(WARN)
+CXXFLAGS_R:= -std=c++20 $(OPT) -g -Wall -Wextra
+SAN       := -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+SIZES     := 8 16 64 256
+BENCH_N   ?= 100000
+BENCH_REPS?= 11
+BENCH_WARMUP ?= 2
+BENCH_OUT ?= results/bench-$(shell date -u +%Y%m%dT%H%M%SZ).csv
+# -------------------------------------------------------------------------
+
+B := build
+HAVE_PAPI := $(shell test -f /usr/include/papi.h && echo 1)
+PAPI_DEF  := $(if $(HAVE_PAPI),-DHAVE_PAPI)
+PAPI_LIB  := $(if $(HAVE_PAPI),-lpapi)
+INC       := -Icontainers -Iharness -Iscenarios -I$(B)
+
+# Containers compiled once per size class (DESIGN.md: element sizes are compile-time).
+SIZED_C   := containers/handle_map.c containers/plain_array.c containers/peers/malloc_ptrs.c
+SIZED_CXX := containers/peers/unordered_map.cpp
+PLAIN_C   := containers/dod_common.c harness/registry.c harness/measure.c harness/env.c \
+             harness/csv.c $(wildcard scenarios/*.c)
+MAIN_C    := harness/main.c
+
+# $(call objs,dir): every object of the library (all but main) built into dir.
+objs = $(foreach s,$(SIZES),$(patsubst %.c,$(1)/%.$(s).o,$(SIZED_C)) \
+         $(patsubst %.cpp,$(1)/%.$(s).o,$(SIZED_CXX))) $(patsubst %.c,$(1)/%.o,$(PLAIN_C))
+REL_OBJS := $(call objs,$(B)/rel)
+SAN_OBJS := $(call objs,$(B)/san)
+
+V ?= 0
+Q := $(if $(filter 1,$(V)),,@)
+
+.PHONY: all build bench test report deps clean test-c test-san test-py
+all: build
+
+build: $(B)/dodbench
+
+deps:
+	@bash scripts/install-deps.sh
+
+bench: deps build
+	@mkdir -p results
+	$(B)/dodbench run --container all --scenario all --n $(BENCH_N) --elem-bytes 8 \
+	  --order seq,random --reps $(BENCH_REPS) --warmup $(BENCH_WARMUP) --out $(BENCH_OUT)
+	$(B)/dodbench run --container all --scenario create,iterate,lookup,clear \
+	  --n $(BENCH_N) --elem-bytes 16,64,256 --reps $(BENCH_REPS) --warmup $(BENCH_WARMUP) \
+	  --quiet --out $(BENCH_OUT)
+	@$(MAKE) --no-print-directory report
+
+report:
+	$(PYTHON) reports/report.py
+
+test: deps
+	@$(MAKE) --no-print-directory test-c test-san test-py
+
+TESTS_REL := $(B)/rel/test_handle_map_8 $(B)/rel/test_handle_map_64 $(B)/rel/test_conformance \
+             $(B)/rel/test_csv
+TESTS_SAN := $(patsubst $(B)/rel/%,$(B)/san/%,$(TESTS_REL))
+
+test-c: $(TESTS_REL)
+	$(Q)for t in $^; do echo "== $$t"; ./$$t || exit 1; done
+
+test-san: $(TESTS_SAN)
+	$(Q)for t in $^; do echo "== $$t (ASan+UBSan)"; ./$$t || exit 1; done
+
+test-py: build
+	$(PYTHON) -m pytest -q tests/python
+
+clean:
+	rm -rf $(B) reports/out
+
+# ---- machinery ----
+GIT_REV := $(shell git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)$(shell \
+             test -n "$$(git status --porcelain 2>/dev/null)" && echo -dirty)
+
+# Objects are rebuilt when the flags change: the flags live in a stamp file.
+FLAGS_NOW := $(CC) $(CXX) $(CFLAGS_R) $(CXXFLAGS_R) $(PAPI_DEF)
+$(B)/flags.stamp: FORCE
+	@mkdir -p $(B)
+	@echo '$(FLAGS_NOW)' | cmp -s - $@ || echo '$(FLAGS_NOW)' > $@
+$(B)/gitrev.h: FORCE
+	@mkdir -p $(B)
+	@echo '#define DOD_GIT_REV "$(GIT_REV)"' | cmp -s - $@ || \
+	  echo '#define DOD_GIT_REV "$(GIT_REV)"' > $@
+.PHONY: FORCE
+FORCE:
+
+define sized_rules
+$(B)/rel/%.$(1).o: %.c $(B)/flags.stamp
+	@mkdir -p $$(@D)
+	$(if $(Q),@echo "  CC    $$@";)$(CC) $(CFLAGS_R) $(PAPI_DEF) $(INC) -DELEM_BYTES=$(1) -MMD -MP -c $$< -o $$@
+$(B)/rel/%.$(1).o: %.cpp $(B)/flags.stamp
+	@mkdir -p $$(@D)
+	$(if $(Q),@echo "  CXX   $$@";)$(CXX) $(CXXFLAGS_R) $(INC) -DELEM_BYTES=$(1) -MMD -MP -c $$< -o $$@
+$(B)/san/%.$(1).o: %.c $(B)/flags.stamp
+	@mkdir -p $$(@D)
+	$(if $(Q),@echo "  CC    $$@";)$(CC) -std=c11 $(SAN) $(WARN) $(PAPI_DEF) $(INC) -DELEM_BYTES=$(1) -MMD -MP -c $$< -o $$@
+$(B)/san/%.$(1).o: %.cpp $(B)/flags.stamp
+	@mkdir -p $$(@D)
+	$(if $(Q),@echo "  CXX   $$@";)$(CXX) -std=c++20 $(SAN) $(INC) -DELEM_BYTES=$(1) -MMD -MP -c $$< -o $$@
+endef
+$(foreach s,$(SIZES),$(eval $(call sized_rules,$(s))))
+
+$(B)/rel/harness/env.o: $(B)/gitrev.h
+$(B)/san/harness/env.o: $(B)/gitrev.h
+$(B)/rel/%.o: %.c $(B)/flags.stamp
+	@mkdir -p $(@D)
+	$(if $(Q),@echo "  CC    $@";)$(CC) $(CFLAGS_R) $(PAPI_DEF) $(INC) -DDOD_CFLAGS='"$(CFLAGS_R)"' -MMD -MP -c $< -o $@
+$(B)/san/%.o: %.c $(B)/flags.stamp
+	@mkdir -p $(@D)
+	$(if $(Q),@echo "  CC    $@";)$(CC) -std=c11 $(SAN) $(WARN) $(PAPI_DEF) $(INC) -DDOD_CFLAGS='"$(SAN)"' -MMD -MP -c $< -o $@
+
+$(B)/dodbench: $(REL_OBJS) $(B)/rel/harness/main.o
+	$(if $(Q),@echo "  LINK  $@";)$(CXX) $(OPT) -o $@ $^ $(PAPI_LIB)
+
+# Unit tests: handle_map per size class, conformance of every registered container, CSV.
+$(B)/%/test_handle_map_8: $(B)/%/tests/test_handle_map.8.o $(B)/%/containers/handle_map.8.o $(B)/%/containers/dod_common.o
+	$(CC) $(if $(filter san,$*),$(SAN)) -o $@ $^ -lcmocka
+$(B)/%/test_handle_map_64: $(B)/%/tests/test_handle_map.64.o $(B)/%/containers/handle_map.64.o $(B)/%/containers/dod_common.o
+	$(CC) $(if $(filter san,$*),$(SAN)) -o $@ $^ -lcmocka
+$(B)/rel/test_conformance $(B)/rel/test_csv: $(B)/rel/%: $(B)/rel/tests/%.o $(REL_OBJS)
+	$(CXX) -o $@ $^ -lcmocka $(PAPI_LIB)
+$(B)/san/test_conformance $(B)/san/test_csv: $(B)/san/%: $(B)/san/tests/%.o $(SAN_OBJS)
+	$(CXX) $(SAN) -o $@ $^ -lcmocka $(PAPI_LIB)
+
+-include $(shell find $(B) -name '*.d' 2>/dev/null)

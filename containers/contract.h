@@ -1,0 +1,87 @@
+/* contract.h - the one interface every container variant offers the scenarios.
+ *
+ * Each variant (container x size class) exports one const struct dod_ops. The harness
+ * registry (harness/registry.c) lists them; scenarios call them. Like sqlite3_io_methods,
+ * the table starts with a version and an operation a container does not offer is NULL:
+ * a scenario that needs it is skipped with a reason, never faked.
+ *
+ * Honesty rule (DESIGN.md): every operation here is a *batch* operation. The loop over
+ * elements lives inside the container, where element access inlines; the scenario calls a
+ * function pointer once per batch, never once per element.
+ *
+ * Handles are opaque uint64_t values. For handle_map they are the article's 64-bit Id_T;
+ * for peers they are whatever the peer uses as a key (an index, a map key).
+ */
+#ifndef DOD_CONTRACT_H
+#define DOD_CONTRACT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define DOD_OPS_VERSION 1
+
+/* Capability flags (dod_ops.caps). */
+enum {
+	DOD_CAP_HANDLES = 1u << 0,       /* insert returns handles that lookup accepts */
+	DOD_CAP_STABLE_HANDLES = 1u << 1, /* handles survive other inserts and erases */
+	DOD_CAP_STABLE_POINTERS = 1u << 2, /* item addresses survive other inserts/erases */
+	DOD_CAP_DETECTS_STALE = 1u << 3, /* a handle to an erased item is rejected */
+	DOD_CAP_KEEPS_ORDER = 1u << 4,   /* iteration follows insertion order */
+	DOD_CAP_HOLES = 1u << 5          /* storage may contain holes that iteration skips */
+};
+
+struct dod_ops {
+	int version;            /* DOD_OPS_VERSION */
+	const char *name;       /* registry name, e.g. "handle_map" */
+	const char *family;     /* "handle_map", "baseline", "peer", ... */
+	const char *alloc;      /* allocation strategy, e.g. "geometric_realloc", "malloc_each" */
+	const char *layout;     /* "aos", "soa", "aosoa", "node" */
+	const char *source;     /* article and section, or the peer library */
+	unsigned caps;          /* DOD_CAP_* */
+	size_t elem_bytes;      /* payload size class: 8, 16, 64 or 256 */
+	size_t max_elems;       /* largest element count the container can index */
+
+	/* Creates an empty container with room for capacity_elems items reserved up front.
+	 * Returns 0, DOD_ENOMEM, or DOD_EINVAL if capacity_elems > max_elems. */
+	int (*create)(void **out, size_t capacity_elems);
+	void (*destroy)(void *c);
+
+	/* Inserts n items; item i (0-based within the call) gets key first_key + i (padding
+	 * filled by dod_elem_init). Writes the n handles to handles_out (may be NULL when the
+	 * container has no handles). Returns 0, DOD_ENOMEM or DOD_EFULL. */
+	int (*insert_n)(void *c, size_t n, uint64_t first_key, uint64_t *handles_out);
+
+	/* Sum (mod 2^64) of the key of every live item, visited in storage order. */
+	uint64_t (*iterate_sum)(const void *c);
+
+	/* Visits the items of n handles in the given order and writes the sum (mod 2^64) of
+	 * their keys to *sum_out. Returns 0, or the error of the first handle that is not
+	 * valid (DOD_ERANGE, DOD_ESTALE, ...) with *sum_out unspecified. */
+	int (*lookup_sum)(const void *c, const uint64_t *handles, size_t n, uint64_t *sum_out);
+
+	/* Number of the n handles that are currently valid. Untimed verification helper. */
+	size_t (*count_valid)(const void *c, const uint64_t *handles, size_t n);
+
+	/* Removes every item. What happens to old handles is the container's contract
+	 * (handle_map: stale and detected). Returns 0 or an error. */
+	int (*clear)(void *c);
+	/* Removes every item and drops handle bookkeeping (handle_map::reset). NULL if the
+	 * container has no such distinction. */
+	int (*reset)(void *c);
+
+	/* Scenario setup for defragment: permutes the storage order with a seeded RNG while
+	 * keeping every handle pointing at its item. NULL if storage order is not
+	 * permutable. Returns 0 or an error. */
+	int (*shuffle)(void *c, uint64_t seed);
+	/* Sorts storage by key ascending, moving at most max_swaps items (0 = no limit);
+	 * *swaps_out = items moved in this call. Returns 0 or an error. */
+	int (*defragment)(void *c, size_t max_swaps, size_t *swaps_out);
+	/* Writes the keys in storage order to keys_out (room for size() keys). Untimed
+	 * verification helper; NULL if unavailable. */
+	void (*dump_keys)(const void *c, uint64_t *keys_out);
+
+	size_t (*size)(const void *c);          /* live items */
+	size_t (*footprint_bytes)(const void *c); /* bytes the container holds from the heap */
+};
+
+#endif

@@ -1,0 +1,90 @@
+/* dod_common.h - error codes, payload types and the size-class naming scheme shared by
+ * every dodbench container.
+ *
+ * Element sizes are compile-time (DESIGN.md, "The container contract"): each container
+ * .c file is compiled once per size class with -DELEM_BYTES=N (8, 16, 64, 256). SFX(name)
+ * appends the size class, so handle_map.c built with -DELEM_BYTES=16 defines
+ * hmap_insert_16, struct hmap_16, dod_elem_16 and so on. A translation unit includes a
+ * per-size header (handle_map.h, ...) for exactly one ELEM_BYTES.
+ *
+ * Payload: the first 8 bytes are the key (uint64_t), the rest is padding that every move
+ * copies, so a 64-byte element really moves 64 bytes.
+ */
+#ifndef DOD_COMMON_H
+#define DOD_COMMON_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Error codes. Every container operation returns 0 or one of these, and leaves the
+ * container unchanged when it returns an error. */
+enum {
+	DOD_OK = 0,
+	DOD_ENOMEM = -1,   /* allocation failed or size does not fit in size_t */
+	DOD_EINVAL = -2,   /* bad argument (NULL where an object is needed, n out of range) */
+	DOD_ERANGE = -3,   /* handle index outside the container's slots */
+	DOD_ESTALE = -4,   /* handle's generation no longer matches: the item was erased */
+	DOD_EFREE = -5,    /* handle points at a free slot, or carries the free bit */
+	DOD_EFOREIGN = -6, /* handle was issued by a container with another type id */
+	DOD_EFULL = -7,    /* the 32-bit index space is exhausted */
+	DOD_ENOTSUP = -8   /* the container does not offer this operation */
+};
+
+/* Returns a static, human-readable name for a DOD_* code ("stale handle", ...). */
+const char *dod_strerror(int err);
+
+/* Compiler barrier: the value is assumed read and modified, so the computation that
+ * produced it cannot be deleted or hoisted out of a timed region (jemalloc/benchmark's
+ * DoNotOptimize idiom). */
+#define DOD_KEEP(v) __asm__ volatile("" : "+r"(v) : : "memory")
+/* Barrier for memory: every store before it is assumed observed. */
+#define DOD_CLOBBER() __asm__ volatile("" : : : "memory")
+
+/* splitmix64 (Steele, Lea, Flood 2014): the one seeded RNG of dodbench. *state advances
+ * by one step; the same seed gives the same sequence on every machine. */
+static inline uint64_t dod_rng_next(uint64_t *state)
+{
+	uint64_t z = (*state += 0x9e3779b97f4a7c15ull);
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
+}
+
+/* Uniform integer in [0, bound) for bound >= 1, by Lemire's multiply-shift (the bias is
+ * below 2^-32 for the bounds used here, which is irrelevant for shuffling workloads). */
+static inline uint64_t dod_rng_below(uint64_t *state, uint64_t bound)
+{
+	__extension__ typedef unsigned __int128 u128;
+	return (uint64_t)(((u128)dod_rng_next(state) * bound) >> 64);
+}
+
+#define DOD_CAT_(a, b) a##_##b
+#define DOD_CAT(a, b) DOD_CAT_(a, b)
+
+#ifdef ELEM_BYTES
+#if ELEM_BYTES != 8 && ELEM_BYTES != 16 && ELEM_BYTES != 64 && ELEM_BYTES != 256
+#error "ELEM_BYTES must be one of 8, 16, 64, 256"
+#endif
+#define SFX(name) DOD_CAT(name, ELEM_BYTES)
+
+/* The payload of size class ELEM_BYTES: an 8-byte key then padding. */
+#if ELEM_BYTES == 8
+typedef struct { uint64_t key; } SFX(dod_elem);
+#else
+typedef struct { uint64_t key; unsigned char pad[ELEM_BYTES - 8]; } SFX(dod_elem);
+#endif
+#define DOD_ELEM SFX(dod_elem)
+
+/* Fills *e for item number i: key = i, padding bytes = low byte of i, so copies of the
+ * padding are real work and a scrambled copy is visible. */
+static inline void SFX(dod_elem_init)(DOD_ELEM *e, uint64_t i)
+{
+	e->key = i;
+#if ELEM_BYTES > 8
+	for (size_t b = 0; b < sizeof e->pad; b++)
+		e->pad[b] = (unsigned char)i;
+#endif
+}
+#endif /* ELEM_BYTES */
+
+#endif

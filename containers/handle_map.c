@@ -1,0 +1,494 @@
+/* handle_map.c - dense/sparse/meta handle map (Jeff Kiah, "Game Engine Containers -
+ * handle_map", 2016). Layout, invariants and costs are in handle_map.h; this file adds
+ * the why of each step. Compiled once per size class with -DELEM_BYTES=N.
+ */
+#include "handle_map.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "contract.h"
+
+#define HMAP struct SFX(hmap)
+
+/* Grows *p (elem_bytes each) to hold want elements; geometric (x2) so a stream of
+ * inserts costs O(1) amortized. Leaves *p and *cap unchanged on failure. */
+static int grow(void **p, size_t *cap, size_t want, size_t elem_bytes)
+{
+	if (want <= *cap)
+		return DOD_OK;
+	size_t new_cap = *cap ? *cap : 16;
+	while (new_cap < want)
+		new_cap = new_cap > SIZE_MAX / 2 ? want : new_cap * 2;
+	if (new_cap > HMAP_MAX_ELEMS)
+		new_cap = want;
+	if (new_cap > SIZE_MAX / elem_bytes)
+		return DOD_ENOMEM;
+	void *q = realloc(*p, new_cap * elem_bytes);
+	if (!q)
+		return DOD_ENOMEM;
+	*p = q;
+	*cap = new_cap;
+	return DOD_OK;
+}
+
+/* Dense and meta grow together so they always have the same capacity. */
+static int grow_dense(HMAP *m, size_t want)
+{
+	size_t cap = m->cap, meta_cap = m->cap;
+	int err = grow((void **)&m->dense, &cap, want, sizeof *m->dense);
+	if (err)
+		return err;
+	err = grow((void **)&m->meta, &meta_cap, cap, sizeof *m->meta);
+	if (err)
+		return err; /* dense is merely larger than needed: still consistent */
+	m->cap = cap;
+	return DOD_OK;
+}
+
+int SFX(hmap_create)(HMAP **out, uint16_t type_id, size_t reserve_elems)
+{
+	if (!out || type_id > HMAP_MAX_TYPE_ID || reserve_elems > HMAP_MAX_ELEMS)
+		return DOD_EINVAL;
+	HMAP *m = calloc(1, sizeof *m);
+	if (!m)
+		return DOD_ENOMEM;
+	m->type_id = type_id;
+	m->free_front = m->free_back = HMAP_END;
+	m->defrag_next = 1;
+	if (SFX(hmap_reserve)(m, reserve_elems)) {
+		SFX(hmap_destroy)(m);
+		return DOD_ENOMEM;
+	}
+	*out = m;
+	return DOD_OK;
+}
+
+void SFX(hmap_destroy)(HMAP *m)
+{
+	if (!m)
+		return;
+	free(m->dense);
+	free(m->meta);
+	free(m->sparse);
+	free(m);
+}
+
+int SFX(hmap_reserve)(HMAP *m, size_t n_elems)
+{
+	if (n_elems > HMAP_MAX_ELEMS)
+		return DOD_EINVAL;
+	int err = grow_dense(m, n_elems);
+	if (err)
+		return err;
+	return grow((void **)&m->sparse, &m->slot_cap, n_elems, sizeof *m->sparse);
+}
+
+/* Validation shared by get/check/erase. Order matters only for which error is reported:
+ * a foreign handle is reported as foreign even if its index happens to be in range. */
+static inline int check_id(const HMAP *m, hmap_id h)
+{
+	if (hmap_id_type(h) != m->type_id)
+		return DOD_EFOREIGN;
+	uint32_t i = hmap_id_index(h);
+	if (i >= m->n_slots)
+		return DOD_ERANGE;
+	hmap_id s = m->sparse[i];
+	if (hmap_id_free(h) || hmap_id_free(s))
+		return DOD_EFREE;
+	if (hmap_id_generation(s) != hmap_id_generation(h))
+		return DOD_ESTALE;
+	return DOD_OK;
+}
+
+int SFX(hmap_check)(const HMAP *m, hmap_id h) { return check_id(m, h); }
+
+/* The hot path of lookup: two compares replace four field checks. h >> 48 is type id
+ * and free bit together, so it equals m->type_id only for a non-free handle of this map;
+ * then a live sparse entry equals the handle in every bit above the index (generation,
+ * type id, free bit clear), so one masked compare checks the generation and that the
+ * slot is live. */
+static inline DOD_ELEM *get_fast(const HMAP *m, hmap_id h)
+{
+	uint32_t i = hmap_id_index(h);
+	if (i >= m->n_slots || (h >> 48) != m->type_id)
+		return NULL;
+	hmap_id s = m->sparse[i];
+	const hmap_id hi_mask = ~(hmap_id)UINT32_MAX;
+	if ((s & hi_mask) != (h & hi_mask))
+		return NULL;
+	return &m->dense[hmap_id_index(s)];
+}
+
+DOD_ELEM *SFX(hmap_get)(const HMAP *m, hmap_id h) { return get_fast(m, h); }
+bool SFX(hmap_is_valid)(const HMAP *m, hmap_id h) { return get_fast(m, h) != NULL; }
+
+/* Takes a sparse slot for dense index d: the front of the free list (FIFO reuse, keeping
+ * the slot's generation) or a new slot with generation 0. Capacity is ensured by the
+ * caller. Returns the handle. */
+static inline hmap_id take_slot(HMAP *m, uint32_t d)
+{
+	uint32_t slot;
+	uint16_t gen;
+	if (m->free_front != HMAP_END) {
+		slot = m->free_front;
+		gen = hmap_id_generation(m->sparse[slot]);
+		if (m->free_front == m->free_back)
+			m->free_front = m->free_back = HMAP_END;
+		else
+			m->free_front = hmap_id_index(m->sparse[slot]);
+	} else {
+		slot = (uint32_t)m->n_slots++;
+		gen = 0;
+	}
+	m->sparse[slot] = hmap_id_make(d, gen, m->type_id, false);
+	m->meta[d] = slot;
+	return hmap_id_make(slot, gen, m->type_id, false);
+}
+
+/* Number of slots that are free (not live). */
+static inline size_t free_slots(const HMAP *m) { return m->n_slots - m->n; }
+
+/* Ensures room for n more items and the slots they may need, without changing the map
+ * on failure. */
+static int make_room(HMAP *m, size_t n)
+{
+	if (n > HMAP_MAX_ELEMS - m->n)
+		return DOD_EFULL;
+	int err = grow_dense(m, m->n + n);
+	if (err)
+		return err;
+	size_t new_slots = n > free_slots(m) ? n - free_slots(m) : 0;
+	return grow((void **)&m->sparse, &m->slot_cap, m->n_slots + new_slots, sizeof *m->sparse);
+}
+
+int SFX(hmap_insert)(HMAP *m, const DOD_ELEM *item, hmap_id *out)
+{
+	int err = make_room(m, 1);
+	if (err)
+		return err;
+	hmap_id h = take_slot(m, (uint32_t)m->n);
+	m->dense[m->n++] = *item;
+	m->fragmented = true; /* appending keeps the sorted prefix: defrag_next stays */
+	if (out)
+		*out = h;
+	return DOD_OK;
+}
+
+int SFX(hmap_emplace_n)(HMAP *m, size_t n, hmap_id *out, DOD_ELEM **first_out)
+{
+	int err = make_room(m, n);
+	if (err)
+		return err;
+	size_t first = m->n;
+	for (size_t k = 0; k < n; k++) {
+		hmap_id h = take_slot(m, (uint32_t)(first + k));
+		if (out)
+			out[k] = h;
+	}
+	m->n += n;
+	if (n)
+		m->fragmented = true;
+	if (first_out)
+		*first_out = m->dense + first;
+	return DOD_OK;
+}
+
+/* Erase after validation: see hmap_erase. */
+static void erase_valid(HMAP *m, uint32_t slot)
+{
+	hmap_id s = m->sparse[slot];
+	uint32_t d = hmap_id_index(s);
+	/* Bump the generation first: from here on every handle to this slot is stale. */
+	m->sparse[slot] = hmap_id_make(HMAP_END, (uint16_t)(hmap_id_generation(s) + 1),
+	                               m->type_id, true);
+	if (m->free_back == HMAP_END)
+		m->free_front = slot;
+	else
+		m->sparse[m->free_back] = (m->sparse[m->free_back] & ~(hmap_id)UINT32_MAX) | slot;
+	m->free_back = slot;
+
+	size_t last = m->n - 1;
+	if (d != last) {
+		m->dense[d] = m->dense[last];
+		m->meta[d] = m->meta[last];
+		m->sparse[m->meta[d]] = (m->sparse[m->meta[d]] & ~(hmap_id)UINT32_MAX) | d;
+	}
+	m->n = last;
+	/* The item moved into d breaks the sorted prefix from d on. */
+	if (d < m->defrag_next)
+		m->defrag_next = d > 1 ? d : 1;
+	m->fragmented = true;
+}
+
+int SFX(hmap_erase)(HMAP *m, hmap_id h)
+{
+	int err = check_id(m, h);
+	if (err)
+		return err;
+	erase_valid(m, hmap_id_index(h));
+	return DOD_OK;
+}
+
+int SFX(hmap_erase_batch)(HMAP *m, const hmap_id *hs, size_t n)
+{
+	/* All or nothing without an extra allocation: pass 1 validates each handle and sets
+	 * the free bit of its live sparse entry as a "seen" mark, so a repeated handle fails
+	 * as DOD_EFREE; on error the marks are undone. Pass 2 erases. */
+	size_t k;
+	int err = DOD_OK;
+	for (k = 0; k < n; k++) {
+		err = check_id(m, hs[k]);
+		if (err)
+			break;
+		m->sparse[hmap_id_index(hs[k])] |= (hmap_id)1 << 63;
+	}
+	for (size_t j = 0; j < k; j++)
+		m->sparse[hmap_id_index(hs[j])] &= ~((hmap_id)1 << 63);
+	if (err)
+		return err;
+	for (k = 0; k < n; k++)
+		erase_valid(m, hmap_id_index(hs[k]));
+	return DOD_OK;
+}
+
+void SFX(hmap_clear)(HMAP *m)
+{
+	size_t s = m->n_slots;
+	m->n = 0;
+	m->fragmented = false;
+	m->defrag_next = 1;
+	if (s == 0)
+		return;
+	for (size_t i = 0; i < s; i++) {
+		uint16_t gen = (uint16_t)(hmap_id_generation(m->sparse[i]) + 1);
+		m->sparse[i] = hmap_id_make((uint32_t)(i + 1), gen, m->type_id, true);
+	}
+	m->sparse[s - 1] = hmap_id_make(HMAP_END, hmap_id_generation(m->sparse[s - 1]),
+	                                m->type_id, true);
+	m->free_front = 0;
+	m->free_back = (uint32_t)(s - 1);
+}
+
+void SFX(hmap_reset)(HMAP *m)
+{
+	m->n = 0;
+	m->n_slots = 0;
+	m->free_front = m->free_back = HMAP_END;
+	m->fragmented = false;
+	m->defrag_next = 1;
+}
+
+size_t SFX(hmap_size)(const HMAP *m) { return m->n; }
+size_t SFX(hmap_capacity)(const HMAP *m) { return m->cap; }
+DOD_ELEM *SFX(hmap_data)(const HMAP *m) { return m->dense; }
+hmap_id SFX(hmap_id_at)(const HMAP *m, size_t d)
+{
+	uint32_t slot = m->meta[d];
+	return hmap_id_make(slot, hmap_id_generation(m->sparse[slot]), m->type_id, false);
+}
+
+size_t SFX(hmap_footprint_bytes)(const HMAP *m)
+{
+	return sizeof *m + m->cap * (sizeof *m->dense + sizeof *m->meta) +
+	       m->slot_cap * sizeof *m->sparse;
+}
+
+/* Points the sparse entry of the item now at dense index d back at d. */
+static inline void fix_sparse(HMAP *m, size_t d)
+{
+	uint32_t slot = m->meta[d];
+	m->sparse[slot] = (m->sparse[slot] & ~(hmap_id)UINT32_MAX) | (uint32_t)d;
+}
+
+static inline int cmp_key(const DOD_ELEM *a, const DOD_ELEM *b)
+{
+	return (a->key > b->key) - (a->key < b->key);
+}
+
+/* One insertion sort over the dense set, the article's algorithm: take item i, scan left
+ * past every item that must go after it, shift that run one to the right with memmove
+ * (items and meta are trivially copyable: the article's faster path), drop the item in,
+ * then fix the sparse entries of every item that moved. Always inlined so that each
+ * caller below gets a copy specialized on cmp: the by-key sort compares inline, with no
+ * indirect call per element. */
+static inline __attribute__((always_inline)) size_t
+defrag_run(HMAP *m, SFX(hmap_cmp) cmp, size_t max_swaps)
+{
+	size_t swaps = 0, i = m->defrag_next;
+	for (; i < m->n && (max_swaps == 0 || swaps < max_swaps); i++) {
+		DOD_ELEM tmp = m->dense[i];
+		uint32_t tmp_meta = m->meta[i];
+		size_t j = i;
+		while (j > 0 && (cmp ? cmp(&m->dense[j - 1], &tmp) : cmp_key(&m->dense[j - 1], &tmp)) > 0)
+			j--;
+		if (j == i)
+			continue;
+		memmove(&m->dense[j + 1], &m->dense[j], (i - j) * sizeof *m->dense);
+		memmove(&m->meta[j + 1], &m->meta[j], (i - j) * sizeof *m->meta);
+		m->dense[j] = tmp;
+		m->meta[j] = tmp_meta;
+		for (size_t k = j; k <= i; k++)
+			fix_sparse(m, k);
+		swaps++;
+	}
+	m->defrag_next = i;
+	return swaps;
+}
+
+int SFX(hmap_defragment)(HMAP *m, SFX(hmap_cmp) cmp, size_t max_swaps, size_t *swaps_out)
+{
+	size_t swaps = 0;
+	if (m->defrag_cmp != cmp) {
+		/* A different order: the sorted prefix means nothing for it. */
+		m->defrag_cmp = cmp;
+		m->defrag_next = 1;
+		m->fragmented = m->n > 1;
+	}
+	if (m->fragmented) {
+		swaps = cmp ? defrag_run(m, cmp, max_swaps) : defrag_run(m, NULL, max_swaps);
+		if (m->defrag_next >= m->n)
+			m->fragmented = false;
+	}
+	if (swaps_out)
+		*swaps_out = swaps;
+	return DOD_OK;
+}
+
+int SFX(hmap_shuffle)(HMAP *m, uint64_t seed)
+{
+	uint64_t rng = seed;
+	for (size_t i = m->n; i > 1; i--) {
+		size_t j = (size_t)dod_rng_below(&rng, i);
+		DOD_ELEM t = m->dense[i - 1];
+		m->dense[i - 1] = m->dense[j];
+		m->dense[j] = t;
+		uint32_t tm = m->meta[i - 1];
+		m->meta[i - 1] = m->meta[j];
+		m->meta[j] = tm;
+	}
+	for (size_t d = 0; d < m->n; d++)
+		fix_sparse(m, d);
+	m->fragmented = m->n > 1;
+	m->defrag_next = 1;
+	return DOD_OK;
+}
+
+int SFX(hmap_check_invariants)(const HMAP *m)
+{
+	if (m->n > m->n_slots || m->n > m->cap || m->n_slots > m->slot_cap)
+		return DOD_EINVAL;
+	for (size_t d = 0; d < m->n; d++) {
+		uint32_t slot = m->meta[d];
+		if (slot >= m->n_slots)
+			return DOD_EINVAL;
+		hmap_id s = m->sparse[slot];
+		if (hmap_id_free(s) || hmap_id_index(s) != d || hmap_id_type(s) != m->type_id)
+			return DOD_EINVAL;
+	}
+	size_t n_free = 0;
+	uint32_t prev = HMAP_END;
+	for (uint32_t i = m->free_front; i != HMAP_END; i = hmap_id_index(m->sparse[i])) {
+		if (i >= m->n_slots || !hmap_id_free(m->sparse[i]) || ++n_free > free_slots(m))
+			return DOD_EINVAL;
+		prev = i;
+	}
+	if (n_free != free_slots(m) || prev != m->free_back)
+		return DOD_EINVAL;
+	return DOD_OK;
+}
+
+/* ---- dodbench contract (containers/contract.h) ---- */
+
+static int ops_create(void **out, size_t capacity_elems)
+{
+	/* Type id 1: handles from a map with another type id are rejected as foreign. */
+	return SFX(hmap_create)((HMAP **)out, 1, capacity_elems);
+}
+
+static void ops_destroy(void *c) { SFX(hmap_destroy)(c); }
+
+static int ops_insert_n(void *c, size_t n, uint64_t first_key, uint64_t *handles_out)
+{
+	DOD_ELEM *items;
+	int err = SFX(hmap_emplace_n)(c, n, handles_out, &items);
+	if (err)
+		return err;
+	for (size_t k = 0; k < n; k++)
+		SFX(dod_elem_init)(&items[k], first_key + k);
+	return DOD_OK;
+}
+
+static uint64_t ops_iterate_sum(const void *c)
+{
+	const HMAP *m = c;
+	uint64_t sum = 0;
+	for (size_t d = 0; d < m->n; d++)
+		sum += m->dense[d].key;
+	return sum;
+}
+
+static int ops_lookup_sum(const void *c, const uint64_t *hs, size_t n, uint64_t *sum_out)
+{
+	const HMAP *m = c;
+	uint64_t sum = 0;
+	for (size_t k = 0; k < n; k++) {
+		const DOD_ELEM *e = get_fast(m, hs[k]);
+		if (!e)
+			return check_id(m, hs[k]);
+		sum += e->key;
+	}
+	*sum_out = sum;
+	return DOD_OK;
+}
+
+static size_t ops_count_valid(const void *c, const uint64_t *hs, size_t n)
+{
+	size_t valid = 0;
+	for (size_t k = 0; k < n; k++)
+		valid += get_fast(c, hs[k]) != NULL;
+	return valid;
+}
+
+static int ops_clear(void *c) { SFX(hmap_clear)(c); return DOD_OK; }
+static int ops_reset(void *c) { SFX(hmap_reset)(c); return DOD_OK; }
+static int ops_shuffle(void *c, uint64_t seed) { return SFX(hmap_shuffle)(c, seed); }
+static int ops_defragment(void *c, size_t max_swaps, size_t *swaps_out)
+{
+	return SFX(hmap_defragment)(c, NULL, max_swaps, swaps_out);
+}
+
+static void ops_dump_keys(const void *c, uint64_t *keys_out)
+{
+	const HMAP *m = c;
+	for (size_t d = 0; d < m->n; d++)
+		keys_out[d] = m->dense[d].key;
+}
+
+static size_t ops_size(const void *c) { return SFX(hmap_size)(c); }
+static size_t ops_footprint(const void *c) { return SFX(hmap_footprint_bytes)(c); }
+
+const struct dod_ops SFX(handle_map_ops) = {
+	.version = DOD_OPS_VERSION,
+	.name = "handle_map",
+	.family = "handle_map",
+	.alloc = "geometric_realloc",
+	.layout = "aos",
+	.source = "Jeff Kiah, Game Engine Containers - handle_map (2016)",
+	.caps = DOD_CAP_HANDLES | DOD_CAP_STABLE_HANDLES | DOD_CAP_DETECTS_STALE,
+	.elem_bytes = ELEM_BYTES,
+	.max_elems = HMAP_MAX_ELEMS,
+	.create = ops_create,
+	.destroy = ops_destroy,
+	.insert_n = ops_insert_n,
+	.iterate_sum = ops_iterate_sum,
+	.lookup_sum = ops_lookup_sum,
+	.count_valid = ops_count_valid,
+	.clear = ops_clear,
+	.reset = ops_reset,
+	.shuffle = ops_shuffle,
+	.defragment = ops_defragment,
+	.dump_keys = ops_dump_keys,
+	.size = ops_size,
+	.footprint_bytes = ops_footprint,
+};

@@ -1,0 +1,157 @@
+/* malloc_ptrs.c - peer: the handle_map article's std::vector<std::unique_ptr<T>>, in C:
+ * an array of pointers to individually malloc'd payloads.
+ *
+ *   ptrs [ p0 | p1 | p2 | ... ]      handle = index into ptrs
+ *           |    |    '--> T (own malloc block, wherever the allocator puts it)
+ *           |    '-------> T
+ *           '------------> T
+ *
+ * Source: Jeff Kiah, "Game Engine Containers - handle_map" (2016), the comparison column
+ * "vector of unique_ptr". Each item costs one malloc on create and one free on clear;
+ * iteration chases one pointer per item. A handle is a plain index, so it cannot detect
+ * a stale handle: after clear, indices past the new size are rejected, nothing more.
+ * Compiled once per size class (-DELEM_BYTES=N).
+ */
+#include <stdlib.h>
+
+#include "contract.h"
+#include "dod_common.h"
+
+struct SFX(mptrs) {
+	DOD_ELEM **ptrs;
+	size_t n, cap;
+};
+#define MPTRS struct SFX(mptrs)
+
+static int mptrs_create(void **out, size_t capacity_elems)
+{
+	if (capacity_elems > SIZE_MAX / sizeof(DOD_ELEM *))
+		return DOD_ENOMEM;
+	MPTRS *v = calloc(1, sizeof *v);
+	if (!v)
+		return DOD_ENOMEM;
+	if (capacity_elems && !(v->ptrs = malloc(capacity_elems * sizeof *v->ptrs))) {
+		free(v);
+		return DOD_ENOMEM;
+	}
+	v->cap = capacity_elems;
+	*out = v;
+	return DOD_OK;
+}
+
+static int mptrs_clear(void *c)
+{
+	MPTRS *v = c;
+	for (size_t i = 0; i < v->n; i++)
+		free(v->ptrs[i]);
+	v->n = 0;
+	return DOD_OK;
+}
+
+static void mptrs_destroy(void *c)
+{
+	if (!c)
+		return;
+	mptrs_clear(c);
+	free(((MPTRS *)c)->ptrs);
+	free(c);
+}
+
+/* On allocation failure the items added by this call are freed again: all or nothing. */
+static int mptrs_insert_n(void *c, size_t n, uint64_t first_key, uint64_t *handles_out)
+{
+	MPTRS *v = c;
+	if (n > SIZE_MAX / sizeof(DOD_ELEM *) - v->n)
+		return DOD_ENOMEM;
+	if (v->n + n > v->cap) {
+		size_t cap = v->cap ? v->cap : 16;
+		while (cap < v->n + n)
+			cap = cap > SIZE_MAX / sizeof(DOD_ELEM *) / 2 ? v->n + n : cap * 2;
+		DOD_ELEM **p = realloc(v->ptrs, cap * sizeof *p);
+		if (!p)
+			return DOD_ENOMEM;
+		v->ptrs = p;
+		v->cap = cap;
+	}
+	for (size_t k = 0; k < n; k++) {
+		DOD_ELEM *e = malloc(sizeof *e);
+		if (!e) {
+			while (k--)
+				free(v->ptrs[v->n + k]);
+			return DOD_ENOMEM;
+		}
+		SFX(dod_elem_init)(e, first_key + k);
+		v->ptrs[v->n + k] = e;
+		if (handles_out)
+			handles_out[k] = v->n + k;
+	}
+	v->n += n;
+	return DOD_OK;
+}
+
+static uint64_t mptrs_iterate_sum(const void *c)
+{
+	const MPTRS *v = c;
+	uint64_t sum = 0;
+	for (size_t i = 0; i < v->n; i++)
+		sum += v->ptrs[i]->key;
+	return sum;
+}
+
+static int mptrs_lookup_sum(const void *c, const uint64_t *hs, size_t n, uint64_t *sum_out)
+{
+	const MPTRS *v = c;
+	uint64_t sum = 0;
+	for (size_t k = 0; k < n; k++) {
+		if (hs[k] >= v->n)
+			return DOD_ERANGE;
+		sum += v->ptrs[hs[k]]->key;
+	}
+	*sum_out = sum;
+	return DOD_OK;
+}
+
+static size_t mptrs_count_valid(const void *c, const uint64_t *hs, size_t n)
+{
+	size_t valid = 0;
+	for (size_t k = 0; k < n; k++)
+		valid += hs[k] < ((const MPTRS *)c)->n;
+	return valid;
+}
+
+static void mptrs_dump_keys(const void *c, uint64_t *keys_out)
+{
+	const MPTRS *v = c;
+	for (size_t i = 0; i < v->n; i++)
+		keys_out[i] = v->ptrs[i]->key;
+}
+
+static size_t mptrs_size(const void *c) { return ((const MPTRS *)c)->n; }
+/* Payload bytes as requested from malloc; the allocator's own headers are not visible. */
+static size_t mptrs_footprint(const void *c)
+{
+	const MPTRS *v = c;
+	return sizeof *v + v->cap * sizeof *v->ptrs + v->n * sizeof(DOD_ELEM);
+}
+
+const struct dod_ops SFX(peer_malloc_ptrs_ops) = {
+	.version = DOD_OPS_VERSION,
+	.name = "peer_malloc_ptrs",
+	.family = "peer",
+	.alloc = "malloc_each",
+	.layout = "node",
+	.source = "vector<unique_ptr<T>> as in Kiah, handle_map (2016)",
+	.caps = DOD_CAP_HANDLES | DOD_CAP_STABLE_POINTERS | DOD_CAP_KEEPS_ORDER,
+	.elem_bytes = ELEM_BYTES,
+	.max_elems = SIZE_MAX / sizeof(void *),
+	.create = mptrs_create,
+	.destroy = mptrs_destroy,
+	.insert_n = mptrs_insert_n,
+	.iterate_sum = mptrs_iterate_sum,
+	.lookup_sum = mptrs_lookup_sum,
+	.count_valid = mptrs_count_valid,
+	.clear = mptrs_clear,
+	.dump_keys = mptrs_dump_keys,
+	.size = mptrs_size,
+	.footprint_bytes = mptrs_footprint,
+};

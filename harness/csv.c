@@ -1,0 +1,104 @@
+/* csv.c - CSV schema v1. One X-macro column list generates both the header and the row
+ * writer (google-benchmark's idiom), so the two cannot drift apart. New columns go at
+ * the end; a change of meaning bumps HB_SCHEMA_VERSION. */
+#include <inttypes.h>
+#include <string.h>
+
+#include "hb.h"
+
+/* X(column name, kind, value): kinds are STR (text, quoted when needed), U64, SZ, DBL,
+ * BOOL, CTR (counter i: empty when not measured) and OPTLL (empty when negative). */
+#define HB_COLUMNS(X)                                                                    \
+	X(schema, U64, HB_SCHEMA_VERSION)                                                \
+	X(timestamp, STR, r->timestamp)                                                  \
+	X(host, STR, r->env->host)                                                       \
+	X(cpu_model, STR, r->env->cpu_model)                                             \
+	X(compiler, STR, r->env->compiler)                                               \
+	X(cflags, STR, r->env->cflags)                                                   \
+	X(git_rev, STR, r->env->git_rev)                                                 \
+	X(container, STR, r->container)                                                  \
+	X(scenario, STR, r->scenario)                                                    \
+	X(n, SZ, r->n)                                                                   \
+	X(elem_bytes, SZ, r->elem_bytes)                                                 \
+	X(hole_ratio, DBL, r->hole_ratio)                                                \
+	X(order, STR, r->order)                                                          \
+	X(seed, U64, r->seed)                                                            \
+	X(rep, U64, r->rep)                                                              \
+	X(elapsed_ns, U64, r->region->elapsed_ns)                                        \
+	X(ns_per_op, DBL, r->n ? (double)r->region->elapsed_ns / (double)r->n : 0.0)     \
+	X(tsc_cycles, OPTLL, r->region->have_tsc ? (long long)r->region->tsc_cycles : -1) \
+	X(counter_source, STR, hb_counter_source())                                      \
+	X(papi_tot_cyc, CTR, 0)                                                          \
+	X(papi_tot_ins, CTR, 1)                                                          \
+	X(papi_l1_dcm, CTR, 2)                                                           \
+	X(papi_l2_dcm, CTR, 3)                                                           \
+	X(papi_l3_tcm, CTR, 4)                                                           \
+	X(checksum, U64, r->checksum)                                                    \
+	X(verified, BOOL, r->verified)                                                   \
+	X(run_id, STR, r->env->run_id)                                                   \
+	X(swaps, OPTLL, r->swaps)
+
+static void put_str(FILE *f, const char *s)
+{
+	if (!strpbrk(s, ",\"\n\r")) {
+		fputs(s, f);
+		return;
+	}
+	fputc('"', f);
+	for (; *s; s++) {
+		if (*s == '"')
+			fputc('"', f);
+		fputc(*s, f);
+	}
+	fputc('"', f);
+}
+
+#define PUT_STR(f, v) put_str(f, v)
+#define PUT_U64(f, v) fprintf(f, "%" PRIu64, (uint64_t)(v))
+#define PUT_SZ(f, v) fprintf(f, "%zu", (size_t)(v))
+#define PUT_DBL(f, v) fprintf(f, "%.6g", (double)(v))
+#define PUT_BOOL(f, v) fputc((v) ? '1' : '0', f)
+#define PUT_CTR(f, i) (r->region->have[i] ? (void)fprintf(f, "%lld", r->region->ctr[i]) : (void)0)
+#define PUT_OPTLL(f, v) ((v) >= 0 ? (void)fprintf(f, "%lld", (long long)(v)) : (void)0)
+
+#define HEADER_FIELD(name, kind, value) "," #name
+static const char header[] = HB_COLUMNS(HEADER_FIELD);
+
+void hb_csv_header(FILE *f) { fprintf(f, "%s\n", header + 1); }
+
+#define ROW_FIELD(name, kind, value) \
+	if (!first)                      \
+		fputc(',', f);               \
+	first = false;                   \
+	PUT_##kind(f, value);
+
+void hb_csv_row(FILE *f, const struct hb_row *r)
+{
+	bool first = true;
+	HB_COLUMNS(ROW_FIELD)
+	fputc('\n', f);
+}
+
+FILE *hb_csv_open(const char *path, char *err, size_t err_len)
+{
+	FILE *f = fopen(path, "a+");
+	if (!f) {
+		snprintf(err, err_len, "cannot open %s for appending", path);
+		return NULL;
+	}
+	rewind(f);
+	char line[sizeof header + 2];
+	if (!fgets(line, sizeof line, f)) {
+		hb_csv_header(f);
+		return f;
+	}
+	line[strcspn(line, "\r\n")] = '\0';
+	if (strcmp(line, header + 1) != 0) {
+		snprintf(err, err_len,
+		         "%s exists with a different header (another schema?): write to a new file",
+		         path);
+		fclose(f);
+		return NULL;
+	}
+	return f;
+}

@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# install-deps.sh - make sure the Debian packages dodbench needs are installed.
+# Fast no-op when they are. As root it installs the missing ones with apt-get; otherwise
+# it prints the exact command and fails. Used by `make deps` (and so by bench, test, CI).
+set -euo pipefail
+
+packages=(
+	gcc g++ make            # build
+	libcmocka-dev           # C unit tests
+	libpapi-dev papi-tools  # hardware counters (optional at run time)
+	valgrind                # callgrind cache simulation
+	hyperfine               # whole-process timing
+	python3 python3-matplotlib python3-numpy python3-pytest  # reports, /usr/bin/python3
+)
+
+missing=()
+for p in "${packages[@]}"; do
+	status=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)
+	[[ $status == "install ok installed" ]] || missing+=("$p")
+done
+[[ ${#missing[@]} -eq 0 ]] && exit 0
+
+cmd="apt-get install -y --no-install-recommends ${missing[*]}"
+if [[ $(id -u) -ne 0 ]]; then
+	echo "dodbench: missing Debian packages: ${missing[*]}" >&2
+	echo "install them with: sudo apt-get update && sudo $cmd" >&2
+	exit 1
+fi
+echo "dodbench: installing ${missing[*]}" >&2
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+$cmd
