@@ -13,7 +13,10 @@ SIZES     := 8 16 64 256
 BENCH_N   ?= 100000
 BENCH_REPS?= 11
 BENCH_WARMUP ?= 2
-BENCH_OUT ?= results/bench-$(shell date -u +%Y%m%dT%H%M%SZ).csv
+# A 100k shuffled defragment is O(n^2) moves: seconds per repetition.
+DEFRAG_REPS ?= 5
+BENCH_STAMP := $(shell date -u +%Y%m%dT%H%M%SZ)
+BENCH_OUT ?= results/bench-$(BENCH_STAMP).csv
 # -------------------------------------------------------------------------
 
 B := build
@@ -46,13 +49,18 @@ build: $(B)/dodbench
 deps:
 	@bash scripts/install-deps.sh
 
+# One run id for the three invocations, so the report treats them as one run.
+RUN_ID    := bench-$(BENCH_STAMP)-$(shell hostname | tr -c 'A-Za-z0-9._\n-' _)
+RUN        = $(B)/dodbench run --n $(BENCH_N) --seed 1 --run-id $(RUN_ID) --out $(BENCH_OUT)
+
 bench: deps build
 	@mkdir -p results
-	$(B)/dodbench run --container all --scenario all --n $(BENCH_N) --elem-bytes 8 \
-	  --order seq,random --reps $(BENCH_REPS) --warmup $(BENCH_WARMUP) --out $(BENCH_OUT)
-	$(B)/dodbench run --container all --scenario create,iterate,lookup,clear \
-	  --n $(BENCH_N) --elem-bytes 16,64,256 --reps $(BENCH_REPS) --warmup $(BENCH_WARMUP) \
-	  --quiet --out $(BENCH_OUT)
+	$(RUN) --container all --scenario create,iterate,lookup,clear,reset --elem-bytes 8 \
+	  --order seq,random --reps $(BENCH_REPS) --warmup $(BENCH_WARMUP)
+	$(RUN) --container all --scenario defragment --elem-bytes 8 --reps $(DEFRAG_REPS) \
+	  --warmup 1 --quiet
+	$(RUN) --container all --scenario create,iterate,lookup,clear --elem-bytes 16,64,256 \
+	  --order seq,random --reps $(BENCH_REPS) --warmup $(BENCH_WARMUP) --quiet
 	@$(MAKE) --no-print-directory report
 
 report:

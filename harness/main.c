@@ -37,6 +37,9 @@ static const char help_text[] =
 	"  --out FILE.csv       append raw rows (schema v1) to FILE; header written when new\n"
 	"  --counters MODE      auto (PAPI when it has counters, else none), papi (fail if\n"
 	"                       PAPI has none), none (default auto)\n"
+	"  --run-id ID          run_id column ([A-Za-z0-9._-], at most 100 characters); default\n"
+	"                       a new one per invocation (UTC time-host-pid). make bench passes\n"
+	"                       one id to all its invocations so reports treat them as one run\n"
 	"  --quiet              print only the summary, no notices\n"
 	"\n"
 	"exit status: 0 success; 1 a case failed verification or a container call failed;\n"
@@ -58,6 +61,7 @@ struct cfg {
 	size_t n_orders;
 	unsigned long long reps, warmup, seed;
 	const char *out;
+	const char *run_id;
 	enum hb_counter_mode counters;
 	int quiet;
 };
@@ -84,17 +88,24 @@ static int parse_u64(const char *s, unsigned long long *out)
 	return errno ? -1 : 0;
 }
 
-/* Splits a comma list in place into at most MAX_ITEMS non-empty items. */
+/* Splits a comma list in place into 1..MAX_ITEMS items; an empty item ("a,,b", "a,")
+ * is an error rather than silently dropped. */
 static int split(char *s, char **items, size_t *n_items, const char *opt)
 {
 	*n_items = 0;
-	for (char *save = NULL, *tok = strtok_r(s, ",", &save); tok;
-	     tok = strtok_r(NULL, ",", &save)) {
+	for (char *p = s;; p++) {
+		char *comma = strchr(p, ',');
+		if (comma)
+			*comma = '\0';
+		if (!*p)
+			return usage_error("%s: empty item in list", opt);
 		if (*n_items == MAX_ITEMS)
 			return usage_error("%s: more than %d items", opt, MAX_ITEMS);
-		items[(*n_items)++] = tok;
+		items[(*n_items)++] = p;
+		if (!comma)
+			return 0;
+		p = comma;
 	}
-	return *n_items ? 0 : usage_error("%s: empty list", opt);
 }
 
 static void list_names(FILE *f, bool containers)
@@ -260,6 +271,7 @@ static int parse_run(struct cfg *c, int argc, char **argv)
 		{"warmup", required_argument, 0, 'w'},    {"seed", required_argument, 0, 'S'},
 		{"out", required_argument, 0, 'O'},       {"counters", required_argument, 0, 'C'},
 		{"quiet", no_argument, 0, 'q'},           {"help", no_argument, 0, 'h'},
+		{"run-id", required_argument, 0, 'I'},
 		{0, 0, 0, 0},
 	};
 	char all_c[] = "all", all_s[] = "all", def_n[] = "100000", def_e[] = "8", def_o[] = "seq";
@@ -294,6 +306,13 @@ static int parse_run(struct cfg *c, int argc, char **argv)
 				c->counters = HB_COUNTERS_NONE;
 			else
 				rc = usage_error("--counters: '%s' is not auto, papi or none", optarg);
+			break;
+		case 'I':
+			c->run_id = optarg;
+			if (!*optarg || strlen(optarg) > 100 ||
+			    strspn(optarg, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+			                   "0123456789._-") != strlen(optarg))
+				rc = usage_error("--run-id: '%s' must be 1..100 of [A-Za-z0-9._-]", optarg);
 			break;
 		case 'q': c->quiet = 1; break;
 		case 'h': fputs(help_text, stdout); exit(0);
@@ -373,6 +392,8 @@ static int cmd_run(int argc, char **argv)
 	if (rc)
 		return rc;
 	hb_env_capture(&env);
+	if (c.run_id)
+		snprintf(env.run_id, sizeof env.run_id, "%s", c.run_id);
 	if ((rc = check_fits(&c, &env)))
 		return rc;
 

@@ -1,0 +1,362 @@
+"""Tests for reports/report.py: CSV validation, run selection, statistics, chart, RESULTS.md.
+
+Run from the repository root with Debian's interpreter:
+    /usr/bin/python3 -m pytest -q tests/python/test_report.py
+Every output goes to pytest's tmp_path; nothing is written into the repository.
+"""
+import csv
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+sys.dont_write_bytecode = True  # no reports/__pycache__ in the work tree
+sys.path.insert(0, str(REPO / "reports"))
+import report  # noqa: E402
+
+SCRIPT = REPO / "reports" / "report.py"
+ARTICLE = REPO / "reports" / "data" / "handle_map_article.csv"
+SMALL = REPO / "tests" / "fixtures" / "handle_map_small.csv"
+OLDER = REPO / "tests" / "fixtures" / "handle_map_older_run.csv"
+RUN_NEW = "20261121T235901Z-bench1-12345"
+RUN_OLD = "20261120T101500Z-bench1-11111"
+
+
+def read_rows(path):
+    """The fixture as a list of string lists, header first (no field spans lines)."""
+    with open(path, newline="") as f:
+        return list(csv.reader(f))
+
+
+def write_rows(path, rows):
+    """Write string lists as a CSV file; return its path."""
+    with open(path, "w", newline="") as f:
+        csv.writer(f, lineterminator="\n").writerows(rows)
+    return path
+
+
+def set_field(rows, line, column, value):
+    """Set `column` of the row on 1-based file `line` (line 1 is the header)."""
+    rows[line - 1][rows[0].index(column)] = value
+    return rows
+
+
+def cli_args(tmp_path, *csvs):
+    """Arguments that keep every input explicit and every output in tmp_path."""
+    return ["--results-dir", str(tmp_path / "no-results"), "--out-dir", str(tmp_path / "out"),
+            "--results-md", str(tmp_path / "RESULTS.md"), "--article", str(ARTICLE),
+            *map(str, csvs)]
+
+
+def table_cells(section, scenario):
+    """The cells of the markdown table row for `scenario`."""
+    line = next(l for l in section.splitlines() if l.startswith(f"| {scenario} |"))
+    return [c.strip() for c in line.strip("|").split("|")]
+
+
+@pytest.fixture(scope="module")
+def small():
+    rows = report.load_csvs([SMALL])
+    return rows, report.aggregate(rows, RUN_NEW), report.run_info(rows, RUN_NEW)
+
+
+@pytest.fixture(scope="module")
+def article():
+    return report.load_article(ARTICLE)
+
+
+# --- parsing -------------------------------------------------------------------------------
+
+def test_load_types_and_quoted_cpu_model(small):
+    rows, _, info = small
+    assert len(rows) == 61
+    row = rows[0]
+    assert row["cpu_model"] == "AMD EPYC 7B13 64-Core Processor, 4 vCPU (KVM)"
+    assert (row["n"], row["elem_bytes"], row["elapsed_ns"]) == (100000, 8, 1200000)
+    assert row["hole_ratio"] == 0.0 and row["ns_per_op"] == 12.0
+    assert info["cpu_model"] == row["cpu_model"] and info["counter_source"] == "none"
+
+
+def test_empty_papi_columns_are_missing_not_zero(small, tmp_path):
+    papi = [c for c in report.COLUMNS if c.startswith("papi_")]
+    assert all(r[c] is None for r in small[0] for c in papi)
+    rows = read_rows(SMALL)[:3]
+    for line, values in ((2, ["1000", "2000", "0", "", "5"]), (3, ["", "", "", "", ""])):
+        for column, value in zip(papi, values):
+            set_field(rows, line, column, value)
+        set_field(rows, line, "counter_source", "papi")
+    loaded = report.load_csvs([write_rows(tmp_path / "papi.csv", rows)])
+    assert [loaded[0][c] for c in papi] == [1000, 2000, 0, None, 5]
+    assert [loaded[1][c] for c in papi] == [None] * 5
+
+
+def test_extra_trailing_columns_are_ignored(tmp_path):
+    rows = [r + [extra] for r, extra in zip(read_rows(SMALL), ["future_col"] + ["x"] * 100)]
+    loaded = report.load_csvs([write_rows(tmp_path / "extra.csv", rows)])
+    assert len(loaded) == 61 and "future_col" not in loaded[0]
+
+
+# --- statistics and run selection ----------------------------------------------------------
+
+def test_aggregate_median_min_max_mad(small):
+    stats = small[1]
+    assert stats[("handle_map", "create")] == report.Stats(3, 1200000, 1180000, 1250000, 20000, None)
+    assert stats[("handle_map", "lookup")] == report.Stats(3, 251000, 248000, 262000, 3000, None)
+    assert stats[("peer_malloc_ptrs", "create")] == report.Stats(3, 4100000, 4050000, 4300000,
+                                                                 50000, None)
+    defrag = stats[("handle_map", "defragment")]
+    assert (defrag.median_ns, defrag.mad_ns, defrag.swaps) == (9810000000, 20000000, 99991)
+    assert stats[("handle_map", "create")].median_ms == pytest.approx(1.2)
+    assert ("peer_malloc_ptrs", "lookup") not in stats and ("plain_array", "reset") not in stats
+
+
+def test_aggregate_even_number_of_reps(tmp_path):
+    rows = read_rows(SMALL)[:5]  # header + 4 handle_map create rows (one unverified)
+    for line, value in zip(range(2, 6), ("10", "20", "30", "100")):
+        set_field(rows, line, "elapsed_ns", value)
+        set_field(rows, line, "verified", "1")
+    loaded = report.load_csvs([write_rows(tmp_path / "even.csv", rows)])
+    # median (20+30)/2 = 25; deviations 15, 5, 5, 75 -> MAD (5+15)/2 = 10
+    assert report.aggregate(loaded, RUN_NEW)[("handle_map", "create")] == report.Stats(
+        4, 25, 10, 100, 10, None)
+
+
+def test_only_table_cases_are_aggregated(small):
+    rows, stats, _ = small
+    assert any(r["n"] == 1000 for r in rows) and any(r["elem_bytes"] == 64 for r in rows)
+    assert any(r["order"] == "random" for r in rows)
+    assert stats[("handle_map", "iterate")] == report.Stats(3, 61000, 60000, 64000, 1000, None)
+    assert stats[("handle_map", "lookup")].max_ns == 262000
+
+
+def test_verified_zero_rows_excluded(small, tmp_path, capsys):
+    rows, stats, info = small
+    assert sum(r["verified"] == 0 for r in rows) == 1 and info["unverified"] == 1
+    assert stats[("handle_map", "create")].reps == 3
+    assert stats[("handle_map", "create")].max_ns == 1250000  # not the 99 ms unverified rep
+    assert report.main(cli_args(tmp_path, SMALL)) == 0
+    assert "excluded 1 row(s) with verified=0" in capsys.readouterr().err
+
+
+def test_latest_run_is_selected_and_run_can_be_forced():
+    rows = report.load_csvs([OLDER, SMALL])
+    assert report.select_run(rows) == RUN_NEW
+    assert report.select_run(report.load_csvs([SMALL, OLDER]), "latest") == RUN_NEW
+    assert report.select_run(rows, RUN_OLD) == RUN_OLD
+    old = report.aggregate(rows, RUN_OLD)
+    assert old[("handle_map", "create")] == report.Stats(2, 1510000, 1500000, 1520000, 10000, None)
+    assert set(old) == {("handle_map", "create"), ("handle_map", "iterate"),
+                        ("peer_unordered_map", "create")}
+
+
+def test_latest_run_is_chosen_by_timestamp_not_name(tmp_path):
+    rows = read_rows(OLDER)
+    for line in range(2, len(rows) + 1):
+        set_field(rows, line, "run_id", "zzz-older-run-with-a-late-name")
+    loaded = report.load_csvs([SMALL, write_rows(tmp_path / "older.csv", rows)])
+    assert report.select_run(loaded) == RUN_NEW
+
+
+def test_select_run_errors(small, tmp_path, capsys):
+    with pytest.raises(report.ReportError, match="run 'nope'"):
+        report.select_run(small[0], "nope")
+    rows = [r for r in read_rows(SMALL) if r[9] in ("n", "1000")]  # only n=1000 rows
+    path = write_rows(tmp_path / "small_n.csv", rows)
+    with pytest.raises(report.ReportError, match="no run has verified handle_map rows"):
+        report.select_run(report.load_csvs([path]))
+    assert report.main(cli_args(tmp_path, path)) == 2
+    assert report.main(cli_args(tmp_path, SMALL) + ["--run", "nope"]) == 2
+    assert "run 'nope'" in capsys.readouterr().err
+
+
+# --- article data --------------------------------------------------------------------------
+
+def test_article_data_and_speedups(article):
+    assert len(article) == 12
+    assert article[("create", "handle_map")].ms == 4.75
+    assert ("lookup", "peer_malloc_ptrs") not in article
+    reset = article[("reset", "handle_map")]
+    assert (reset.article_scenario, reset.ms) == ("clear", 0.377)
+    assert ("clear", "handle_map") not in article
+    assert article[("defragment", "handle_map")].swaps == 99987
+    ratio, hm = report.article_speedup(article, "create", "peer_unordered_map")
+    assert ratio == pytest.approx(89.4 / 4.75) and hm == "create"
+    assert report.article_speedup(article, "iterate", "peer_malloc_ptrs")[0] == pytest.approx(
+        0.525 / 0.264)
+    assert report.article_speedup(article, "lookup", "peer_unordered_map")[0] == pytest.approx(
+        15.92 / 0.654)
+    ratio, hm = report.article_speedup(article, "clear", "peer_malloc_ptrs")
+    assert ratio == pytest.approx(10161 / 0.377) and hm == "reset"
+    assert report.article_speedup(article, "lookup", "peer_malloc_ptrs") == (None, None)
+    assert report.article_speedup(article, "reset", "peer_unordered_map") == (None, None)
+
+
+def test_malformed_article_file_is_reported(tmp_path, capsys):
+    rows = read_rows(ARTICLE)
+    rows[3][2] = "fast"
+    bad = write_rows(tmp_path / "article_bad.csv", rows)
+    args = cli_args(tmp_path, SMALL)
+    args[args.index("--article") + 1] = str(bad)
+    assert report.main(args) == 2
+    assert "article_bad.csv:4:" in capsys.readouterr().err
+
+
+# --- RESULTS.md ----------------------------------------------------------------------------
+
+def test_render_markdown_table_and_prose(small, article):
+    _, stats, info = small
+    section = report.render_markdown(stats, info, article, "reports/out/handle_map_table.png")
+    lines = section.splitlines()
+    assert lines[0] == report.BEGIN and lines[-1] == report.END and section.endswith("\n")
+    assert lines[1] == report.HEADING
+    assert all(f"`{v}`" in section for v in (RUN_NEW, "bench1", info["cpu_model"], "gcc 12.2.0",
+                                              "-O2 -march=native -DNDEBUG", "3f2c1ab", "none"))
+    assert "3 reps per case" in section
+    assert [l.split("|")[1].strip() for l in lines if l.startswith("| ")][1:] == list(
+        report.SCENARIOS)
+    # scenario, hm ours, hm art, malloc ours, malloc art, umap ours, umap art,
+    # x malloc ours, x malloc art, x umap ours, x umap art, swaps ours, swaps art
+    assert table_cells(section, "create") == [
+        "create", "1.2 (0.02)", "4.75", "4.1 (0.05)", "111.6", "6.3 (0.1)", "89.4",
+        "3.417×", "23.49×", "5.25×", "18.82×", "—", "—"]
+    assert table_cells(section, "clear")[2] == "—"  # the article's handle_map "clear" was reset()
+    assert table_cells(section, "clear")[7:11] == ["15.33×", "26952×†", "20.67×", "20202×†"]
+    assert table_cells(section, "reset")[1:4] == ["0.004 (0.0001)", "0.377", "—"]
+    assert table_cells(section, "lookup")[3:5] == ["—", "—"]
+    assert table_cells(section, "defragment")[-2:] == ["99991", "99987"]
+    assert "](reports/out/handle_map_table.png)" in section
+    assert "### What differs" in section and "counter_source none" in section
+    assert "575× vs peer_malloc_ptrs (article 26952×)" in section  # 2.3 ms / 0.004 ms
+    assert "(32539 ms, 99987 swaps)" in section and "(9810 ms, 99991 swaps)" in section
+
+
+def test_update_results_md_replaces_only_the_section(tmp_path, small, article):
+    _, stats, info = small
+    section = report.render_markdown(stats, info, article, "chart.png")
+    before = "# dodbench results\n\nIntro written by hand.\n\n"
+    after = "\n## bulk data\n\nOther section, kept.\n"
+    md = tmp_path / "RESULTS.md"
+    md.write_text(before + report.BEGIN + "\nstale table\n" + report.END + "\n" + after)
+    assert report.update_results_md(md, section) is True
+    assert md.read_text() == before + section + after
+    assert report.update_results_md(md, section) is False
+    assert md.read_text() == before + section + after
+
+
+def test_update_results_md_creates_or_appends(tmp_path):
+    section = report.BEGIN + "\nbody\n" + report.END + "\n"
+    new = tmp_path / "new.md"
+    report.update_results_md(new, section)
+    assert new.read_text() == "# dodbench results\n\n" + section
+    old = tmp_path / "old.md"
+    old.write_text("# Notes\nno markers here")
+    report.update_results_md(old, section)
+    report.update_results_md(old, section)
+    assert old.read_text() == "# Notes\nno markers here\n\n" + section
+
+
+def test_update_results_md_rejects_unterminated_section(tmp_path):
+    md = tmp_path / "RESULTS.md"
+    md.write_text("intro\n" + report.BEGIN + "\nno end marker\n")
+    with pytest.raises(report.ReportError, match=r"RESULTS.md:2: BEGIN handle_map marker"):
+        report.update_results_md(md, "x\n")
+
+
+# --- chart and command line ----------------------------------------------------------------
+
+def test_render_chart_writes_png_and_svg(tmp_path, small, article):
+    _, stats, info = small
+    png, svg = report.render_chart(stats, info, article, tmp_path / "charts")
+    assert Path(png).read_bytes().startswith(b"\x89PNG") and Path(png).stat().st_size > 10000
+    assert "<svg" in Path(svg).read_text() and "plain_array" in Path(svg).read_text()
+    no_plain = {k: v for k, v in stats.items() if k[0] != "plain_array"}
+    png, svg = report.render_chart(no_plain, info, article, tmp_path / "fewer")
+    assert Path(png).exists() and "plain_array" not in Path(svg).read_text()
+
+
+def test_main_end_to_end_is_idempotent(tmp_path, capsys):
+    md = tmp_path / "RESULTS.md"
+    assert report.main(cli_args(tmp_path, OLDER, SMALL)) == 0
+    out = capsys.readouterr().out
+    assert RUN_NEW in out and "handle_map_table.png" in out and "updated" in out
+    assert (tmp_path / "out" / "handle_map_table.png").exists()
+    assert (tmp_path / "out" / "handle_map_table.svg").exists()
+    first = md.read_text()
+    assert first.startswith("# dodbench results\n") and "](out/handle_map_table.png)" in first
+    assert report.main(cli_args(tmp_path, OLDER, SMALL)) == 0
+    assert "unchanged" in capsys.readouterr().out and md.read_text() == first
+    assert report.main(cli_args(tmp_path, OLDER, SMALL) + ["--run", RUN_OLD]) == 0
+    assert RUN_OLD in md.read_text() and RUN_NEW not in md.read_text()
+
+
+def test_results_dir_is_read_when_no_csv_given(tmp_path, capsys):
+    results = tmp_path / "results"
+    results.mkdir()
+    args = cli_args(tmp_path)
+    args[args.index("--results-dir") + 1] = str(results)
+    assert report.main(args) == 2
+    assert "no CSV files found in" in capsys.readouterr().err
+    write_rows(results / "a.csv", read_rows(SMALL))
+    assert report.main(args) == 0
+
+
+# --- malformed input: exit status 2, file and line named, no traceback --------------------
+
+def _missing_column(rows):
+    i = rows[0].index("elapsed_ns")
+    return [r[:i] + r[i + 1:] for r in rows]
+
+
+MALFORMED = {  # name -> (make rows from the fixture's rows, or None for no file; message)
+    "missing_column": (_missing_column, ":1: missing required column(s) 'elapsed_ns'"),
+    "bad_number": (lambda rows: set_field(rows, 7, "elapsed_ns", "abc"),
+                   ":7: column 'elapsed_ns': expected an integer, got 'abc'"),
+    "bad_float": (lambda rows: set_field(rows, 5, "hole_ratio", "half"),
+                  ":5: column 'hole_ratio': expected a number, got 'half'"),
+    "bad_papi": (lambda rows: set_field(rows, 6, "papi_l1_dcm", "n/a"),
+                 ":6: column 'papi_l1_dcm': expected an integer, got 'n/a'"),
+    "wrong_schema": (lambda rows: set_field(rows, 3, "schema", "2"),
+                     ":3: column 'schema': expected '1', got '2'"),
+    "ragged_row": (lambda rows: rows[:3] + [rows[3][:-1]] + rows[4:],
+                   ":4: expected 28 fields like the header, got 27"),
+    "empty_file": (lambda rows: [], ": empty file"),
+    "no_data_rows": (lambda rows: rows[:1], ": no data rows"),
+    "missing_file": (None, ": cannot read: No such file or directory"),
+}
+
+
+def make_malformed(tmp_path, name):
+    make, message = MALFORMED[name]
+    path = tmp_path / f"{name}.csv"
+    if make:
+        write_rows(path, make(read_rows(SMALL)))
+    return path, f"{path}{message}"
+
+
+@pytest.mark.parametrize("name", MALFORMED)
+def test_malformed_csv_through_main(tmp_path, capsys, name):
+    path, message = make_malformed(tmp_path, name)
+    assert report.main(cli_args(tmp_path, SMALL, path)) == 2
+    err = capsys.readouterr().err
+    assert f"report.py: {message}" in err
+    assert not (tmp_path / "RESULTS.md").exists()
+
+
+@pytest.mark.parametrize("name", MALFORMED)
+def test_malformed_csv_through_subprocess(tmp_path, name):
+    path, message = make_malformed(tmp_path, name)
+    proc = subprocess.run(["/usr/bin/python3", str(SCRIPT), *cli_args(tmp_path, path)],
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 2
+    assert "Traceback" not in proc.stderr and proc.stdout == ""
+    assert proc.stderr.strip().splitlines()[-1].startswith(f"report.py: {message}")
+
+
+def test_subprocess_success(tmp_path):
+    proc = subprocess.run(["/usr/bin/python3", str(SCRIPT), *cli_args(tmp_path, SMALL)],
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert "Traceback" not in proc.stderr and RUN_NEW in proc.stdout
+    assert (tmp_path / "RESULTS.md").read_text().count(report.BEGIN) == 1

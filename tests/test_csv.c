@@ -1,0 +1,115 @@
+/* test_csv.c - CSV schema v1: exact header (the reports depend on the column order),
+ * RFC 4180 quoting, empty (never zero) counter fields, and hb_csv_open's header check. */
+#define _POSIX_C_SOURCE 200809L
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "hb.h"
+
+static const char v1_header[] =
+	"schema,timestamp,host,cpu_model,compiler,cflags,git_rev,container,scenario,n,"
+	"elem_bytes,hole_ratio,order,seed,rep,elapsed_ns,ns_per_op,tsc_cycles,counter_source,"
+	"papi_tot_cyc,papi_tot_ins,papi_l1_dcm,papi_l2_dcm,papi_l3_tcm,checksum,verified,"
+	"run_id,swaps\n";
+
+static char *write_to_string(void (*fn)(FILE *, const void *), const void *arg)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	assert_non_null(f);
+	fn(f, arg);
+	fclose(f);
+	return buf;
+}
+
+static void header_fn(FILE *f, const void *arg) { (void)arg; hb_csv_header(f); }
+static void row_fn(FILE *f, const void *arg) { hb_csv_row(f, arg); }
+
+static void test_header_is_schema_v1(void **state)
+{
+	(void)state;
+	char *s = write_to_string(header_fn, NULL);
+	assert_string_equal(s, v1_header);
+	free(s);
+}
+
+static struct hb_env env = {
+	.host = "box", .cpu_model = "Some \"Fast\" CPU, 8 cores", .compiler = "gcc 12",
+	.cflags = "-O2", .git_rev = "abc", .run_id = "r1",
+};
+
+static void test_row_quoting_and_missing_counters(void **state)
+{
+	(void)state;
+	struct hb_region r = {.elapsed_ns = 2000, .tsc_cycles = 4000, .have_tsc = true};
+	r.ctr[1] = 0; /* measured zero must print as 0; unmeasured must print nothing */
+	r.have[1] = true;
+	struct hb_row row = {
+		.env = &env, .timestamp = "2026-01-01T00:00:00Z", .container = "handle_map",
+		.scenario = "create", .order = "seq", .n = 1000, .elem_bytes = 8, .seed = 7,
+		.rep = 3, .region = &r, .checksum = 499500, .verified = true, .swaps = -1,
+	};
+	char *s = write_to_string(row_fn, &row);
+	assert_string_equal(s, "1,2026-01-01T00:00:00Z,box,\"Some \"\"Fast\"\" CPU, 8 cores\","
+	                       "gcc 12,-O2,abc,handle_map,create,1000,8,0,seq,7,3,2000,2,4000,"
+	                       "none,,0,,,,499500,1,r1,\n");
+	free(s);
+	row.swaps = 12;
+	row.verified = false;
+	r.have_tsc = false;
+	s = write_to_string(row_fn, &row);
+	assert_non_null(strstr(s, ",2000,2,,none,"));
+	assert_non_null(strstr(s, ",499500,0,r1,12\n"));
+	free(s);
+}
+
+static void test_open_checks_header(void **state)
+{
+	(void)state;
+	char path[] = "/tmp/dodbench_csv_XXXXXX";
+	int fd = mkstemp(path);
+	assert_true(fd >= 0);
+	close(fd);
+	char err[256];
+	FILE *f = hb_csv_open(path, err, sizeof err); /* empty file: header written */
+	assert_non_null(f);
+	fclose(f);
+	f = hb_csv_open(path, err, sizeof err);       /* same header: accepted, not repeated */
+	assert_non_null(f);
+	fclose(f);
+	f = fopen(path, "r");
+	char line[1024];
+	int lines = 0;
+	while (fgets(line, sizeof line, f))
+		lines++;
+	fclose(f);
+	assert_int_equal(lines, 1);
+
+	f = fopen(path, "w");
+	fputs("schema,something_else\n", f);
+	fclose(f);
+	assert_null(hb_csv_open(path, err, sizeof err));
+	assert_non_null(strstr(err, "different header"));
+	unlink(path);
+	assert_null(hb_csv_open("/nonexistent-dir/x.csv", err, sizeof err));
+	assert_non_null(strstr(err, "cannot open"));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_header_is_schema_v1),
+		cmocka_unit_test(test_row_quoting_and_missing_counters),
+		cmocka_unit_test(test_open_checks_header),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
