@@ -100,6 +100,7 @@ $(B)/gitrev.h: FORCE
 	  echo '#define DOD_GIT_REV "$(GIT_REV)"' > $@
 .PHONY: FORCE
 FORCE:
+.SECONDARY:
 
 define sized_rules
 $(B)/rel/%.$(1).o: %.c $(B)/flags.stamp

@@ -164,11 +164,12 @@ static int make_room(HMAP *m, size_t n)
 
 int SFX(hmap_insert)(HMAP *m, const DOD_ELEM *item, hmap_id *out)
 {
+	DOD_ELEM copy = *item; /* item may point into dense, which make_room may move */
 	int err = make_room(m, 1);
 	if (err)
 		return err;
 	hmap_id h = take_slot(m, (uint32_t)m->n);
-	m->dense[m->n++] = *item;
+	m->dense[m->n++] = copy;
 	m->fragmented = true; /* appending keeps the sorted prefix: defrag_next stays */
 	if (out)
 		*out = h;
@@ -190,7 +191,7 @@ int SFX(hmap_emplace_n)(HMAP *m, size_t n, hmap_id *out, DOD_ELEM **first_out)
 	if (n)
 		m->fragmented = true;
 	if (first_out)
-		*first_out = m->dense + first;
+		*first_out = m->dense ? m->dense + first : NULL; /* never NULL + 0 */
 	return DOD_OK;
 }
 
@@ -245,8 +246,12 @@ int SFX(hmap_erase_batch)(HMAP *m, const hmap_id *hs, size_t n)
 	}
 	for (size_t j = 0; j < k; j++)
 		m->sparse[hmap_id_index(hs[j])] &= ~((hmap_id)1 << 63);
-	if (err)
-		return err;
+	if (err) {
+		/* Report the handle's own error, not one caused by our marks: a handle that is
+		 * valid once the marks are gone was a repeat of an earlier one. */
+		int own = check_id(m, hs[k]);
+		return own ? own : DOD_EFREE;
+	}
 	for (k = 0; k < n; k++)
 		erase_valid(m, hmap_id_index(hs[k]));
 	return DOD_OK;

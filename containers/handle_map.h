@@ -116,7 +116,7 @@ void SFX(hmap_destroy)(HMAP *m);
  * pointers when it reallocates. O(n). */
 int SFX(hmap_reserve)(HMAP *m, size_t n_elems);
 
-/* Copies *item in at the end of the dense set. Returns 0 and writes the handle to *out
+/* Copies *item (which may point into this map) in at the end of the dense set. Returns 0 and writes the handle to *out
  * (out may be NULL); DOD_EFULL when HMAP_MAX_ELEMS items are live; DOD_ENOMEM. Map
  * unchanged on error. Reuses the oldest free slot (FIFO). O(1) amortized. */
 int SFX(hmap_insert)(HMAP *m, const DOD_ELEM *item, hmap_id *out);
@@ -133,9 +133,9 @@ int SFX(hmap_emplace_n)(HMAP *m, size_t n, hmap_id *out, DOD_ELEM **first_out);
  * the hmap_check error (map unchanged). O(1). */
 int SFX(hmap_erase)(HMAP *m, hmap_id h);
 
-/* Erases n handles, all or nothing: returns 0 if all were erased, or the error of the
- * first invalid handle (a repeated handle counts as invalid: DOD_EFREE) with the map
- * unchanged. O(n). */
+/* Erases n handles, all or nothing, with the same effect as erasing them one by one in
+ * order. Returns 0 if all were erased, or the hmap_check error of the first invalid
+ * handle (a repeat of an earlier handle in hs: DOD_EFREE) with the map unchanged. O(n). */
 int SFX(hmap_erase_batch)(HMAP *m, const hmap_id *hs, size_t n);
 
 /* Returns 0 if h refers to a live item of this map, else DOD_EFOREIGN (type id differs),

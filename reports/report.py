@@ -40,9 +40,9 @@ COLUMNS = ("schema timestamp host cpu_model compiler cflags git_rev container sc
            "elem_bytes hole_ratio order seed rep elapsed_ns ns_per_op tsc_cycles counter_source "
            "papi_tot_cyc papi_tot_ins papi_l1_dcm papi_l2_dcm papi_l3_tcm checksum verified "
            "run_id swaps").split()
-INT_COLUMNS = {"n", "elem_bytes", "seed", "rep", "elapsed_ns", "tsc_cycles", "checksum", "verified"}
+INT_COLUMNS = {"n", "elem_bytes", "seed", "rep", "elapsed_ns", "checksum", "verified"}
 FLOAT_COLUMNS = {"hole_ratio", "ns_per_op"}
-OPTIONAL_INT_COLUMNS = {"papi_tot_cyc", "papi_tot_ins", "papi_l1_dcm", "papi_l2_dcm",
+OPTIONAL_INT_COLUMNS = {"tsc_cycles", "papi_tot_cyc", "papi_tot_ins", "papi_l1_dcm", "papi_l2_dcm",
                         "papi_l3_tcm", "swaps"}
 ARTICLE_COLUMNS = ("article_scenario", "container", "ms", "swaps", "our_scenario", "note")
 CONTEXT_KEYS = ("host", "cpu_model", "compiler", "cflags", "git_rev", "counter_source")

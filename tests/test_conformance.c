@@ -175,6 +175,34 @@ static void test_scenarios_verify_small(void **state)
 			}
 }
 
+/* A container that returns a wrong sum must fail verification: the checksums catch it. */
+static const struct dod_ops *real;
+static uint64_t off_by_one_sum(const void *c) { return real->iterate_sum(c) + 1; }
+static int off_by_one_lookup(const void *c, const uint64_t *hs, size_t n, uint64_t *sum)
+{
+	int err = real->lookup_sum(c, hs, n, sum);
+	*sum += 1;
+	return err;
+}
+
+static void test_wrong_results_fail_verification(void **state)
+{
+	(void)state;
+	real = hb_find_ops("handle_map", 8);
+	struct dod_ops broken = *real;
+	broken.iterate_sum = off_by_one_sum;
+	broken.lookup_sum = off_by_one_lookup;
+	const struct scn_scenario *checked[] = {&scn_create, &scn_iterate, &scn_lookup};
+	for (size_t i = 0; i < 3; i++) {
+		struct scn_params p = {.n = 100, .seed = 1};
+		struct hb_region r;
+		struct scn_result res = {.swaps = -1};
+		assert_int_equal(checked[i]->run(&broken, &p, &r, &res), SCN_RAN);
+		assert_false(res.verified);
+		assert_true(res.why[0] != '\0');
+	}
+}
+
 static void test_key_sum(void **state)
 {
 	(void)state;
@@ -191,6 +219,7 @@ int main(void)
 		cmocka_unit_test(test_every_container_against_model),
 		cmocka_unit_test(test_footprint),
 		cmocka_unit_test(test_scenarios_verify_small),
+		cmocka_unit_test(test_wrong_results_fail_verification),
 		cmocka_unit_test(test_key_sum),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
