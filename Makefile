@@ -8,6 +8,8 @@ OPT       ?= -O2 -march=native
 WARN      := -Wall -Wextra -Wpedantic -Wshadow
 CFLAGS_R  := -std=c11 $(OPT) -g $(WARN)
 CXXFLAGS_R:= -std=c++20 $(OPT) -g -Wall -Wextra
+# Flags of build/dodbench-sim, the binary --counters callgrind runs under valgrind.
+OPT_SIM   ?= -O2 -march=native -mno-avx512f
 SAN       := -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 SIZES     := 8 16 64 256
 BENCH_N   ?= 100000
@@ -29,22 +31,23 @@ INC       := -Icontainers -Iharness -Iscenarios -I$(B)
 SIZED_C   := containers/handle_map.c containers/plain_array.c containers/peers/malloc_ptrs.c
 SIZED_CXX := containers/peers/unordered_map.cpp
 PLAIN_C   := containers/dod_common.c harness/registry.c harness/measure.c harness/env.c \
-             harness/csv.c $(wildcard scenarios/*.c)
+             harness/csv.c harness/stats.c harness/json.c harness/sim.c $(wildcard scenarios/*.c)
 MAIN_C    := harness/main.c
 
 # $(call objs,dir): every object of the library (all but main) built into dir.
 objs = $(foreach s,$(SIZES),$(patsubst %.c,$(1)/%.$(s).o,$(SIZED_C)) \
          $(patsubst %.cpp,$(1)/%.$(s).o,$(SIZED_CXX))) $(patsubst %.c,$(1)/%.o,$(PLAIN_C))
 REL_OBJS := $(call objs,$(B)/rel)
+SIM_OBJS := $(call objs,$(B)/sim)
 SAN_OBJS := $(call objs,$(B)/san)
 
 V ?= 0
 Q := $(if $(filter 1,$(V)),,@)
 
-.PHONY: all build bench test report deps clean test-c test-san test-py
+.PHONY: all build bench bench-sim bench-process test report deps clean test-c test-san test-py
 all: build
 
-build: $(B)/dodbench
+build: $(B)/dodbench $(B)/dodbench-sim
 
 deps:
 	@bash scripts/install-deps.sh
@@ -56,12 +59,30 @@ RUN        = $(B)/dodbench run --n $(BENCH_N) --seed 1 --run-id $(RUN_ID) --out 
 bench: deps build
 	@mkdir -p results
 	$(RUN) --container all --scenario create,iterate,lookup,clear,reset --elem-bytes 8 \
-	  --order seq,random --reps $(BENCH_REPS) --warmup $(BENCH_WARMUP)
+	  --order seq,random --reps $(BENCH_REPS) --warmup $(BENCH_WARMUP) --interleave
 	$(RUN) --container all --scenario defragment --elem-bytes 8 --reps $(DEFRAG_REPS) \
 	  --warmup 1 --quiet
 	$(RUN) --container all --scenario create,iterate,lookup,clear --elem-bytes 16,64,256 \
-	  --order seq,random --reps $(BENCH_REPS) --warmup $(BENCH_WARMUP) --quiet
+	  --order seq,random --reps $(BENCH_REPS) --warmup $(BENCH_WARMUP) --interleave --quiet
 	@$(MAKE) --no-print-directory report
+
+# Simulated caches (callgrind) for the handle_map table's cases: the host's cache
+# geometry and a typical desktop one (8 MB 16-way LL). The 100k-item defragment is
+# O(n^2) under a ~140x slower simulator: about 12 minutes on its own (SIM_DEFRAG=0 skips).
+SIM_LL     ?= 8388608,16,64
+SIM_DEFRAG ?= 1
+SIM_RUN     = $(RUN) --counters callgrind --container all --elem-bytes 8 --quiet
+bench-sim: deps build
+	@mkdir -p results
+	$(SIM_RUN) --scenario create,iterate,lookup,clear,reset --order seq,random --reps 3 --warmup 1
+	$(SIM_RUN) --scenario create,iterate,lookup,clear,reset --order seq,random --reps 3 --warmup 1 \
+	  --sim-ll $(SIM_LL)
+	$(if $(filter 1,$(SIM_DEFRAG)),$(SIM_RUN) --scenario defragment --reps 1 --warmup 0 --sim-ll $(SIM_LL))
+	@$(MAKE) --no-print-directory report
+
+# hyperfine over whole processes beside the in-process lifecycle timer.
+bench-process: deps build
+	bash scripts/bench-process.sh
 
 report:
 	$(PYTHON) reports/report.py
@@ -90,7 +111,7 @@ GIT_REV := $(shell git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)$(s
              test -n "$$(git status --porcelain 2>/dev/null)" && echo -dirty)
 
 # Objects are rebuilt when the flags change: the flags live in a stamp file.
-FLAGS_NOW := $(CC) $(CXX) $(CFLAGS_R) $(CXXFLAGS_R) $(PAPI_DEF)
+FLAGS_NOW := $(CC) $(CXX) $(CFLAGS_R) $(CXXFLAGS_R) $(OPT_SIM) $(PAPI_DEF)
 $(B)/flags.stamp: FORCE
 	@mkdir -p $(B)
 	@echo '$(FLAGS_NOW)' | cmp -s - $@ || echo '$(FLAGS_NOW)' > $@
@@ -102,33 +123,37 @@ $(B)/gitrev.h: FORCE
 FORCE:
 .SECONDARY:
 
-define sized_rules
-$(B)/rel/%.$(1).o: %.c $(B)/flags.stamp
+# Three object trees: rel (build/dodbench), sim (build/dodbench-sim: the same code for
+# callgrind, whose valgrind 3.19 cannot decode AVX-512, so without it) and san (tests
+# under ASan+UBSan). Objects of the container files get the size class in their name.
+CFLAGS_rel   := $(CFLAGS_R)
+CXXFLAGS_rel := $(CXXFLAGS_R)
+CFLAGS_sim   := -std=c11 $(OPT_SIM) -g $(WARN)
+CXXFLAGS_sim := -std=c++20 $(OPT_SIM) -g -Wall -Wextra
+CFLAGS_san   := -std=c11 $(SAN) $(WARN)
+CXXFLAGS_san := -std=c++20 $(SAN)
+
+define sized_rules # tree, size
+$(B)/$(1)/%.$(2).o: %.c $(B)/flags.stamp
 	@mkdir -p $$(@D)
-	$(if $(Q),@echo "  CC    $$@";)$(CC) $(CFLAGS_R) $(PAPI_DEF) $(INC) -DELEM_BYTES=$(1) -MMD -MP -c $$< -o $$@
-$(B)/rel/%.$(1).o: %.cpp $(B)/flags.stamp
+	$(if $(Q),@echo "  CC    $$@";)$(CC) $(CFLAGS_$(1)) $(PAPI_DEF) $(INC) -DELEM_BYTES=$(2) -MMD -MP -c $$< -o $$@
+$(B)/$(1)/%.$(2).o: %.cpp $(B)/flags.stamp
 	@mkdir -p $$(@D)
-	$(if $(Q),@echo "  CXX   $$@";)$(CXX) $(CXXFLAGS_R) $(INC) -DELEM_BYTES=$(1) -MMD -MP -c $$< -o $$@
-$(B)/san/%.$(1).o: %.c $(B)/flags.stamp
-	@mkdir -p $$(@D)
-	$(if $(Q),@echo "  CC    $$@";)$(CC) -std=c11 $(SAN) $(WARN) $(PAPI_DEF) $(INC) -DELEM_BYTES=$(1) -MMD -MP -c $$< -o $$@
-$(B)/san/%.$(1).o: %.cpp $(B)/flags.stamp
-	@mkdir -p $$(@D)
-	$(if $(Q),@echo "  CXX   $$@";)$(CXX) -std=c++20 $(SAN) $(INC) -DELEM_BYTES=$(1) -MMD -MP -c $$< -o $$@
+	$(if $(Q),@echo "  CXX   $$@";)$(CXX) $(CXXFLAGS_$(1)) $(INC) -DELEM_BYTES=$(2) -MMD -MP -c $$< -o $$@
 endef
-$(foreach s,$(SIZES),$(eval $(call sized_rules,$(s))))
+define tree_rules # tree
+$(foreach s,$(SIZES),$(eval $(call sized_rules,$(1),$(s))))
+$(B)/$(1)/harness/env.o: $(B)/gitrev.h
+$(B)/$(1)/%.o: %.c $(B)/flags.stamp
+	@mkdir -p $$(@D)
+	$(if $(Q),@echo "  CC    $$@";)$(CC) $(CFLAGS_$(1)) $(PAPI_DEF) $(INC) -DDOD_CFLAGS='"$(CFLAGS_$(1))"' -MMD -MP -c $$< -o $$@
+endef
+$(foreach t,rel sim san,$(eval $(call tree_rules,$(t))))
 
-$(B)/rel/harness/env.o: $(B)/gitrev.h
-$(B)/san/harness/env.o: $(B)/gitrev.h
-$(B)/rel/%.o: %.c $(B)/flags.stamp
-	@mkdir -p $(@D)
-	$(if $(Q),@echo "  CC    $@";)$(CC) $(CFLAGS_R) $(PAPI_DEF) $(INC) -DDOD_CFLAGS='"$(CFLAGS_R)"' -MMD -MP -c $< -o $@
-$(B)/san/%.o: %.c $(B)/flags.stamp
-	@mkdir -p $(@D)
-	$(if $(Q),@echo "  CC    $@";)$(CC) -std=c11 $(SAN) $(WARN) $(PAPI_DEF) $(INC) -DDOD_CFLAGS='"$(SAN)"' -MMD -MP -c $< -o $@
-
-$(B)/dodbench: $(REL_OBJS) $(B)/rel/harness/main.o
-	$(if $(Q),@echo "  LINK  $@";)$(CXX) $(OPT) -o $@ $^ $(PAPI_LIB)
+$(B)/dodbench: $(REL_OBJS) $(B)/rel/harness/main.o $(B)/rel/harness/alloc_count.o
+	$(if $(Q),@echo "  LINK  $@";)$(CXX) $(OPT) -o $@ $^ $(PAPI_LIB) -lm
+$(B)/dodbench-sim: $(SIM_OBJS) $(B)/sim/harness/main.o $(B)/sim/harness/alloc_count.o
+	$(if $(Q),@echo "  LINK  $@";)$(CXX) $(OPT_SIM) -o $@ $^ $(PAPI_LIB) -lm
 
 # Unit tests: handle_map per size class, conformance of every registered container, CSV.
 $(B)/%/test_handle_map_8: $(B)/%/tests/test_handle_map.8.o $(B)/%/containers/handle_map.8.o $(B)/%/containers/dod_common.o
@@ -136,8 +161,8 @@ $(B)/%/test_handle_map_8: $(B)/%/tests/test_handle_map.8.o $(B)/%/containers/han
 $(B)/%/test_handle_map_64: $(B)/%/tests/test_handle_map.64.o $(B)/%/containers/handle_map.64.o $(B)/%/containers/dod_common.o
 	$(CC) $(if $(filter san,$*),$(SAN)) -o $@ $^ -lcmocka
 $(B)/rel/test_conformance $(B)/rel/test_csv: $(B)/rel/%: $(B)/rel/tests/%.o $(REL_OBJS)
-	$(CXX) -o $@ $^ -lcmocka $(PAPI_LIB)
+	$(CXX) -o $@ $^ -lcmocka $(PAPI_LIB) -lm
 $(B)/san/test_conformance $(B)/san/test_csv: $(B)/san/%: $(B)/san/tests/%.o $(SAN_OBJS)
-	$(CXX) $(SAN) -o $@ $^ -lcmocka $(PAPI_LIB)
+	$(CXX) $(SAN) -o $@ $^ -lcmocka $(PAPI_LIB) -lm
 
 -include $(shell find $(B) -name '*.d' 2>/dev/null)

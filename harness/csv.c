@@ -7,7 +7,10 @@
 #include "hb.h"
 
 /* X(column name, kind, value): kinds are STR (text, quoted when needed), U64, SZ, DBL,
- * BOOL, CTR (counter i: empty when not measured) and OPTLL (empty when negative). */
+ * BOOL, CTR (counter i: empty when not measured), OPTLL (empty when negative), EMPTY, and
+ * SIMTOKEN: under callgrind the token "@cg<seq>@" that sim.c later replaces, together
+ * with the eight empty fields after it, by the region's simulated counts and cache
+ * geometry (the process cannot read callgrind's counters itself). */
 #define HB_COLUMNS(X)                                                                    \
 	X(schema, U64, HB_SCHEMA_VERSION)                                                \
 	X(timestamp, STR, r->timestamp)                                                  \
@@ -36,7 +39,32 @@
 	X(checksum, U64, r->checksum)                                                    \
 	X(verified, BOOL, r->verified)                                                   \
 	X(run_id, STR, r->env->run_id)                                                   \
-	X(swaps, OPTLL, r->swaps)
+	X(swaps, OPTLL, r->swaps)                                                        \
+	X(sim_ir, SIMTOKEN, 0)                                                           \
+	X(sim_dr, EMPTY, 0)                                                              \
+	X(sim_dw, EMPTY, 0)                                                              \
+	X(sim_d1mr, EMPTY, 0)                                                            \
+	X(sim_d1mw, EMPTY, 0)                                                            \
+	X(sim_dlmr, EMPTY, 0)                                                            \
+	X(sim_dlmw, EMPTY, 0)                                                            \
+	X(sim_d1, EMPTY, 0)                                                              \
+	X(sim_ll, EMPTY, 0)                                                              \
+	X(papi_multiplexed, STR, strcmp(hb_counter_source(), "papi") == 0 ? "0" : "")    \
+	X(minflt, OPTLL, (long long)r->region->minflt)                                   \
+	X(majflt, OPTLL, (long long)r->region->majflt)                                   \
+	X(allocs, OPTLL, r->region->have_allocs ? (long long)r->region->allocs : -1)     \
+	X(prefault, BOOL, r->prefault)                                                   \
+	X(interleave_pos, OPTLL, r->interleave_pos)                                      \
+	X(cores, OPTLL, (long long)r->env->n_cpus)                                       \
+	X(hypervisor, BOOL, r->env->hypervisor)                                          \
+	X(governor, STR, r->env->governor)                                               \
+	X(turbo, STR, r->env->turbo)                                                     \
+	X(pinned_cpu, OPTLL, (long long)r->env->pinned_cpu)                              \
+	X(build_type, STR, r->env->build_type)                                           \
+	X(perf_paranoid, OPTLL, r->env->perf_paranoid == -99 ? -1LL : (long long)r->env->perf_paranoid) \
+	X(papi_status, STR, hb_papi_status())                                            \
+	X(frees, OPTLL, r->region->have_allocs ? (long long)r->region->frees : -1)       \
+	X(cpu_ns, U64, r->region->cpu_ns)
 
 static void put_str(FILE *f, const char *s)
 {
@@ -59,6 +87,9 @@ static void put_str(FILE *f, const char *s)
 #define PUT_DBL(f, v) fprintf(f, "%.6g", (double)(v))
 #define PUT_BOOL(f, v) fputc((v) ? '1' : '0', f)
 #define PUT_CTR(f, i) (r->region->have[i] ? (void)fprintf(f, "%lld", r->region->ctr[i]) : (void)0)
+#define PUT_EMPTY(f, v) ((void)(v))
+#define PUT_SIMTOKEN(f, v) \
+	(r->region->have_sim ? (void)fprintf(f, "@cg%llu@", (unsigned long long)r->region->sim_seq + (v)) : (void)0)
 #define PUT_OPTLL(f, v) ((v) >= 0 ? (void)fprintf(f, "%lld", (long long)(v)) : (void)0)
 
 #define HEADER_FIELD(name, kind, value) "," #name

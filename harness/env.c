@@ -1,7 +1,11 @@
-/* env.c - the context every CSV row carries: host, CPU, compiler, flags, revision. */
+/* env.c - the context every CSV row carries: host, CPU, compiler, flags, revision, and
+ * the machine state that makes timings more or less trustworthy (VM, governor, turbo,
+ * pinning, build type). */
 #define _GNU_SOURCE
+#include <sched.h>
 #include <stdio.h>
 #include <string.h>
+#include <stdlib.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -15,23 +19,76 @@
 #define DOD_GIT_REV "unknown"
 #endif
 
-static void cpu_model(char *out, size_t len)
+/* First line of a small text file, without the newline; false if unreadable. */
+static bool read_line(const char *path, char *out, size_t len)
+{
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return false;
+	bool ok = fgets(out, (int)len, f) != NULL;
+	fclose(f);
+	if (ok)
+		out[strcspn(out, "\n")] = '\0';
+	return ok;
+}
+
+/* intel_pstate says no_turbo=1 when turbo is off; acpi-cpufreq says boost=1 when on. */
+static void turbo_state(char *out, size_t len)
+{
+	char v[16];
+	if (read_line("/sys/devices/system/cpu/intel_pstate/no_turbo", v, sizeof v))
+		snprintf(out, len, "%s", v[0] == '1' ? "off" : "on");
+	else if (read_line("/sys/devices/system/cpu/cpufreq/boost", v, sizeof v))
+		snprintf(out, len, "%s", v[0] == '1' ? "on" : "off");
+	else
+		snprintf(out, len, "unavailable");
+}
+
+/* The single CPU this process may run on, or -1 when it may run on several. */
+static int pinned_cpu(void)
+{
+	cpu_set_t set;
+	if (sched_getaffinity(0, sizeof set, &set) != 0 || CPU_COUNT(&set) != 1)
+		return -1;
+	for (int c = 0; c < CPU_SETSIZE; c++)
+		if (CPU_ISSET(c, &set))
+			return c;
+	return -1;
+}
+
+int hb_pin(int cpu)
+{
+	cpu_set_t set;
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	return sched_setaffinity(0, sizeof set, &set);
+}
+
+static void cpu_model(char *out, size_t len, bool *hypervisor)
 {
 	snprintf(out, len, "unknown");
+	*hypervisor = false;
 	FILE *f = fopen("/proc/cpuinfo", "r");
 	if (!f)
 		return;
-	char line[512];
-	while (fgets(line, sizeof line, f)) {
+	char line[4096];
+	bool have_model = false, have_flags = false;
+	while ((!have_model || !have_flags) && fgets(line, sizeof line, f)) {
 		char *colon = strchr(line, ':');
-		if (strncmp(line, "model name", 10) != 0 || !colon)
+		if (!colon)
+			continue;
+		if (!have_flags && strncmp(line, "flags", 5) == 0) {
+			*hypervisor = strstr(colon, " hypervisor") != NULL;
+			have_flags = true;
+		}
+		if (have_model || strncmp(line, "model name", 10) != 0)
 			continue;
 		colon++;
 		while (*colon == ' ' || *colon == '\t')
 			colon++;
 		colon[strcspn(colon, "\n")] = '\0';
 		snprintf(out, len, "%s", colon);
-		break;
+		have_model = true;
 	}
 	fclose(f);
 }
@@ -49,7 +106,20 @@ void hb_env_capture(struct hb_env *e)
 	memset(e, 0, sizeof *e);
 	if (gethostname(e->host, sizeof e->host - 1) != 0)
 		snprintf(e->host, sizeof e->host, "unknown");
-	cpu_model(e->cpu_model, sizeof e->cpu_model);
+	cpu_model(e->cpu_model, sizeof e->cpu_model, &e->hypervisor);
+	if (!read_line("/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor", e->governor,
+	               sizeof e->governor))
+		snprintf(e->governor, sizeof e->governor, "unavailable");
+	turbo_state(e->turbo, sizeof e->turbo);
+	e->pinned_cpu = pinned_cpu();
+#ifdef __OPTIMIZE__
+	e->build_type = "release";
+#else
+	e->build_type = "debug";
+#endif
+	char v[16];
+	e->perf_paranoid = read_line("/proc/sys/kernel/perf_event_paranoid", v, sizeof v)
+	                           ? atoi(v) : -99;
 #if defined(__clang__)
 	snprintf(e->compiler, sizeof e->compiler, "clang %s", __clang_version__);
 #elif defined(__GNUC__)
@@ -68,4 +138,20 @@ void hb_env_capture(struct hb_env *e)
 	gmtime_r(&t, &tm);
 	strftime(stamp, sizeof stamp, "%Y%m%dT%H%M%SZ", &tm);
 	snprintf(e->run_id, sizeof e->run_id, "%s-%s-%ld", stamp, e->host, (long)getpid());
+}
+
+void hb_env_warn(const struct hb_env *e, FILE *f)
+{
+	if (e->hypervisor)
+		fprintf(f, "dodbench: warning: running in a VM (cpuinfo hypervisor flag): other "
+		           "guests add noise; compare designs within one run, not across runs\n");
+	if (strcmp(e->governor, "performance") != 0 && strcmp(e->governor, "unavailable") != 0)
+		fprintf(f, "dodbench: warning: CPU frequency governor is '%s', not 'performance': "
+		           "clock speed may change during the run\n", e->governor);
+	if (e->pinned_cpu < 0)
+		fprintf(f, "dodbench: warning: process not pinned to one CPU (use --pin CPU): "
+		           "migrations add noise\n");
+	if (strcmp(e->build_type, "release") != 0)
+		fprintf(f, "dodbench: warning: debug (unoptimized) build: timings do not "
+		           "represent release code\n");
 }

@@ -13,41 +13,65 @@
 
 #include "contract.h"
 
+struct scn_scenario;
+
 /* ---- measurement (measure.c) ---- */
 
 #define HB_N_COUNTERS 5 /* PAPI_TOT_CYC, PAPI_TOT_INS, PAPI_L1_DCM, PAPI_L2_DCM, PAPI_L3_TCM */
+#define HB_N_SIM 7      /* callgrind: Ir Dr Dw D1mr D1mw DLmr DLmw */
 
-enum hb_counter_mode { HB_COUNTERS_AUTO, HB_COUNTERS_PAPI, HB_COUNTERS_NONE };
+enum hb_counter_mode {
+	HB_COUNTERS_AUTO,      /* PAPI when it has counters, else none */
+	HB_COUNTERS_PAPI,      /* PAPI or fail */
+	HB_COUNTERS_NONE,      /* times only */
+	HB_COUNTERS_CALLGRIND  /* this process runs under callgrind (sim.c re-executes it) */
+};
 
-/* One timed region's figures. Counters with have[i] false were not measured: they are
- * written as empty CSV fields, never as 0. */
+/* One timed region's figures. Anything with a false have_* flag was not measured: it is
+ * written as an empty CSV field, never as 0. */
 struct hb_region {
 	uint64_t elapsed_ns;      /* CLOCK_MONOTONIC, ns */
+	uint64_t cpu_ns;          /* CLOCK_PROCESS_CPUTIME_ID, ns (read just outside the clock) */
 	uint64_t tsc_cycles;      /* rdtscp delta, TSC ticks (not core cycles) */
 	bool have_tsc;
 	long long ctr[HB_N_COUNTERS];
 	bool have[HB_N_COUNTERS];
+	long minflt, majflt;      /* page faults during the region (getrusage) */
+	unsigned long long allocs, frees; /* allocator calls during the region */
+	bool have_allocs;         /* false when the binary has no allocation counter */
+	uint64_t sim_seq;         /* callgrind: number of the stats dump of this region */
+	bool have_sim;
 	/* private */
-	struct timespec_pair { long long sec, nsec; } t0;
+	struct timespec_pair { long long sec, nsec; } t0, cpu0;
 	uint64_t tsc0;
+	unsigned long long allocs0, frees0;
 };
 
 /* Sets up counters once per process. mode AUTO uses PAPI when it offers at least one of
  * the five events, else none; PAPI fails with a message in err (returns -1) when PAPI
- * offers none; NONE never touches PAPI. Writes a one-line notice (or "") to notice.
- * Returns 0 or -1. */
+ * offers none; NONE never touches PAPI; CALLGRIND requires running under valgrind.
+ * Writes a one-line notice (or "") to notice. Returns 0 or -1. */
 int hb_counters_init(enum hb_counter_mode mode, char *notice, size_t notice_len,
                      char *err, size_t err_len);
-/* "papi" or "none": the counter_source column. */
+/* "papi", "none" or "callgrind": the counter_source column. */
 const char *hb_counter_source(void);
+/* One line on PAPI's state for the papi_status column ("ok: 5 events", the reason it
+ * offers none, "not used", "not built"). */
+const char *hb_papi_status(void);
 /* Names of the five counter columns ("papi_tot_cyc", ...). */
 extern const char *const hb_counter_columns[HB_N_COUNTERS];
 
-/* Starts a timed region: counters, then clock, then TSC, so the region's own
- * bookkeeping is outside the clock as far as possible. */
+/* Starts a timed region. Order, outermost first: page-fault and allocation snapshots,
+ * CPU time, PAPI, clock, TSC, callgrind collection on; so the region's own bookkeeping
+ * stays outside the clock, and outside the simulated counts entirely. */
 void hb_begin(struct hb_region *r);
 /* Ends it in reverse order and fills r. */
 void hb_end(struct hb_region *r);
+
+/* Allocation counter of harness/alloc_count.c: allocation and free calls since start.
+ * Weak: binaries without it (the sanitizer test builds) report allocs as unmeasured. */
+void hb_alloc_counts(unsigned long long *allocs, unsigned long long *frees)
+	__attribute__((weak));
 
 /* ---- environment (env.c) ---- */
 
@@ -60,9 +84,21 @@ struct hb_env {
 	char run_id[224];
 	long n_cpus;
 	uint64_t phys_mem_bytes;
+	bool hypervisor;          /* cpuinfo "hypervisor" flag: a VM */
+	char governor[48];        /* cpufreq scaling governor of cpu0, or "unavailable" */
+	char turbo[48];           /* "on", "off" or "unavailable" */
+	int pinned_cpu;           /* the one CPU the process may run on, or -1 */
+	const char *build_type;   /* "release" (optimized) or "debug" */
+	int perf_paranoid;        /* /proc/sys/kernel/perf_event_paranoid, or -99 */
 };
-/* Fills *e once per run (host, /proc/cpuinfo model, build info, run id). */
+/* Fills *e once per run (host, /proc/cpuinfo model, build info, run id, frequency
+ * governor, turbo, affinity). */
 void hb_env_capture(struct hb_env *e);
+/* Writes one warning line per condition that makes timings less trustworthy (a VM, a
+ * non-performance governor, an unpinned process, a debug build) to f. */
+void hb_env_warn(const struct hb_env *e, FILE *f);
+/* Pins the process to cpu with sched_setaffinity. Returns 0, or -1 with errno. */
+int hb_pin(int cpu);
 /* Writes the current UTC time as 2026-11-21T23:59:01Z (needs 21 bytes). */
 void hb_utc_now(char *buf, size_t len);
 
@@ -82,6 +118,8 @@ struct hb_row {
 	uint64_t checksum;
 	bool verified;
 	long long swaps; /* < 0: not applicable (empty field) */
+	bool prefault;
+	long long interleave_pos; /* < 0: not interleaved */
 };
 
 /* Opens path for appending rows. Writes the header when the file is new or empty; if
@@ -106,5 +144,61 @@ extern const size_t hb_n_containers;
 
 /* The ops of container name for elem_bytes, or NULL. */
 const struct dod_ops *hb_find_ops(const char *name, size_t elem_bytes);
+
+/* ---- statistics (stats.c) ---- */
+
+/* Summary of n >= 1 samples (ns): median, min, max, MAD (median absolute deviation, not
+ * scaled), CV (stdev / mean, as a fraction). */
+struct hb_stats {
+	size_t n;
+	double median, min, max, mad, mean, cv;
+};
+void hb_stats_of(const uint64_t *x, size_t n, struct hb_stats *out);
+/* Robust relative dispersion 1.4826 * MAD / median (an estimate of CV that outliers do not
+ * dominate). Above HB_UNSTABLE a case is flagged "unstable". */
+double hb_rel_dispersion(const struct hb_stats *s);
+#define HB_UNSTABLE 0.05
+/* Ratio of medians median(b) / median(a) and its 95% confidence interval by a seeded
+ * bootstrap (each side resampled independently, 2000 resamples). Returns 0, or -1 when
+ * either side has fewer than 3 samples or a median is 0 (*lo, *hi untouched). */
+int hb_ratio_ci(const uint64_t *a, size_t na, const uint64_t *b, size_t nb, uint64_t seed,
+                double *ratio, double *lo, double *hi);
+
+/* ---- cases of one run (main.c), their JSON export (json.c) ---- */
+
+struct hb_case {
+	const struct dod_ops *ops;
+	const struct scn_scenario *scn;
+	size_t n;
+	int order;                /* enum scn_order */
+	char name[160];           /* scenario/container/n:N/elem:E[/order:O] */
+	const char *skip;         /* reason it cannot run, or NULL */
+	uint64_t *elapsed_ns, *cpu_ns; /* per measured repetition */
+	size_t done;              /* measured repetitions done */
+	bool failed;              /* a repetition was not verified, or a call failed */
+	bool errored;             /* a container call failed: remaining reps not run */
+};
+
+/* Writes the run in google-benchmark's JSON format (context + one "iteration" entry per
+ * repetition + mean/median/stddev/cv aggregates per case; times in ns), so its
+ * tools/compare.py and dashboards can read dodbench results. Returns 0 or -1 (I/O). */
+int hb_json_write(const char *path, const struct hb_env *env, const struct hb_case *cases,
+                  size_t n_cases);
+
+/* ---- callgrind (sim.c) ---- */
+
+/* Cache geometry for the simulator: "size,assoc,line" in bytes, checked like valgrind
+ * does (line a power of two, size = sets * assoc * line with sets a power of two).
+ * Returns 0 or -1 with a message in err. */
+int hb_sim_parse_geometry(const char *text, char *err, size_t err_len);
+/* Runs `dodbench run` again under valgrind --tool=callgrind with the cache simulator,
+ * collection toggled around each timed region (hb_begin/hb_end), then fills the sim_*
+ * columns of the child's rows from callgrind's per-region dumps and appends them to
+ * out_path (may be NULL), and prints per-case simulated counts per element.
+ * argv: the arguments after "run", unparsed. d1, ll: geometry or NULL for the host's.
+ * Returns the exit status for main: 0, 1 (a case failed), 2 (valgrind missing or a bad
+ * output file). */
+int hb_sim_run(int argc, char **argv, const char *out_path, const char *d1, const char *ll,
+               bool quiet);
 
 #endif

@@ -6,10 +6,14 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
+#include <malloc.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "dod_common.h"
 #include "hb.h"
@@ -36,11 +40,24 @@ static const char help_text[] =
 	"  --seed S             seed of every RNG (shuffles), unsigned 64-bit (default 1)\n"
 	"  --out FILE.csv       append raw rows (schema v1) to FILE; header written when new\n"
 	"  --counters MODE      auto (PAPI when it has counters, else none), papi (fail if\n"
-	"                       PAPI has none), none (default auto)\n"
+	"                       PAPI has none), none, or callgrind: re-run under valgrind's\n"
+	"                       cache simulator, counting each timed region only (sim_*\n"
+	"                       columns; deterministic; ~50x slower) (default auto)\n"
+	"  --sim-d1 S,A,L       callgrind: simulated D1 cache, size bytes, ways, line bytes\n"
+	"  --sim-ll S,A,L       callgrind: simulated last-level cache (default: the host's;\n"
+	"                       e.g. 8388608,16,64 for a typical desktop 8 MB L3)\n"
+	"  --baseline NAME      container the summary's ratios are relative to (default: the\n"
+	"                       first one listed)\n"
+	"  --interleave         run the repetitions of all cases in a seeded random order, so\n"
+	"                       drift hits every container alike (interleave_pos column)\n"
+	"  --prefault           pre-grow and touch the allocator's heap before timing, so\n"
+	"                       first-touch page faults stay out of the timed regions\n"
+	"  --pin CPU            pin the process to CPU (sched_setaffinity)\n"
+	"  --out-json FILE      also write the run in google-benchmark's JSON format\n"
 	"  --run-id ID          run_id column ([A-Za-z0-9._-], at most 100 characters); default\n"
 	"                       a new one per invocation (UTC time-host-pid). make bench passes\n"
 	"                       one id to all its invocations so reports treat them as one run\n"
-	"  --quiet              print only the summary, no notices\n"
+	"  --quiet              print only the summary: no notices, warnings or progress\n"
 	"\n"
 	"exit status: 0 success; 1 a case failed verification or a container call failed;\n"
 	"2 usage error (unknown name, bad or too large number) - checked before any work.\n"
@@ -60,10 +77,10 @@ struct cfg {
 	enum scn_order orders[2];
 	size_t n_orders;
 	unsigned long long reps, warmup, seed;
-	const char *out;
-	const char *run_id;
+	const char *out, *out_json, *run_id, *baseline, *sim_d1, *sim_ll;
 	enum hb_counter_mode counters;
-	int quiet;
+	int quiet, interleave, prefault, sim_child;
+	long pin;
 };
 
 static int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -271,7 +288,11 @@ static int parse_run(struct cfg *c, int argc, char **argv)
 		{"warmup", required_argument, 0, 'w'},    {"seed", required_argument, 0, 'S'},
 		{"out", required_argument, 0, 'O'},       {"counters", required_argument, 0, 'C'},
 		{"quiet", no_argument, 0, 'q'},           {"help", no_argument, 0, 'h'},
-		{"run-id", required_argument, 0, 'I'},
+		{"run-id", required_argument, 0, 'I'},    {"baseline", required_argument, 0, 'B'},
+		{"interleave", no_argument, 0, 'L'},      {"prefault", no_argument, 0, 'P'},
+		{"pin", required_argument, 0, 'p'},       {"out-json", required_argument, 0, 'J'},
+		{"sim-d1", required_argument, 0, '1'},    {"sim-ll", required_argument, 0, '2'},
+		{"sim-child", no_argument, 0, 'X'},
 		{0, 0, 0, 0},
 	};
 	char all_c[] = "all", all_s[] = "all", def_n[] = "100000", def_e[] = "8", def_o[] = "seq";
@@ -283,6 +304,7 @@ static int parse_run(struct cfg *c, int argc, char **argv)
 	c->reps = 5;
 	c->warmup = 1;
 	c->seed = 1;
+	c->pin = -1;
 	opterr = 0;
 	optind = 1;
 	int opt, rc = 0;
@@ -304,9 +326,31 @@ static int parse_run(struct cfg *c, int argc, char **argv)
 				c->counters = HB_COUNTERS_PAPI;
 			else if (strcmp(optarg, "none") == 0)
 				c->counters = HB_COUNTERS_NONE;
+			else if (strcmp(optarg, "callgrind") == 0)
+				c->counters = HB_COUNTERS_CALLGRIND;
 			else
-				rc = usage_error("--counters: '%s' is not auto, papi or none", optarg);
+				rc = usage_error("--counters: '%s' is not auto, papi, none or callgrind",
+				                 optarg);
 			break;
+		case 'B': c->baseline = optarg; break;
+		case 'L': c->interleave = 1; break;
+		case 'P': c->prefault = 1; break;
+		case 'J': c->out_json = optarg; break;
+		case 'X': c->sim_child = 1; break;
+		case 'p': {
+			unsigned long long cpu;
+			rc = parse_count("--pin", optarg, 0, 1023, &cpu);
+			c->pin = (long)cpu;
+			break;
+		}
+		case '1':
+		case '2': {
+			char err[200];
+			if (hb_sim_parse_geometry(optarg, err, sizeof err))
+				rc = usage_error("%s: %s", opt == '1' ? "--sim-d1" : "--sim-ll", err);
+			*(opt == '1' ? &c->sim_d1 : &c->sim_ll) = optarg;
+			break;
+		}
 		case 'I':
 			c->run_id = optarg;
 			if (!*optarg || strlen(optarg) > 100 ||
@@ -322,79 +366,256 @@ static int parse_run(struct cfg *c, int argc, char **argv)
 	}
 	if (rc == 0 && optind < argc)
 		rc = usage_error("unexpected argument '%s'", argv[optind]);
+	if (rc == 0 && c->baseline) {
+		size_t k = 0;
+		while (k < c->n_containers && strcmp(c->containers[k]->name, c->baseline) != 0)
+			k++;
+		if (k == c->n_containers)
+			rc = usage_error("--baseline: '%s' is not one of the containers of this run",
+			                 c->baseline);
+	}
+	if (rc == 0 && (c->sim_d1 || c->sim_ll) && c->counters != HB_COUNTERS_CALLGRIND)
+		rc = usage_error("--sim-d1/--sim-ll need --counters callgrind");
+	if (rc == 0 && c->pin >= 0 && hb_pin((int)c->pin) != 0)
+		rc = usage_error("--pin: cannot pin to CPU %ld: %s", c->pin, strerror(errno));
 	return rc;
 }
 
-static int cmp_u64(const void *a, const void *b)
+/* ---- the run: cases, schedule, progress, summary ---- */
+
+struct run {
+	const struct cfg *c;
+	const struct hb_env *env;
+	FILE *csv;
+	struct hb_case *cases;
+	size_t n_cases;
+	size_t step, total_steps;  /* for progress */
+	double t_start, t_last_progress;
+	bool tty;
+};
+
+static double now_s(void)
 {
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-	return (x > y) - (x < y);
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-/* Runs warm-up and repetitions of one case, writes rows, prints its summary line.
- * Returns 0 when every repetition verified, 1 otherwise. */
-static int run_case(const struct cfg *c, const struct hb_env *env, FILE *csv,
-                    const struct dod_ops *ops, const struct scn_scenario *s, size_t n,
-                    enum scn_order order, uint64_t *times)
+/* One updating line on a terminal, a plain line every 10 s otherwise; nothing when the
+ * sweep is short (< 2 s so far) or --quiet. */
+static void progress(struct run *r, const char *name)
 {
-	char name[160];
-	snprintf(name, sizeof name, "%s/%s/n:%zu/elem:%zu%s", s->name, ops->name, n,
-	         ops->elem_bytes, s->uses_order ? (order == SCN_RANDOM ? "/order:random" : "/order:seq") : "");
-	struct scn_params p = {.n = n, .order = order, .seed = c->seed};
-	const char *skip = s->cannot_run ? s->cannot_run(ops) : NULL;
-	if (skip) {
-		printf("%-52s skipped: %s\n", name, skip);
-		return 0;
+	r->step++;
+	if (r->c->quiet)
+		return;
+	double t = now_s(), elapsed = t - r->t_start;
+	if (elapsed < 2 || t - r->t_last_progress < (r->tty ? 0.2 : 10))
+		return;
+	r->t_last_progress = t;
+	double eta = elapsed / (double)r->step * (double)(r->total_steps - r->step);
+	fprintf(stderr, "%s[%zu/%zu] %s ... eta %dm%02ds%s", r->tty ? "\r\033[K" : "", r->step,
+	        r->total_steps, name, (int)eta / 60, (int)eta % 60, r->tty ? "" : "\n");
+}
+
+static void progress_done(struct run *r)
+{
+	if (r->tty && !r->c->quiet && r->t_last_progress > 0)
+		fputs("\r\033[K", stderr);
+}
+
+/* Runs one repetition of case k: measured (rep >= 0, written to CSV) or warm-up
+ * (rep < 0). pos: position in the interleaved order, or -1. */
+static void run_rep(struct run *r, struct hb_case *k, long long rep, long long pos)
+{
+	if (k->errored)
+		return;
+	struct scn_params p = {.n = k->n, .order = k->order, .seed = r->c->seed};
+	struct hb_region reg;
+	struct scn_result res = {.swaps = -1};
+	int rc = k->scn->run(k->ops, &p, &reg, &res);
+	progress(r, k->name);
+	if (rc != SCN_RAN || !res.verified) {
+		if (r->tty && !r->c->quiet)
+			fputs("\r\033[K", stderr);
+		printf("%-52s FAILED (%s %lld): %s\n", k->name, rep < 0 ? "warm-up" : "rep",
+		       rep < 0 ? -rep - 1 : rep, res.why[0] ? res.why : "not verified");
+		k->failed = true;
+		k->errored = rc != SCN_RAN;
+		if (k->errored)
+			return;
 	}
-	int failed = 0;
-	for (unsigned long long i = 0; i < c->warmup + c->reps; i++) {
-		struct hb_region r;
-		struct scn_result res = {.swaps = -1};
-		int rc = s->run(ops, &p, &r, &res);
-		if (rc != SCN_RAN || !res.verified) {
-			printf("%-52s FAILED (rep %llu): %s\n", name, i, res.why[0] ? res.why : "not verified");
-			failed = 1;
-			if (rc != SCN_RAN)
-				return 1;
+	if (rep < 0)
+		return;
+	k->elapsed_ns[k->done] = reg.elapsed_ns;
+	k->cpu_ns[k->done] = reg.cpu_ns;
+	k->done++;
+	if (r->csv) {
+		struct hb_row row = {
+			.env = r->env, .container = k->ops->name, .scenario = k->scn->name,
+			.order = k->order == SCN_RANDOM ? "random" : "seq", .n = k->n,
+			.elem_bytes = k->ops->elem_bytes, .hole_ratio = 0.0, .seed = r->c->seed,
+			.rep = (unsigned)rep, .region = &reg, .checksum = res.checksum,
+			.verified = res.verified, .swaps = res.swaps, .prefault = r->c->prefault,
+			.interleave_pos = pos,
+		};
+		hb_utc_now(row.timestamp, sizeof row.timestamp);
+		hb_csv_row(r->csv, &row);
+	}
+}
+
+static void execute(struct run *r)
+{
+	const struct cfg *c = r->c;
+	if (!c->interleave) {
+		for (size_t i = 0; i < r->n_cases; i++) {
+			struct hb_case *k = &r->cases[i];
+			if (k->skip)
+				continue;
+			for (unsigned long long w = 0; w < c->warmup; w++)
+				run_rep(r, k, -(long long)w - 1, -1);
+			for (unsigned long long rep = 0; rep < c->reps; rep++)
+				run_rep(r, k, (long long)rep, -1);
 		}
-		if (i < c->warmup)
+		return;
+	}
+	/* Interleaved: all warm-ups first (case order), then every measured repetition of
+	 * every case in one seeded random order. */
+	size_t n_slots = 0;
+	for (size_t i = 0; i < r->n_cases; i++) {
+		if (r->cases[i].skip)
 			continue;
-		unsigned rep = (unsigned)(i - c->warmup);
-		times[rep] = r.elapsed_ns;
-		if (csv) {
-			struct hb_row row = {
-				.env = env, .container = ops->name, .scenario = s->name,
-				.order = order == SCN_RANDOM ? "random" : "seq", .n = n,
-				.elem_bytes = ops->elem_bytes, .hole_ratio = 0.0, .seed = c->seed,
-				.rep = rep, .region = &r, .checksum = res.checksum,
-				.verified = res.verified, .swaps = res.swaps,
-			};
-			hb_utc_now(row.timestamp, sizeof row.timestamp);
-			hb_csv_row(csv, &row);
-		}
+		for (unsigned long long w = 0; w < c->warmup; w++)
+			run_rep(r, &r->cases[i], -(long long)w - 1, -1);
+		n_slots += c->reps;
 	}
-	if (csv)
-		fflush(csv);
-	qsort(times, c->reps, sizeof *times, cmp_u64);
-	uint64_t med = c->reps % 2 ? times[c->reps / 2]
-	                           : (times[c->reps / 2 - 1] + times[c->reps / 2]) / 2;
-	printf("%-52s median %11.4f ms  min %11.4f  max %11.4f  %9.2f ns/op  %s\n", name,
-	       med / 1e6, times[0] / 1e6, times[c->reps - 1] / 1e6, (double)med / (double)n,
-	       failed ? "NOT VERIFIED" : "verified");
-	return failed;
+	size_t *slots = malloc((n_slots ? n_slots : 1) * sizeof *slots);
+	if (!slots) {
+		fprintf(stderr, "dodbench: out of memory for the interleaved schedule\n");
+		exit(1);
+	}
+	size_t s = 0;
+	for (size_t i = 0; i < r->n_cases; i++)
+		for (unsigned long long rep = 0; rep < c->reps && !r->cases[i].skip; rep++)
+			slots[s++] = i;
+	uint64_t rng = c->seed ^ 0x1e7e41ea5e5ull;
+	for (size_t i = n_slots; i > 1; i--) {
+		size_t j = (size_t)dod_rng_below(&rng, i);
+		size_t t = slots[i - 1];
+		slots[i - 1] = slots[j];
+		slots[j] = t;
+	}
+	for (size_t pos = 0; pos < n_slots; pos++) {
+		struct hb_case *k = &r->cases[slots[pos]];
+		run_rep(r, k, (long long)k->done, (long long)pos);
+	}
+	free(slots);
+}
+
+/* The case of the baseline container with the same scenario, n, size and order. */
+static const struct hb_case *baseline_of(const struct run *r, const struct hb_case *k,
+                                         const char *base)
+{
+	for (size_t i = 0; i < r->n_cases; i++) {
+		const struct hb_case *b = &r->cases[i];
+		if (strcmp(b->ops->name, base) == 0 && b->scn == k->scn && b->n == k->n &&
+		    b->ops->elem_bytes == k->ops->elem_bytes && b->order == k->order)
+			return b;
+	}
+	return NULL;
+}
+
+static void summarize(const struct run *r, const char *base)
+{
+	bool any_unstable = false, any_ratio = false;
+	for (size_t i = 0; i < r->n_cases; i++) {
+		const struct hb_case *k = &r->cases[i];
+		if (k->skip) {
+			printf("%-52s skipped: %s\n", k->name, k->skip);
+			continue;
+		}
+		if (k->done == 0) {
+			printf("%-52s FAILED: no repetition completed\n", k->name);
+			continue;
+		}
+		struct hb_stats st;
+		hb_stats_of(k->elapsed_ns, k->done, &st);
+		bool unstable = k->done >= 3 && hb_rel_dispersion(&st) > HB_UNSTABLE;
+		any_unstable |= unstable;
+		printf("%-52s median %11.4f ms  min %11.4f  max %11.4f  MAD %5.1f%%  CV %5.1f%%  "
+		       "%9.2f ns/op  %s%s\n",
+		       k->name, st.median / 1e6, st.min / 1e6, st.max / 1e6,
+		       st.median > 0 ? 100 * st.mad / st.median : 0, 100 * st.cv,
+		       st.median / (double)k->n, k->failed ? "NOT VERIFIED" : "verified",
+		       unstable ? "  unstable" : "");
+	}
+	for (size_t i = 0; i < r->n_cases; i++) {
+		const struct hb_case *k = &r->cases[i], *b = baseline_of(r, k, base);
+		double ratio, lo, hi;
+		if (k->skip || !b || b == k || b->skip ||
+		    hb_ratio_ci(b->elapsed_ns, b->done, k->elapsed_ns, k->done, r->c->seed, &ratio,
+		                &lo, &hi) != 0)
+			continue;
+		if (!any_ratio)
+			printf("\ntime relative to %s (median ratio, 95%% bootstrap CI; > 1: slower "
+			       "than %s):\n", base, base);
+		any_ratio = true;
+		printf("%-52s %8.3fx  [%.3f, %.3f]%s\n", k->name, ratio, lo, hi,
+		       lo <= 1 && hi >= 1 ? "  no significant difference" : "");
+	}
+	if (any_unstable)
+		printf("\nunstable: the cases marked so have a robust dispersion (1.4826 MAD/median)"
+		       " above %.0f%%.\nTheir medians are not trustworthy to a few %%: add --reps, "
+		       "use --interleave and --pin CPU,\nand close other programs; on a VM, compare "
+		       "ratios within one run.\n", 100 * HB_UNSTABLE);
+}
+
+/* Pre-grows glibc's heap to the largest size a case may need and touches it, and keeps
+ * it mapped (no mmap'd chunks, no trimming), so that allocations inside timed regions
+ * reuse already-faulted pages. */
+static void prefault_heap(const struct cfg *c)
+{
+	double need = 0;
+	for (size_t i = 0; i < c->n_ns; i++)
+		for (size_t e = 0; e < c->n_elems; e++) {
+			double b = (double)c->ns[i] * (double)(2 * c->elems[e] + 64);
+			need = b > need ? b : need;
+		}
+	mallopt(M_MMAP_MAX, 0);
+	mallopt(M_TRIM_THRESHOLD, INT_MAX);
+	mallopt(M_TOP_PAD, 64 << 20);
+	char *p = malloc((size_t)need);
+	if (p) {
+		memset(p, 1, (size_t)need);
+		DOD_KEEP(p);
+		free(p);
+	}
 }
 
 static int cmd_run(int argc, char **argv)
 {
 	struct cfg c = {0};
 	struct hb_env env;
+	/* getopt permutes argv and list parsing splits strings in place: keep an untouched
+	 * copy for the callgrind re-run. */
+	char **orig = calloc((size_t)argc + 1, sizeof *orig);
+	for (int i = 0; orig && i < argc; i++)
+		if (!(orig[i] = strdup(argv[i])))
+			return 1;
+	if (!orig)
+		return 1;
 	int rc = parse_run(&c, argc, argv);
-	if (rc)
-		return rc;
 	hb_env_capture(&env);
 	if (c.run_id)
 		snprintf(env.run_id, sizeof env.run_id, "%s", c.run_id);
-	if ((rc = check_fits(&c, &env)))
+	if (rc == 0)
+		rc = check_fits(&c, &env);
+	bool delegated = rc == 0 && c.counters == HB_COUNTERS_CALLGRIND && !c.sim_child;
+	if (delegated)
+		rc = hb_sim_run(argc, orig, c.out, c.sim_d1, c.sim_ll, c.quiet);
+	for (int i = 0; i < argc; i++)
+		free(orig[i]);
+	free(orig);
+	if (rc || delegated)
 		return rc;
 
 	char notice[400], err[400];
@@ -402,31 +623,70 @@ static int cmd_run(int argc, char **argv)
 		return usage_error("%s", err);
 	if (notice[0] && !c.quiet)
 		fprintf(stderr, "dodbench: %s\n", notice);
+	if (!c.quiet && !c.sim_child)
+		hb_env_warn(&env, stderr);
 
-	FILE *csv = NULL;
-	if (c.out && !(csv = hb_csv_open(c.out, err, sizeof err)))
+	struct run r = {.c = &c, .env = &env, .tty = isatty(2)};
+	if (c.out && !(r.csv = hb_csv_open(c.out, err, sizeof err)))
 		return usage_error("--out: %s", err);
-	uint64_t *times = malloc(c.reps * sizeof *times);
-	if (!times) {
-		fprintf(stderr, "dodbench: out of memory for %llu repetitions\n", c.reps);
+
+	/* The cases, in the order of the nested lists. */
+	size_t max_cases = c.n_scenarios * c.n_containers * c.n_elems * c.n_ns * 2;
+	r.cases = calloc(max_cases, sizeof *r.cases);
+	if (!r.cases) {
+		fprintf(stderr, "dodbench: out of memory for %zu cases\n", max_cases);
 		return 1;
 	}
-	if (!c.quiet)
-		fprintf(stderr, "dodbench: run %s, counter_source=%s, %llu reps + %llu warm-up\n",
-		        env.run_id, hb_counter_source(), c.reps, c.warmup);
-
-	int failed = 0;
 	for (size_t si = 0; si < c.n_scenarios; si++)
 		for (size_t ci = 0; ci < c.n_containers; ci++)
 			for (size_t ei = 0; ei < c.n_elems; ei++)
 				for (size_t ni = 0; ni < c.n_ns; ni++)
 					for (size_t oi = 0; oi < (c.scenarios[si]->uses_order ? c.n_orders : 1); oi++) {
-						const struct dod_ops *ops = hb_find_ops(c.containers[ci]->name, c.elems[ei]);
-						enum scn_order order = c.scenarios[si]->uses_order ? c.orders[oi] : SCN_SEQ;
-						failed |= run_case(&c, &env, csv, ops, c.scenarios[si], c.ns[ni], order, times);
+						struct hb_case *k = &r.cases[r.n_cases++];
+						k->ops = hb_find_ops(c.containers[ci]->name, c.elems[ei]);
+						k->scn = c.scenarios[si];
+						k->n = c.ns[ni];
+						k->order = k->scn->uses_order ? c.orders[oi] : SCN_SEQ;
+						snprintf(k->name, sizeof k->name, "%s/%s/n:%zu/elem:%zu%s", k->scn->name,
+						         k->ops->name, k->n, k->ops->elem_bytes,
+						         !k->scn->uses_order ? ""
+						         : k->order == SCN_RANDOM ? "/order:random" : "/order:seq");
+						k->skip = k->scn->cannot_run ? k->scn->cannot_run(k->ops) : NULL;
+						k->elapsed_ns = calloc(c.reps, sizeof *k->elapsed_ns);
+						k->cpu_ns = calloc(c.reps, sizeof *k->cpu_ns);
+						if (!k->elapsed_ns || !k->cpu_ns) {
+							fprintf(stderr, "dodbench: out of memory for repetitions\n");
+							return 1;
+						}
+						if (!k->skip)
+							r.total_steps += c.warmup + c.reps;
 					}
-	free(times);
-	if (csv && fclose(csv) != 0) {
+	if (!c.quiet)
+		fprintf(stderr, "dodbench: run %s, counter_source=%s, %llu reps + %llu warm-up%s%s\n",
+		        env.run_id, hb_counter_source(), c.reps, c.warmup,
+		        c.interleave ? ", interleaved" : "", c.prefault ? ", prefaulted heap" : "");
+	if (c.prefault)
+		prefault_heap(&c);
+	r.t_start = now_s();
+	execute(&r);
+	progress_done(&r);
+	if (c.counters == HB_COUNTERS_CALLGRIND)
+		printf("(times below ran under callgrind: ~50x slower than native, not comparable)\n");
+	summarize(&r, c.baseline ? c.baseline : c.containers[0]->name);
+
+	int failed = 0;
+	for (size_t i = 0; i < r.n_cases; i++)
+		failed |= r.cases[i].failed;
+	if (c.out_json && hb_json_write(c.out_json, &env, r.cases, r.n_cases) != 0) {
+		fprintf(stderr, "dodbench: error writing %s\n", c.out_json);
+		failed = 1;
+	}
+	for (size_t i = 0; i < r.n_cases; i++) {
+		free(r.cases[i].elapsed_ns);
+		free(r.cases[i].cpu_ns);
+	}
+	free(r.cases);
+	if (r.csv && fclose(r.csv) != 0) {
 		fprintf(stderr, "dodbench: error writing %s\n", c.out);
 		return 1;
 	}

@@ -1,4 +1,5 @@
-/* measure.c - the timed region: CLOCK_MONOTONIC, the TSC and PAPI counters.
+/* measure.c - the timed region: CLOCK_MONOTONIC, CPU time, the TSC, PAPI counters,
+ * page faults, allocator calls, and callgrind's collection toggle.
  *
  * PAPI is optional at build time (HAVE_PAPI, set by the Makefile when papi.h exists) and
  * at run time: on a machine without a PMU (this KVM guest) PAPI adds none of the events,
@@ -9,7 +10,9 @@
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
+#include <valgrind/callgrind.h>
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <x86intrin.h>
@@ -25,8 +28,10 @@ const char *const hb_counter_columns[HB_N_COUNTERS] = {
 	"papi_tot_cyc", "papi_tot_ins", "papi_l1_dcm", "papi_l2_dcm", "papi_l3_tcm",
 };
 
-static bool use_papi;
+static bool use_papi, use_callgrind;
 static bool added[HB_N_COUNTERS];
+static char papi_status[256] = "not used";
+static uint64_t sim_seq;
 #ifdef HAVE_PAPI
 static int event_set = PAPI_NULL;
 static const int events[HB_N_COUNTERS] = {
@@ -34,7 +39,12 @@ static const int events[HB_N_COUNTERS] = {
 };
 #endif
 
-const char *hb_counter_source(void) { return use_papi ? "papi" : "none"; }
+const char *hb_counter_source(void)
+{
+	return use_callgrind ? "callgrind" : use_papi ? "papi" : "none";
+}
+
+const char *hb_papi_status(void) { return papi_status; }
 
 #ifdef HAVE_PAPI
 /* Adds what it can; returns the number of events added, and why none were in why. */
@@ -71,12 +81,29 @@ int hb_counters_init(enum hb_counter_mode mode, char *notice, size_t notice_len,
                      char *err, size_t err_len)
 {
 	notice[0] = err[0] = '\0';
-	use_papi = false;
+	use_papi = use_callgrind = false;
 	if (mode == HB_COUNTERS_NONE)
 		return 0;
+	if (mode == HB_COUNTERS_CALLGRIND) {
+		if (!RUNNING_ON_VALGRIND) {
+			snprintf(err, err_len, "callgrind counters need the process to run under "
+			                       "valgrind --tool=callgrind (use --counters callgrind)");
+			return -1;
+		}
+		use_callgrind = true;
+		return 0;
+	}
 	char why[256] = "dodbench was built without PAPI (install libpapi-dev and rebuild)";
 #ifdef HAVE_PAPI
-	use_papi = papi_setup(why, sizeof why) > 0;
+	int n_added = papi_setup(why, sizeof why);
+	use_papi = n_added > 0;
+	if (use_papi)
+		snprintf(papi_status, sizeof papi_status, "ok: %d of %d events", n_added,
+		         HB_N_COUNTERS);
+	else
+		snprintf(papi_status, sizeof papi_status, "%s", why);
+#else
+	snprintf(papi_status, sizeof papi_status, "not built");
 #endif
 	if (use_papi)
 		return 0;
@@ -90,34 +117,63 @@ int hb_counters_init(enum hb_counter_mode mode, char *notice, size_t notice_len,
 	return 0;
 }
 
+static void ts_now(clockid_t clock, struct timespec_pair *t)
+{
+	struct timespec ts;
+	clock_gettime(clock, &ts);
+	t->sec = ts.tv_sec;
+	t->nsec = ts.tv_nsec;
+}
+
+static uint64_t ts_since(clockid_t clock, const struct timespec_pair *t0)
+{
+	struct timespec_pair t1;
+	ts_now(clock, &t1);
+	return (uint64_t)((t1.sec - t0->sec) * 1000000000LL + (t1.nsec - t0->nsec));
+}
+
 void hb_begin(struct hb_region *r)
 {
 	memset(r, 0, sizeof *r);
+	struct rusage ru;
+	getrusage(RUSAGE_SELF, &ru);
+	r->minflt = ru.ru_minflt;
+	r->majflt = ru.ru_majflt;
+	if (hb_alloc_counts)
+		hb_alloc_counts(&r->allocs0, &r->frees0);
+	ts_now(CLOCK_PROCESS_CPUTIME_ID, &r->cpu0);
 #ifdef HAVE_PAPI
 	if (use_papi)
 		PAPI_start(event_set);
 #endif
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	r->t0.sec = ts.tv_sec;
-	r->t0.nsec = ts.tv_nsec;
+	ts_now(CLOCK_MONOTONIC, &r->t0);
 #ifdef HB_HAVE_TSC
 	unsigned aux;
 	r->tsc0 = __rdtscp(&aux);
 #endif
+	if (use_callgrind) {
+		CALLGRIND_ZERO_STATS;
+		CALLGRIND_TOGGLE_COLLECT;
+	}
 }
 
 void hb_end(struct hb_region *r)
 {
+	if (use_callgrind) {
+		CALLGRIND_TOGGLE_COLLECT;
+		char name[48];
+		snprintf(name, sizeof name, "dodbench-region-%llu", (unsigned long long)++sim_seq);
+		CALLGRIND_DUMP_STATS_AT(name);
+		r->sim_seq = sim_seq;
+		r->have_sim = true;
+	}
 #ifdef HB_HAVE_TSC
 	unsigned aux;
 	uint64_t tsc1 = __rdtscp(&aux);
 	r->tsc_cycles = tsc1 - r->tsc0;
 	r->have_tsc = true;
 #endif
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	r->elapsed_ns = (uint64_t)((ts.tv_sec - r->t0.sec) * 1000000000LL + (ts.tv_nsec - r->t0.nsec));
+	r->elapsed_ns = ts_since(CLOCK_MONOTONIC, &r->t0);
 #ifdef HAVE_PAPI
 	if (use_papi) {
 		long long v[HB_N_COUNTERS] = {0};
@@ -130,4 +186,16 @@ void hb_end(struct hb_region *r)
 			}
 	}
 #endif
+	r->cpu_ns = ts_since(CLOCK_PROCESS_CPUTIME_ID, &r->cpu0);
+	if (hb_alloc_counts) {
+		unsigned long long a, f;
+		hb_alloc_counts(&a, &f);
+		r->allocs = a - r->allocs0;
+		r->frees = f - r->frees0;
+		r->have_allocs = true;
+	}
+	struct rusage ru;
+	getrusage(RUSAGE_SELF, &ru);
+	r->minflt = ru.ru_minflt - r->minflt;
+	r->majflt = ru.ru_majflt - r->majflt;
 }

@@ -18,7 +18,10 @@ static const char v1_header[] =
 	"schema,timestamp,host,cpu_model,compiler,cflags,git_rev,container,scenario,n,"
 	"elem_bytes,hole_ratio,order,seed,rep,elapsed_ns,ns_per_op,tsc_cycles,counter_source,"
 	"papi_tot_cyc,papi_tot_ins,papi_l1_dcm,papi_l2_dcm,papi_l3_tcm,checksum,verified,"
-	"run_id,swaps\n";
+	"run_id,swaps,"
+	"sim_ir,sim_dr,sim_dw,sim_d1mr,sim_d1mw,sim_dlmr,sim_dlmw,sim_d1,sim_ll,papi_multiplexed,"
+	"minflt,majflt,allocs,prefault,interleave_pos,cores,hypervisor,governor,turbo,pinned_cpu,"
+	"build_type,perf_paranoid,papi_status,frees,cpu_ns\n";
 
 static char *write_to_string(void (*fn)(FILE *, const void *), const void *arg)
 {
@@ -44,31 +47,50 @@ static void test_header_is_schema_v1(void **state)
 
 static struct hb_env env = {
 	.host = "box", .cpu_model = "Some \"Fast\" CPU, 8 cores", .compiler = "gcc 12",
-	.cflags = "-O2", .git_rev = "abc", .run_id = "r1",
+	.cflags = "-O2", .git_rev = "abc", .run_id = "r1", .n_cpus = 2, .hypervisor = true,
+	.governor = "unavailable", .turbo = "on", .pinned_cpu = -1, .build_type = "release",
+	.perf_paranoid = 2,
 };
 
 static void test_row_quoting_and_missing_counters(void **state)
 {
 	(void)state;
-	struct hb_region r = {.elapsed_ns = 2000, .tsc_cycles = 4000, .have_tsc = true};
+	struct hb_region r = {.elapsed_ns = 2000, .tsc_cycles = 4000, .have_tsc = true,
+	                      .minflt = 3, .cpu_ns = 1900};
 	r.ctr[1] = 0; /* measured zero must print as 0; unmeasured must print nothing */
 	r.have[1] = true;
 	struct hb_row row = {
 		.env = &env, .timestamp = "2026-01-01T00:00:00Z", .container = "handle_map",
 		.scenario = "create", .order = "seq", .n = 1000, .elem_bytes = 8, .seed = 7,
 		.rep = 3, .region = &r, .checksum = 499500, .verified = true, .swaps = -1,
+		.interleave_pos = -1,
 	};
 	char *s = write_to_string(row_fn, &row);
 	assert_string_equal(s, "1,2026-01-01T00:00:00Z,box,\"Some \"\"Fast\"\" CPU, 8 cores\","
 	                       "gcc 12,-O2,abc,handle_map,create,1000,8,0,seq,7,3,2000,2,4000,"
-	                       "none,,0,,,,499500,1,r1,\n");
+	                       "none,,0,,,,499500,1,r1,"
+	                       /* no sim, no PAPI multiplexing column, 3 faults, no alloc count,
+	                        * not interleaved, unpinned */
+	                       ",,,,,,,,,,,3,0,,0,,2,1,unavailable,on,,release,2,not used,,1900\n");
 	free(s);
 	row.swaps = 12;
 	row.verified = false;
 	r.have_tsc = false;
 	s = write_to_string(row_fn, &row);
 	assert_non_null(strstr(s, ",2000,2,,none,"));
-	assert_non_null(strstr(s, ",499500,0,r1,12\n"));
+	assert_non_null(strstr(s, ",499500,0,r1,12,"));
+	free(s);
+	/* Under callgrind the sim columns carry the token sim.c replaces: "@cg<seq>@" and
+	 * eight empty fields; allocation counts appear when measured. */
+	r.have_sim = true;
+	r.sim_seq = 42;
+	r.have_allocs = true;
+	r.allocs = 5;
+	r.frees = 4;
+	row.interleave_pos = 7;
+	s = write_to_string(row_fn, &row);
+	assert_non_null(strstr(s, ",r1,12,@cg42@,,,,,,,,,,3,0,5,0,7,"));
+	assert_non_null(strstr(s, ",4,1900\n"));
 	free(s);
 }
 

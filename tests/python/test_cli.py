@@ -5,7 +5,10 @@ Every bad input must give exit status 2 and a message on stderr, before any work
 after `make build`; DODBENCH overrides the binary's path.
 """
 import csv
+import json
 import os
+import pty
+import re
 import subprocess
 from pathlib import Path
 
@@ -55,7 +58,14 @@ def test_help_documents_every_option():
     (["run", "--reps", "0"], "--reps"),
     (["run", "--warmup", "x"], "--warmup"),
     (["run", "--seed", "-1"], "--seed"),
-    (["run", "--counters", "magic"], "not auto, papi or none"),
+    (["run", "--counters", "magic"], "not auto, papi, none or callgrind"),
+    (["run", "--counters", "callgrind", "--sim-ll", "8000000,16,64"], "power of two"),
+    (["run", "--counters", "callgrind", "--sim-d1", "32768,8"], "size,assoc,line"),
+    (["run", "--sim-ll", "8388608,16,64"], "need --counters callgrind"),
+    (["run", "--container", "handle_map", "--baseline", "peer_unordered_map"],
+     "not one of the containers"),
+    (["run", "--pin", "5000"], "--pin"),
+    (["run", "--pin", "1023"], "cannot pin"),
     (["run", "--run-id", "has space"], "--run-id"),
     (["run", "--bogus"], "unknown option"),
     (["run", "--n"], "needs a value"),
@@ -83,7 +93,7 @@ def test_good_run_writes_v1_rows(tmp_path):
     assert "skipped: no handles" in p.stdout       # plain_array cannot look up
     with out.open() as f:
         rows = list(csv.DictReader(f))
-    assert list(rows[0].keys()) == V1_COLUMNS
+    assert list(rows[0].keys())[:len(V1_COLUMNS)] == V1_COLUMNS
     # create: 2 containers x 2 n x 3 reps; lookup: handle_map x 2 n x 2 orders x 3 reps
     assert len(rows) == 12 + 12
     for r in rows:
@@ -124,3 +134,147 @@ def test_foreign_csv_header_is_refused(tmp_path):
     p = run("run", "--n", "10", "--reps", "1", "--out", str(out))
     assert p.returncode == 2 and "different header" in p.stderr
     assert out.read_text() == "a,b,c\n1,2,3\n"
+
+
+def read_rows(path):
+    with open(path) as f:
+        return list(csv.DictReader(f))
+
+
+def test_callgrind_counts_are_deterministic(tmp_path):
+    """Two identical callgrind runs give identical simulated counts for every region."""
+    args = ["run", "--container", "handle_map,peer_unordered_map", "--scenario",
+            "iterate,lookup", "--n", "2000", "--reps", "2", "--warmup", "1",
+            "--counters", "callgrind", "--sim-ll", "8388608,16,64", "--quiet"]
+    runs = []
+    for i in range(2):
+        out = tmp_path / f"cg{i}.csv"
+        p = run(*args, "--out", str(out))
+        assert p.returncode == 0, p.stdout + p.stderr
+        assert "simulated caches" in p.stdout
+        runs.append(read_rows(out))
+    sim = ["sim_ir", "sim_dr", "sim_dw", "sim_d1mr", "sim_d1mw", "sim_dlmr", "sim_dlmw"]
+    assert len(runs[0]) == len(runs[1]) == 2 * 2 * 2  # containers x scenarios x reps
+    for a, b in zip(*runs):
+        assert a["counter_source"] == "callgrind" and a["verified"] == "1"
+        assert all(a[c] != "" for c in sim) and int(a["sim_ir"]) > 0
+        assert a["sim_ll"] == "8388608:16:64" and a["sim_d1"].count(":") == 2
+        assert [a[c] for c in sim] == [b[c] for c in sim]
+    # Only the region is counted: iterating 2000 8-byte keys reads ~2000 of them, not
+    # the setup's inserts.
+    it = next(r for r in runs[0] if r["scenario"] == "iterate" and r["container"] == "handle_map")
+    assert 2000 <= int(it["sim_dr"]) < 2100
+
+
+def test_interleave_records_a_permutation(tmp_path):
+    out = tmp_path / "i.csv"
+    p = run("run", "--container", "handle_map,plain_array", "--scenario", "iterate",
+            "--n", "1000", "--reps", "5", "--interleave", "--out", str(out), "--quiet")
+    assert p.returncode == 0
+    rows = read_rows(out)
+    assert sorted(int(r["interleave_pos"]) for r in rows) == list(range(10))
+    containers_in_order = [r["container"] for r in sorted(rows, key=lambda r: int(r["interleave_pos"]))]
+    assert containers_in_order != sorted(containers_in_order)  # actually mixed (seed 1)
+
+
+def test_page_faults_allocs_and_prefault(tmp_path):
+    cold, warm = tmp_path / "cold.csv", tmp_path / "warm.csv"
+    base = ["run", "--container", "handle_map,peer_malloc_ptrs", "--scenario", "create",
+            "--n", "100000", "--reps", "5", "--quiet"]
+    assert run(*base, "--out", str(cold)).returncode == 0
+    assert run(*base, "--prefault", "--out", str(warm)).returncode == 0
+    cold_rows, warm_rows = read_rows(cold), read_rows(warm)
+    for r in cold_rows:
+        assert r["prefault"] == "0" and r["minflt"] != "" and r["majflt"] != ""
+        allocs = int(r["allocs"])
+        if r["container"] == "peer_malloc_ptrs":
+            assert 100000 <= allocs <= 100010      # one malloc per item + the vector
+        else:
+            assert 1 <= allocs <= 10               # handle_map: a few arrays
+    med = lambda rows, c: sorted(int(r["minflt"]) for r in rows if r["container"] == c)[2]
+    assert med(cold_rows, "handle_map") > 100      # 2 MB of fresh pages touched in the region
+    assert med(warm_rows, "handle_map") < med(cold_rows, "handle_map") / 10
+    assert all(r["prefault"] == "1" for r in warm_rows)
+
+
+def test_environment_columns_and_warnings(tmp_path):
+    out = tmp_path / "e.csv"
+    p = run("run", "--container", "handle_map", "--scenario", "iterate", "--n", "100",
+            "--reps", "1", "--pin", "0", "--out", str(out))
+    assert p.returncode == 0
+    row = read_rows(out)[0]
+    assert row["pinned_cpu"] == "0" and row["build_type"] == "release"
+    assert int(row["cores"]) >= 1 and row["hypervisor"] in ("0", "1")
+    assert row["papi_status"] != ""
+    assert "not pinned" not in p.stderr
+    p = run("run", "--container", "handle_map", "--scenario", "iterate", "--n", "100", "--reps", "1")
+    assert "not pinned" in p.stderr
+    if row["hypervisor"] == "1":
+        assert "running in a VM" in p.stderr
+
+
+def test_json_output_is_google_benchmark_format(tmp_path):
+    out = tmp_path / "r.json"
+    p = run("run", "--container", "handle_map,peer_unordered_map", "--scenario", "lookup",
+            "--n", "1000", "--reps", "3", "--out-json", str(out), "--quiet")
+    assert p.returncode == 0
+    doc = json.loads(out.read_text())
+    assert {"date", "host_name", "num_cpus", "library_build_type"} <= doc["context"].keys()
+    bench = doc["benchmarks"]
+    names = {b["run_name"] for b in bench}
+    assert names == {"lookup/handle_map/n:1000/elem:8/order:seq",
+                     "lookup/peer_unordered_map/n:1000/elem:8/order:seq"}
+    for b in bench:
+        assert {"name", "run_name", "run_type", "repetitions", "real_time", "cpu_time",
+                "time_unit", "iterations", "threads"} <= b.keys()
+        assert b["time_unit"] == "ns" and b["repetitions"] == 3
+    iters = [b for b in bench if b["run_type"] == "iteration"]
+    aggs = [b for b in bench if b["run_type"] == "aggregate"]
+    assert len(iters) == 6 and {b["aggregate_name"] for b in aggs} == {"mean", "median", "stddev", "cv"}
+    assert all(b["real_time"] > 0 for b in iters)
+    med = next(b for b in aggs if b["aggregate_name"] == "median" and "handle_map" in b["name"])
+    times = sorted(b["real_time"] for b in iters if b["run_name"] == med["run_name"])
+    assert med["name"] == med["run_name"] + "_median" and med["real_time"] == times[1]
+
+
+def test_summary_has_ratios_with_ci(tmp_path):
+    p = run("run", "--container", "handle_map,peer_unordered_map", "--scenario", "create",
+            "--n", "20000", "--reps", "5", "--quiet")
+    assert p.returncode == 0
+    assert "time relative to handle_map (median ratio, 95% bootstrap CI" in p.stdout
+    line = next(l for l in p.stdout.splitlines() if l.startswith("create/peer_unordered_map") and "x  [" in l)
+    ratio, lo, hi = re.match(r".*?([\d.]+)x\s+\[([\d.]+), ([\d.]+)\]", line).groups()
+    assert float(lo) <= float(ratio) <= float(hi)
+    assert "MAD" in p.stdout and "CV" in p.stdout
+
+
+def progress_run(*extra):
+    return [BIN, "run", "--container", "handle_map", "--scenario", "defragment", "--n",
+            "20000", "--reps", "14", "--warmup", "0", *extra]
+
+
+def test_progress_plain_lines_when_not_a_terminal():
+    p = subprocess.run(progress_run(), capture_output=True, text=True, timeout=120)
+    assert p.returncode == 0
+    assert re.search(r"^\[\d+/14\] defragment/handle_map/n:20000/elem:8 \.\.\. eta \d+m\d\ds$",
+                     p.stderr, re.M), p.stderr
+    quiet = subprocess.run(progress_run("--quiet"), capture_output=True, text=True, timeout=120)
+    assert "eta" not in quiet.stderr
+
+
+def test_progress_updates_one_line_on_a_terminal():
+    pid, fd = pty.fork()
+    if pid == 0:
+        os.execv(BIN, progress_run())
+    out = b""
+    while True:
+        try:
+            chunk = os.read(fd, 4096)
+        except OSError:
+            break
+        if not chunk:
+            break
+        out += chunk
+    os.waitpid(pid, 0)
+    text = out.decode()
+    assert re.search(r"\r\x1b\[K\[\d+/14\] defragment/handle_map", text), text[-500:]

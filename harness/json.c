@@ -1,0 +1,107 @@
+/* json.c - the run in google-benchmark's JSON output format (benchmark/docs/user_guide.md,
+ * "Output Formats"), so google-benchmark's tools/compare.py and dashboards that read it
+ * can use dodbench results. One "iteration" entry per measured repetition (iterations = 1:
+ * each repetition is one timed region), then "aggregate" entries mean, median, stddev
+ * and cv per case, as google-benchmark writes with --benchmark_repetitions. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "hb.h"
+#include "scenario.h"
+
+static void put_json_str(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+		if (c == '"' || c == '\\')
+			fprintf(f, "\\%c", c);
+		else if (c < 0x20)
+			fprintf(f, "\\u%04x", c);
+		else
+			fputc(c, f);
+	}
+	fputc('"', f);
+}
+
+static void entry(FILE *f, bool *first, const struct hb_case *c, size_t family,
+                  const char *run_type, const char *aggregate, size_t rep, size_t reps,
+                  double real_ns, double cpu_ns)
+{
+	char name[200];
+	if (aggregate)
+		snprintf(name, sizeof name, "%s_%s", c->name, aggregate);
+	else
+		snprintf(name, sizeof name, "%s", c->name);
+	fprintf(f, "%s\n    {\n      \"name\": ", *first ? "" : ",");
+	*first = false;
+	put_json_str(f, name);
+	fprintf(f, ",\n      \"family_index\": %zu,\n      \"per_family_instance_index\": 0,\n"
+	           "      \"run_name\": ", family);
+	put_json_str(f, c->name);
+	fprintf(f, ",\n      \"run_type\": \"%s\",\n      \"repetitions\": %zu,\n", run_type, reps);
+	if (aggregate)
+		fprintf(f, "      \"threads\": 1,\n      \"aggregate_name\": \"%s\",\n"
+		           "      \"aggregate_unit\": \"%s\",\n",
+		        aggregate, strcmp(aggregate, "cv") == 0 ? "percentage" : "time");
+	else
+		fprintf(f, "      \"repetition_index\": %zu,\n      \"threads\": 1,\n", rep);
+	fprintf(f, "      \"iterations\": 1,\n      \"real_time\": %.17g,\n"
+	           "      \"cpu_time\": %.17g,\n      \"time_unit\": \"ns\"",
+	        real_ns, cpu_ns);
+	/* Throughput only where it means one: not for a dispersion aggregate. */
+	if (!aggregate || strcmp(aggregate, "mean") == 0 || strcmp(aggregate, "median") == 0)
+		fprintf(f, ",\n      \"items_per_second\": %.17g",
+		        real_ns > 0 ? (double)c->n * 1e9 / real_ns : 0.0);
+	fputs("\n    }", f);
+}
+
+int hb_json_write(const char *path, const struct hb_env *env, const struct hb_case *cases,
+                  size_t n_cases)
+{
+	FILE *f = fopen(path, "w");
+	if (!f)
+		return -1;
+	char date[32];
+	hb_utc_now(date, sizeof date);
+	fprintf(f, "{\n  \"context\": {\n    \"date\": \"%s\",\n    \"host_name\": ", date);
+	put_json_str(f, env->host);
+	fprintf(f, ",\n    \"executable\": \"dodbench\",\n    \"num_cpus\": %ld,\n"
+	           "    \"mhz_per_cpu\": 0,\n    \"cpu_scaling_enabled\": %s,\n"
+	           "    \"caches\": [],\n    \"library_build_type\": \"%s\",\n    \"cpu_model\": ",
+	        env->n_cpus, strcmp(env->governor, "performance") != 0 ? "true" : "false",
+	        env->build_type);
+	put_json_str(f, env->cpu_model);
+	fputs(",\n    \"compiler\": ", f);
+	put_json_str(f, env->compiler);
+	fputs(",\n    \"cflags\": ", f);
+	put_json_str(f, env->cflags);
+	fputs(",\n    \"git_rev\": ", f);
+	put_json_str(f, env->git_rev);
+	fputs(",\n    \"run_id\": ", f);
+	put_json_str(f, env->run_id);
+	fprintf(f, ",\n    \"counter_source\": \"%s\"\n  },\n  \"benchmarks\": [", hb_counter_source());
+
+	bool first = true;
+	size_t family = 0;
+	for (size_t i = 0; i < n_cases; i++) {
+		const struct hb_case *c = &cases[i];
+		if (c->skip || c->done == 0)
+			continue;
+		for (size_t r = 0; r < c->done; r++)
+			entry(f, &first, c, family, "iteration", NULL, r, c->done,
+			      (double)c->elapsed_ns[r], (double)c->cpu_ns[r]);
+		struct hb_stats real, cpu;
+		hb_stats_of(c->elapsed_ns, c->done, &real);
+		hb_stats_of(c->cpu_ns, c->done, &cpu);
+		entry(f, &first, c, family, "aggregate", "mean", 0, c->done, real.mean, cpu.mean);
+		entry(f, &first, c, family, "aggregate", "median", 0, c->done, real.median, cpu.median);
+		entry(f, &first, c, family, "aggregate", "stddev", 0, c->done, real.cv * real.mean,
+		      cpu.cv * cpu.mean);
+		entry(f, &first, c, family, "aggregate", "cv", 0, c->done, real.cv, cpu.cv);
+		family++;
+	}
+	fputs("\n  ]\n}\n", f);
+	return fclose(f) == 0 ? 0 : -1;
+}

@@ -1,0 +1,95 @@
+/* stats.c - summary statistics of repetitions and bootstrap intervals of ratios. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dod_common.h"
+#include "hb.h"
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+/* Median of x[0..n), n >= 1; sorts x. */
+static double median_sort(double *x, size_t n)
+{
+	qsort(x, n, sizeof *x, cmp_double);
+	return n % 2 ? x[n / 2] : (x[n / 2 - 1] + x[n / 2]) / 2;
+}
+
+void hb_stats_of(const uint64_t *x, size_t n, struct hb_stats *out)
+{
+	memset(out, 0, sizeof *out);
+	out->n = n;
+	if (n == 0)
+		return;
+	double *v = malloc(n * sizeof *v);
+	if (!v)
+		return;
+	double sum = 0, sq = 0;
+	for (size_t i = 0; i < n; i++) {
+		v[i] = (double)x[i];
+		sum += v[i];
+	}
+	out->mean = sum / (double)n;
+	for (size_t i = 0; i < n; i++)
+		sq += (v[i] - out->mean) * (v[i] - out->mean);
+	out->cv = n > 1 && out->mean > 0 ? sqrt(sq / (double)(n - 1)) / out->mean : 0;
+	out->median = median_sort(v, n);
+	out->min = v[0];
+	out->max = v[n - 1];
+	for (size_t i = 0; i < n; i++)
+		v[i] = fabs(v[i] - out->median);
+	out->mad = median_sort(v, n);
+	free(v);
+}
+
+double hb_rel_dispersion(const struct hb_stats *s)
+{
+	return s->median > 0 ? 1.4826 * s->mad / s->median : 0;
+}
+
+/* Median of a resample (with replacement) of x, using scratch. */
+static double resample_median(const uint64_t *x, size_t n, uint64_t *rng, double *scratch)
+{
+	for (size_t i = 0; i < n; i++)
+		scratch[i] = (double)x[dod_rng_below(rng, n)];
+	return median_sort(scratch, n);
+}
+
+int hb_ratio_ci(const uint64_t *a, size_t na, const uint64_t *b, size_t nb, uint64_t seed,
+                double *ratio, double *lo, double *hi)
+{
+	enum { RESAMPLES = 2000 };
+	if (na < 3 || nb < 3)
+		return -1;
+	struct hb_stats sa, sb;
+	hb_stats_of(a, na, &sa);
+	hb_stats_of(b, nb, &sb);
+	if (sa.median <= 0)
+		return -1;
+	double *scratch = malloc((na > nb ? na : nb) * sizeof *scratch);
+	double *r = malloc(RESAMPLES * sizeof *r);
+	if (!scratch || !r) {
+		free(scratch);
+		free(r);
+		return -1;
+	}
+	uint64_t rng = seed ^ 0xb007574a9ull;
+	size_t k = 0;
+	for (int i = 0; i < RESAMPLES; i++) {
+		double ma = resample_median(a, na, &rng, scratch);
+		double mb = resample_median(b, nb, &rng, scratch);
+		if (ma > 0)
+			r[k++] = mb / ma;
+	}
+	qsort(r, k, sizeof *r, cmp_double);
+	*ratio = sb.median / sa.median;
+	*lo = r[(size_t)(0.025 * (double)(k - 1))];
+	*hi = r[(size_t)(0.975 * (double)(k - 1) + 0.5)];
+	free(scratch);
+	free(r);
+	return 0;
+}
