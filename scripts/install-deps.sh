@@ -10,7 +10,7 @@ packages=(
 	libpapi-dev papi-tools  # hardware counters (optional at run time)
 	valgrind                # callgrind cache simulation
 	hyperfine               # whole-process timing
-	python3 python3-matplotlib python3-numpy python3-pytest  # reports, /usr/bin/python3
+	python3 python3-matplotlib python3-numpy python3-scipy python3-pytest  # reports, /usr/bin/python3
 )
 
 missing=()
