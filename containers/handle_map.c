@@ -104,20 +104,28 @@ static inline int check_id(const HMAP *m, hmap_id h)
 int SFX(hmap_check)(const HMAP *m, hmap_id h) { return check_id(m, h); }
 
 /* The hot path of lookup: two compares replace four field checks. h >> 48 is type id
- * and free bit together, so it equals m->type_id only for a non-free handle of this map;
+ * and free bit together, so it equals type_id only for a non-free handle of this map;
  * then a live sparse entry equals the handle in every bit above the index (generation,
- * type id, free bit clear), so one masked compare checks the generation and that the
- * slot is live. */
-static inline DOD_ELEM *get_fast(const HMAP *m, hmap_id h)
+ * type id, free bit clear), so one compare of (s ^ h) >> 32 checks the generation and
+ * that the slot is live. Takes the arrays rather than the map so a batch loop can keep
+ * them in registers. On success writes the dense index to *d. */
+static inline bool resolve(const hmap_id *sparse, size_t n_slots, uint16_t type_id,
+                           hmap_id h, uint32_t *d)
 {
 	uint32_t i = hmap_id_index(h);
-	if (i >= m->n_slots || (h >> 48) != m->type_id)
-		return NULL;
-	hmap_id s = m->sparse[i];
-	const hmap_id hi_mask = ~(hmap_id)UINT32_MAX;
-	if ((s & hi_mask) != (h & hi_mask))
-		return NULL;
-	return &m->dense[hmap_id_index(s)];
+	if (i >= n_slots || (h >> 48) != type_id)
+		return false;
+	hmap_id s = sparse[i];
+	if ((s ^ h) >> 32)
+		return false;
+	*d = hmap_id_index(s);
+	return true;
+}
+
+static inline DOD_ELEM *get_fast(const HMAP *m, hmap_id h)
+{
+	uint32_t d;
+	return resolve(m->sparse, m->n_slots, m->type_id, h, &d) ? &m->dense[d] : NULL;
 }
 
 DOD_ELEM *SFX(hmap_get)(const HMAP *m, hmap_id h) { return get_fast(m, h); }
@@ -436,12 +444,16 @@ static uint64_t ops_iterate_sum(const void *c)
 static int ops_lookup_sum(const void *c, const uint64_t *hs, size_t n, uint64_t *sum_out)
 {
 	const HMAP *m = c;
+	const hmap_id *sparse = m->sparse;
+	const DOD_ELEM *dense = m->dense;
+	size_t n_slots = m->n_slots;
+	uint16_t type_id = m->type_id;
 	uint64_t sum = 0;
 	for (size_t k = 0; k < n; k++) {
-		const DOD_ELEM *e = get_fast(m, hs[k]);
-		if (!e)
+		uint32_t d;
+		if (!resolve(sparse, n_slots, type_id, hs[k], &d))
 			return check_id(m, hs[k]);
-		sum += e->key;
+		sum += dense[d].key;
 	}
 	*sum_out = sum;
 	return DOD_OK;
