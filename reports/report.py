@@ -1,20 +1,31 @@
 #!/usr/bin/python3
-"""Turn dodbench CSV results into the handle_map chart and the handle_map part of RESULTS.md.
+"""Turn dodbench CSV results into the handle_map chart and the generated sections of RESULTS.md.
 
 Inputs: CSV files written by the C harness (schema v1, one row per repetition; results/*.csv
-or the files named on the command line; extra trailing columns are ignored, empty papi_* and
-swaps fields mean "missing"), and reports/data/handle_map_article.csv, the figures of Jeff
-Kiah's article "Game Engine Containers - handle_map" (2016) as data.
+or the files named on the command line; the v1 columns first, then optional extension
+columns (EXT_COLUMNS: callgrind's simulated counts, page faults, machine state ...) that may
+be empty or absent, both meaning "not measured"; unknown trailing columns are ignored), and
+reports/data/handle_map_article.csv, the figures of Jeff Kiah's article "Game Engine
+Containers - handle_map" (2016) as data. load_csvs() and the case helpers are shared with
+compare.py.
 
-Outputs, for one run (the latest with handle_map rows for the table cases, or --run):
+Outputs, for one run (the latest with handle_map time rows for the table cases, or --run):
 <out-dir>/handle_map_table.png and .svg (grouped bars per scenario and container, median
 time per timed region on a log axis, error bars min..max, the article as hollow diamonds),
-and the handle_map section of RESULTS.md between its BEGIN/END marker lines (the rest of the
-file is kept): run context, ours vs the article with speed-ups, what differs.
+and three sections of RESULTS.md, each between its own BEGIN/END marker lines (the rest of
+the file is kept):
+- handle_map: run context, ours vs the article, speed-ups with bootstrap 95% CIs, unstable
+  cases flagged, what differs;
+- complexity: the best of O(1), O(log n), O(n), O(n log n) fitted to median ns_per_op for
+  every case of the run measured at 3 or more sizes n;
+- sim_caches: callgrind's simulated instructions and D1/LL misses per element for the table
+  cases, per simulated cache geometry (the run's own callgrind rows, else the newest run
+  that has some).
 
-Table cases are n=100000, 8-byte items, sequential order, no holes; rows with verified=0 are
-excluded and counted in a warning. Bad input prints one "report.py: FILE:LINE: message" line
-on stderr and exits with status 2.
+Time statistics use only rows with counter_source != callgrind (callgrind-run times are ~50x
+slower), simulated counts only callgrind rows. Table cases are n=100000, 8-byte items,
+sequential order, no holes; rows with verified=0 are excluded and counted in a warning. Bad
+input prints one "report.py: FILE:LINE: message" line on stderr and exits with status 2.
 
 Usage: /usr/bin/python3 reports/report.py [--results-dir DIR] [--out-dir DIR]
            [--results-md FILE] [--article FILE] [--run RUN_ID|latest] [CSV ...]
@@ -24,9 +35,9 @@ import csv
 import glob
 import math
 import os
-import statistics
+import re
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime, timezone
 
 import matplotlib
@@ -34,6 +45,9 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402  (the backend must be chosen first)
 from matplotlib.lines import Line2D  # noqa: E402
+import numpy as np  # noqa: E402
+
+import stats as bench_stats  # noqa: E402  (reports/stats.py, next to this file)
 
 SCHEMA = "1"
 COLUMNS = ("schema timestamp host cpu_model compiler cflags git_rev container scenario n "
@@ -42,10 +56,17 @@ COLUMNS = ("schema timestamp host cpu_model compiler cflags git_rev container sc
            "run_id swaps").split()
 INT_COLUMNS = {"n", "elem_bytes", "seed", "rep", "elapsed_ns", "checksum", "verified"}
 FLOAT_COLUMNS = {"hole_ratio", "ns_per_op"}
-OPTIONAL_INT_COLUMNS = {"tsc_cycles", "papi_tot_cyc", "papi_tot_ins", "papi_l1_dcm", "papi_l2_dcm",
-                        "papi_l3_tcm", "swaps"}
+EXT_COLUMNS = ("sim_ir sim_dr sim_dw sim_d1mr sim_d1mw sim_dlmr sim_dlmw sim_d1 sim_ll "
+               "papi_multiplexed minflt majflt allocs prefault interleave_pos cores hypervisor "
+               "governor turbo pinned_cpu build_type perf_paranoid papi_status").split()
+EXT_TEXT_COLUMNS = {"sim_d1", "sim_ll", "governor", "turbo", "build_type", "papi_status"}
+OPTIONAL_INT_COLUMNS = ({"tsc_cycles", "papi_tot_cyc", "papi_tot_ins", "papi_l1_dcm", "papi_l2_dcm",
+                         "papi_l3_tcm", "swaps"} | set(EXT_COLUMNS) - EXT_TEXT_COLUMNS)
+FLAG_COLUMNS = {"papi_multiplexed", "prefault", "hypervisor"}  # 0/1 (or empty)
+GEOMETRY_COLUMNS = {"sim_d1", "sim_ll"}  # "size_bytes:assoc:line_bytes" (or empty)
 ARTICLE_COLUMNS = ("article_scenario", "container", "ms", "swaps", "our_scenario", "note")
 CONTEXT_KEYS = ("host", "cpu_model", "compiler", "cflags", "git_rev", "counter_source")
+CASE_FIELDS = ("scenario", "container", "n", "elem_bytes", "order", "hole_ratio")
 
 TABLE_N, TABLE_ELEM_BYTES = 100000, 8
 SCENARIOS = ("create", "iterate", "lookup", "clear", "reset", "defragment")
@@ -54,11 +75,22 @@ PEERS = ("peer_malloc_ptrs", "peer_unordered_map")
 CHART_CONTAINERS = (HM,) + PEERS + ("plain_array",)
 ARTICLE_YEAR = 2016
 HEADING = f'## handle_map (Jeff Kiah, "Game Engine Containers - handle_map", {ARTICLE_YEAR})'
-BEGIN = ("<!-- BEGIN handle_map (generated by reports/report.py from results/*.csv; "
-         "edits here are overwritten) -->")
-BEGIN_PREFIX = "<!-- BEGIN handle_map "  # matches BEGIN even if its note is edited
-END = "<!-- END handle_map -->"
+
+
+def markers(name):
+    """The BEGIN and END marker lines of the RESULTS.md section `name`."""
+    return (f"<!-- BEGIN {name} (generated by reports/report.py from results/*.csv; "
+            "edits here are overwritten) -->", f"<!-- END {name} -->")
+
+
+BEGIN, END = markers(HM)
+COMPLEXITY, SIM = "complexity", "sim_caches"  # names of the other generated sections
 DASH = "—"
+SEED = 1  # bootstrap seed: the same CSVs give the same RESULTS.md
+MODELS = {"O(1)": np.ones_like, "O(log n)": np.log2, "O(n)": lambda n: n,
+          "O(n log n)": lambda n: n * np.log2(n)}  # f(n) of the complexity fits
+SWEEP_HINT = ("build/dodbench run --scenario create,iterate,lookup "
+              "--n 1000,10000,100000,1000000 --reps 11 --out results/sweep.csv")
 
 
 class ReportError(Exception):
@@ -74,10 +106,16 @@ class Stats:
     max_ns: int
     mad_ns: float
     swaps: float | None
+    times_ns: tuple = field(default=(), compare=False, repr=False)  # the reps, for CIs
 
     @property
     def median_ms(self):
         return self.median_ns / 1e6
+
+    @property
+    def unstable(self):
+        """1.4826 MAD/median of the reps above stats.UNSTABLE (5%)."""
+        return bench_stats.is_unstable(self.times_ns)
 
 
 @dataclass(frozen=True)
@@ -93,8 +131,13 @@ class ArticleRow:
 
 def _typed(column, text, where):
     """Convert one field of a results CSV to its column's type, or raise ReportError."""
-    if text == "" and column in OPTIONAL_INT_COLUMNS:
+    if text == "" and (column in OPTIONAL_INT_COLUMNS or column in EXT_COLUMNS):
         return None
+    if column in FLAG_COLUMNS and text not in ("0", "1"):
+        raise ReportError(f"{where}: column '{column}': expected 0, 1 or empty, got {text!r}")
+    if column in GEOMETRY_COLUMNS and not re.fullmatch(r"[1-9]\d*:[1-9]\d*:[1-9]\d*", text):
+        raise ReportError(f"{where}: column '{column}': expected size_bytes:assoc:line_bytes "
+                          f"like 8388608:16:64, got {text!r}")
     is_float, is_int = column in FLOAT_COLUMNS, column in INT_COLUMNS | OPTIONAL_INT_COLUMNS
     if not (is_float or is_int):
         return text
@@ -109,8 +152,10 @@ def _typed(column, text, where):
 
 
 def _parse_row(fields, where):
-    """Validate one results row (a dict of strings) and return it with typed values."""
-    row = {column: _typed(column, fields[column], where) for column in COLUMNS}
+    """Validate one results row (a dict of strings; absent extension columns count as empty)
+    and return it with typed values."""
+    row = {column: _typed(column, fields.get(column, ""), where)
+           for column in COLUMNS + EXT_COLUMNS}
     if row["schema"] != SCHEMA:
         raise ReportError(f"{where}: column 'schema': expected {SCHEMA!r}, got {row['schema']!r}")
     if row["verified"] not in (0, 1):
@@ -157,7 +202,8 @@ def _read_table(path, required, parse):
 
 
 def load_csvs(paths):
-    """Load and validate schema-v1 results CSVs; return one dict of typed values per row."""
+    """Load and validate schema-v1 results CSVs; return one dict of typed values per row
+    (COLUMNS and EXT_COLUMNS, None for empty or absent optional fields, plus 'ts')."""
     if not paths:
         raise ReportError("no CSV files to read")
     return [row for path in paths for row in _read_table(path, COLUMNS, _parse_row)]
@@ -177,33 +223,69 @@ def load_article(path):
     return {(a.our_scenario, a.container): a for a in _read_table(path, ARTICLE_COLUMNS, parse)}
 
 
-def _is_table_case(row):
-    """True for a verified row of the article's setup: n=100000, 8-byte items, seq, no holes."""
+def is_sim_row(row):
+    """True for a row measured under callgrind (simulated counts; its time is not native)."""
+    return row["counter_source"] == "callgrind"
+
+
+def case_key(row):
+    """The case a time row belongs to: its values of CASE_FIELDS, in that order."""
+    return tuple(row[f] for f in CASE_FIELDS)
+
+
+def case_name(scenario, container, n, elem_bytes, order, hole_ratio):
+    """Name a case like google-benchmark: lookup/handle_map/n:100000/elem:8/order:seq
+    (no n part when n is None; a holes:R part when hole_ratio is not 0)."""
+    parts = [scenario, container] + ([f"n:{n}"] if n is not None else [])
+    parts += [f"elem:{elem_bytes}", f"order:{order}"] + ([f"holes:{hole_ratio:g}"]
+                                                          if hole_ratio else [])
+    return "/".join(parts)
+
+
+def _is_table_case(row, sim=False):
+    """True for a verified row of the article's setup: n=100000, 8-byte items, seq, no holes;
+    a time row (counter_source papi or none), or a callgrind row when `sim`."""
     return (row["verified"] == 1 and row["n"] == TABLE_N and row["elem_bytes"] == TABLE_ELEM_BYTES
-            and row["order"] == "seq" and row["hole_ratio"] == 0)
+            and row["order"] == "seq" and row["hole_ratio"] == 0 and is_sim_row(row) == sim)
+
+
+def _latest(rows, run_ids):
+    """The run of `run_ids` whose newest row is newest (ties: the greater run_id)."""
+    latest = {}
+    for r in rows:
+        if r["run_id"] in run_ids:
+            latest[r["run_id"]] = max(latest.get(r["run_id"], r["ts"]), r["ts"])
+    return max(latest, key=lambda run_id: (latest[run_id], run_id))
 
 
 def select_run(rows, run="latest"):
-    """Return the run_id to report: `run` itself, or the latest run with handle_map table rows."""
+    """Return the run_id to report: `run` itself, or the latest run with handle_map table rows
+    (time rows: callgrind rows do not count)."""
     candidates = {r["run_id"] for r in rows if r["container"] == HM and _is_table_case(r)}
     if not candidates:
         raise ReportError(f"no run has verified {HM} rows with n={TABLE_N}, "
-                          f"elem_bytes={TABLE_ELEM_BYTES}, order=seq, hole_ratio=0")
+                          f"elem_bytes={TABLE_ELEM_BYTES}, order=seq, hole_ratio=0 "
+                          "and counter_source papi or none")
     if run not in (None, "latest"):
         if run not in candidates:
             raise ReportError(f"run {run!r} has no verified {HM} rows with n={TABLE_N}, "
                               f"elem_bytes={TABLE_ELEM_BYTES}; runs that do: "
                               + ", ".join(sorted(candidates)))
         return run
-    latest = {}
-    for r in rows:
-        if r["run_id"] in candidates:
-            latest[r["run_id"]] = max(latest.get(r["run_id"], r["ts"]), r["ts"])
-    return max(latest, key=lambda run_id: (latest[run_id], run_id))
+    return _latest(rows, candidates)
+
+
+def select_sim_run(rows, run_id):
+    """The run for the simulated-cache section: run_id if it has callgrind table-case rows of
+    handle_map, else the latest run that has, else None."""
+    candidates = {r["run_id"] for r in rows if r["container"] == HM and _is_table_case(r, True)}
+    if not candidates:
+        return None
+    return run_id if run_id in candidates else _latest(rows, candidates)
 
 
 def aggregate(rows, run_id):
-    """Return {(container, scenario): Stats} over the verified table-case rows of one run."""
+    """Return {(container, scenario): Stats} over the verified table-case time rows of one run."""
     groups = {}
     for r in rows:
         if r["run_id"] == run_id and _is_table_case(r):
@@ -211,17 +293,78 @@ def aggregate(rows, run_id):
     stats = {}
     for key, group in groups.items():
         times = [r["elapsed_ns"] for r in group]
-        median = statistics.median(times)
         swaps = [r["swaps"] for r in group if r["swaps"] is not None]
-        stats[key] = Stats(len(times), median, min(times), max(times),
-                           statistics.median(abs(t - median) for t in times),
-                           statistics.median(swaps) if swaps else None)
+        stats[key] = Stats(len(times), bench_stats.median(times), min(times), max(times),
+                           bench_stats.mad(times),
+                           bench_stats.median(swaps) if swaps else None, tuple(times))
     return stats
 
 
-def run_info(rows, run_id):
-    """Describe one run: context columns (distinct values joined by ' | '), time span, bad rows."""
-    run = [r for r in rows if r["run_id"] == run_id]
+def aggregate_sim(rows, run_id):
+    """Simulated counts per element of the verified callgrind table-case rows of one run.
+
+    Returns {(sim_d1, sim_ll): {(container, scenario): (reps, instructions, D1 misses,
+    LL misses)}}, the counts each a median over the reps of the count / n (None when not
+    measured); D1 and LL misses are read + write misses."""
+    def per_op(r, *columns):
+        values = [r[c] for c in columns]
+        return None if None in values else sum(values) / r["n"]
+    groups = {}
+    for r in rows:
+        if r["run_id"] == run_id and _is_table_case(r, True):
+            counts = (per_op(r, "sim_ir"), per_op(r, "sim_d1mr", "sim_d1mw"),
+                      per_op(r, "sim_dlmr", "sim_dlmw"))
+            cases = groups.setdefault((r["sim_d1"], r["sim_ll"]), {})
+            cases.setdefault((r["container"], r["scenario"]), []).append(counts)
+    sims = {}
+    for geometry, cases in groups.items():
+        sims[geometry] = {}
+        for key, reps in cases.items():
+            columns = ([x for x in column if x is not None] for column in zip(*reps))
+            sims[geometry][key] = (len(reps),) + tuple(bench_stats.median(c) if c else None
+                                                       for c in columns)
+    return sims
+
+
+def fit_complexity(medians):
+    """Fit ns_per_op = c * f(n) by least squares for each f in MODELS.
+
+    `medians` maps n to the median ns_per_op. Returns [(model, c in ns, rms)] best first,
+    rms = RMS of the residuals / mean ns_per_op (google-benchmark's BigO "RMS"); ties keep
+    the simpler model."""
+    n = np.array(sorted(medians), dtype=float)
+    y = np.array([medians[k] for k in sorted(medians)], dtype=float)
+    fits = []
+    for model, f in MODELS.items():
+        fx = f(n)
+        c = float(fx @ y / (fx @ fx)) if fx.any() else 0.0
+        rms = float(np.sqrt(np.mean((y - c * fx) ** 2)) / (np.mean(y) or 1.0))
+        fits.append((model, c, rms))
+    return sorted(fits, key=lambda fit: fit[2])
+
+
+def complexity_fits(rows, run_id, min_sizes=3):
+    """Fit every case of one run measured at >= min_sizes distinct n (verified time rows).
+
+    Returns [(case name without n, sorted n values, fit_complexity result)], by name."""
+    groups = {}
+    for r in rows:
+        if r["run_id"] == run_id and r["verified"] == 1 and not is_sim_row(r):
+            key = case_key(r)
+            without_n = key[:2] + (None,) + key[3:]
+            groups.setdefault(without_n, {}).setdefault(r["n"], []).append(r["ns_per_op"])
+    fits = []
+    for key, by_n in groups.items():
+        if len(by_n) >= min_sizes:
+            medians = {n: bench_stats.median(v) for n, v in by_n.items()}
+            fits.append((case_name(*key), sorted(by_n), fit_complexity(medians)))
+    return sorted(fits)
+
+
+def run_info(rows, run_id, sim=False):
+    """Describe one run: context columns (distinct values joined by ' | '), time span, bad rows;
+    over its time rows, or its callgrind rows when `sim`."""
+    run = [r for r in rows if r["run_id"] == run_id and is_sim_row(r) == sim]
     info = {k: " | ".join(sorted({r[k] for r in run})) for k in CONTEXT_KEYS}
     first, last = (f(run, key=lambda r: r["ts"])["timestamp"] for f in (min, max))
     info.update(run_id=run_id, timestamp=first if first == last else f"{first} – {last}",
@@ -289,7 +432,7 @@ def render_chart(stats, info, article, out_dir):
     return png, svg
 
 
-def _fmt(value, suffix=""):
+def fmt(value, suffix=""):
     """Format a number with 4 significant digits and no exponent; '—' for None."""
     if value is None:
         return DASH
@@ -306,16 +449,27 @@ def _our_speedup(stats, scenario, peer, hm_scenario=None):
     return theirs.median_ns / ours.median_ns
 
 
+def _range_text(values):
+    """'5' when all values are 5, '3–5' when they range from 3 to 5."""
+    values = sorted(set(values))
+    return str(values[0]) if len(values) == 1 else f"{values[0]}–{values[-1]}"
+
+
 def _reps_text(stats):
     """Number of reps per case: '5', or '3–5' when cases differ."""
-    reps = sorted({s.reps for s in stats.values()})
-    return str(reps[0]) if len(reps) == 1 else f"{reps[0]}–{reps[-1]}"
+    return _range_text(s.reps for s in stats.values())
+
+
+def _ordered(names, preferred):
+    """`names` sorted with those in `preferred` first, in its order."""
+    rank = {name: i for i, name in enumerate(preferred)}
+    return sorted(names, key=lambda x: (rank.get(x, len(rank)), x))
 
 
 def _differences(stats, info, article):
     """Return the bullet lines of the generated "What differs" paragraph."""
-    ms = lambda c, s: _fmt(stats[(c, s)].median_ms) if (c, s) in stats else DASH  # noqa: E731
-    art = lambda c, s: _fmt(article[(s, c)].ms) if (s, c) in article else DASH  # noqa: E731
+    ms = lambda c, s: fmt(stats[(c, s)].median_ms) if (c, s) in stats else DASH  # noqa: E731
+    art = lambda c, s: fmt(article[(s, c)].ms) if (s, c) in article else DASH  # noqa: E731
     lines = [f"- The article timed a single run on {ARTICLE_YEAR} hardware (build mode not "
              f"stated); we report the median of {_reps_text(stats)} reps per case on the "
              "machine above.",
@@ -328,17 +482,17 @@ def _differences(stats, info, article):
         pairs = [(p, _our_speedup(stats, "clear", p, "reset"),
                   article_speedup(article, "clear", p)[0]) for p in PEERS]
         lines.append(f"- Its \"{reset.article_scenario}\" row measured handle_map::reset() "
-                     f"({_fmt(reset.ms)} ms), so our table shows that figure in the reset row. "
+                     f"({fmt(reset.ms)} ms), so our table shows that figure in the reset row. "
                      "Paired the article's way (peer clear / handle_map reset) we get "
-                     + ", ".join(f"{_fmt(o, '×')} vs {p} (article {_fmt(a, '×')})"
+                     + ", ".join(f"{fmt(o, '×')} vs {p} (article {fmt(a, '×')})"
                                  for p, o, a in pairs) + ".")
     defrag, ours = article.get(("defragment", HM)), stats.get((HM, "defragment"))
     lines.append("- Its defragment benchmark shuffled only the items, without updating the sparse "
-                 f"and meta sets ({_fmt(defrag.ms if defrag else None)} ms, "
-                 f"{_fmt(defrag.swaps if defrag else None)} swaps); ours shuffles the dense order "
+                 f"and meta sets ({fmt(defrag.ms if defrag else None)} ms, "
+                 f"{fmt(defrag.swaps if defrag else None)} swaps); ours shuffles the dense order "
                  "keeping sparse and meta consistent, so every handle stays valid "
-                 f"({_fmt(ours.median_ms if ours else None)} ms, "
-                 f"{_fmt(ours.swaps if ours else None)} swaps).")
+                 f"({fmt(ours.median_ms if ours else None)} ms, "
+                 f"{fmt(ours.swaps if ours else None)} swaps).")
     lines.append("- Hardware counters were unavailable on this machine (counter_source none), "
                  "so only times are reported." if info["counter_source"] == "none"
                  else f"- Counters came from {info['counter_source']}.")
@@ -348,39 +502,77 @@ def _differences(stats, info, article):
     return lines
 
 
+def _table(header, rows):
+    """Markdown table lines for a header and rows of cells."""
+    return (["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+            + ["| " + " | ".join(cells) + " |" for cells in rows])
+
+
+def _time_cell(stats):
+    """'median (MAD)' in ms, followed by 'unstable' when the reps vary more than 5%."""
+    if not stats:
+        return DASH
+    return (f"{fmt(stats.median_ms)} ({fmt(stats.mad_ns / 1e6)})"
+            + (" unstable" if stats.unstable else ""))
+
+
+def _speedup_cell(stats, scenario, peer):
+    """Our speed-up over `peer` with its bootstrap 95% CI, e.g. '3.417× [3.3, 3.52]'."""
+    ratio = _our_speedup(stats, scenario, peer)
+    ci = ratio and bench_stats.ratio_ci(stats[(HM, scenario)].times_ns,
+                                        stats[(peer, scenario)].times_ns, seed=SEED)
+    if not ci or ci.low is None:
+        return fmt(ratio, "×")
+    return f"{fmt(ratio, '×')} [{fmt(ci.low)}, {fmt(ci.high)}]"
+
+
+def _run_line(info, reps, which=""):
+    """The sentence naming a run (and `which` run it is, if given): id, time, machine, build,
+    reps and the table case."""
+    which = f"; {which}" if which else ""
+    return (f"Run `{info['run_id']}` ({info['timestamp']}{which}) on host `{info['host']}`, CPU "
+            f"`{info['cpu_model']}`, compiler `{info['compiler']}`, flags `{info['cflags']}`, "
+            f"git `{info['git_rev']}`, counter_source `{info['counter_source']}`; "
+            f"{reps} reps per case; n={TABLE_N}, {TABLE_ELEM_BYTES}-byte items, "
+            "sequential order, no holes.")
+
+
 def render_markdown(stats, info, article, chart_link):
-    """Return the handle_map section of RESULTS.md, marker lines included, ending in a newline."""
-    header = (["scenario"] + [f"{c} {who}" for c in (HM,) + PEERS
-                              for who in ("ours ms (MAD)", "article ms")]
-              + [f"speed-up vs {p} {who}" for p in PEERS for who in ("ours", "article")]
-              + ["swaps ours", "swaps article"])
-    rows, paired_differently = [], False
+    """Return the handle_map section of RESULTS.md, marker lines included, ending in a newline:
+    a times table (ours vs the article), a speed-up table with 95% CIs, the chart, what differs."""
+    times_header = (["scenario"] + [f"{c} {who}" for c in (HM,) + PEERS
+                                    for who in ("ours ms (MAD)", "article ms")]
+                    + ["swaps ours", "swaps article"])
+    speedup_header = ["scenario"] + [f"vs {p} {who}" for p in PEERS
+                                     for who in ("ours [95% CI]", "article")]
+    times, speedups, paired_differently = [], [], False
     for s in SCENARIOS:
         cells = [s]
         for c in (HM,) + PEERS:
-            st, a = stats.get((c, s)), article.get((s, c))
-            cells += [f"{_fmt(st.median_ms)} ({_fmt(st.mad_ns / 1e6)})" if st else DASH,
-                      _fmt(a.ms if a else None)]
+            a = article.get((s, c))
+            cells += [_time_cell(stats.get((c, s))), fmt(a.ms if a else None)]
+        ours, a = stats.get((HM, s)), article.get((s, HM))
+        times.append(cells + [fmt(ours.swaps if ours else None), fmt(a.swaps if a else None)])
+        cells = [s]
         for p in PEERS:
             ratio, hm_scenario = article_speedup(article, s, p)
             mark = "†" if ratio is not None and hm_scenario != s else ""
             paired_differently |= bool(mark)
-            cells += [_fmt(_our_speedup(stats, s, p), "×"), _fmt(ratio, "×") + mark]
-        st, a = stats.get((HM, s)), article.get((s, HM))
-        cells += [_fmt(st.swaps if st else None), _fmt(a.swaps if a else None)]
-        rows.append(cells)
-    out = [BEGIN, HEADING, "",
-           f"Run `{info['run_id']}` ({info['timestamp']}) on host `{info['host']}`, CPU "
-           f"`{info['cpu_model']}`, compiler `{info['compiler']}`, flags `{info['cflags']}`, "
-           f"git `{info['git_rev']}`, counter_source `{info['counter_source']}`; "
-           f"{_reps_text(stats)} reps per case; n={TABLE_N}, {TABLE_ELEM_BYTES}-byte items, "
-           "sequential order, no holes.",
-           "", "| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-    out += ["| " + " | ".join(cells) + " |" for cells in rows]
-    out += ["", "Times are milliseconds per timed region: ours = median (MAD) over the reps, "
-            "article = its single run. Speed-up = peer time / handle_map time (above 1: "
-            "handle_map is faster). peer_malloc_ptrs stands for the article's vector of "
-            "unique_ptr; — = not measured."]
+            cells += [_speedup_cell(stats, s, p), fmt(ratio, "×") + mark]
+        if any(c != DASH for c in cells[1:]):
+            speedups.append(cells)
+    out = [BEGIN, HEADING, "", _run_line(info, _reps_text(stats)), "",
+           "Milliseconds per timed region: ours = median (MAD) over the reps, article = its "
+           "single run. peer_malloc_ptrs stands for the article's vector of unique_ptr; "
+           "— = not measured.", ""] + _table(times_header, times)
+    if any(st.unstable for (c, _), st in stats.items() if c in (HM,) + PEERS):
+        out += ["", f"unstable = the reps vary by more than {bench_stats.UNSTABLE:.0%} (1.4826 "
+                "MAD/median, a robust CV): rerun with more `--reps`, pinned to one CPU (`--pin CPU`), with "
+                "`--interleave`, on a quieter machine."]
+    out += ["", "Speed-up of handle_map = peer time / handle_map time (above 1: handle_map is "
+            f"faster); ours = ratio of the medians with a {bench_stats.RESAMPLES}-resample "
+            f"bootstrap 95% CI over the reps (none below {bench_stats.MIN_REPS} reps).", ""]
+    out += _table(speedup_header, speedups)
     if paired_differently:
         out += ["", "† The article's clear row compared its handle_map::reset() with the "
                 "peers' clear."]
@@ -390,9 +582,83 @@ def render_markdown(stats, info, article, chart_link):
     return "\n".join(out + ["", END]) + "\n"
 
 
-def update_results_md(path, section):
-    """Replace the marked handle_map section of `path`, appending it (or creating the file
-    with a '# dodbench results' heading) when absent. Returns True if the file changed."""
+def render_complexity(fits, run_id):
+    """Return the complexity section of RESULTS.md for complexity_fits() of run `run_id`."""
+    begin, end = markers(COMPLEXITY)
+    out = [begin, "## Complexity", ""]
+    if not fits:
+        out += [f"No case of run `{run_id}` was measured at 3 or more sizes n, so there is no "
+                "fit. Sweep n in one run, e.g. `" + SWEEP_HINT + "`, and report that run "
+                "(`reports/report.py --run RUN_ID`, or give the sweep the bench run's "
+                "`--run-id`)."]
+        return "\n".join(out + ["", end]) + "\n"
+    out += [f"Run `{run_id}`: median ns_per_op (time per element, so O(1) means constant time "
+            "per element and O(n) per timed region) at each n, fitted by least squares to "
+            "c·f(n) for f = 1, log2 n, n, n·log2 n. Best = smallest RMS error (RMS of the "
+            "residuals / mean ns_per_op, as google-benchmark's BigO); c in ns.", ""]
+    rows = []
+    for name, ns, ((model, coef, rms), (model2, _, rms2), *_) in fits:
+        rows.append([name, f"{ns[0]}…{ns[-1]} ({len(ns)} sizes)", model, fmt(coef),
+                     f"{rms:.1%}", f"{model2} ({rms2:.1%})"])
+    out += _table(["case", "n", "best fit", "c (ns)", "RMS error", "next best (RMS)"], rows)
+    return "\n".join(out + ["", end]) + "\n"
+
+
+def _geometry(text):
+    """'8388608:16:64' -> '8 MiB, 16-way, 64 B lines'; None -> 'callgrind's default'."""
+    if text is None:
+        return "callgrind's default"
+    size, assoc, line = map(int, text.split(":"))
+    unit, shift = next((u, s) for u, s in (("MiB", 20), ("KiB", 10), ("B", 0))
+                       if size % (1 << s) == 0)
+    return f"{size >> shift} {unit}, {assoc}-way, {line} B lines"
+
+
+def render_sim(sims, info, time_run_id):
+    """Return the sim_caches section of RESULTS.md for aggregate_sim() of the run in `info`
+    (info None: no callgrind rows; time_run_id: the run of the handle_map table)."""
+    begin, end = markers(SIM)
+    out = [begin, "## Simulated caches (callgrind)", ""]
+    if info is None:
+        out += [f"No verified callgrind rows with n={TABLE_N}, {TABLE_ELEM_BYTES}-byte items, "
+                "sequential order in the CSVs read. `make bench-sim` runs the harness under "
+                "valgrind's cache simulator and writes them (counter_source callgrind); then "
+                "`make report`."]
+        return "\n".join(out + ["", end]) + "\n"
+    which = ("the run of the handle_map table" if info["run_id"] == time_run_id else
+             f"the latest run with callgrind rows; the handle_map table is from `{time_run_id}`")
+    reps = _range_text(r for cases in sims.values() for r, *_ in cases.values())
+    out += [_run_line(info, reps, which), "",
+            "Counts per element (the timed region's count / n), median over the reps, from "
+            "valgrind's cache simulator: deterministic on any machine, but the times of these "
+            "rows are ~50x slower than native ones and are left out of every time statistic. "
+            "Misses are read + write misses. In brackets: the ratio to handle_map in the same "
+            "scenario (above 1: more than handle_map)."]
+    header = ["scenario", "container", "instructions/op", "D1 misses/op", "LL misses/op"]
+    size = lambda geometry: int(geometry.split(":")[0]) if geometry else 0  # noqa: E731
+    for d1, ll in sorted(sims, key=lambda g: (size(g[1]), size(g[0]))):
+        cases, rows = sims[(d1, ll)], []
+        for s in _ordered({s for _, s in cases}, SCENARIOS):
+            hm = cases.get((HM, s), (None,) * 4)[1:]
+            for c in _ordered({c for c, s2 in cases if s2 == s}, CHART_CONTAINERS):
+                cells = [s, c]
+                for value, base in zip(cases[(c, s)][1:], hm):
+                    ratio = value / base if c != HM and value is not None and base else None
+                    cells.append(fmt(value) + ("" if ratio is None else f" ({fmt(ratio, '×')})"))
+                rows.append(cells)
+        out += ["", f"### D1 {_geometry(d1)}; LL {_geometry(ll)}", ""] + _table(header, rows)
+    return "\n".join(out + ["", end]) + "\n"
+
+
+def update_results_md(path, section, name=None):
+    """Replace the marked section `name` of `path` (BEGIN line matched up to the name, END
+    line exactly), appending it (or creating the file with a '# dodbench results' heading)
+    when absent. `name` defaults to the name in the section's own BEGIN line, else
+    handle_map. Returns True if the file changed."""
+    if name is None:
+        named = re.match(r"<!-- BEGIN (\S+) ", section)
+        name = named.group(1) if named else HM
+    begin_prefix, end_line = f"<!-- BEGIN {name} ", f"<!-- END {name} -->"
     try:
         with open(path, encoding="utf-8") as f:
             text = f.read()
@@ -402,13 +668,13 @@ def update_results_md(path, section):
         new = "# dodbench results\n\n" + section
     else:
         lines = text.splitlines(keepends=True)
-        begin = next((i for i, l in enumerate(lines) if l.startswith(BEGIN_PREFIX)), None)
+        begin = next((i for i, l in enumerate(lines) if l.startswith(begin_prefix)), None)
         end = next((i for i, l in enumerate(lines) if begin is not None and i > begin
-                    and l.strip() == END), None)
+                    and l.strip() == end_line), None)
         if begin is None:
             new = text + ("\n" if text.endswith("\n") else "\n\n" if text else "") + section
         elif end is None:
-            raise ReportError(f"{path}:{begin + 1}: BEGIN handle_map marker without {END}")
+            raise ReportError(f"{path}:{begin + 1}: BEGIN {name} marker without {end_line}")
         else:
             new = "".join(lines[:begin]) + section + "".join(lines[end + 1:])
     if new == text:
@@ -424,7 +690,7 @@ def main(argv=None):
     for flag, metavar, default, what in (
             ("--results-dir", "DIR", "results", "read DIR/*.csv when no CSV is named"),
             ("--out-dir", "DIR", "reports/out", "where the chart goes"),
-            ("--results-md", "FILE", "RESULTS.md", "file whose handle_map section is updated"),
+            ("--results-md", "FILE", "RESULTS.md", "file whose generated sections are updated"),
             ("--article", "FILE", "reports/data/handle_map_article.csv", "the article's figures"),
             ("--run", "RUN_ID", "latest", "run_id to report, or 'latest'")):
         p.add_argument(flag, metavar=metavar, default=default,
@@ -447,7 +713,14 @@ def main(argv=None):
         png, svg = render_chart(stats, info, article, args.out_dir)
         md_dir = os.path.dirname(os.path.abspath(args.results_md))
         link = os.path.relpath(os.path.abspath(png), md_dir)
-        changed = update_results_md(args.results_md, render_markdown(stats, info, article, link))
+        sim_run = select_sim_run(rows, run_id)
+        sections = {
+            HM: render_markdown(stats, info, article, link),
+            COMPLEXITY: render_complexity(complexity_fits(rows, run_id), run_id),
+            SIM: render_sim(aggregate_sim(rows, sim_run) if sim_run else {},
+                            run_info(rows, sim_run, sim=True) if sim_run else None, run_id)}
+        changed = {name: update_results_md(args.results_md, section, name)
+                   for name, section in sections.items()}
     except ReportError as e:
         print(f"report.py: {e}", file=sys.stderr)
         return 2
@@ -456,7 +729,8 @@ def main(argv=None):
         return 1
     print(f"run: {run_id} ({info['timestamp']}, host {info['host']}), {len(stats)} cases")
     print(f"chart: {png} and {svg}")
-    print(f"{args.results_md}: handle_map section {'updated' if changed else 'unchanged'}")
+    for name, was_changed in changed.items():
+        print(f"{args.results_md}: {name} section {'updated' if was_changed else 'unchanged'}")
     return 0
 
 

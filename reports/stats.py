@@ -1,0 +1,111 @@
+"""Robust statistics over benchmark repetitions, shared by report.py and compare.py.
+
+Inputs are sequences of numbers, one per repetition, all in one unit (usually ns); every
+location or spread result is in that same unit, ratios and CV are unitless. Nothing here
+reads files or prints. Comparisons use a seeded percentile bootstrap (scipy.stats.bootstrap)
+for the confidence interval of a ratio of medians and the Mann-Whitney U test
+(scipy.stats.mannwhitneyu) for its p-value; with fewer than MIN_REPS repetitions on a side
+neither is computed and the verdict is "too few reps".
+"""
+import math
+import statistics
+from dataclasses import dataclass
+
+import numpy as np
+from scipy import stats as sps
+
+MIN_REPS = 3       # repetitions per side below which no CI, p-value or verdict is given
+RESAMPLES = 4000   # bootstrap resamples per confidence interval
+UNSTABLE = 0.05    # 1.4826 MAD/median above this flags a case as unstable
+
+
+def median(xs):
+    """Median of xs, in the unit of xs."""
+    return statistics.median(xs)
+
+
+def mad(xs):
+    """Median absolute deviation from the median (unscaled), in the unit of xs."""
+    m = median(xs)
+    return median(abs(x - m) for x in xs)
+
+
+def iqr(xs):
+    """Interquartile range (75th - 25th percentile, linear interpolation), unit of xs."""
+    q1, q3 = np.percentile(xs, [25, 75])
+    return float(q3 - q1)
+
+
+def cv(xs):
+    """Coefficient of variation: sample stdev / mean (unitless); None for < 2 values or mean 0."""
+    if len(xs) < 2 or statistics.mean(xs) == 0:
+        return None
+    return statistics.stdev(xs) / statistics.mean(xs)
+
+
+def is_unstable(xs, limit=UNSTABLE):
+    """True when the robust dispersion 1.4826 * MAD / median of xs (an estimate of the CV
+    that outliers do not dominate; the C harness's summary uses the same rule) exceeds
+    `limit` (a fraction, 0.05 = 5%). Fewer than MIN_REPS values: nothing to judge."""
+    if len(xs) < MIN_REPS or not median(xs):
+        return False
+    return 1.4826 * mad(xs) / median(xs) > limit
+
+
+@dataclass(frozen=True)
+class RatioCI:
+    """median(b) / median(a) with its bootstrap confidence interval (unitless).
+
+    low/high are None when a side has fewer than MIN_REPS values (or a has values <= 0);
+    ratio is None when median(a) <= 0."""
+    ratio: float | None
+    low: float | None
+    high: float | None
+    level: float
+
+
+def ratio_ci(a, b, level=0.95, seed=1, resamples=RESAMPLES):
+    """Ratio of medians median(b)/median(a) with a `level` confidence interval.
+
+    Percentile bootstrap over repetitions, each side resampled independently, `resamples`
+    times, from numpy's default_rng(seed): the same inputs and seed give the same interval.
+    (Percentile rather than BCa: the bootstrap distribution of a median of a few reps is
+    discrete, where BCa's corrections are unreliable.)"""
+    ratio = median(b) / median(a) if a and b and median(a) > 0 else None
+    if ratio is None or min(len(a), len(b)) < MIN_REPS or min(a) <= 0:
+        return RatioCI(ratio, None, None, level)
+    ci = sps.bootstrap(
+        (np.asarray(a, float), np.asarray(b, float)),
+        lambda x, y, axis: np.median(y, axis=axis) / np.median(x, axis=axis),
+        n_resamples=resamples, vectorized=True, paired=False, confidence_level=level,
+        method="percentile", random_state=np.random.default_rng(seed)).confidence_interval
+    return RatioCI(ratio, float(ci.low), float(ci.high), level)
+
+
+def compare_samples(a, b):
+    """Two-sided Mann-Whitney U p-value that a and b come from the same distribution.
+
+    None when a side has fewer than MIN_REPS values."""
+    if min(len(a), len(b)) < MIN_REPS:
+        return None
+    return float(sps.mannwhitneyu(a, b, alternative="two-sided").pvalue)
+
+
+def min_p_value(n_a, n_b):
+    """Smallest two-sided Mann-Whitney p-value reachable with n_a and n_b values (no ties)."""
+    return min(1.0, 2 / math.comb(n_a + n_b, n_a))
+
+
+def verdict(ci, p, alpha=0.05, threshold=0.0):
+    """Classify a RatioCI of b/a (times) and its p-value: 'faster' (b faster), 'slower',
+    'no significant change' or 'too few reps'.
+
+    A change needs the whole CI on one side of 1, p < alpha, and the ratio itself at least
+    `threshold` (a fraction, 0.02 = 2%) away from 1."""
+    if ci.low is None or p is None:
+        return "too few reps"
+    if p < alpha and ci.high < 1 and ci.ratio <= 1 - threshold:
+        return "faster"
+    if p < alpha and ci.low > 1 and ci.ratio >= 1 + threshold:
+        return "slower"
+    return "no significant change"
