@@ -15,6 +15,8 @@ SIZES     := 8 16 64 256
 BENCH_N   ?= 100000
 BENCH_REPS?= 11
 BENCH_WARMUP ?= 2
+# Extra sizes for the complexity fits (with BENCH_N they make four points per case).
+SWEEP_N   ?= 1000,10000,1000000
 # A 100k shuffled defragment is O(n^2) moves: seconds per repetition.
 DEFRAG_REPS ?= 5
 BENCH_STAMP := $(shell date -u +%Y%m%dT%H%M%SZ)
@@ -64,6 +66,9 @@ bench: deps build
 	  --warmup 1 --quiet
 	$(RUN) --container all --scenario create,iterate,lookup,clear --elem-bytes 16,64,256 \
 	  --order seq,random --reps $(BENCH_REPS) --warmup $(BENCH_WARMUP) --interleave --quiet
+	$(B)/dodbench run --n $(SWEEP_N) --seed 1 --run-id $(RUN_ID) --out $(BENCH_OUT) \
+	  --container all --scenario create,iterate,lookup --elem-bytes 8 --reps 7 --warmup 1 \
+	  --interleave --quiet
 	@$(MAKE) --no-print-directory report
 
 # Simulated caches (callgrind) for the handle_map table's cases: the host's cache

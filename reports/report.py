@@ -369,6 +369,15 @@ def run_info(rows, run_id, sim=False):
     first, last = (f(run, key=lambda r: r["ts"])["timestamp"] for f in (min, max))
     info.update(run_id=run_id, timestamp=first if first == last else f"{first} – {last}",
                 unverified=sum(r["verified"] == 0 for r in run))
+    prefault = {r.get("prefault") for r in run}
+    info["method"] = "; ".join([
+        "heap pre-faulted (`--prefault`): first-touch page faults excluded" if prefault == {1}
+        else "no `--prefault`: first-touch page faults of fresh allocations are inside the "
+             "timed regions" if prefault <= {0, None} else "some cases with `--prefault`",
+        "repetitions interleaved" if any(r.get("interleave_pos") is not None for r in run)
+        else "repetitions run case by case",
+        "pinned to CPU " + ", ".join(sorted({str(r["pinned_cpu"]) for r in run}))
+        if all(r.get("pinned_cpu") is not None for r in run) else "not pinned"])
     return info
 
 
@@ -534,7 +543,7 @@ def _run_line(info, reps, which=""):
             f"`{info['cpu_model']}`, compiler `{info['compiler']}`, flags `{info['cflags']}`, "
             f"git `{info['git_rev']}`, counter_source `{info['counter_source']}`; "
             f"{reps} reps per case; n={TABLE_N}, {TABLE_ELEM_BYTES}-byte items, "
-            "sequential order, no holes.")
+            f"sequential order, no holes; {info.get('method', 'method not recorded')}.")
 
 
 def render_markdown(stats, info, article, chart_link):

@@ -583,3 +583,14 @@ def test_main_writes_all_sections_from_extended_csv(tmp_path, capsys):
     assert "| create | peer_malloc_ptrs | 180 (4.5×) |" in text
     assert report.main(cli_args(tmp_path, EXT, SMALL)) == 0
     assert capsys.readouterr().out.count("section unchanged") == 3 and md.read_text() == text
+
+
+def test_run_line_says_how_the_run_was_measured(ext):
+    """The table's run line states prefault, interleaving and pinning (issue 3, item 4)."""
+    run_id = ext[0]["run_id"]
+    method = report.run_info(ext, run_id)["method"]
+    assert "first-touch page faults of fresh allocations are inside" in method
+    assert "repetitions interleaved" in method
+    prefaulted = [dict(r, prefault=1, interleave_pos=None, pinned_cpu=0) for r in ext]
+    method = report.run_info(prefaulted, run_id)["method"]
+    assert "pre-faulted" in method and "case by case" in method and "pinned to CPU 0" in method
