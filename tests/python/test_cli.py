@@ -147,9 +147,10 @@ def test_callgrind_counts_are_deterministic(tmp_path):
             "iterate,lookup", "--n", "2000", "--reps", "2", "--warmup", "1",
             "--counters", "callgrind", "--sim-ll", "8388608,16,64", "--quiet"]
     runs = []
-    for i in range(2):
-        out = tmp_path / f"cg{i}.csv"
-        p = run(*args, "--out", str(out))
+    # Different file-name and run-id lengths: they must not move simulated addresses.
+    for i, name in enumerate(["a", "a-much-longer-file-name-than-the-first-one"]):
+        out = tmp_path / f"{name}.csv"
+        p = run(*args, "--out", str(out), "--run-id", name)
         assert p.returncode == 0, p.stdout + p.stderr
         assert "simulated caches" in p.stdout
         runs.append(read_rows(out))
