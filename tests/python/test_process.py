@@ -184,9 +184,9 @@ BAD = {
     "missing csv": (lambda t: (JSON, t / "nope.csv"), "nope.csv: cannot read"),
     "empty csv": (lambda t: (JSON, _write(t, "x.csv", "")), "x.csv: empty file"),
     "csv missing column": (lambda t: (JSON, _csv_drop_column(t, "elapsed_ns")),
-                           "bad.csv: missing column(s) elapsed_ns"),
+                           "bad.csv:1: missing required column(s) 'elapsed_ns'"),
     "csv bad number": (lambda t: (JSON, _write(t, "x.csv", CSV.read_text().replace(
-        ",17500000,", ",17.5e6,"))), "x.csv:15: elapsed_ns '17.5e6' is not an integer"),
+        ",17500000,", ",17.5e6,"))), "x.csv:15: column 'elapsed_ns': expected an integer, got '17.5e6'"),
     "no rows for a command": (
         lambda t: (JSON, _csv_without(t, lambda r: not (r["container"] == "peer_unordered_map"
                                                         and r["n"] == "1000000"))),
