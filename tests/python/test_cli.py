@@ -144,7 +144,7 @@ def read_rows(path):
 def test_callgrind_counts_are_deterministic(tmp_path):
     """Two identical callgrind runs give identical simulated counts for every region."""
     args = ["run", "--container", "handle_map,peer_unordered_map", "--scenario",
-            "iterate,lookup", "--n", "2000", "--reps", "2", "--warmup", "1",
+            "iterate,lookup,defragment", "--n", "2000", "--reps", "2", "--warmup", "1",
             "--counters", "callgrind", "--sim-ll", "8388608,16,64", "--quiet"]
     runs = []
     # Different file-name and run-id lengths: they must not move simulated addresses.
@@ -155,7 +155,8 @@ def test_callgrind_counts_are_deterministic(tmp_path):
         assert "simulated caches" in p.stdout
         runs.append(read_rows(out))
     sim = ["sim_ir", "sim_dr", "sim_dw", "sim_d1mr", "sim_d1mw", "sim_dlmr", "sim_dlmw"]
-    assert len(runs[0]) == len(runs[1]) == 2 * 2 * 2  # containers x scenarios x reps
+    # containers x (iterate, lookup) x reps, plus handle_map's defragment x reps
+    assert len(runs[0]) == len(runs[1]) == 2 * 2 * 2 + 2
     for a, b in zip(*runs):
         assert a["counter_source"] == "callgrind" and a["verified"] == "1"
         assert all(a[c] != "" for c in sim) and int(a["sim_ir"]) > 0
