@@ -61,14 +61,14 @@ RUN        = $(B)/dodbench run --n $(BENCH_N) --seed 1 --run-id $(RUN_ID) --out 
 bench: deps build
 	@mkdir -p results
 	$(RUN) --container all --scenario create,iterate,lookup,clear,reset --elem-bytes 8 \
-	  --order seq,random --reps $(BENCH_REPS) --warmup $(BENCH_WARMUP) --interleave
+	  --order seq,random --reps $(BENCH_REPS) --warmup $(BENCH_WARMUP) --interleave --prefault
 	$(RUN) --container all --scenario defragment --elem-bytes 8 --reps $(DEFRAG_REPS) \
-	  --warmup 1 --quiet
+	  --warmup 1 --prefault --quiet
 	$(RUN) --container all --scenario create,iterate,lookup,clear --elem-bytes 16,64,256 \
-	  --order seq,random --reps $(BENCH_REPS) --warmup $(BENCH_WARMUP) --interleave --quiet
+	  --order seq,random --reps $(BENCH_REPS) --warmup $(BENCH_WARMUP) --interleave --prefault --quiet
 	$(B)/dodbench run --n $(SWEEP_N) --seed 1 --run-id $(RUN_ID) --out $(BENCH_OUT) \
 	  --container all --scenario create,iterate,lookup --elem-bytes 8 --reps 7 --warmup 1 \
-	  --interleave --quiet
+	  --interleave --prefault --quiet
 	@$(MAKE) --no-print-directory report
 
 # Simulated caches (callgrind) for the handle_map table's cases: the host's cache
