@@ -73,7 +73,7 @@ bench: deps build
 
 # Simulated caches (callgrind) for the handle_map table's cases: the host's cache
 # geometry and a typical desktop one (8 MB 16-way LL). The 100k-item defragment is
-# O(n^2) under a ~140x slower simulator: about 12 minutes on its own (SIM_DEFRAG=0 skips).
+# O(n^2) under a ~90x slower simulator: about 12 minutes on its own (SIM_DEFRAG=0 skips).
 SIM_LL     ?= 8388608,16,64
 SIM_DEFRAG ?= 1
 SIM_RUN     = $(RUN) --counters callgrind --container all --elem-bytes 8 --quiet

@@ -45,7 +45,7 @@ static const char help_text[] =
 	"  --counters MODE      auto (PAPI when it has counters, else none), papi (fail if\n"
 	"                       PAPI has none), none, or callgrind: re-run under valgrind's\n"
 	"                       cache simulator, counting each timed region only (sim_*\n"
-	"                       columns; deterministic; ~50x slower) (default auto)\n"
+	"                       columns; deterministic; 20-200x slower) (default auto)\n"
 	"  --sim-d1 S,A,L       callgrind: simulated D1 cache, size bytes, ways, line bytes\n"
 	"  --sim-ll S,A,L       callgrind: simulated last-level cache (default: the host's;\n"
 	"                       e.g. 8388608,16,64 for a typical desktop 8 MB L3)\n"
@@ -677,7 +677,7 @@ static int cmd_run(int argc, char **argv)
 	execute(&r);
 	progress_done(&r);
 	if (c.counters == HB_COUNTERS_CALLGRIND)
-		printf("(times below ran under callgrind: ~50x slower than native, not comparable)\n");
+		printf("(times below ran under callgrind, 20-200x slower than native: not comparable)\n");
 	summarize(&r, c.baseline ? c.baseline : c.containers[0]->name);
 
 	int failed = 0;

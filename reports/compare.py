@@ -3,7 +3,7 @@
 
 Inputs: two results CSVs (schema v1, with or without the extension columns), read and
 validated by report.load_csvs. Only time rows (counter_source papi or none; callgrind rows
-are ~50x slower and never mixed in) with verified=1 are used; the runs in one file are pooled.
+are 20-200x slower and never mixed in) with verified=1 are used; the runs in one file are pooled.
 A case is (scenario, container, n, elem_bytes, order, hole_ratio).
 
 Output on stdout, markdown: which runs A and B hold; a table with one row per case present

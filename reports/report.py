@@ -22,7 +22,7 @@ the file is kept):
   cases, per simulated cache geometry (the run's own callgrind rows, else the newest run
   that has some).
 
-Time statistics use only rows with counter_source != callgrind (callgrind-run times are ~50x
+Time statistics use only rows with counter_source != callgrind (callgrind-run times are 20-200x
 slower), simulated counts only callgrind rows. Table cases are n=100000, 8-byte items,
 sequential order, no holes; rows with verified=0 are excluded and counted in a warning. Bad
 input prints one "report.py: FILE:LINE: message" line on stderr and exits with status 2.
@@ -640,7 +640,7 @@ def render_sim(sims, info, time_run_id):
     out += [_run_line(info, reps, which), "",
             "Counts per element (the timed region's count / n), median over the reps, from "
             "valgrind's cache simulator: deterministic on any machine, but the times of these "
-            "rows are ~50x slower than native ones and are left out of every time statistic. "
+            "rows are 20-200x slower than native ones and are left out of every time statistic. "
             "Misses are read + write misses. In brackets: the ratio to handle_map in the same "
             "scenario (above 1: more than handle_map)."]
     header = ["scenario", "container", "instructions/op", "D1 misses/op", "LL misses/op"]
