@@ -102,7 +102,7 @@ test: deps
 	@$(MAKE) --no-print-directory test-c test-san test-py
 
 TESTS_REL := $(B)/rel/test_handle_map_8 $(B)/rel/test_handle_map_64 $(B)/rel/test_conformance \
-             $(B)/rel/test_csv
+             $(B)/rel/test_csv $(B)/rel/test_measure
 TESTS_SAN := $(patsubst $(B)/rel/%,$(B)/san/%,$(TESTS_REL))
 
 test-c: $(TESTS_REL)
@@ -171,9 +171,9 @@ $(B)/%/test_handle_map_8: $(B)/%/tests/test_handle_map.8.o $(B)/%/containers/han
 	$(CC) $(if $(filter san,$*),$(SAN)) -o $@ $^ -lcmocka
 $(B)/%/test_handle_map_64: $(B)/%/tests/test_handle_map.64.o $(B)/%/containers/handle_map.64.o $(B)/%/containers/dod_common.o
 	$(CC) $(if $(filter san,$*),$(SAN)) -o $@ $^ -lcmocka
-$(B)/rel/test_conformance $(B)/rel/test_csv: $(B)/rel/%: $(B)/rel/tests/%.o $(REL_OBJS)
+$(B)/rel/test_conformance $(B)/rel/test_csv $(B)/rel/test_measure: $(B)/rel/%: $(B)/rel/tests/%.o $(REL_OBJS)
 	$(CXX) -o $@ $^ -lcmocka $(PAPI_LIB) -lm
-$(B)/san/test_conformance $(B)/san/test_csv: $(B)/san/%: $(B)/san/tests/%.o $(SAN_OBJS)
+$(B)/san/test_conformance $(B)/san/test_csv $(B)/san/test_measure: $(B)/san/%: $(B)/san/tests/%.o $(SAN_OBJS)
 	$(CXX) $(SAN) -o $@ $^ -lcmocka $(PAPI_LIB) -lm
 
 -include $(shell find $(B) -name '*.d' 2>/dev/null)

@@ -7,7 +7,8 @@
 #include "hb.h"
 
 /* X(column name, kind, value): kinds are STR (text, quoted when needed), U64, SZ, DBL,
- * BOOL, CTR (counter i: empty when not measured), OPTLL (empty when negative), EMPTY, and
+ * BOOL, CTR (counter i: empty when not measured), OPTLL and OPTDBL (empty when negative),
+ * EMPTY, and
  * SIMTOKEN: under callgrind the token "@cg<seq>@" that sim.c later replaces, together
  * with the eight empty fields after it, by the region's simulated counts and cache
  * geometry (the process cannot read callgrind's counters itself). */
@@ -64,7 +65,8 @@
 	X(perf_paranoid, OPTLL, r->env->perf_paranoid == -99 ? -1LL : (long long)r->env->perf_paranoid) \
 	X(papi_status, STR, hb_papi_status())                                            \
 	X(frees, OPTLL, r->region->have_allocs ? (long long)r->region->frees : -1)       \
-	X(cpu_ns, U64, r->region->cpu_ns)
+	X(cpu_ns, U64, r->region->cpu_ns)                                                \
+	X(pmu_scale, OPTDBL, r->region->have_pmu_scale ? r->region->pmu_scale : -1.0)
 
 static void put_str(FILE *f, const char *s)
 {
@@ -87,6 +89,7 @@ static void put_str(FILE *f, const char *s)
 #define PUT_DBL(f, v) fprintf(f, "%.6g", (double)(v))
 #define PUT_BOOL(f, v) fputc((v) ? '1' : '0', f)
 #define PUT_CTR(f, i) (r->region->have[i] ? (void)fprintf(f, "%lld", r->region->ctr[i]) : (void)0)
+#define PUT_OPTDBL(f, v) ((v) >= 0 ? (void)fprintf(f, "%.6g", (double)(v)) : (void)0)
 #define PUT_EMPTY(f, v) ((void)(v))
 #define PUT_SIMTOKEN(f, v) \
 	(r->region->have_sim ? (void)fprintf(f, "@cg%llu@", (unsigned long long)r->region->sim_seq + (v)) : (void)0)

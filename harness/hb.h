@@ -41,6 +41,13 @@ struct hb_region {
 	bool have_allocs;         /* false when the binary has no allocation counter */
 	uint64_t sim_seq;         /* callgrind: number of the stats dump of this region */
 	bool have_sim;
+	/* PMU sharing probe (with PAPI): a cycles event opened beside PAPI's event set with
+	 * perf's time_enabled/time_running. pmu_scale = enabled / running: 1 when the
+	 * hardware counters counted the whole region, > 1 when the kernel time-shared the
+	 * PMU with another user, and PAPI's raw (unscaled) counts undercount by about that
+	 * factor. */
+	double pmu_scale;
+	bool have_pmu_scale;
 	/* private */
 	struct timespec_pair { long long sec, nsec; } t0, cpu0;
 	uint64_t tsc0;
@@ -67,6 +74,16 @@ extern const char *const hb_counter_columns[HB_N_COUNTERS];
 void hb_begin(struct hb_region *r);
 /* Ends it in reverse order and fills r. */
 void hb_end(struct hb_region *r);
+
+/* A perf event counting this process in user space only, with time_enabled and
+ * time_running in its read format, created disabled. type/config as in
+ * perf_event_attr (PERF_TYPE_HARDWARE/PERF_COUNT_HW_CPU_CYCLES for the PMU probe; the
+ * tests use a software event, which works without a PMU). Returns the fd or -1. */
+int hb_perf_probe_open(unsigned type, unsigned long long config);
+/* Resets and enables the probe. */
+void hb_perf_probe_start(int fd);
+/* Disables it and reads enabled/running ns. Returns 0, or -1 if the read failed. */
+int hb_perf_probe_stop(int fd, uint64_t *enabled_ns, uint64_t *running_ns);
 
 /* Allocation counter of harness/alloc_count.c: allocation and free calls since start.
  * Weak: binaries without it (the sanitizer test builds) report allocs as unmeasured. */

@@ -7,10 +7,14 @@
  * Each event is added on its own so a CPU that lacks one (often PAPI_L3_TCM) still gives
  * the others.
  */
-#define _POSIX_C_SOURCE 200809L
+#define _GNU_SOURCE
 #include <stdio.h>
 #include <string.h>
+#include <linux/perf_event.h>
+#include <sys/ioctl.h>
 #include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 #include <time.h>
 #include <valgrind/callgrind.h>
 
@@ -32,6 +36,38 @@ static bool use_papi, use_callgrind;
 static bool added[HB_N_COUNTERS];
 static char papi_status[256] = "not used";
 static uint64_t sim_seq;
+static int probe_fd = -1; /* PMU sharing probe, open while PAPI counts */
+
+int hb_perf_probe_open(unsigned type, unsigned long long config)
+{
+	struct perf_event_attr a;
+	memset(&a, 0, sizeof a);
+	a.size = sizeof a;
+	a.type = type;
+	a.config = config;
+	a.disabled = 1;
+	a.exclude_kernel = 1;
+	a.exclude_hv = 1;
+	a.read_format = PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING;
+	return (int)syscall(SYS_perf_event_open, &a, 0, -1, -1, 0);
+}
+
+void hb_perf_probe_start(int fd)
+{
+	ioctl(fd, PERF_EVENT_IOC_RESET, 0);
+	ioctl(fd, PERF_EVENT_IOC_ENABLE, 0);
+}
+
+int hb_perf_probe_stop(int fd, uint64_t *enabled_ns, uint64_t *running_ns)
+{
+	ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
+	uint64_t v[3]; /* value, time_enabled, time_running */
+	if (read(fd, v, sizeof v) != (ssize_t)sizeof v)
+		return -1;
+	*enabled_ns = v[1];
+	*running_ns = v[2];
+	return 0;
+}
 #ifdef HAVE_PAPI
 static int event_set = PAPI_NULL;
 static const int events[HB_N_COUNTERS] = {
@@ -97,9 +133,13 @@ int hb_counters_init(enum hb_counter_mode mode, char *notice, size_t notice_len,
 #ifdef HAVE_PAPI
 	int n_added = papi_setup(why, sizeof why);
 	use_papi = n_added > 0;
-	if (use_papi)
+	if (use_papi) {
 		snprintf(papi_status, sizeof papi_status, "ok: %d of %d events", n_added,
 		         HB_N_COUNTERS);
+		/* PAPI reads raw counts when it does not multiplex and does not say whether the
+		 * kernel time-shared the PMU; this probe does (pmu_scale column). */
+		probe_fd = hb_perf_probe_open(PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES);
+	}
 	else
 		snprintf(papi_status, sizeof papi_status, "%s", why);
 #else
@@ -142,6 +182,8 @@ void hb_begin(struct hb_region *r)
 	if (hb_alloc_counts)
 		hb_alloc_counts(&r->allocs0, &r->frees0);
 	ts_now(CLOCK_PROCESS_CPUTIME_ID, &r->cpu0);
+	if (probe_fd >= 0)
+		hb_perf_probe_start(probe_fd);
 #ifdef HAVE_PAPI
 	if (use_papi)
 		PAPI_start(event_set);
@@ -186,6 +228,11 @@ void hb_end(struct hb_region *r)
 			}
 	}
 #endif
+	uint64_t enabled, running;
+	if (probe_fd >= 0 && hb_perf_probe_stop(probe_fd, &enabled, &running) == 0 && running) {
+		r->pmu_scale = (double)enabled / (double)running;
+		r->have_pmu_scale = true;
+	}
 	r->cpu_ns = ts_since(CLOCK_PROCESS_CPUTIME_ID, &r->cpu0);
 	if (hb_alloc_counts) {
 		unsigned long long a, f;

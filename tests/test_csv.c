@@ -21,7 +21,7 @@ static const char v1_header[] =
 	"run_id,swaps,"
 	"sim_ir,sim_dr,sim_dw,sim_d1mr,sim_d1mw,sim_dlmr,sim_dlmw,sim_d1,sim_ll,papi_multiplexed,"
 	"minflt,majflt,allocs,prefault,interleave_pos,cores,hypervisor,governor,turbo,pinned_cpu,"
-	"build_type,perf_paranoid,papi_status,frees,cpu_ns\n";
+	"build_type,perf_paranoid,papi_status,frees,cpu_ns,pmu_scale\n";
 
 static char *write_to_string(void (*fn)(FILE *, const void *), const void *arg)
 {
@@ -71,7 +71,7 @@ static void test_row_quoting_and_missing_counters(void **state)
 	                       "none,,0,,,,499500,1,r1,"
 	                       /* no sim, no PAPI multiplexing column, 3 faults, no alloc count,
 	                        * not interleaved, unpinned */
-	                       ",,,,,,,,,,,3,0,,0,,2,1,unavailable,on,,release,2,not used,,1900\n");
+	                       ",,,,,,,,,,,3,0,,0,,2,1,unavailable,on,,release,2,not used,,1900,\n");
 	free(s);
 	row.swaps = 12;
 	row.verified = false;
@@ -90,7 +90,13 @@ static void test_row_quoting_and_missing_counters(void **state)
 	row.interleave_pos = 7;
 	s = write_to_string(row_fn, &row);
 	assert_non_null(strstr(s, ",r1,12,@cg42@,,,,,,,,,,3,0,5,0,7,"));
-	assert_non_null(strstr(s, ",4,1900\n"));
+	assert_non_null(strstr(s, ",4,1900,\n"));
+	free(s);
+	/* With PAPI the PMU probe's enabled/running ratio fills pmu_scale. */
+	r.have_pmu_scale = true;
+	r.pmu_scale = 1.25;
+	s = write_to_string(row_fn, &row);
+	assert_non_null(strstr(s, ",4,1900,1.25\n"));
 	free(s);
 }
 
