@@ -171,6 +171,8 @@ struct hb_stats {
 	double median, min, max, mad, mean, cv;
 };
 void hb_stats_of(const uint64_t *x, size_t n, struct hb_stats *out);
+/* Median of x[0..n), n >= 1; sorts x in place. */
+double hb_median_sort(double *x, size_t n);
 /* Robust relative dispersion 1.4826 * MAD / median (an estimate of CV that outliers do not
  * dominate). Above HB_UNSTABLE a case is flagged "unstable". */
 double hb_rel_dispersion(const struct hb_stats *s);

@@ -102,7 +102,7 @@ static int papi_setup(char *why, size_t why_len)
 	if (n_added == 0) {
 		const PAPI_component_info_t *ci = PAPI_get_component_info(0);
 		if (ci && ci->disabled)
-			snprintf(why, why_len, "PAPI component %s disabled: %s", ci->name,
+			snprintf(why, why_len, "PAPI component %.40s disabled: %.180s", ci->name,
 			         ci->disabled_reason);
 		else
 			snprintf(why, why_len,

@@ -91,7 +91,7 @@ static void read_dump(const char *path, struct sim_counts *by_seq, size_t max_se
 		else if (strncmp(line, "desc: Trigger: Client Request: dodbench-region-", 47) == 0)
 			seq = strtoull(line + 47, NULL, 10);
 		else if (strncmp(line, "events: ", 8) == 0)
-			snprintf(events, sizeof events, "%s", line + 8);
+			snprintf(events, sizeof events, "%.500s", line + 8);
 		else if (strncmp(line, "totals: ", 8) == 0 && events[0]) {
 			/* Trailing zero counts are omitted from the line: missing means 0. */
 			char *ev_save, *val_save, *ev = strtok_r(events, " \n", &ev_save);
@@ -154,18 +154,6 @@ struct sim_case {
 	size_t n;
 };
 
-static int cmp_dbl(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return (x > y) - (x < y);
-}
-
-static double med(double *x, size_t n)
-{
-	qsort(x, n, sizeof *x, cmp_dbl);
-	return n % 2 ? x[n / 2] : (x[n / 2 - 1] + x[n / 2]) / 2;
-}
-
 static void print_summary(struct sim_case *cases, size_t n_cases, const char *d1, const char *ll)
 {
 	printf("simulated caches (callgrind; D1 %s, LL %s as size:assoc:line), medians per element:\n",
@@ -173,7 +161,8 @@ static void print_summary(struct sim_case *cases, size_t n_cases, const char *d1
 	for (size_t i = 0; i < n_cases; i++) {
 		struct sim_case *c = &cases[i];
 		printf("%-52s Ir %10.2f  D1 misses %8.4f  LL misses %8.4f\n", c->name,
-		       med(c->ir, c->n), med(c->d1, c->n), med(c->ll, c->n));
+		       hb_median_sort(c->ir, c->n), hb_median_sort(c->d1, c->n),
+		       hb_median_sort(c->ll, c->n));
 	}
 }
 
@@ -215,7 +204,7 @@ static int merge(const char *dir, const char *child_csv, const char *out_path, b
 		free(by_seq);
 		return 2;
 	}
-	static char line[16384], copy[16384];
+	static char line[16384], copy[16384 + 1024];
 	int col[C_N_COLS];
 	size_t n_cases = 0, missing = 0;
 	struct sim_case *cases = NULL;

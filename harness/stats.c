@@ -12,8 +12,7 @@ static int cmp_double(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-/* Median of x[0..n), n >= 1; sorts x. */
-static double median_sort(double *x, size_t n)
+double hb_median_sort(double *x, size_t n)
 {
 	qsort(x, n, sizeof *x, cmp_double);
 	return n % 2 ? x[n / 2] : (x[n / 2 - 1] + x[n / 2]) / 2;
@@ -37,12 +36,12 @@ void hb_stats_of(const uint64_t *x, size_t n, struct hb_stats *out)
 	for (size_t i = 0; i < n; i++)
 		sq += (v[i] - out->mean) * (v[i] - out->mean);
 	out->cv = n > 1 && out->mean > 0 ? sqrt(sq / (double)(n - 1)) / out->mean : 0;
-	out->median = median_sort(v, n);
+	out->median = hb_median_sort(v, n);
 	out->min = v[0];
 	out->max = v[n - 1];
 	for (size_t i = 0; i < n; i++)
 		v[i] = fabs(v[i] - out->median);
-	out->mad = median_sort(v, n);
+	out->mad = hb_median_sort(v, n);
 	free(v);
 }
 
@@ -56,7 +55,7 @@ static double resample_median(const uint64_t *x, size_t n, uint64_t *rng, double
 {
 	for (size_t i = 0; i < n; i++)
 		scratch[i] = (double)x[dod_rng_below(rng, n)];
-	return median_sort(scratch, n);
+	return hb_median_sort(scratch, n);
 }
 
 int hb_ratio_ci(const uint64_t *a, size_t na, const uint64_t *b, size_t nb, uint64_t seed,

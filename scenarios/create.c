@@ -10,12 +10,9 @@
 static int run(const struct dod_ops *ops, const struct scn_params *p, struct hb_region *r,
                struct scn_result *res)
 {
-	uint64_t *handles = NULL;
-	if (ops->caps & DOD_CAP_HANDLES) {
-		if (p->n > SIZE_MAX / sizeof *handles ||
-		    !(handles = scn_alloc_touched(p->n * sizeof *handles)))
-			return scn_error(res, "handles array", DOD_ENOMEM);
-	}
+	uint64_t *handles;
+	if (scn_handles_array(ops, p->n, &handles, res))
+		return SCN_ERROR;
 	void *c = NULL;
 	hb_begin(r);
 	int err = ops->create(&c, p->n);

@@ -59,15 +59,22 @@ const char *scn_needs_handles(const struct dod_ops *ops)
 	               : "no handles: the container offers push and iterate only";
 }
 
+int scn_handles_array(const struct dod_ops *ops, size_t n, uint64_t **out,
+                      struct scn_result *res)
+{
+	*out = NULL;
+	if (!(ops->caps & DOD_CAP_HANDLES))
+		return 0;
+	if (n > SIZE_MAX / sizeof **out || !(*out = scn_alloc_touched(n * sizeof **out)))
+		return scn_error(res, "handles array", DOD_ENOMEM);
+	return 0;
+}
+
 int scn_fill(const struct dod_ops *ops, size_t n, void **c_out, uint64_t **handles_out,
              struct scn_result *res)
 {
-	*handles_out = NULL;
-	if ((ops->caps & DOD_CAP_HANDLES) && n > SIZE_MAX / sizeof(uint64_t))
-		return scn_error(res, "handles array", DOD_ENOMEM);
-	if ((ops->caps & DOD_CAP_HANDLES) &&
-	    !(*handles_out = scn_alloc_touched(n * sizeof(uint64_t))))
-		return scn_error(res, "handles array", DOD_ENOMEM);
+	if (scn_handles_array(ops, n, handles_out, res))
+		return SCN_ERROR;
 	int err = ops->create(c_out, n);
 	if (err) {
 		free(*handles_out);

@@ -65,6 +65,10 @@ uint64_t scn_key_sum(size_t n);
  * container has handles, else NULL. Returns 0 or a DOD error (res->why filled). */
 int scn_fill(const struct dod_ops *ops, size_t n, void **c_out, uint64_t **handles_out,
              struct scn_result *res);
+/* Sets *out to a pre-touched array for the n handles of a container with handles, or to
+ * NULL for one without. Returns 0, or SCN_ERROR (res->why filled) when it does not fit. */
+int scn_handles_array(const struct dod_ops *ops, size_t n, uint64_t **out,
+                      struct scn_result *res);
 /* malloc that also touches every page, so first-touch faults stay out of timed regions.
  * NULL on failure. */
 void *scn_alloc_touched(size_t bytes);
