@@ -84,7 +84,8 @@ def markers(name):
 
 
 BEGIN, END = markers(HM)
-COMPLEXITY, SIM = "complexity", "sim_caches"  # names of the other generated sections
+COMPLEXITY, SIM, CALIBRATION = "complexity", "sim_caches", "calibration"  # other sections
+CALIBRATION_LIMIT = 0.05  # DESIGN.md: plain_array must match the hand-written loop within a few %
 DASH = "—"
 SEED = 1  # bootstrap seed: the same CSVs give the same RESULTS.md
 MODELS = {"O(1)": np.ones_like, "O(log n)": np.log2, "O(n)": lambda n: n,
@@ -591,6 +592,42 @@ def render_markdown(stats, info, article, chart_link):
     return "\n".join(out + ["", END]) + "\n"
 
 
+def render_calibration(rows, run_id):
+    """Return the calibration section: iterate/plain_array (through the container contract)
+    against iterate_inline (the hand-written loop over the same keys), n=100000, 8-byte
+    items, with the ratio of medians and its 95% bootstrap CI (DESIGN.md's calibration rule:
+    the contract must cost nothing per element)."""
+    def times(scenario):
+        return [r["elapsed_ns"] for r in rows
+                if r["run_id"] == run_id and not is_sim_row(r) and r["verified"] == 1
+                and r["container"] == "plain_array" and r["scenario"] == scenario
+                and r["n"] == TABLE_N and r["elem_bytes"] == TABLE_ELEM_BYTES]
+    loop, contract = times("iterate_inline"), times("iterate")
+    begin, end = markers(CALIBRATION)
+    out = [begin, "## Calibration: the contract's batch call against a hand-written loop", ""]
+    if not loop or not contract:
+        out += [f"Run `{run_id}` has no iterate and iterate_inline rows for plain_array at "
+                f"n={TABLE_N}, {TABLE_ELEM_BYTES}-byte items: `make bench` runs both."]
+        return "\n".join(out + ["", end]) + "\n"
+    ci = bench_stats.ratio_ci(loop, contract, seed=SEED)
+    ratio = f"{fmt(ci.ratio, '×')}" + ("" if ci.low is None else f" [{fmt(ci.low)}, {fmt(ci.high)}]")
+    limit = 1 + CALIBRATION_LIMIT
+    verdict = ("no CI (fewer than 3 reps)" if ci.low is None else
+               f"within {CALIBRATION_LIMIT:.0%}: the batch call adds no per-element cost"
+               if ci.high <= limit else
+               f"NOT within {CALIBRATION_LIMIT:.0%}: the contract or plain_array costs "
+               "something per element; figures of this run are suspect"
+               if ci.low > limit else
+               f"inconclusive: the CI straddles the {CALIBRATION_LIMIT:.0%} limit (too noisy "
+               "to tell); rerun with more --reps on a quieter machine")
+    out += [f"Run `{run_id}`, n={TABLE_N}, {TABLE_ELEM_BYTES}-byte items: summing the keys "
+            f"through `iterate` on plain_array took a median {fmt(bench_stats.median(contract) / 1e6)} "
+            f"ms over {len(contract)} reps; the same sum as a loop written in the scenario "
+            f"(`iterate_inline`) took {fmt(bench_stats.median(loop) / 1e6)} ms over {len(loop)} "
+            f"reps. Ratio contract / loop: {ratio} (95% bootstrap CI): {verdict}."]
+    return "\n".join(out + ["", end]) + "\n"
+
+
 def render_complexity(fits, run_id):
     """Return the complexity section of RESULTS.md for complexity_fits() of run `run_id`."""
     begin, end = markers(COMPLEXITY)
@@ -727,7 +764,8 @@ def main(argv=None):
             HM: render_markdown(stats, info, article, link),
             COMPLEXITY: render_complexity(complexity_fits(rows, run_id), run_id),
             SIM: render_sim(aggregate_sim(rows, sim_run) if sim_run else {},
-                            run_info(rows, sim_run, sim=True) if sim_run else None, run_id)}
+                            run_info(rows, sim_run, sim=True) if sim_run else None, run_id),
+            CALIBRATION: render_calibration(rows, run_id)}
         changed = {name: update_results_md(args.results_md, section, name)
                    for name, section in sections.items()}
     except ReportError as e:

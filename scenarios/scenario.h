@@ -47,7 +47,8 @@ struct scn_scenario {
 	           struct scn_result *res);
 };
 
-#define SCN_LIST(X) X(create) X(iterate) X(lookup) X(clear) X(reset) X(defragment) X(lifecycle)
+#define SCN_LIST(X)                                                                      \
+	X(create) X(iterate) X(lookup) X(clear) X(reset) X(defragment) X(lifecycle) X(iterate_inline)
 #define SCN_DECLARE(name) extern const struct scn_scenario scn_##name;
 SCN_LIST(SCN_DECLARE)
 #undef SCN_DECLARE

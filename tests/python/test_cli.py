@@ -17,7 +17,8 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 BIN = os.environ.get("DODBENCH", str(ROOT / "build" / "dodbench"))
 CONTAINERS = ["handle_map", "plain_array", "peer_malloc_ptrs", "peer_unordered_map"]
-SCENARIOS = ["create", "iterate", "lookup", "clear", "reset", "defragment", "lifecycle"]
+SCENARIOS = ["create", "iterate", "lookup", "clear", "reset", "defragment", "lifecycle",
+             "iterate_inline"]
 V1_COLUMNS = ("schema,timestamp,host,cpu_model,compiler,cflags,git_rev,container,scenario,"
               "n,elem_bytes,hole_ratio,order,seed,rep,elapsed_ns,ns_per_op,tsc_cycles,"
               "counter_source,papi_tot_cyc,papi_tot_ins,papi_l1_dcm,papi_l2_dcm,papi_l3_tcm,"

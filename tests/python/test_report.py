@@ -582,7 +582,7 @@ def test_main_writes_all_sections_from_extended_csv(tmp_path, capsys):
     assert "| lookup/handle_map/elem:8/order:seq |" in text
     assert "| create | peer_malloc_ptrs | 180 (4.5×) |" in text
     assert report.main(cli_args(tmp_path, EXT, SMALL)) == 0
-    assert capsys.readouterr().out.count("section unchanged") == 3 and md.read_text() == text
+    assert capsys.readouterr().out.count("section unchanged") == 4 and md.read_text() == text
 
 
 def test_run_line_says_how_the_run_was_measured(ext):
@@ -594,3 +594,25 @@ def test_run_line_says_how_the_run_was_measured(ext):
     prefaulted = [dict(r, prefault=1, interleave_pos=None, pinned_cpu=0) for r in ext]
     method = report.run_info(prefaulted, run_id)["method"]
     assert "pre-faulted" in method and "case by case" in method and "pinned to CPU 0" in method
+
+
+def _calibration_rows(contract_ns, loop_ns, run_id="cal"):
+    base = {"run_id": run_id, "counter_source": "none", "verified": 1,
+            "container": "plain_array", "n": 100000, "elem_bytes": 8}
+    return ([dict(base, scenario="iterate", elapsed_ns=t) for t in contract_ns]
+            + [dict(base, scenario="iterate_inline", elapsed_ns=t) for t in loop_ns])
+
+
+def test_calibration_within_and_outside_the_limit():
+    """DESIGN.md's calibration: iterate/plain_array vs the hand-written loop."""
+    same = report.render_calibration(_calibration_rows([100, 101, 99, 100, 102],
+                                                       [100, 100, 101, 99, 100]), "cal")
+    assert "within 5%: the batch call adds no per-element cost" in same
+    assert same.startswith("<!-- BEGIN calibration ") and same.rstrip().endswith("<!-- END calibration -->")
+    slow = report.render_calibration(_calibration_rows([130, 131, 129, 130, 132],
+                                                       [100, 100, 101, 99, 100]), "cal")
+    assert "NOT within 5%" in slow and "1.3×" in slow
+    noisy = report.render_calibration(_calibration_rows([100, 140, 104, 98, 130, 101],
+                                                        [100, 100, 101, 99, 100, 100]), "cal")
+    assert "inconclusive: the CI straddles the 5% limit" in noisy
+    assert "has no iterate and iterate_inline rows" in report.render_calibration([], "cal")
