@@ -30,11 +30,7 @@ static int run(const struct dod_ops *ops, const struct scn_params *p, struct hb_
 	DOD_KEEP(sum);
 	hb_end(r);
 	free(keys);
-	res->checksum = sum;
-	res->verified = sum == scn_key_sum(p->n);
-	if (!res->verified)
-		scn_fail(res, "key sum %llu, expected %llu", (unsigned long long)sum,
-		         (unsigned long long)scn_key_sum(p->n));
+	scn_check_key_sum(res, sum, p->n);
 	return SCN_RAN;
 }
 

@@ -27,6 +27,15 @@ uint64_t scn_key_sum(size_t n)
 	return (a % 2 == 0) ? (a / 2) * b : a * (b / 2);
 }
 
+void scn_check_key_sum(struct scn_result *res, uint64_t sum, size_t n)
+{
+	res->checksum = sum;
+	res->verified = sum == scn_key_sum(n);
+	if (!res->verified)
+		scn_fail(res, "key sum %llu, expected %llu", (unsigned long long)sum,
+		         (unsigned long long)scn_key_sum(n));
+}
+
 void *scn_alloc_touched(size_t bytes)
 {
 	void *p = malloc(bytes ? bytes : 1);

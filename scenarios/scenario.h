@@ -73,6 +73,9 @@ int scn_handles_array(const struct dod_ops *ops, size_t n, uint64_t **out,
 /* malloc that also touches every page, so first-touch faults stay out of timed regions.
  * NULL on failure. */
 void *scn_alloc_touched(size_t bytes);
+/* Sets res->checksum = sum and verifies it against the sum of keys 0..n-1 (a full
+ * visit of a container filled by scn_fill); on mismatch res->why says both values. */
+void scn_check_key_sum(struct scn_result *res, uint64_t sum, size_t n);
 /* Records a failure: verified = false and a printf-style reason. Returns SCN_RAN. */
 int scn_fail(struct scn_result *res, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
