@@ -30,18 +30,21 @@ B := build
 HAVE_PAPI := $(shell test -f /usr/include/papi.h && echo 1)
 PAPI_DEF  := $(if $(HAVE_PAPI),-DHAVE_PAPI)
 PAPI_LIB  := $(if $(HAVE_PAPI),-lpapi)
-INC       := -Icontainers -Iharness -Iscenarios -I$(B)
+INC       := -Icontainers -Iharness -Iscenarios -I$(B) -I$(B)/gen
 
-# Containers compiled once per size class (DESIGN.md: element sizes are compile-time).
-SIZED_C   := containers/handle_map.c containers/plain_array.c containers/peers/malloc_ptrs.c
-SIZED_CXX := containers/peers/unordered_map.cpp
-PLAIN_C   := containers/dod_common.c harness/registry.c harness/measure.c harness/env.c \
-             harness/csv.c harness/stats.c harness/json.c harness/sim.c $(wildcard scenarios/*.c)
-MAIN_C    := harness/main.c
+# Container variants come from the variant table (containers/variants.tsv): the generated
+# build/gen/variants.mk lists VARIANTS, VARIANT_OBJS and one object rule per variant and
+# size class; a new variant is one line there, no edit here. Scenarios and tests are found
+# by wildcard: a new scenario is one file, a new test one file.
+VARIANT_TABLE := containers/variants.tsv
+include $(B)/gen/variants.mk
+PLAIN_C   := containers/dod_common.c \
+             $(filter-out harness/main.c harness/alloc_count.c,$(sort $(wildcard harness/*.c))) \
+             $(sort $(wildcard scenarios/*.c))
+TEST_NAMES:= $(patsubst tests/%.c,%,$(sort $(wildcard tests/test_*.c)))
 
 # $(call objs,dir): every object of the library (all but main) built into dir.
-objs = $(foreach s,$(SIZES),$(patsubst %.c,$(1)/%.$(s).o,$(SIZED_C)) \
-         $(patsubst %.cpp,$(1)/%.$(s).o,$(SIZED_CXX))) $(patsubst %.c,$(1)/%.o,$(PLAIN_C))
+objs = $(addprefix $(1)/,$(VARIANT_OBJS)) $(patsubst %.c,$(1)/%.o,$(PLAIN_C))
 REL_OBJS := $(call objs,$(B)/rel)
 SIM_OBJS := $(call objs,$(B)/sim)
 SAN_OBJS := $(call objs,$(B)/san)
@@ -49,8 +52,8 @@ SAN_OBJS := $(call objs,$(B)/san)
 V ?= 0
 Q := $(if $(filter 1,$(V)),,@)
 
-.PHONY: all build bench bench-sim bench-process bench-run bench-sim-run bench-process-run test \
-        report deps clean test-c test-san test-py
+.PHONY: all build bench bench-quick bench-sim bench-process bench-run bench-quick-run \
+        bench-sim-run bench-process-run test report deps clean test-c test-san test-py
 all: build
 
 build: $(B)/dodbench $(B)/dodbench-sim
@@ -58,29 +61,28 @@ build: $(B)/dodbench $(B)/dodbench-sim
 deps:
 	@bash scripts/install-deps.sh
 
-# One run id for the three invocations, so the report treats them as one run.
+# One run id for all the invocations of a sweep file, so the report treats them as one run.
 RUN_ID    := bench-$(BENCH_STAMP)-$(shell hostname | tr -c 'A-Za-z0-9._\n-' _)
 RUN        = $(B)/dodbench run --n $(BENCH_N) --seed 1 --run-id $(RUN_ID) --out $(BENCH_OUT)
+# The sweeps are data: one `dodbench run` per line of these files (see sweeps/README).
+SWEEPS       ?= sweeps/bench.txt
+SWEEPS_QUICK ?= sweeps/quick.txt
+QUICK_OUT    ?= results/quick-$(BENCH_STAMP).csv
 
 # Each user target installs dependencies first, then re-runs make: the Makefile's view of
 # what is installed (HAVE_PAPI) must be taken after the install.
-bench bench-sim bench-process: deps
+bench bench-quick bench-sim bench-process: deps
 	@$(MAKE) --no-print-directory $@-run
 
 bench-run: build
 	@mkdir -p results
-	$(RUN) --container all --scenario create,iterate,lookup,clear,reset --elem-bytes 8 \
-	  --order seq,random --reps $(BENCH_REPS) --warmup $(BENCH_WARMUP) --interleave --prefault
-	$(RUN) --container plain_array --scenario iterate,iterate_inline --elem-bytes 8 \
-	  --reps $(CALIBRATE_REPS) --warmup $(BENCH_WARMUP) --interleave --prefault --quiet
-	$(RUN) --container all --scenario defragment --elem-bytes 8 --reps $(DEFRAG_REPS) \
-	  --warmup 1 --prefault --quiet
-	$(RUN) --container all --scenario create,iterate,lookup,clear --elem-bytes 16,64,256 \
-	  --order seq,random --reps $(BENCH_REPS) --warmup $(BENCH_WARMUP) --interleave --prefault --quiet
-	$(B)/dodbench run --n $(SWEEP_N) --seed 1 --run-id $(RUN_ID) --out $(BENCH_OUT) \
-	  --container all --scenario create,iterate,lookup --elem-bytes 8 --reps 7 --warmup 1 \
-	  --interleave --prefault --quiet
-	@$(MAKE) --no-print-directory report
+	bash scripts/run-sweeps.sh $(SWEEPS) $(B)/dodbench $(RUN_ID) $(BENCH_OUT)
+	$(PYTHON) reports/report.py $(BENCH_OUT)
+
+# Every container x every scenario at small n: a smoke run in well under a minute.
+bench-quick-run: build
+	@mkdir -p results
+	bash scripts/run-sweeps.sh $(SWEEPS_QUICK) $(B)/dodbench quick-$(RUN_ID) $(QUICK_OUT)
 
 # Simulated caches (callgrind) for the handle_map table's cases: the host's cache
 # geometry and a typical desktop one (8 MB 16-way LL). The 100k-item defragment is
@@ -106,9 +108,10 @@ report:
 test: deps
 	@$(MAKE) --no-print-directory test-c test-san test-py
 
-TESTS_REL := $(B)/rel/test_handle_map_8 $(B)/rel/test_handle_map_64 $(B)/rel/test_conformance \
-             $(B)/rel/test_csv $(B)/rel/test_measure
-TESTS_SAN := $(patsubst $(B)/rel/%,$(B)/san/%,$(TESTS_REL))
+# Every tests/test_NAME.c is a cmocka binary linked with the whole library, built twice:
+# build/rel/test_NAME and build/san/test_NAME (ASan+UBSan).
+TESTS_REL := $(addprefix $(B)/rel/,$(TEST_NAMES))
+TESTS_SAN := $(addprefix $(B)/san/,$(TEST_NAMES))
 
 test-c: $(TESTS_REL)
 	$(Q)for t in $^; do echo "== $$t"; ./$$t || exit 1; done
@@ -123,8 +126,12 @@ clean:
 	rm -rf $(B) reports/out
 
 # ---- machinery ----
+# A dirty tree's revision carries a hash of its diff (and of its untracked files' names
+# and contents), so two runs of different uncommitted states never share a git_rev.
 GIT_REV := $(shell git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)$(shell \
-             test -n "$$(git status --porcelain 2>/dev/null)" && echo -dirty)
+             test -n "$$(git status --porcelain 2>/dev/null)" && echo -dirty-$$( \
+             { git diff HEAD 2>/dev/null; git ls-files --others --exclude-standard -z | \
+               xargs -0 -r sha256sum 2>/dev/null; } | sha256sum | cut -c1-10))
 
 # Objects are rebuilt when the flags change: the flags live in a stamp file.
 FLAGS_NOW := $(CC) $(CXX) $(CFLAGS_R) $(CXXFLAGS_R) $(OPT_SIM) $(PAPI_DEF)
@@ -149,17 +156,20 @@ CXXFLAGS_sim := -std=c++20 $(OPT_SIM) -g -Wall -Wextra
 CFLAGS_san   := -std=c11 $(SAN) $(WARN)
 CXXFLAGS_san := -std=c++20 $(SAN)
 
-define sized_rules # tree, size
-$(B)/$(1)/%.$(2).o: %.c $(B)/flags.stamp
-	@mkdir -p $$(@D)
-	$(if $(Q),@echo "  CC    $$@";)$(CC) $(CFLAGS_$(1)) $(PAPI_DEF) $(INC) -DELEM_BYTES=$(2) -MMD -MP -c $$< -o $$@
-$(B)/$(1)/%.$(2).o: %.cpp $(B)/flags.stamp
-	@mkdir -p $$(@D)
-	$(if $(Q),@echo "  CXX   $$@";)$(CXX) $(CXXFLAGS_$(1)) $(INC) -DELEM_BYTES=$(2) -MMD -MP -c $$< -o $$@
-endef
+# $(call compile_variant,tree,size,variant,source): one container variant at one size
+# class, with the variant's descriptor header force-included.
+compile_variant = $(Q)mkdir -p $(@D); $(if $(Q),echo "  $(if $(filter %.cpp,$(4)),CXX,CC )   $@";) \
+	$(if $(filter %.cpp,$(4)),$(CXX) $(CXXFLAGS_$(1)),$(CC) $(CFLAGS_$(1)) $(PAPI_DEF)) $(INC) \
+	-DELEM_BYTES=$(2) -include $(B)/gen/variants/$(3).h -MMD -MP -c $(4) -o $@
+
+$(B)/gen/variants.mk: $(VARIANT_TABLE) scripts/gen-variants.sh
+	@bash scripts/gen-variants.sh $(VARIANT_TABLE) $(B)/gen
+$(B)/gen/variants.inc: $(B)/gen/variants.mk ;
+$(B)/gen/variants/%.h: $(B)/gen/variants.mk ;
+
 define tree_rules # tree
-$(foreach s,$(SIZES),$(eval $(call sized_rules,$(1),$(s))))
 $(B)/$(1)/harness/env.o: $(B)/gitrev.h
+$(B)/$(1)/harness/registry.o: $(B)/gen/variants.inc
 $(B)/$(1)/%.o: %.c $(B)/flags.stamp
 	@mkdir -p $$(@D)
 	$(if $(Q),@echo "  CC    $$@";)$(CC) $(CFLAGS_$(1)) $(PAPI_DEF) $(INC) -DDOD_CFLAGS='"$(CFLAGS_$(1))"' -MMD -MP -c $$< -o $$@
@@ -171,14 +181,9 @@ $(B)/dodbench: $(REL_OBJS) $(B)/rel/harness/main.o $(B)/rel/harness/alloc_count.
 $(B)/dodbench-sim: $(SIM_OBJS) $(B)/sim/harness/main.o $(B)/sim/harness/alloc_count.o
 	$(if $(Q),@echo "  LINK  $@";)$(CXX) $(OPT_SIM) -o $@ $^ $(PAPI_LIB) -lm
 
-# Unit tests: handle_map per size class, conformance of every registered container, CSV.
-$(B)/%/test_handle_map_8: $(B)/%/tests/test_handle_map.8.o $(B)/%/containers/handle_map.8.o $(B)/%/containers/dod_common.o
-	$(CC) $(if $(filter san,$*),$(SAN)) -o $@ $^ -lcmocka
-$(B)/%/test_handle_map_64: $(B)/%/tests/test_handle_map.64.o $(B)/%/containers/handle_map.64.o $(B)/%/containers/dod_common.o
-	$(CC) $(if $(filter san,$*),$(SAN)) -o $@ $^ -lcmocka
-$(B)/rel/test_conformance $(B)/rel/test_csv $(B)/rel/test_measure: $(B)/rel/%: $(B)/rel/tests/%.o $(REL_OBJS)
-	$(CXX) -o $@ $^ -lcmocka $(PAPI_LIB) -lm
-$(B)/san/test_conformance $(B)/san/test_csv $(B)/san/test_measure: $(B)/san/%: $(B)/san/tests/%.o $(SAN_OBJS)
-	$(CXX) $(SAN) -o $@ $^ -lcmocka $(PAPI_LIB) -lm
+$(B)/rel/test_%: $(B)/rel/tests/test_%.o $(REL_OBJS)
+	$(if $(Q),@echo "  LINK  $@";)$(CXX) -o $@ $^ -lcmocka $(PAPI_LIB) -lm
+$(B)/san/test_%: $(B)/san/tests/test_%.o $(SAN_OBJS)
+	$(if $(Q),@echo "  LINK  $@";)$(CXX) $(SAN) -o $@ $^ -lcmocka $(PAPI_LIB) -lm
 
 -include $(shell find $(B) -name '*.d' 2>/dev/null)

@@ -18,7 +18,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define DOD_OPS_VERSION 1
+#include "dod_common.h"
+
+/* Version 2 added erase_n and the removal axis; descriptors are filled from the variant
+ * table (containers/variants.tsv) through DOD_DESCRIPTOR, see below. */
+#define DOD_OPS_VERSION 2
 
 /* Capability flags (dod_ops.caps). */
 enum {
@@ -29,16 +33,25 @@ enum {
 	DOD_CAP_KEEPS_ORDER = 1u << 4,   /* iteration follows insertion order */
 	DOD_CAP_HOLES = 1u << 5          /* storage may contain holes that iteration skips */
 };
+#define DOD_N_CAPS 6
+/* Names of the DOD_CAP_* bits, lowest bit first: the words the variant table and the CSV's
+ * caps column use ("handles|stable_handles|..."). Defined in dod_common.c. */
+extern const char *const dod_cap_names[DOD_N_CAPS];
 
+/* One container variant at one size class. The first eight fields are the descriptor:
+ * they come from the variant's line in containers/variants.tsv (DOD_DESCRIPTOR fills
+ * them), so the table is the one place that says what a variant is. */
 struct dod_ops {
 	int version;            /* DOD_OPS_VERSION */
-	const char *name;       /* registry name, e.g. "handle_map" */
-	const char *family;     /* "handle_map", "baseline", "peer", ... */
+	const char *name;       /* registry name, e.g. "handle_map", "bulk_holes_vm" */
+	const char *family;     /* "handle_map", "baseline", "peer", "bulk", ... */
+	const char *removal;    /* removal strategy: "swappop", "tombstone", "holes", "none" */
 	const char *alloc;      /* allocation strategy, e.g. "geometric_realloc", "malloc_each" */
 	const char *layout;     /* "aos", "soa", "aosoa", "node" */
-	const char *source;     /* article and section, or the peer library */
 	unsigned caps;          /* DOD_CAP_* */
 	size_t elem_bytes;      /* payload size class: 8, 16, 64 or 256 */
+	/* ---- written by the container file ---- */
+	const char *source;     /* article and section, or the peer library */
 	size_t max_elems;       /* largest element count the container can index */
 
 	/* Creates an empty container with room for capacity_elems items reserved up front.
@@ -58,6 +71,13 @@ struct dod_ops {
 	 * their keys to *sum_out. Returns 0, or the error of the first handle that is not
 	 * valid (DOD_ERANGE, DOD_ESTALE, ...) with *sum_out unspecified. */
 	int (*lookup_sum)(const void *c, const uint64_t *handles, size_t n, uint64_t *sum_out);
+
+	/* Erases the items of n handles, all or nothing: a stale, free, foreign, out-of-range
+	 * or repeated handle fails the whole call with that handle's error (a repeat gives
+	 * DOD_EFREE) and leaves the container unchanged. Handles of other items stay valid
+	 * (when the container has DOD_CAP_STABLE_HANDLES). Returns 0 or that error. NULL when
+	 * the container cannot erase single items: hole scenarios skip it. */
+	int (*erase_n)(void *c, const uint64_t *handles, size_t n);
 
 	/* Number of the n handles that are currently valid. Untimed verification helper. */
 	size_t (*count_valid)(const void *c, const uint64_t *handles, size_t n);
@@ -83,5 +103,22 @@ struct dod_ops {
 	size_t (*size)(const void *c);          /* live items */
 	size_t (*footprint_bytes)(const void *c); /* bytes the container holds from the heap */
 };
+
+/* The descriptor fields of the variant being compiled. The Makefile compiles a
+ * container source once per (variant, size class) with -DELEM_BYTES=N and
+ * `-include build/gen/variants/NAME.h`, a header generated from the variant's line in
+ * containers/variants.tsv, which defines DOD_VARIANT_NAME, DOD_VARIANT_FAMILY, ..._REMOVAL,
+ * ..._ALLOC, ..._LAYOUT (strings), DOD_VARIANT_CAPS, DOD_VARIANT_OPS (the ops symbol,
+ * dod_ops_NAME) and DOD_ALLOC_<alloc> = 1 (so one source can select its allocation
+ * strategy with #if). A container file ends with
+ *     const struct dod_ops DOD_OPS_SYMBOL = { DOD_DESCRIPTOR, .source = ..., ... };
+ * A source compiled for several variants keeps its other functions static. */
+#ifdef DOD_VARIANT_NAME
+#define DOD_OPS_SYMBOL DOD_CAT(DOD_VARIANT_OPS, ELEM_BYTES)
+#define DOD_DESCRIPTOR                                                                   \
+	.version = DOD_OPS_VERSION, .name = DOD_VARIANT_NAME, .family = DOD_VARIANT_FAMILY,  \
+	.removal = DOD_VARIANT_REMOVAL, .alloc = DOD_VARIANT_ALLOC,                           \
+	.layout = DOD_VARIANT_LAYOUT, .caps = DOD_VARIANT_CAPS, .elem_bytes = ELEM_BYTES
+#endif
 
 #endif

@@ -1,5 +1,6 @@
 /* dod_common.c - the size-independent parts of dod_common.h. */
 #include "dod_common.h"
+#include "contract.h"
 
 const char *dod_strerror(int err)
 {
@@ -14,5 +15,23 @@ const char *dod_strerror(int err)
 	case DOD_EFULL: return "container full (index space exhausted)";
 	case DOD_ENOTSUP: return "operation not supported by this container";
 	default: return "unknown error";
+	}
+}
+
+const char *const dod_cap_names[DOD_N_CAPS] = {
+	"handles", "stable_handles", "stable_pointers", "detects_stale", "keeps_order", "holes",
+};
+
+void dod_shuffle(void *base, size_t n, size_t elem_bytes, uint64_t *rng)
+{
+	unsigned char *a = base;
+	for (size_t i = n; i > 1; i--) {
+		size_t j = (size_t)dod_rng_below(rng, i);
+		unsigned char *x = a + (i - 1) * elem_bytes, *y = a + j * elem_bytes;
+		for (size_t b = 0; b < elem_bytes; b++) {
+			unsigned char t = x[b];
+			x[b] = y[b];
+			y[b] = t;
+		}
 	}
 }

@@ -58,6 +58,10 @@ static inline uint64_t dod_rng_below(uint64_t *state, uint64_t bound)
 	return (uint64_t)(((u128)dod_rng_next(state) * bound) >> 64);
 }
 
+/* Seeded Fisher-Yates shuffle of n elements of elem_bytes each at base (the one shuffle
+ * of dodbench's setup code; containers shuffle their own parallel arrays). Advances *rng. */
+void dod_shuffle(void *base, size_t n, size_t elem_bytes, uint64_t *rng);
+
 #define DOD_CAT_(a, b) a##_##b
 #define DOD_CAT(a, b) DOD_CAT_(a, b)
 

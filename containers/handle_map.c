@@ -467,6 +467,11 @@ static size_t ops_count_valid(const void *c, const uint64_t *hs, size_t n)
 	return valid;
 }
 
+static int ops_erase_n(void *c, const uint64_t *hs, size_t n)
+{
+	return SFX(hmap_erase_batch)(c, hs, n);
+}
+
 static int ops_clear(void *c) { SFX(hmap_clear)(c); return DOD_OK; }
 static int ops_reset(void *c) { SFX(hmap_reset)(c); return DOD_OK; }
 static int ops_shuffle(void *c, uint64_t seed) { return SFX(hmap_shuffle)(c, seed); }
@@ -485,21 +490,16 @@ static void ops_dump_keys(const void *c, uint64_t *keys_out)
 static size_t ops_size(const void *c) { return SFX(hmap_size)(c); }
 static size_t ops_footprint(const void *c) { return SFX(hmap_footprint_bytes)(c); }
 
-const struct dod_ops SFX(handle_map_ops) = {
-	.version = DOD_OPS_VERSION,
-	.name = "handle_map",
-	.family = "handle_map",
-	.alloc = "geometric_realloc",
-	.layout = "aos",
+const struct dod_ops DOD_OPS_SYMBOL = {
+	DOD_DESCRIPTOR,
 	.source = "Jeff Kiah, Game Engine Containers - handle_map (2016)",
-	.caps = DOD_CAP_HANDLES | DOD_CAP_STABLE_HANDLES | DOD_CAP_DETECTS_STALE,
-	.elem_bytes = ELEM_BYTES,
 	.max_elems = HMAP_MAX_ELEMS,
 	.create = ops_create,
 	.destroy = ops_destroy,
 	.insert_n = ops_insert_n,
 	.iterate_sum = ops_iterate_sum,
 	.lookup_sum = ops_lookup_sum,
+	.erase_n = ops_erase_n,
 	.count_valid = ops_count_valid,
 	.clear = ops_clear,
 	.reset = ops_reset,

@@ -1,11 +1,15 @@
-/* plain_array.c - calibration baseline: a growable C array with push and iterate only.
+/* plain_array.c - calibration baseline: a growable C array; a handle is the raw index.
  *
  *   items [ item | item | item | ... | (capacity - n unused) ]
+ *           ^ handle 0
  *
- * Not from an article: it is the floor every container's iteration is compared with.
- * DESIGN.md asks that iterating it match a hand-written loop over the same memory within
- * a few %, which shows the contract's batch calls add no per-element overhead. It has no
- * handles, so lookup, clear, reset and defragment scenarios skip it with a reason.
+ * Not from an article: it is the floor every container is compared with. Iterating it
+ * must match a hand-written loop over the same memory within a few % (DESIGN.md), which
+ * shows the contract's batch calls add no per-element overhead; lookup by index with a
+ * bounds check only is the floor of every handle design (no generation, no indirection).
+ * It cannot erase single items (no erase_n: hole scenarios skip it) and cannot detect a
+ * stale index: clear makes every old index out of range, a new insert reuses them.
+ * Costs: insert O(1) amortized (x2 realloc), lookup O(1), iterate O(n), clear O(1).
  * Compiled once per size class (-DELEM_BYTES=N).
  */
 #include <stdlib.h>
@@ -47,7 +51,6 @@ static void parr_destroy(void *c)
 static int parr_insert_n(void *c, size_t n, uint64_t first_key, uint64_t *handles_out)
 {
 	PARR *a = c;
-	(void)handles_out;
 	if (n > SIZE_MAX / sizeof(DOD_ELEM) - a->n)
 		return DOD_ENOMEM;
 	if (a->n + n > a->cap) {
@@ -62,6 +65,9 @@ static int parr_insert_n(void *c, size_t n, uint64_t first_key, uint64_t *handle
 	}
 	for (size_t k = 0; k < n; k++)
 		SFX(dod_elem_init)(&a->items[a->n + k], first_key + k);
+	if (handles_out)
+		for (size_t k = 0; k < n; k++)
+			handles_out[k] = a->n + k;
 	a->n += n;
 	return DOD_OK;
 }
@@ -73,6 +79,36 @@ static uint64_t parr_iterate_sum(const void *c)
 	for (size_t i = 0; i < a->n; i++)
 		sum += a->items[i].key;
 	return sum;
+}
+
+/* Lookup by raw index: the bounds check is the only validation. */
+static int parr_lookup_sum(const void *c, const uint64_t *hs, size_t n, uint64_t *sum_out)
+{
+	const PARR *a = c;
+	const DOD_ELEM *items = a->items;
+	size_t size = a->n;
+	uint64_t sum = 0;
+	for (size_t k = 0; k < n; k++) {
+		if (hs[k] >= size)
+			return DOD_ERANGE;
+		sum += items[hs[k]].key;
+	}
+	*sum_out = sum;
+	return DOD_OK;
+}
+
+static size_t parr_count_valid(const void *c, const uint64_t *hs, size_t n)
+{
+	size_t valid = 0;
+	for (size_t k = 0; k < n; k++)
+		valid += hs[k] < ((const PARR *)c)->n;
+	return valid;
+}
+
+static int parr_clear(void *c)
+{
+	((PARR *)c)->n = 0;
+	return DOD_OK;
 }
 
 static void parr_dump_keys(const void *c, uint64_t *keys_out)
@@ -88,20 +124,17 @@ static size_t parr_footprint(const void *c)
 	return sizeof(PARR) + ((const PARR *)c)->cap * sizeof(DOD_ELEM);
 }
 
-const struct dod_ops SFX(plain_array_ops) = {
-	.version = DOD_OPS_VERSION,
-	.name = "plain_array",
-	.family = "baseline",
-	.alloc = "geometric_realloc",
-	.layout = "aos",
+const struct dod_ops DOD_OPS_SYMBOL = {
+	DOD_DESCRIPTOR,
 	.source = "calibration baseline (DESIGN.md)",
-	.caps = DOD_CAP_KEEPS_ORDER,
-	.elem_bytes = ELEM_BYTES,
 	.max_elems = SIZE_MAX / ELEM_BYTES,
 	.create = parr_create,
 	.destroy = parr_destroy,
 	.insert_n = parr_insert_n,
 	.iterate_sum = parr_iterate_sum,
+	.lookup_sum = parr_lookup_sum,
+	.count_valid = parr_count_valid,
+	.clear = parr_clear,
 	.dump_keys = parr_dump_keys,
 	.size = parr_size,
 	.footprint_bytes = parr_footprint,

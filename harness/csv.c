@@ -1,6 +1,6 @@
-/* csv.c - CSV schema v1. One X-macro column list generates both the header and the row
+/* csv.c - CSV schema 2. One X-macro column list generates both the header and the row
  * writer (google-benchmark's idiom), so the two cannot drift apart. New columns go at
- * the end; a change of meaning bumps HB_SCHEMA_VERSION. */
+ * the end; a change of meaning bumps HB_SCHEMA_VERSION (2: ns_per_op divides by ops). */
 #include <inttypes.h>
 #include <string.h>
 
@@ -20,16 +20,16 @@
 	X(compiler, STR, r->env->compiler)                                               \
 	X(cflags, STR, r->env->cflags)                                                   \
 	X(git_rev, STR, r->env->git_rev)                                                 \
-	X(container, STR, r->container)                                                  \
+	X(container, STR, r->ops_desc->name)                                             \
 	X(scenario, STR, r->scenario)                                                    \
 	X(n, SZ, r->n)                                                                   \
-	X(elem_bytes, SZ, r->elem_bytes)                                                 \
+	X(elem_bytes, SZ, r->ops_desc->elem_bytes)                                       \
 	X(hole_ratio, DBL, r->hole_ratio)                                                \
 	X(order, STR, r->order)                                                          \
 	X(seed, U64, r->seed)                                                            \
 	X(rep, U64, r->rep)                                                              \
 	X(elapsed_ns, U64, r->region->elapsed_ns)                                        \
-	X(ns_per_op, DBL, r->n ? (double)r->region->elapsed_ns / (double)r->n : 0.0)     \
+	X(ns_per_op, DBL, r->ops ? (double)r->region->elapsed_ns / (double)r->ops : 0.0) \
 	X(tsc_cycles, OPTLL, r->region->have_tsc ? (long long)r->region->tsc_cycles : -1) \
 	X(counter_source, STR, hb_counter_source())                                      \
 	X(papi_tot_cyc, CTR, 0)                                                          \
@@ -66,7 +66,20 @@
 	X(papi_status, STR, hb_papi_status())                                            \
 	X(frees, OPTLL, r->region->have_allocs ? (long long)r->region->frees : -1)       \
 	X(cpu_ns, U64, r->region->cpu_ns)                                                \
-	X(pmu_scale, OPTDBL, r->region->have_pmu_scale ? r->region->pmu_scale : -1.0)
+	X(pmu_scale, OPTDBL, r->region->have_pmu_scale ? r->region->pmu_scale : -1.0)    \
+	X(hole_pattern, STR, r->hole_pattern)                                            \
+	X(ops, U64, r->ops)                                                              \
+	X(p50_ns, OPTDBL, r->samples > 0 ? r->p50_ns : -1.0)                             \
+	X(p99_ns, OPTDBL, r->samples > 0 ? r->p99_ns : -1.0)                             \
+	X(p999_ns, OPTDBL, r->samples > 0 ? r->p999_ns : -1.0)                           \
+	X(max_ns, OPTDBL, r->samples > 0 ? r->max_ns : -1.0)                             \
+	X(samples, OPTLL, r->samples)                                                    \
+	X(sample_cost_ns, OPTDBL, r->samples > 0 ? r->sample_cost_ns : -1.0)             \
+	X(family, STR, r->ops_desc->family)                                              \
+	X(removal, STR, r->ops_desc->removal)                                            \
+	X(alloc, STR, r->ops_desc->alloc)                                                \
+	X(layout, STR, r->ops_desc->layout)                                              \
+	X(caps, CAPS, r->ops_desc->caps)
 
 static void put_str(FILE *f, const char *s)
 {
@@ -83,6 +96,19 @@ static void put_str(FILE *f, const char *s)
 	fputc('"', f);
 }
 
+/* The caps column: the DOD_CAP_* words joined by '|', or "none". */
+static void put_caps(FILE *f, unsigned caps)
+{
+	bool any = false;
+	for (int b = 0; b < DOD_N_CAPS; b++)
+		if (caps & (1u << b)) {
+			fprintf(f, "%s%s", any ? "|" : "", dod_cap_names[b]);
+			any = true;
+		}
+	if (!any)
+		fputs("none", f);
+}
+
 #define PUT_STR(f, v) put_str(f, v)
 #define PUT_U64(f, v) fprintf(f, "%" PRIu64, (uint64_t)(v))
 #define PUT_SZ(f, v) fprintf(f, "%zu", (size_t)(v))
@@ -93,6 +119,7 @@ static void put_str(FILE *f, const char *s)
 #define PUT_EMPTY(f, v) ((void)(v))
 #define PUT_SIMTOKEN(f, v) \
 	(r->region->have_sim ? (void)fprintf(f, "@cg%llu@", (unsigned long long)r->region->sim_seq + (v)) : (void)0)
+#define PUT_CAPS(f, v) put_caps(f, v)
 #define PUT_OPTLL(f, v) ((v) >= 0 ? (void)fprintf(f, "%lld", (long long)(v)) : (void)0)
 
 #define HEADER_FIELD(name, kind, value) "," #name

@@ -12,12 +12,12 @@
 #include <stdio.h>
 
 #include "contract.h"
+#include "region.h"
 
 struct scn_scenario;
 
 /* ---- measurement (measure.c) ---- */
 
-#define HB_N_COUNTERS 5 /* PAPI_TOT_CYC, PAPI_TOT_INS, PAPI_L1_DCM, PAPI_L2_DCM, PAPI_L3_TCM */
 #define HB_N_SIM 7      /* callgrind: Ir Dr Dw D1mr D1mw DLmr DLmw */
 
 enum hb_counter_mode {
@@ -25,33 +25,6 @@ enum hb_counter_mode {
 	HB_COUNTERS_PAPI,      /* PAPI or fail */
 	HB_COUNTERS_NONE,      /* times only */
 	HB_COUNTERS_CALLGRIND  /* this process runs under callgrind (sim.c re-executes it) */
-};
-
-/* One timed region's figures. Anything with a false have_* flag was not measured: it is
- * written as an empty CSV field, never as 0. */
-struct hb_region {
-	uint64_t elapsed_ns;      /* CLOCK_MONOTONIC, ns */
-	uint64_t cpu_ns;          /* CLOCK_PROCESS_CPUTIME_ID, ns (read just outside the clock) */
-	uint64_t tsc_cycles;      /* rdtscp delta, TSC ticks (not core cycles) */
-	bool have_tsc;
-	long long ctr[HB_N_COUNTERS];
-	bool have[HB_N_COUNTERS];
-	long minflt, majflt;      /* page faults during the region (getrusage) */
-	unsigned long long allocs, frees; /* allocator calls during the region */
-	bool have_allocs;         /* false when the binary has no allocation counter */
-	uint64_t sim_seq;         /* callgrind: number of the stats dump of this region */
-	bool have_sim;
-	/* PMU sharing probe (with PAPI): a cycles event opened beside PAPI's event set with
-	 * perf's time_enabled/time_running. pmu_scale = enabled / running: 1 when the
-	 * hardware counters counted the whole region, > 1 when the kernel time-shared the
-	 * PMU with another user, and PAPI's raw (unscaled) counts undercount by about that
-	 * factor. */
-	double pmu_scale;
-	bool have_pmu_scale;
-	/* private */
-	struct timespec_pair { long long sec, nsec; } t0, cpu0;
-	uint64_t tsc0;
-	unsigned long long allocs0, frees0;
 };
 
 /* Sets up counters once per process. mode AUTO uses PAPI when it offers at least one of
@@ -67,13 +40,6 @@ const char *hb_counter_source(void);
 const char *hb_papi_status(void);
 /* Names of the five counter columns ("papi_tot_cyc", ...). */
 extern const char *const hb_counter_columns[HB_N_COUNTERS];
-
-/* Starts a timed region. Order, outermost first: page-fault and allocation snapshots,
- * CPU time, PAPI, clock, TSC, callgrind collection on; so the region's own bookkeeping
- * stays outside the clock, and outside the simulated counts entirely. */
-void hb_begin(struct hb_region *r);
-/* Ends it in reverse order and fills r. */
-void hb_end(struct hb_region *r);
 
 /* A perf event counting this process in user space only, with time_enabled and
  * time_running in its read format, created disabled. type/config as in
@@ -119,24 +85,29 @@ int hb_pin(int cpu);
 /* Writes the current UTC time as 2026-11-21T23:59:01Z (needs 21 bytes). */
 void hb_utc_now(char *buf, size_t len);
 
-/* ---- CSV schema v1 (csv.c) ---- */
+/* ---- CSV schema 2 (csv.c) ---- */
 
-#define HB_SCHEMA_VERSION 1
+/* 2: ns_per_op = elapsed_ns / ops (1: / n); hole, latency and axis columns appended. */
+#define HB_SCHEMA_VERSION 2
 
 struct hb_row {
 	const struct hb_env *env;
 	char timestamp[32];
-	const char *container, *scenario, *order;
-	size_t n, elem_bytes;
-	double hole_ratio;
+	const struct dod_ops *ops_desc; /* container name and axes */
+	const char *scenario, *order, *hole_pattern;
+	size_t n;
+	double hole_ratio;        /* the real fraction erased */
 	uint64_t seed;
 	unsigned rep;
 	const struct hb_region *region;
 	uint64_t checksum;
 	bool verified;
-	long long swaps; /* < 0: not applicable (empty field) */
+	uint64_t ops;             /* operations in the region (>= 1) */
+	long long swaps;          /* < 0: not applicable (empty field) */
 	bool prefault;
 	long long interleave_pos; /* < 0: not interleaved */
+	long long samples;        /* latency samples, < 0: none (percentile fields empty) */
+	double p50_ns, p99_ns, p999_ns, max_ns, sample_cost_ns;
 };
 
 /* Opens path for appending rows. Writes the header when the file is new or empty; if
@@ -147,14 +118,16 @@ void hb_csv_header(FILE *f);
 /* Writes one row; text fields are RFC 4180 quoted when needed. */
 void hb_csv_row(FILE *f, const struct hb_row *r);
 
-/* ---- registry (registry.c) ---- */
+/* ---- registry (registry.c, generated from containers/variants.tsv) ---- */
 
 #define HB_N_SIZES 4
 extern const size_t hb_elem_sizes[HB_N_SIZES]; /* 8, 16, 64, 256 */
 
 struct hb_container {
 	const char *name;
-	const struct dod_ops *ops[HB_N_SIZES]; /* one per size class, same order */
+	const char *source;                    /* its source file */
+	const struct dod_ops *ops[HB_N_SIZES]; /* one per size class, same order; NULL when
+	                                          the variant is not built at that size */
 };
 extern const struct hb_container hb_containers[];
 extern const size_t hb_n_containers;
@@ -183,21 +156,9 @@ double hb_rel_dispersion(const struct hb_stats *s);
 int hb_ratio_ci(const uint64_t *a, size_t na, const uint64_t *b, size_t nb, uint64_t seed,
                 double *ratio, double *lo, double *hi);
 
-/* ---- cases of one run (main.c), their JSON export (json.c) ---- */
+/* ---- JSON export (json.c) ---- */
 
-struct hb_case {
-	const struct dod_ops *ops;
-	const struct scn_scenario *scn;
-	size_t n;
-	int order;                /* enum scn_order */
-	char name[160];           /* scenario/container/n:N/elem:E[/order:O] */
-	const char *skip;         /* reason it cannot run, or NULL */
-	uint64_t *elapsed_ns, *cpu_ns; /* per measured repetition */
-	size_t done;              /* measured repetitions done */
-	bool failed;              /* a repetition was not verified, or a call failed */
-	bool errored;             /* a container call failed: remaining reps not run */
-};
-
+struct hb_case;
 /* Writes the run in google-benchmark's JSON format (context + one "iteration" entry per
  * repetition + mean/median/stddev/cv aggregates per case; times in ns), so its
  * tools/compare.py and dashboards can read dodbench results. Returns 0 or -1 (I/O). */
@@ -213,7 +174,7 @@ int hb_sim_parse_geometry(const char *text, char *err, size_t err_len);
 /* Runs `dodbench run` again under valgrind --tool=callgrind with the cache simulator,
  * collection toggled around each timed region (hb_begin/hb_end), then fills the sim_*
  * columns of the child's rows from callgrind's per-region dumps and appends them to
- * out_path (may be NULL), and prints per-case simulated counts per element.
+ * out_path (may be NULL), and prints per-case simulated counts per operation.
  * argv: the arguments after "run", unparsed. d1, ll: geometry or NULL for the host's.
  * Returns the exit status for main: 0, 1 (a case failed), 2 (valgrind missing or a bad
  * output file). */

@@ -7,8 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "hb.h"
-#include "scenario.h"
+#include "run.h"
 
 static void put_json_str(FILE *f, const char *s)
 {
@@ -29,7 +28,7 @@ static void entry(FILE *f, bool *first, const struct hb_case *c, size_t family,
                   const char *run_type, const char *aggregate, size_t rep, size_t reps,
                   double real_ns, double cpu_ns)
 {
-	char name[200];
+	char name[1024];
 	if (aggregate)
 		snprintf(name, sizeof name, "%s_%s", c->name, aggregate);
 	else
@@ -53,7 +52,7 @@ static void entry(FILE *f, bool *first, const struct hb_case *c, size_t family,
 	/* Throughput only where it means one: not for a dispersion aggregate. */
 	if (!aggregate || strcmp(aggregate, "mean") == 0 || strcmp(aggregate, "median") == 0)
 		fprintf(f, ",\n      \"items_per_second\": %.17g",
-		        real_ns > 0 ? (double)c->n * 1e9 / real_ns : 0.0);
+		        real_ns > 0 ? c->ns_per_op_div * 1e9 / real_ns : 0.0);
 	fputs("\n    }", f);
 }
 

@@ -9,6 +9,7 @@
  */
 #define _GNU_SOURCE
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <linux/perf_event.h>
 #include <sys/ioctl.h>
@@ -18,10 +19,6 @@
 #include <time.h>
 #include <valgrind/callgrind.h>
 
-#if defined(__x86_64__) || defined(__i386__)
-#include <x86intrin.h>
-#define HB_HAVE_TSC 1
-#endif
 #ifdef HAVE_PAPI
 #include <papi.h>
 #endif
@@ -174,7 +171,11 @@ static uint64_t ts_since(clockid_t clock, const struct timespec_pair *t0)
 
 void hb_begin(struct hb_region *r)
 {
+	uint64_t *samples = r->samples;
+	size_t samples_cap = r->samples_cap;
 	memset(r, 0, sizeof *r);
+	r->samples = samples;
+	r->samples_cap = samples_cap;
 	struct rusage ru;
 	getrusage(RUSAGE_SELF, &ru);
 	r->minflt = ru.ru_minflt;
@@ -197,6 +198,7 @@ void hb_begin(struct hb_region *r)
 		CALLGRIND_ZERO_STATS;
 		CALLGRIND_TOGGLE_COLLECT;
 	}
+	r->lap_last = hb_lap_clock();
 }
 
 void hb_end(struct hb_region *r)
@@ -245,4 +247,75 @@ void hb_end(struct hb_region *r)
 	getrusage(RUSAGE_SELF, &ru);
 	r->minflt = ru.ru_minflt - r->minflt;
 	r->majflt = ru.ru_majflt - r->majflt;
+}
+
+int hb_samples_reserve(struct hb_region *r, size_t count)
+{
+	hb_region_release(r);
+	if (count == 0)
+		return 0;
+	if (count > SIZE_MAX / sizeof *r->samples ||
+	    !(r->samples = malloc(count * sizeof *r->samples)))
+		return -1;
+	memset(r->samples, 0, count * sizeof *r->samples); /* first-touch faults happen here */
+	r->samples_cap = count;
+	return 0;
+}
+
+void hb_region_release(struct hb_region *r)
+{
+	free(r->samples);
+	r->samples = NULL;
+	r->samples_n = r->samples_cap = 0;
+}
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+double hb_ns_per_tick(void)
+{
+#ifdef HB_HAVE_TSC
+	/* Calibrated once: TSC ticks against CLOCK_MONOTONIC over at least 20 ms. The TSC of
+	 * every CPU since about 2008 runs at a constant rate (constant_tsc), also in a VM. */
+	static double ns_per_tick;
+	if (ns_per_tick == 0) {
+		uint64_t t0 = mono_ns(), c0 = __rdtsc(), t1, c1;
+		do {
+			t1 = mono_ns();
+			c1 = __rdtsc();
+		} while (t1 - t0 < 20000000u);
+		ns_per_tick = c1 > c0 ? (double)(t1 - t0) / (double)(c1 - c0) : 1.0;
+	}
+	return ns_per_tick;
+#else
+	return 1.0;
+#endif
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return (x > y) - (x < y);
+}
+
+double hb_sample_cost_ns(void)
+{
+	/* The median of 4096 empty laps: what one sample adds to an operation's latency (and,
+	 * once per operation, to the region's elapsed time). */
+	static double cost = -1;
+	if (cost < 0) {
+		enum { K = 4096 };
+		static uint64_t buf[K];
+		struct hb_region r = {.samples = buf, .samples_cap = K};
+		r.lap_last = hb_lap_clock();
+		for (int i = 0; i < K; i++)
+			hb_lap(&r);
+		qsort(buf, K, sizeof *buf, cmp_u64);
+		cost = (double)buf[K / 2] * hb_ns_per_tick();
+	}
+	return cost;
 }

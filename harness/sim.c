@@ -23,7 +23,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "hb.h"
+#include "run.h"
 
 struct sim_counts {
 	bool have;
@@ -147,16 +147,16 @@ static size_t split_csv(char *line, char **fields, size_t max)
 	return n;
 }
 
-/* Per-case summary: medians per element of simulated Ir, D1 misses and LL misses. */
+/* Per-case summary: medians per operation (region count / ops) of simulated Ir, D1 misses and LL misses. */
 struct sim_case {
-	char name[200];
+	char name[512];
 	double *ir, *d1, *ll;
 	size_t n;
 };
 
 static void print_summary(struct sim_case *cases, size_t n_cases, const char *d1, const char *ll)
 {
-	printf("simulated caches (callgrind; D1 %s, LL %s as size:assoc:line), medians per element:\n",
+	printf("simulated caches (callgrind; D1 %s, LL %s as size:assoc:line), medians per operation:\n",
 	       d1, ll);
 	for (size_t i = 0; i < n_cases; i++) {
 		struct sim_case *c = &cases[i];
@@ -167,9 +167,11 @@ static void print_summary(struct sim_case *cases, size_t n_cases, const char *d1
 }
 
 /* Column positions we need, found by name in the header. */
-enum { C_CONTAINER, C_SCENARIO, C_N, C_ELEM, C_ORDER, C_SIM_IR, C_N_COLS };
+enum { C_CONTAINER, C_SCENARIO, C_N, C_ELEM, C_ORDER, C_SIM_IR, C_HOLES, C_PATTERN, C_OPS,
+       C_N_COLS };
 static const char *const col_names[C_N_COLS] = {"container", "scenario", "n", "elem_bytes",
-                                                 "order", "sim_ir"};
+                                                 "order", "sim_ir", "hole_ratio",
+                                                 "hole_pattern", "ops"};
 
 static int merge(const char *dir, const char *child_csv, const char *out_path, bool quiet)
 {
@@ -242,11 +244,13 @@ static int merge(const char *dir, const char *child_csv, const char *out_path, b
 			ok &= col[k] >= 0 && (size_t)col[k] < nf;
 		if (!ok)
 			continue;
-		char name[200];
-		snprintf(name, sizeof name, "%s/%s/n:%s/elem:%s%s%s", f[col[C_SCENARIO]],
-		         f[col[C_CONTAINER]], f[col[C_N]], f[col[C_ELEM]],
-		         strcmp(f[col[C_SCENARIO]], "lookup") == 0 ? "/order:" : "",
-		         strcmp(f[col[C_SCENARIO]], "lookup") == 0 ? f[col[C_ORDER]] : "");
+		char name[sizeof cases->name];
+		const struct scn_scenario *scn = scn_find(f[col[C_SCENARIO]]);
+		hb_case_name(name, sizeof name, f[col[C_SCENARIO]], f[col[C_CONTAINER]],
+		             (size_t)strtoull(f[col[C_N]], NULL, 10),
+		             (size_t)strtoull(f[col[C_ELEM]], NULL, 10),
+		             scn && scn->uses_order ? f[col[C_ORDER]] : NULL,
+		             strtod(f[col[C_HOLES]], NULL), f[col[C_PATTERN]]);
 		size_t i = 0;
 		while (i < n_cases && strcmp(cases[i].name, name) != 0)
 			i++;
@@ -259,7 +263,7 @@ static int merge(const char *dir, const char *child_csv, const char *out_path, b
 			snprintf(cases[n_cases++].name, sizeof cases->name, "%s", name);
 		}
 		struct sim_case *c = &cases[i];
-		double n = strtod(f[col[C_N]], NULL);
+		double n = strtod(f[col[C_OPS]], NULL); /* per operation, as ns_per_op */
 		double *ir = realloc(c->ir, (c->n + 1) * sizeof *ir);
 		double *dd = realloc(c->d1, (c->n + 1) * sizeof *dd);
 		double *dl = realloc(c->ll, (c->n + 1) * sizeof *dl);

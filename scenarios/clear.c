@@ -1,26 +1,27 @@
-/* clear and reset - remove every item. Timed: one ops->clear (or ops->reset) call.
- * Checksum: how many of the n old handles the container rejects afterwards; expected n
- * (for handle_map::clear because generations were bumped, for reset because the sparse
- * set is gone, for peers because the keys/indices are gone), and size must be 0. The
- * container must also accept new items afterwards (insert n again, sum their keys). */
-#include <stdlib.h>
-
+/* clear and reset - remove every item. Setup: n items, then (clear only) the shared
+ * hole setup erases --hole-ratio of them. Timed: one ops->clear (or ops->reset) call;
+ * ops = the live items it removed. Checksum: how many of the n old handles the container
+ * rejects afterwards; expected n (for handle_map::clear because generations were bumped,
+ * for reset because the sparse set is gone, for peers because the keys/indices are gone),
+ * and size must be 0. The container must also accept new items afterwards (insert n
+ * again, sum their keys). */
 #include "scenario.h"
 
 static int run_with(int (*op)(void *), const char *what, const struct dod_ops *ops,
                     const struct scn_params *p, struct hb_region *r, struct scn_result *res)
 {
-	void *c;
-	uint64_t *handles;
-	if (scn_fill(ops, p->n, &c, &handles, res))
+	struct scn_filled f;
+	if (scn_fill_holes(ops, p, &f, res))
 		return SCN_ERROR;
+	void *c = f.c;
+	uint64_t *handles = f.handles;
 	hb_begin(r);
 	int err = op(c);
 	DOD_CLOBBER();
 	hb_end(r);
+	res->ops = f.n_live;
 	if (err) {
-		ops->destroy(c);
-		free(handles);
+		scn_filled_free(ops, &f);
 		return scn_error(res, what, err);
 	}
 	size_t rejected = p->n - ops->count_valid(c, handles, p->n);
@@ -37,8 +38,7 @@ static int run_with(int (*op)(void *), const char *what, const struct dod_ops *o
 		if (ops->lookup_sum(c, handles, p->n, &sum) || sum != scn_key_sum(p->n))
 			scn_fail(res, "items inserted after %s are not found by handle", what);
 	}
-	ops->destroy(c);
-	free(handles);
+	scn_filled_free(ops, &f);
 	return SCN_RAN;
 }
 
@@ -70,16 +70,19 @@ static const char *cannot_reset(const struct dod_ops *ops)
 	               : "no reset distinct from clear (no handle bookkeeping to drop)";
 }
 
-const struct scn_scenario scn_clear = {
+static const struct scn_scenario clear = {
 	.name = "clear",
 	.help = "remove every item; old handles must be rejected afterwards",
+	.uses_holes = true,
 	.cannot_run = cannot_clear,
 	.run = run_clear,
 };
+SCN_REGISTER(clear)
 
-const struct scn_scenario scn_reset = {
+static const struct scn_scenario reset = {
 	.name = "reset",
 	.help = "remove every item and drop handle bookkeeping (handle_map::reset)",
 	.cannot_run = cannot_reset,
 	.run = run_reset,
 };
+SCN_REGISTER(reset)

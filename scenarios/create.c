@@ -1,8 +1,8 @@
 /* create - construct a container with n reserved and insert n items (keys 0..n-1).
- * Timed: ops->create(n) + ops->insert_n(n): the article's "create" (construct, reserve,
- * emplace N). The handles array is allocated and touched before the region.
- * Checksum: the sum of keys reached through every returned handle (containers without
- * handles: the sum of keys by iteration); expected n(n-1)/2, and size must be n. */
+ * Timed: ops->create(n) + ops->insert_n(n): the handle_map article's "create" (construct,
+ * reserve, emplace N). The handles array is allocated and touched before the region.
+ * ops = n. Checksum: the sum of keys reached through every returned handle (containers
+ * without handles: the sum of keys by iteration); expected n(n-1)/2, and size must be n. */
 #include <stdlib.h>
 
 #include "scenario.h"
@@ -20,6 +20,7 @@ static int run(const struct dod_ops *ops, const struct scn_params *p, struct hb_
 		ops->destroy(c);
 	DOD_CLOBBER();
 	hb_end(r);
+	res->ops = p->n;
 	if (err) {
 		free(handles);
 		return scn_error(res, "create/insert_n", err);
@@ -42,8 +43,9 @@ static int run(const struct dod_ops *ops, const struct scn_params *p, struct hb_
 	return SCN_RAN;
 }
 
-const struct scn_scenario scn_create = {
+static const struct scn_scenario create = {
 	.name = "create",
 	.help = "construct with n reserved + insert n items (timed together)",
 	.run = run,
 };
+SCN_REGISTER(create)

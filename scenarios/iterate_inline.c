@@ -15,8 +15,7 @@ static int run(const struct dod_ops *ops, const struct scn_params *p, struct hb_
                struct scn_result *res)
 {
 	(void)ops;
-	uint64_t *keys = p->n <= SIZE_MAX / sizeof *keys ? scn_alloc_touched(p->n * sizeof *keys)
-	                                                 : NULL;
+	uint64_t *keys = scn_alloc_touched(p->n, sizeof *keys);
 	if (!keys)
 		return scn_error(res, "keys array", DOD_ENOMEM);
 	for (size_t i = 0; i < p->n; i++)
@@ -30,7 +29,8 @@ static int run(const struct dod_ops *ops, const struct scn_params *p, struct hb_
 	DOD_KEEP(sum);
 	hb_end(r);
 	free(keys);
-	scn_check_key_sum(res, sum, p->n);
+	res->ops = p->n;
+	scn_check_sum(res, sum, scn_key_sum(p->n));
 	return SCN_RAN;
 }
 
@@ -41,9 +41,10 @@ static const char *cannot_run(const struct dod_ops *ops)
 	               : "calibration loop: runs beside plain_array at 8-byte elements only";
 }
 
-const struct scn_scenario scn_iterate_inline = {
+static const struct scn_scenario iterate_inline = {
 	.name = "iterate_inline",
 	.help = "calibration: hand-written sum loop that iterate/plain_array must match",
 	.cannot_run = cannot_run,
 	.run = run,
 };
+SCN_REGISTER(iterate_inline)

@@ -27,12 +27,14 @@ static int run(const struct dod_ops *ops, const struct scn_params *p, struct hb_
 	free(handles);
 	if (err)
 		return scn_error(res, "create/insert_n", err);
-	scn_check_key_sum(res, sum, p->n);
+	res->ops = p->n;
+	scn_check_sum(res, sum, scn_key_sum(p->n));
 	return SCN_RAN;
 }
 
-const struct scn_scenario scn_lifecycle = {
+static const struct scn_scenario lifecycle = {
 	.name = "lifecycle",
 	.help = "create + insert n + iterate + destroy in one region (see make bench-process)",
 	.run = run,
 };
+SCN_REGISTER(lifecycle)

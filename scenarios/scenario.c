@@ -1,22 +1,67 @@
-/* scenario.c - scenario list and helpers shared by the scenarios. */
+/* scenario.c - the scenario registry (linker section dod_scenarios) and the helpers the
+ * scenarios share: fills, the hole setup, checksums, error texts. */
 #include "scenario.h"
 
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "dod_common.h"
+const char *const scn_hole_pattern_names[SCN_N_HOLE_PATTERNS] = {
+	"none", "random", "clustered", "oldest",
+};
 
-#define SCN_ADDR(name) &scn_##name,
-const struct scn_scenario *const scn_all[] = {SCN_LIST(SCN_ADDR)};
-const size_t scn_count = sizeof scn_all / sizeof scn_all[0];
+/* Bounds of the section, defined by the linker for sections named like C identifiers. */
+extern const struct scn_scenario *const __start_dod_scenarios[];
+extern const struct scn_scenario *const __stop_dod_scenarios[];
+
+static int by_name(const void *a, const void *b)
+{
+	return strcmp((*(const struct scn_scenario *const *)a)->name,
+	              (*(const struct scn_scenario *const *)b)->name);
+}
+
+size_t scn_list(const struct scn_scenario *const **out)
+{
+	static const struct scn_scenario **sorted;
+	static size_t count;
+	if (!sorted) {
+		count = (size_t)(__stop_dod_scenarios - __start_dod_scenarios);
+		sorted = malloc((count ? count : 1) * sizeof *sorted);
+		if (!sorted) {
+			*out = __start_dod_scenarios; /* link order: still every scenario */
+			return count;
+		}
+		memcpy(sorted, __start_dod_scenarios, count * sizeof *sorted);
+		qsort(sorted, count, sizeof *sorted, by_name);
+	}
+	*out = sorted;
+	return count;
+}
 
 const struct scn_scenario *scn_find(const char *name)
 {
-	for (size_t i = 0; i < scn_count; i++)
-		if (strcmp(scn_all[i]->name, name) == 0)
-			return scn_all[i];
+	const struct scn_scenario *const *all;
+	size_t n = scn_list(&all);
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(all[i]->name, name) == 0)
+			return all[i];
+	return NULL;
+}
+
+const char *scn_cannot_run(const struct scn_scenario *scn, const struct dod_ops *ops,
+                           const struct scn_params *p)
+{
+	const char *why = scn->cannot_run ? scn->cannot_run(ops) : NULL;
+	if (why)
+		return why;
+	if (scn->uses_holes && p->hole_ratio > 0) {
+		if (scn_needs_handles(ops))
+			return scn_needs_handles(ops);
+		if (!ops->erase_n)
+			return "no erase_n: cannot make holes";
+	}
 	return NULL;
 }
 
@@ -27,17 +72,20 @@ uint64_t scn_key_sum(size_t n)
 	return (a % 2 == 0) ? (a / 2) * b : a * (b / 2);
 }
 
-void scn_check_key_sum(struct scn_result *res, uint64_t sum, size_t n)
+void scn_check_sum(struct scn_result *res, uint64_t sum, uint64_t expect)
 {
 	res->checksum = sum;
-	res->verified = sum == scn_key_sum(n);
+	res->verified = sum == expect;
 	if (!res->verified)
 		scn_fail(res, "key sum %llu, expected %llu", (unsigned long long)sum,
-		         (unsigned long long)scn_key_sum(n));
+		         (unsigned long long)expect);
 }
 
-void *scn_alloc_touched(size_t bytes)
+void *scn_alloc_touched(size_t count, size_t size)
 {
+	if (size && count > SIZE_MAX / size)
+		return NULL;
+	size_t bytes = count * size;
 	void *p = malloc(bytes ? bytes : 1);
 	if (p)
 		memset(p, 0, bytes);
@@ -74,7 +122,7 @@ int scn_handles_array(const struct dod_ops *ops, size_t n, uint64_t **out,
 	*out = NULL;
 	if (!(ops->caps & DOD_CAP_HANDLES))
 		return 0;
-	if (n > SIZE_MAX / sizeof **out || !(*out = scn_alloc_touched(n * sizeof **out)))
+	if (!(*out = scn_alloc_touched(n, sizeof **out)))
 		return scn_error(res, "handles array", DOD_ENOMEM);
 	return 0;
 }
@@ -97,4 +145,137 @@ int scn_fill(const struct dod_ops *ops, size_t n, void **c_out, uint64_t **handl
 		return scn_error(res, "insert_n", err);
 	}
 	return 0;
+}
+
+/* Uniform double in (0, 1]. */
+static double rng_unit(uint64_t *rng)
+{
+	return (double)((dod_rng_next(rng) >> 11) + 1) * 0x1.0p-53;
+}
+
+size_t scn_hole_indices(size_t n, double ratio, enum scn_hole_pattern pattern, uint64_t seed,
+                        unsigned char *erased, size_t *order_out)
+{
+	memset(erased, 0, n);
+	size_t m = (size_t)llround(ratio * (double)n);
+	if (n == 0 || pattern == SCN_HOLES_NONE || ratio <= 0)
+		return 0;
+	if (m > n - 1)
+		m = n - 1; /* at least one survivor: every scenario visits something */
+	uint64_t rng = seed ^ 0x401e5ca77e12edull;
+	switch (pattern) {
+	case SCN_HOLES_OLDEST:
+		memset(erased, 1, m);
+		break;
+	case SCN_HOLES_RANDOM:
+		/* Floyd's sampling: m distinct indices, O(m) RNG calls. */
+		for (size_t j = n - m; j < n; j++) {
+			size_t t = (size_t)dod_rng_below(&rng, j + 1);
+			erased[erased[t] ? j : t] = 1;
+		}
+		break;
+	case SCN_HOLES_CLUSTERED: {
+		/* Runs of geometric length (mean SCN_CLUSTER_MEAN) until m are erased, then the
+		 * n - m survivors are spread over the k + 1 gaps before, between and after the k
+		 * runs uniformly (adjacent runs with an empty gap merge, as real ones do). */
+		double q = log1p(-1.0 / SCN_CLUSTER_MEAN);
+		size_t k = 0, total = 0;
+		size_t *runs = malloc((m ? m : 1) * sizeof *runs), *gaps;
+		if (!runs)
+			return (size_t)-1;
+		while (total < m) {
+			size_t len = 1 + (size_t)floor(log(rng_unit(&rng)) / q);
+			if (len > m - total)
+				len = m - total;
+			runs[k++] = len;
+			total += len;
+		}
+		if (!(gaps = calloc(k + 1, sizeof *gaps))) {
+			free(runs);
+			return (size_t)-1;
+		}
+		for (size_t s = 0; s < n - m; s++)
+			gaps[dod_rng_below(&rng, k + 1)]++;
+		size_t at = 0;
+		for (size_t r = 0; r < k; r++) {
+			at += gaps[r];
+			memset(erased + at, 1, runs[r]);
+			at += runs[r];
+		}
+		free(runs);
+		free(gaps);
+		break;
+	}
+	case SCN_HOLES_NONE:
+		break;
+	}
+	if (order_out) {
+		size_t j = 0;
+		for (size_t i = 0; i < n; i++)
+			if (erased[i])
+				order_out[j++] = i;
+		if (pattern != SCN_HOLES_OLDEST)
+			dod_shuffle(order_out, m, sizeof *order_out, &rng);
+	}
+	return m;
+}
+
+int scn_fill_holes(const struct dod_ops *ops, const struct scn_params *p,
+                   struct scn_filled *f, struct scn_result *res)
+{
+	memset(f, 0, sizeof *f);
+	f->n = f->n_live = p->n;
+	f->live_key_sum = scn_key_sum(p->n);
+	res->hole_ratio = 0;
+	if (scn_fill(ops, p->n, &f->c, &f->handles, res))
+		return SCN_ERROR;
+	if (p->hole_ratio <= 0 || p->hole_pattern == SCN_HOLES_NONE) {
+		f->live = f->handles;
+		return 0;
+	}
+	unsigned char *erased = scn_alloc_touched(p->n, 1);
+	size_t *order = scn_alloc_touched(p->n, sizeof *order);
+	uint64_t *victims = scn_alloc_touched(p->n, sizeof *victims);
+	f->live = scn_alloc_touched(p->n, sizeof *f->live);
+	f->live_keys = scn_alloc_touched(p->n, sizeof *f->live_keys);
+	size_t m = erased && order && victims && f->live && f->live_keys
+	                   ? scn_hole_indices(p->n, p->hole_ratio, p->hole_pattern, p->seed, erased,
+	                                      order)
+	                   : (size_t)-1;
+	int err = m == (size_t)-1 ? DOD_ENOMEM : DOD_OK;
+	if (!err) {
+		for (size_t j = 0; j < m; j++) {
+			victims[j] = f->handles[order[j]];
+			f->live_key_sum -= order[j]; /* key = insertion index */
+		}
+		err = ops->erase_n(f->c, victims, m);
+	}
+	if (!err) {
+		f->n_live = 0;
+		for (size_t i = 0; i < p->n; i++)
+			if (!erased[i]) {
+				f->live_keys[f->n_live] = i;
+				f->live[f->n_live++] = f->handles[i];
+			}
+		res->hole_ratio = (double)m / (double)p->n;
+	}
+	free(erased);
+	free(order);
+	free(victims);
+	if (err) {
+		scn_filled_free(ops, f);
+		return scn_error(res, "hole setup (erase_n)", err);
+	}
+	return 0;
+}
+
+void scn_filled_free(const struct dod_ops *ops, struct scn_filled *f)
+{
+	if (f->c)
+		ops->destroy(f->c);
+	if (f->live != f->handles)
+		free(f->live);
+	free(f->live_keys);
+	free(f->handles);
+	memset(f, 0, sizeof *f);
 }

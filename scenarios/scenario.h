@@ -1,8 +1,15 @@
 /* scenario.h - a scenario = untimed setup + one timed region + untimed verification,
  * written once against the container contract (containers/contract.h).
  *
- * Adding a scenario: write scenarios/NAME.c defining `const struct scn_scenario
- * scn_NAME`, add it to SCN_LIST below. The Makefile compiles every .c file in scenarios/.
+ * Adding a scenario is one file: write scenarios/NAME.c defining a
+ * `const struct scn_scenario` and end it with SCN_REGISTER(that variable). The Makefile
+ * compiles every .c file in scenarios/, the registration puts a pointer to it in the
+ * linker section dod_scenarios, and `dodbench list scenarios`, `--scenario all`, the
+ * sweeps of make bench, the conformance test and the reports find it from there. There is
+ * no list to edit.
+ *
+ * A scenario includes this header only: the region timer (harness/region.h), the
+ * contract and the payload helpers; never the rest of the harness.
  */
 #ifndef SCN_SCENARIO_H
 #define SCN_SCENARIO_H
@@ -13,19 +20,36 @@
 
 #include "contract.h"
 #include "dod_common.h"
-#include "hb.h"
+#include "region.h"
 
 enum scn_order { SCN_SEQ, SCN_RANDOM };
 
+/* Which items the untimed hole setup erases (see scn_fill_holes). */
+enum scn_hole_pattern {
+	SCN_HOLES_NONE,      /* hole_ratio 0 */
+	SCN_HOLES_RANDOM,    /* uniformly chosen insertion indices, erased in random order */
+	SCN_HOLES_CLUSTERED, /* runs of consecutive insertion indices, geometric lengths of
+	                        mean SCN_CLUSTER_MEAN, erased in random order */
+	SCN_HOLES_OLDEST     /* the first r*n inserted, erased oldest first */
+};
+#define SCN_N_HOLE_PATTERNS 4
+#define SCN_CLUSTER_MEAN 64
+/* "none", "random", "clustered", "oldest": the CLI's and the CSV's words. */
+extern const char *const scn_hole_pattern_names[SCN_N_HOLE_PATTERNS];
+
 struct scn_params {
-	size_t n;              /* elements */
-	enum scn_order order;  /* access order, for scenarios with uses_order */
-	uint64_t seed;         /* seeds every RNG of the scenario */
+	size_t n;                           /* elements inserted */
+	enum scn_order order;               /* access order, for scenarios with uses_order */
+	double hole_ratio;                  /* 0 <= r < 1: fraction of the n erased in setup */
+	enum scn_hole_pattern hole_pattern; /* SCN_HOLES_NONE iff hole_ratio == 0 */
+	uint64_t seed;                      /* seeds every RNG of the scenario */
 };
 
 struct scn_result {
 	uint64_t checksum;     /* the timed region's product, see each scenario */
 	bool verified;         /* checksum (and state) matched an independent computation */
+	uint64_t ops;          /* operations the timed region did (>= 1): ns_per_op divides by it */
+	double hole_ratio;     /* fraction of the n really erased in setup (0 without holes) */
 	long long swaps;       /* items moved by defragment; -1 when not applicable */
 	char why[200];         /* why verification failed, or the error of a failed call */
 };
@@ -34,28 +58,34 @@ struct scn_result {
 enum { SCN_RAN = 0, SCN_ERROR = -1 };
 
 struct scn_scenario {
-	const char *name;
-	const char *help;      /* one line for --help */
+	const char *name;      /* [a-z0-9_]+, unique */
+	const char *help;      /* one line for `list scenarios` */
 	bool uses_order;       /* --order changes what it does (else it runs with "seq") */
+	bool uses_holes;       /* --hole-ratio/--hole-pattern apply (else it runs without holes) */
+	bool records_samples;  /* records per-operation latency samples (p50_ns ... columns) */
 	/* NULL when ops can run this scenario, else the reason it is skipped. */
 	const char *(*cannot_run)(const struct dod_ops *ops);
-	/* One repetition: setup, hb_begin/hb_end around the timed work, verification.
-	 * Returns SCN_RAN (res filled; res->verified may be false) or SCN_ERROR (a container
-	 * call failed outside the contract's expectations, e.g. DOD_ENOMEM; res->why says
-	 * which). */
+	/* One repetition: setup, hb_begin/hb_end around the timed work, verification; sets
+	 * res->ops. Returns SCN_RAN (res filled; res->verified may be false) or SCN_ERROR (a
+	 * container call failed outside the contract's expectations, e.g. DOD_ENOMEM;
+	 * res->why says which). r starts zeroed. */
 	int (*run)(const struct dod_ops *ops, const struct scn_params *p, struct hb_region *r,
 	           struct scn_result *res);
 };
 
-#define SCN_LIST(X)                                                                      \
-	X(create) X(iterate) X(lookup) X(clear) X(reset) X(defragment) X(lifecycle) X(iterate_inline)
-#define SCN_DECLARE(name) extern const struct scn_scenario scn_##name;
-SCN_LIST(SCN_DECLARE)
-#undef SCN_DECLARE
+/* Registers a scenario: put it at the end of the scenario's file. */
+#define SCN_REGISTER(var)                                                                \
+	static const struct scn_scenario *const scn_reg_##var                                \
+		__attribute__((used, section("dod_scenarios"), aligned(sizeof(void *)))) = &var;
 
-extern const struct scn_scenario *const scn_all[];
-extern const size_t scn_count;
+/* Every registered scenario, sorted by name: *out gets the array. Returns the count. */
+size_t scn_list(const struct scn_scenario *const **out);
+/* The scenario called name, or NULL. */
 const struct scn_scenario *scn_find(const char *name);
+/* NULL when scn can run on ops with parameters p, else why not (the scenario's own
+ * cannot_run, or holes asked of a container without erase_n). */
+const char *scn_cannot_run(const struct scn_scenario *scn, const struct dod_ops *ops,
+                           const struct scn_params *p);
 
 /* ---- helpers shared by scenarios (scenario.c) ---- */
 
@@ -66,16 +96,46 @@ uint64_t scn_key_sum(size_t n);
  * container has handles, else NULL. Returns 0 or a DOD error (res->why filled). */
 int scn_fill(const struct dod_ops *ops, size_t n, void **c_out, uint64_t **handles_out,
              struct scn_result *res);
+
+/* A container filled with keys 0..n-1 and then given holes (scn_fill_holes). */
+struct scn_filled {
+	void *c;
+	uint64_t *handles;    /* the n handles by insertion index (NULL: no handles) */
+	uint64_t *live;       /* the survivors' handles in insertion order (NULL: no handles) */
+	uint64_t *live_keys;  /* their keys (= insertion indices); NULL without holes: k */
+	size_t n, n_live;     /* inserted, surviving */
+	uint64_t live_key_sum; /* sum of the survivors' keys mod 2^64 */
+};
+/* Untimed setup shared by every scenario with holes, so every container gets the same
+ * holes: inserts p->n items (keys = insertion indices 0..n-1), then erases
+ * round(hole_ratio * n) of them (at most n - 1) chosen by p->hole_pattern with a seed
+ * derived from p->seed, in one ops->erase_n call. res->hole_ratio gets the real fraction.
+ * Returns 0 or SCN_ERROR (res->why filled; nothing left to free). */
+int scn_fill_holes(const struct dod_ops *ops, const struct scn_params *p,
+                   struct scn_filled *f, struct scn_result *res);
+/* The key of the k-th survivor (f->live[k]). */
+static inline uint64_t scn_live_key(const struct scn_filled *f, size_t k)
+{
+	return f->live_keys ? f->live_keys[k] : k;
+}
+/* Destroys f's container and frees its arrays. */
+void scn_filled_free(const struct dod_ops *ops, struct scn_filled *f);
+/* Marks in erased[0..n) (1 = erased) the insertion indices pattern erases at ratio, and
+ * writes them to order_out (may be NULL; room for n) in the order they are erased.
+ * Returns how many: round(ratio * n), at most n - 1 (n >= 1). Deterministic for a seed. */
+size_t scn_hole_indices(size_t n, double ratio, enum scn_hole_pattern pattern, uint64_t seed,
+                        unsigned char *erased, size_t *order_out);
+
 /* Sets *out to a pre-touched array for the n handles of a container with handles, or to
  * NULL for one without. Returns 0, or SCN_ERROR (res->why filled) when it does not fit. */
 int scn_handles_array(const struct dod_ops *ops, size_t n, uint64_t **out,
                       struct scn_result *res);
 /* malloc that also touches every page, so first-touch faults stay out of timed regions.
- * NULL on failure. */
-void *scn_alloc_touched(size_t bytes);
-/* Sets res->checksum = sum and verifies it against the sum of keys 0..n-1 (a full
- * visit of a container filled by scn_fill); on mismatch res->why says both values. */
-void scn_check_key_sum(struct scn_result *res, uint64_t sum, size_t n);
+ * NULL on failure or when count * size overflows. */
+void *scn_alloc_touched(size_t count, size_t size);
+/* Sets res->checksum = sum and verifies it against expect; on mismatch res->why says
+ * both values. */
+void scn_check_sum(struct scn_result *res, uint64_t sum, uint64_t expect);
 /* Records a failure: verified = false and a printf-style reason. Returns SCN_RAN. */
 int scn_fail(struct scn_result *res, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));

@@ -1,8 +1,12 @@
 /* test_conformance.c - drives every registered container variant (hb_containers x size
- * classes) through the same operation sequences against a simple model: a list of the
- * handles and keys it inserted. After each step: size, key sum by iteration, key sum by
- * handle and the validity of old handles must match what the container's capability
- * flags promise. This is what lets a new container join the harness safely. */
+ * classes, from containers/variants.tsv) through the same operation sequences against a
+ * simple model: a list of the handles and keys it holds. Steps: insert, erase_n (a
+ * random subset; and batches that must fail whole: a repeated, an erased, a foreign or an
+ * out-of-range handle), clear, reset, shuffle + resumable defragment. After each step:
+ * size, key sum by iteration and by handle, and the validity of erased and old handles
+ * must match what the container's capability flags promise. Then every registered
+ * scenario runs on every container, with and without holes, and must verify. Containers
+ * and scenarios come from the registries: a new one is tested without an edit here. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -57,6 +61,45 @@ static void insert_some(const struct dod_ops *ops, void *c, struct model *m, siz
 	m->next_key += k;
 }
 
+/* Erases a random subset of the model's items with one erase_n, then checks that the
+ * erased handles are rejected; before that, batches that must fail leave everything as
+ * it was (checked against the model by the caller's check_against_model). */
+static void erase_some(const struct dod_ops *ops, void *c, struct model *m, uint64_t *rng)
+{
+	static uint64_t victims[MAX_LIVE + 1];
+	size_t k = m->n ? (size_t)dod_rng_below(rng, m->n / 2 + 1) : 0;
+	/* Choose k distinct model positions: a seeded shuffle of the model, take the tail. */
+	for (size_t i = m->n; i > 1; i--) {
+		size_t j = (size_t)dod_rng_below(rng, i);
+		uint64_t th = m->handles[i - 1], tk = m->keys[i - 1];
+		m->handles[i - 1] = m->handles[j], m->keys[i - 1] = m->keys[j];
+		m->handles[j] = th, m->keys[j] = tk;
+	}
+	for (size_t i = 0; i < k; i++)
+		victims[i] = m->handles[m->n - k + i];
+	if (k > 0) {
+		/* A repeated handle at the end: the whole batch fails, nothing is erased. */
+		victims[k] = victims[0];
+		int err = ops->erase_n(c, victims, k + 1);
+		assert_true(err != DOD_OK);
+		check_against_model(ops, c, m);
+	}
+	assert_int_equal(ops->erase_n(c, victims, k), DOD_OK);
+	m->n -= k;
+	if (k > 0) {
+		assert_int_equal(ops->count_valid(c, victims, k), 0);
+		/* An erased handle in a batch fails it whole too. */
+		if (m->n > 0) {
+			uint64_t mixed[2] = {m->handles[0], victims[0]};
+			assert_true(ops->erase_n(c, mixed, 2) != DOD_OK);
+		}
+	}
+	/* A handle that was never issued: foreign or out of range, never accepted. */
+	uint64_t bogus = UINT64_C(0x7FFF7FFF7FFFFFFE);
+	assert_true(ops->erase_n(c, &bogus, 1) != DOD_OK);
+	assert_true(ops->erase_n(c, NULL, 0) == DOD_OK);
+}
+
 static void drive(const struct dod_ops *ops, uint64_t seed)
 {
 	static struct model m, old;
@@ -68,8 +111,10 @@ static void drive(const struct dod_ops *ops, uint64_t seed)
 	check_against_model(ops, c, &m);
 	for (int step = 0; step < 400; step++) {
 		unsigned op = (unsigned)dod_rng_below(&rng, 20);
-		if (op < 14 && m.n + 64 <= MAX_LIVE) {
+		if (op < 11 && m.n + 64 <= MAX_LIVE) {
 			insert_some(ops, c, &m, (size_t)dod_rng_below(&rng, 64));
+		} else if (op < 14 && ops->erase_n) {
+			erase_some(ops, c, &m, &rng);
 		} else if (op < 17 && ops->clear) {
 			old = m;
 			assert_int_equal(ops->clear(c), DOD_OK);
@@ -109,8 +154,18 @@ static void test_registry_entries(void **state)
 	for (size_t i = 0; i < hb_n_containers; i++)
 		for (size_t s = 0; s < HB_N_SIZES; s++) {
 			const struct dod_ops *ops = hb_containers[i].ops[s];
-			assert_non_null(ops);
+			if (!ops)
+				continue; /* not built at this size class (variants.tsv) */
+			for (size_t j = 0; j < i; j++)
+				assert_string_not_equal(hb_containers[j].name, hb_containers[i].name);
 			assert_int_equal(ops->version, DOD_OPS_VERSION);
+			assert_non_null(ops->family);
+			assert_non_null(ops->removal);
+			assert_non_null(ops->alloc);
+			assert_non_null(ops->layout);
+			assert_non_null(ops->source);
+			if (ops->erase_n)
+				assert_true(ops->caps & DOD_CAP_HANDLES);
 			assert_string_equal(ops->name, hb_containers[i].name);
 			assert_int_equal(ops->elem_bytes, hb_elem_sizes[s]);
 			assert_ptr_equal(hb_find_ops(ops->name, ops->elem_bytes), ops);
@@ -134,7 +189,8 @@ static void test_every_container_against_model(void **state)
 	(void)state;
 	for (size_t i = 0; i < hb_n_containers; i++)
 		for (size_t s = 0; s < HB_N_SIZES; s++)
-			drive(hb_containers[i].ops[s], 1000 + i * 10 + s);
+			if (hb_containers[i].ops[s])
+				drive(hb_containers[i].ops[s], 1000 + i * 10 + s);
 }
 
 /* Footprint grows with content and is at least the payload bytes. */
@@ -143,6 +199,8 @@ static void test_footprint(void **state)
 	(void)state;
 	for (size_t i = 0; i < hb_n_containers; i++) {
 		const struct dod_ops *ops = hb_containers[i].ops[2];
+		if (!ops)
+			continue;
 		void *c;
 		assert_int_equal(ops->create(&c, 1000), DOD_OK);
 		assert_int_equal(ops->insert_n(c, 1000, 0, NULL), DOD_OK);
@@ -151,28 +209,81 @@ static void test_footprint(void **state)
 	}
 }
 
-/* Each scenario's run() verifies itself; a small n through every container checks
- * that the verification passes for correct containers and that skips are explained. */
+/* Each scenario's run() verifies itself; a small n through every container, every order
+ * and every hole pattern checks that the verification passes for correct containers, that
+ * ops is reported and that skips are explained. */
 static void test_scenarios_verify_small(void **state)
 {
 	(void)state;
-	for (size_t k = 0; k < scn_count; k++)
+	const struct scn_scenario *const *all;
+	size_t n_scn = scn_list(&all);
+	assert_true(n_scn >= 8);
+	for (size_t k = 0; k < n_scn; k++)
 		for (size_t i = 0; i < hb_n_containers; i++)
-			for (int order = SCN_SEQ; order <= SCN_RANDOM; order++) {
-				const struct dod_ops *ops = hb_containers[i].ops[1];
-				const struct scn_scenario *s = scn_all[k];
-				if (s->cannot_run && s->cannot_run(ops)) {
-					assert_true(strlen(s->cannot_run(ops)) > 5);
-					continue;
+			for (int order = SCN_SEQ; order <= SCN_RANDOM; order++)
+				for (int pattern = SCN_HOLES_NONE; pattern < SCN_N_HOLE_PATTERNS; pattern++) {
+					const struct dod_ops *ops = hb_containers[i].ops[1];
+					const struct scn_scenario *s = all[k];
+					struct scn_params p = {.n = 777, .order = order, .seed = 42,
+					                       .hole_pattern = pattern,
+					                       .hole_ratio = pattern ? 0.3 : 0};
+					if (!ops || (!s->uses_holes && pattern) || (!s->uses_order && order))
+						continue;
+					const char *why = scn_cannot_run(s, ops, &p);
+					if (why) {
+						assert_true(strlen(why) > 5);
+						continue;
+					}
+					struct hb_region r = {0};
+					struct scn_result res = {.swaps = -1};
+					assert_int_equal(s->run(ops, &p, &r, &res), SCN_RAN);
+					if (!res.verified)
+						fail_msg("%s/%s/%s: %s", s->name, ops->name,
+						         scn_hole_pattern_names[pattern], res.why);
+					assert_true(res.ops >= 1 && res.ops <= 2 * p.n);
+					if (pattern)
+						assert_true(res.hole_ratio > 0.29 && res.hole_ratio < 0.31);
+					if (s->records_samples)
+						assert_int_equal(r.samples_n, res.ops);
+					hb_region_release(&r);
 				}
-				struct scn_params p = {.n = 777, .order = order, .seed = 42};
-				struct hb_region r;
-				struct scn_result res = {.swaps = -1};
-				assert_int_equal(s->run(ops, &p, &r, &res), SCN_RAN);
-				if (!res.verified)
-					fail_msg("%s/%s: %s", s->name, ops->name, res.why);
-				assert_true(r.elapsed_ns > 0 || p.n < 1000);
-			}
+}
+
+/* The hole patterns erase round(r * n) distinct indices (at most n - 1), deterministically,
+ * each pattern its own way. */
+static void test_hole_patterns(void **state)
+{
+	(void)state;
+	enum { N = 10000 };
+	static unsigned char erased[N], again[N];
+	static size_t order[N];
+	for (int pat = SCN_HOLES_RANDOM; pat < SCN_N_HOLE_PATTERNS; pat++) {
+		size_t m = scn_hole_indices(N, 0.25, pat, 7, erased, order);
+		assert_int_equal(m, 2500);
+		size_t count = 0, runs = 0;
+		for (size_t i = 0; i < N; i++) {
+			count += erased[i];
+			runs += erased[i] && (i == 0 || !erased[i - 1]);
+		}
+		assert_int_equal(count, m);
+		for (size_t j = 0; j < m; j++)
+			assert_true(erased[order[j]]); /* the erase order lists the erased indices */
+		assert_int_equal(scn_hole_indices(N, 0.25, pat, 7, again, NULL), m);
+		assert_memory_equal(erased, again, N);
+		if (pat == SCN_HOLES_OLDEST) {
+			assert_int_equal(runs, 1);
+			assert_true(erased[0] && erased[m - 1] && !erased[m]);
+		} else if (pat == SCN_HOLES_CLUSTERED) {
+			/* Mean run length 64 (merged runs only lengthen them): few, long runs. */
+			assert_true(runs < m / 20);
+		} else {
+			/* Uniform: runs of about 1 / (1 - r) on average: many short ones. */
+			assert_true(runs > m / 2);
+		}
+	}
+	assert_int_equal(scn_hole_indices(N, 0, SCN_HOLES_RANDOM, 7, erased, NULL), 0);
+	assert_int_equal(scn_hole_indices(4, 0.99, SCN_HOLES_RANDOM, 7, erased, NULL), 3);
+	assert_int_equal(scn_hole_indices(1, 0.9, SCN_HOLES_CLUSTERED, 7, erased, NULL), 0);
 }
 
 /* A container that returns a wrong sum must fail verification: the checksums catch it. */
@@ -192,10 +303,12 @@ static void test_wrong_results_fail_verification(void **state)
 	struct dod_ops broken = *real;
 	broken.iterate_sum = off_by_one_sum;
 	broken.lookup_sum = off_by_one_lookup;
-	const struct scn_scenario *checked[] = {&scn_create, &scn_iterate, &scn_lookup};
+	const struct scn_scenario *checked[] = {scn_find("create"), scn_find("iterate"),
+	                                        scn_find("lookup")};
 	for (size_t i = 0; i < 3; i++) {
+		assert_non_null(checked[i]);
 		struct scn_params p = {.n = 100, .seed = 1};
-		struct hb_region r;
+		struct hb_region r = {0};
 		struct scn_result res = {.swaps = -1};
 		assert_int_equal(checked[i]->run(&broken, &p, &r, &res), SCN_RAN);
 		assert_false(res.verified);
@@ -219,6 +332,7 @@ int main(void)
 		cmocka_unit_test(test_every_container_against_model),
 		cmocka_unit_test(test_footprint),
 		cmocka_unit_test(test_scenarios_verify_small),
+		cmocka_unit_test(test_hole_patterns),
 		cmocka_unit_test(test_wrong_results_fail_verification),
 		cmocka_unit_test(test_key_sum),
 	};

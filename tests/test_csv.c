@@ -1,4 +1,4 @@
-/* test_csv.c - CSV schema v1: exact header (the reports depend on the column order),
+/* test_csv.c - CSV schema 2: exact header (the reports depend on the column order),
  * RFC 4180 quoting, empty (never zero) counter fields, and hb_csv_open's header check. */
 #define _POSIX_C_SOURCE 200809L
 #include <setjmp.h>
@@ -14,14 +14,16 @@
 
 #include "hb.h"
 
-static const char v1_header[] =
+static const char header_v2[] =
 	"schema,timestamp,host,cpu_model,compiler,cflags,git_rev,container,scenario,n,"
 	"elem_bytes,hole_ratio,order,seed,rep,elapsed_ns,ns_per_op,tsc_cycles,counter_source,"
 	"papi_tot_cyc,papi_tot_ins,papi_l1_dcm,papi_l2_dcm,papi_l3_tcm,checksum,verified,"
 	"run_id,swaps,"
 	"sim_ir,sim_dr,sim_dw,sim_d1mr,sim_d1mw,sim_dlmr,sim_dlmw,sim_d1,sim_ll,papi_multiplexed,"
 	"minflt,majflt,allocs,prefault,interleave_pos,cores,hypervisor,governor,turbo,pinned_cpu,"
-	"build_type,perf_paranoid,papi_status,frees,cpu_ns,pmu_scale\n";
+	"build_type,perf_paranoid,papi_status,frees,cpu_ns,pmu_scale,"
+	"hole_pattern,ops,p50_ns,p99_ns,p999_ns,max_ns,samples,sample_cost_ns,"
+	"family,removal,alloc,layout,caps\n";
 
 static char *write_to_string(void (*fn)(FILE *, const void *), const void *arg)
 {
@@ -37,11 +39,11 @@ static char *write_to_string(void (*fn)(FILE *, const void *), const void *arg)
 static void header_fn(FILE *f, const void *arg) { (void)arg; hb_csv_header(f); }
 static void row_fn(FILE *f, const void *arg) { hb_csv_row(f, arg); }
 
-static void test_header_is_schema_v1(void **state)
+static void test_header_is_schema_2(void **state)
 {
 	(void)state;
 	char *s = write_to_string(header_fn, NULL);
-	assert_string_equal(s, v1_header);
+	assert_string_equal(s, header_v2);
 	free(s);
 }
 
@@ -59,25 +61,32 @@ static void test_row_quoting_and_missing_counters(void **state)
 	                      .minflt = 3, .cpu_ns = 1900};
 	r.ctr[1] = 0; /* measured zero must print as 0; unmeasured must print nothing */
 	r.have[1] = true;
+	struct dod_ops desc = {.name = "handle_map", .family = "handle_map", .removal = "swappop",
+	                       .alloc = "geometric_realloc", .layout = "aos", .elem_bytes = 8,
+	                       .caps = DOD_CAP_HANDLES | DOD_CAP_DETECTS_STALE};
 	struct hb_row row = {
-		.env = &env, .timestamp = "2026-01-01T00:00:00Z", .container = "handle_map",
-		.scenario = "create", .order = "seq", .n = 1000, .elem_bytes = 8, .seed = 7,
-		.rep = 3, .region = &r, .checksum = 499500, .verified = true, .swaps = -1,
-		.interleave_pos = -1,
+		.env = &env, .timestamp = "2026-01-01T00:00:00Z", .ops_desc = &desc,
+		.scenario = "create", .order = "seq", .hole_pattern = "none", .n = 1000, .seed = 7,
+		.rep = 3, .region = &r, .checksum = 499500, .verified = true, .ops = 500,
+		.swaps = -1, .interleave_pos = -1, .samples = -1,
 	};
 	char *s = write_to_string(row_fn, &row);
-	assert_string_equal(s, "1,2026-01-01T00:00:00Z,box,\"Some \"\"Fast\"\" CPU, 8 cores\","
-	                       "gcc 12,-O2,abc,handle_map,create,1000,8,0,seq,7,3,2000,2,4000,"
+	/* ns_per_op = elapsed_ns / ops (2000 / 500), not / n. */
+	assert_string_equal(s, "2,2026-01-01T00:00:00Z,box,\"Some \"\"Fast\"\" CPU, 8 cores\","
+	                       "gcc 12,-O2,abc,handle_map,create,1000,8,0,seq,7,3,2000,4,4000,"
 	                       "none,,0,,,,499500,1,r1,"
 	                       /* no sim, no PAPI multiplexing column, 3 faults, no alloc count,
 	                        * not interleaved, unpinned */
-	                       ",,,,,,,,,,,3,0,,0,,2,1,unavailable,on,,release,2,not used,,1900,\n");
+	                       ",,,,,,,,,,,3,0,,0,,2,1,unavailable,on,,release,2,not used,,1900,,"
+	                       /* no holes, 500 ops, no latency samples, the descriptor's axes */
+	                       "none,500,,,,,,,handle_map,swappop,geometric_realloc,aos,"
+	                       "handles|detects_stale\n");
 	free(s);
 	row.swaps = 12;
 	row.verified = false;
 	r.have_tsc = false;
 	s = write_to_string(row_fn, &row);
-	assert_non_null(strstr(s, ",2000,2,,none,"));
+	assert_non_null(strstr(s, ",2000,4,,none,"));
 	assert_non_null(strstr(s, ",499500,0,r1,12,"));
 	free(s);
 	/* Under callgrind the sim columns carry the token sim.c replaces: "@cg<seq>@" and
@@ -90,13 +99,28 @@ static void test_row_quoting_and_missing_counters(void **state)
 	row.interleave_pos = 7;
 	s = write_to_string(row_fn, &row);
 	assert_non_null(strstr(s, ",r1,12,@cg42@,,,,,,,,,,3,0,5,0,7,"));
-	assert_non_null(strstr(s, ",4,1900,\n"));
+	assert_non_null(strstr(s, ",4,1900,,none,"));
 	free(s);
 	/* With PAPI the PMU probe's enabled/running ratio fills pmu_scale. */
 	r.have_pmu_scale = true;
 	r.pmu_scale = 1.25;
 	s = write_to_string(row_fn, &row);
-	assert_non_null(strstr(s, ",4,1900,1.25\n"));
+	assert_non_null(strstr(s, ",4,1900,1.25,none,"));
+	free(s);
+	/* Holes, latency samples, and a container without capabilities. */
+	row.hole_ratio = 0.25;
+	row.hole_pattern = "clustered";
+	row.samples = 1000;
+	row.p50_ns = 20;
+	row.p99_ns = 45.5;
+	row.p999_ns = 400;
+	row.max_ns = 12000;
+	row.sample_cost_ns = 9.5;
+	desc.caps = 0;
+	s = write_to_string(row_fn, &row);
+	assert_non_null(strstr(s, ",handle_map,create,1000,8,0.25,seq,"));
+	assert_non_null(strstr(s, ",clustered,500,20,45.5,400,12000,1000,9.5,handle_map,swappop,"
+	                          "geometric_realloc,aos,none\n"));
 	free(s);
 }
 
@@ -135,7 +159,7 @@ static void test_open_checks_header(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_header_is_schema_v1),
+		cmocka_unit_test(test_header_is_schema_2),
 		cmocka_unit_test(test_row_quoting_and_missing_counters),
 		cmocka_unit_test(test_open_checks_header),
 	};

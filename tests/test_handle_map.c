@@ -1,10 +1,11 @@
 /* test_handle_map.c - cmocka unit tests for containers/handle_map.{h,c}, the dense/sparse/
  * meta handle map of Jeff Kiah's "Game Engine Containers - handle_map" (SEEDS.md B).
  *
- * Built once per size class; every container name goes through SFX(), so the file compiles
- * for ELEM_BYTES 8, 16, 64 and 256:
- *   gcc -std=c11 -Icontainers -DELEM_BYTES=16 tests/test_handle_map.c containers/handle_map.c
- *       -lcmocka
+ * Every container name goes through SFX(), so the file compiles for ELEM_BYTES 8, 16, 64
+ * and 256. As tests/test_*.c it is built by the Makefile's pattern rule for 8-byte items;
+ * tests/test_handle_map_64.c defines ELEM_BYTES 64 and includes this file. Standalone:
+ *   gcc -std=c11 -Icontainers -DELEM_BYTES=16 -include build/gen/variants/handle_map.h
+ *       tests/test_handle_map.c containers/handle_map.c containers/dod_common.c -lcmocka
  *
  * Tests (the contract checked is the one documented in handle_map.h):
  *   handle_layout          hmap_id bits, accessors, integer comparison, issued handles
@@ -20,6 +21,9 @@
  *   erase_batch            all or nothing: valid, duplicate, stale, foreign, n = 0
  *   errors_and_edges       bad arguments, empty maps, id_at vs meta, capacity, footprint
  */
+#ifndef ELEM_BYTES
+#define ELEM_BYTES 8
+#endif
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>

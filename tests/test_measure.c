@@ -25,7 +25,7 @@ static void test_region_without_counters(void **state)
 	size_t bytes = 8u << 20;
 	char *p = malloc(bytes);
 	assert_non_null(p);
-	struct hb_region r;
+	struct hb_region r = {0};
 	hb_begin(&r);
 	memset(p, 1, bytes); /* fresh pages: first-touch faults inside the region */
 	__asm__ volatile("" : : "r"(p) : "memory");
@@ -62,9 +62,45 @@ static void test_perf_probe_reports_enabled_and_running(void **state)
 	close(fd);
 }
 
+/* Latency samples: one per hb_lap up to the reserved count, the rest dropped; hb_begin
+ * keeps the buffer; the laps add up to at most the region's own TSC time (both read the
+ * same monotonic counter); release frees and empties. */
+static void test_latency_samples(void **state)
+{
+	(void)state;
+	char notice[400], err[400];
+	assert_int_equal(hb_counters_init(HB_COUNTERS_NONE, notice, sizeof notice, err, sizeof err), 0);
+	struct hb_region r = {0};
+	assert_int_equal(hb_samples_reserve(&r, 100), 0);
+	assert_int_equal(r.samples_cap, 100);
+	volatile uint64_t sink = 0;
+	hb_begin(&r);
+	for (int i = 0; i < 150; i++) {
+		sink += (uint64_t)i * 3;
+		hb_lap(&r);
+	}
+	hb_end(&r);
+	assert_int_equal(r.samples_n, 100);
+	uint64_t total = 0;
+	for (size_t i = 0; i < r.samples_n; i++)
+		total += r.samples[i];
+#ifdef HB_HAVE_TSC
+	assert_true(r.have_tsc);
+	assert_true(total <= r.tsc_cycles);
+#endif
+	hb_region_release(&r);
+	assert_null(r.samples);
+	assert_int_equal(r.samples_n + r.samples_cap, 0);
+	assert_true(hb_ns_per_tick() > 0);
+	assert_true(hb_sample_cost_ns() >= 0);
+	assert_int_equal(hb_samples_reserve(&r, SIZE_MAX), -1); /* does not fit: refused */
+	assert_null(r.samples);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_latency_samples),
 		cmocka_unit_test(test_region_without_counters),
 		cmocka_unit_test(test_perf_probe_reports_enabled_and_running),
 	};

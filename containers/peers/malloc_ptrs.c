@@ -8,8 +8,16 @@
  *
  * Source: Jeff Kiah, "Game Engine Containers - handle_map" (2016), the comparison column
  * "vector of unique_ptr". Each item costs one malloc on create and one free on clear;
- * iteration chases one pointer per item. A handle is a plain index, so it cannot detect
- * a stale handle: after clear, indices past the new size are rejected, nothing more.
+ * iteration chases one pointer per item. A handle is a plain index.
+ *
+ * Erase is what game code holding indices into such a vector does: unique_ptr::reset()
+ * in place. The item is freed and its slot keeps a NULL pointer (a tombstone), so the
+ * indices of the other items stay valid; iteration tests every slot for NULL. Slots are
+ * never reused until clear, so an erased handle is rejected (DOD_EFREE), but after clear
+ * the indices are issued again: old handles are not detected as stale in general.
+ *
+ * Invariants: n = slots in use (live + tombstones), live = non-NULL slots <= n.
+ * Costs: insert O(1) amortized + one malloc; erase O(1) + one free; iterate O(n slots).
  * Compiled once per size class (-DELEM_BYTES=N).
  */
 #include <stdlib.h>
@@ -18,8 +26,9 @@
 #include "dod_common.h"
 
 struct SFX(mptrs) {
-	DOD_ELEM **ptrs;
-	size_t n, cap;
+	DOD_ELEM **ptrs;   /* NULL = tombstone of an erased item */
+	size_t n, cap;     /* slots used, slots allocated */
+	size_t live;       /* non-NULL slots */
 };
 #define MPTRS struct SFX(mptrs)
 
@@ -44,7 +53,7 @@ static int mptrs_clear(void *c)
 	MPTRS *v = c;
 	for (size_t i = 0; i < v->n; i++)
 		free(v->ptrs[i]);
-	v->n = 0;
+	v->n = v->live = 0;
 	return DOD_OK;
 }
 
@@ -86,6 +95,46 @@ static int mptrs_insert_n(void *c, size_t n, uint64_t first_key, uint64_t *handl
 			handles_out[k] = v->n + k;
 	}
 	v->n += n;
+	v->live += n;
+	return DOD_OK;
+}
+
+/* The error of handle h: out of range, or a tombstone. */
+static int check_handle(const MPTRS *v, uint64_t h)
+{
+	if (h >= v->n)
+		return DOD_ERANGE;
+	return v->ptrs[h] ? DOD_OK : DOD_EFREE;
+}
+
+/* All or nothing without an extra allocation: pass 1 validates each handle and tags its
+ * pointer's low bit (malloc returns pointers aligned to at least 8 bytes) as a "seen"
+ * mark, so a repeated handle fails as DOD_EFREE; the tags are removed before pass 2
+ * frees, or before returning the error. */
+static int mptrs_erase_n(void *c, const uint64_t *hs, size_t n)
+{
+	MPTRS *v = c;
+	size_t k;
+	int err = DOD_OK;
+	for (k = 0; k < n; k++) {
+		if ((err = check_handle(v, hs[k])) != DOD_OK)
+			break;
+		uintptr_t p = (uintptr_t)v->ptrs[hs[k]];
+		if (p & 1) {
+			err = DOD_EFREE;
+			break;
+		}
+		v->ptrs[hs[k]] = (DOD_ELEM *)(p | 1);
+	}
+	for (size_t j = 0; j < k; j++)
+		v->ptrs[hs[j]] = (DOD_ELEM *)((uintptr_t)v->ptrs[hs[j]] & ~(uintptr_t)1);
+	if (err)
+		return err;
+	for (k = 0; k < n; k++) {
+		free(v->ptrs[hs[k]]);
+		v->ptrs[hs[k]] = NULL;
+	}
+	v->live -= n;
 	return DOD_OK;
 }
 
@@ -94,7 +143,8 @@ static uint64_t mptrs_iterate_sum(const void *c)
 	const MPTRS *v = c;
 	uint64_t sum = 0;
 	for (size_t i = 0; i < v->n; i++)
-		sum += v->ptrs[i]->key;
+		if (v->ptrs[i])
+			sum += v->ptrs[i]->key;
 	return sum;
 }
 
@@ -103,8 +153,8 @@ static int mptrs_lookup_sum(const void *c, const uint64_t *hs, size_t n, uint64_
 	const MPTRS *v = c;
 	uint64_t sum = 0;
 	for (size_t k = 0; k < n; k++) {
-		if (hs[k] >= v->n)
-			return DOD_ERANGE;
+		if (hs[k] >= v->n || !v->ptrs[hs[k]])
+			return check_handle(v, hs[k]);
 		sum += v->ptrs[hs[k]]->key;
 	}
 	*sum_out = sum;
@@ -115,7 +165,7 @@ static size_t mptrs_count_valid(const void *c, const uint64_t *hs, size_t n)
 {
 	size_t valid = 0;
 	for (size_t k = 0; k < n; k++)
-		valid += hs[k] < ((const MPTRS *)c)->n;
+		valid += check_handle(c, hs[k]) == DOD_OK;
 	return valid;
 }
 
@@ -123,32 +173,28 @@ static void mptrs_dump_keys(const void *c, uint64_t *keys_out)
 {
 	const MPTRS *v = c;
 	for (size_t i = 0; i < v->n; i++)
-		keys_out[i] = v->ptrs[i]->key;
+		if (v->ptrs[i])
+			*keys_out++ = v->ptrs[i]->key;
 }
 
-static size_t mptrs_size(const void *c) { return ((const MPTRS *)c)->n; }
+static size_t mptrs_size(const void *c) { return ((const MPTRS *)c)->live; }
 /* Payload bytes as requested from malloc; the allocator's own headers are not visible. */
 static size_t mptrs_footprint(const void *c)
 {
 	const MPTRS *v = c;
-	return sizeof *v + v->cap * sizeof *v->ptrs + v->n * sizeof(DOD_ELEM);
+	return sizeof *v + v->cap * sizeof *v->ptrs + v->live * sizeof(DOD_ELEM);
 }
 
-const struct dod_ops SFX(peer_malloc_ptrs_ops) = {
-	.version = DOD_OPS_VERSION,
-	.name = "peer_malloc_ptrs",
-	.family = "peer",
-	.alloc = "malloc_each",
-	.layout = "node",
+const struct dod_ops DOD_OPS_SYMBOL = {
+	DOD_DESCRIPTOR,
 	.source = "vector<unique_ptr<T>> as in Kiah, handle_map (2016)",
-	.caps = DOD_CAP_HANDLES | DOD_CAP_STABLE_POINTERS | DOD_CAP_KEEPS_ORDER,
-	.elem_bytes = ELEM_BYTES,
 	.max_elems = SIZE_MAX / sizeof(void *),
 	.create = mptrs_create,
 	.destroy = mptrs_destroy,
 	.insert_n = mptrs_insert_n,
 	.iterate_sum = mptrs_iterate_sum,
 	.lookup_sum = mptrs_lookup_sum,
+	.erase_n = mptrs_erase_n,
 	.count_valid = mptrs_count_valid,
 	.clear = mptrs_clear,
 	.dump_keys = mptrs_dump_keys,

@@ -10,11 +10,16 @@
  * reserve()d up front, as the article did. This file and its siblings in peers/ are the
  * only C++ in dodbench; compiled once per size class (-DELEM_BYTES=N) with extern "C"
  * linkage for the ops table. Exceptions never cross into C: bad_alloc -> DOD_ENOMEM.
+ * Erase is unordered_map::erase (here extract, for all-or-nothing batches): the node is
+ * freed, other handles and pointers stay valid. Lookup errors: a handle with another
+ * type id is foreign, one never issued is out of range, an issued one that is gone is
+ * stale.
  */
 #include <cstdint>
 #include <new>
 #include <stdexcept>
 #include <unordered_map>
+#include <vector>
 
 extern "C" {
 #include "contract.h"
@@ -74,6 +79,15 @@ int insert_n(void *c, size_t n, uint64_t first_key, uint64_t *handles_out)
 	return DOD_OK;
 }
 
+/* The error a handle that is not in the map gets: foreign (another type id), out of range
+ * (never issued) or stale (issued, then erased or cleared). */
+int missing_error(const Umap *u, uint64_t h)
+{
+	if ((h >> 48) != 1)
+		return DOD_EFOREIGN;
+	return (h & (type_bits - 1)) >= u->next_index ? DOD_ERANGE : DOD_ESTALE;
+}
+
 uint64_t iterate_sum(const void *c)
 {
 	uint64_t sum = 0;
@@ -89,11 +103,42 @@ int lookup_sum(const void *c, const uint64_t *hs, size_t n, uint64_t *sum_out)
 	for (size_t k = 0; k < n; k++) {
 		auto it = map.find(hs[k]);
 		if (it == map.end())
-			return DOD_ESTALE;
+			return missing_error(static_cast<const Umap *>(c), hs[k]);
 		sum += it->second.key;
 	}
 	*sum_out = sum;
 	return DOD_OK;
+}
+
+/* All or nothing: the nodes are extracted (C++17 node handles, no reallocation of the
+ * items) and put back if any handle is missing; a handle that was present but already
+ * extracted by this call is a repeat (DOD_EFREE). The one allocation is the vector of
+ * node handles. */
+int erase_n(void *c, const uint64_t *hs, size_t n)
+{
+	Umap *u = static_cast<Umap *>(c);
+	try {
+		std::vector<std::unordered_map<uint64_t, Elem>::node_type> taken;
+		taken.reserve(n);
+		for (size_t k = 0; k < n; k++) {
+			auto node = u->map.extract(hs[k]);
+			if (node.empty()) {
+				bool repeat = false;
+				for (size_t j = 0; j < k && !repeat; j++)
+					repeat = hs[j] == hs[k];
+				int err = repeat ? DOD_EFREE : missing_error(u, hs[k]);
+				for (auto &t : taken)
+					u->map.insert(std::move(t));
+				return err;
+			}
+			taken.push_back(std::move(node));
+		}
+		return DOD_OK;
+	} catch (const std::bad_alloc &) {
+		return DOD_ENOMEM;
+	} catch (const std::length_error &) {
+		return DOD_ENOMEM;
+	}
 }
 
 size_t count_valid(const void *c, const uint64_t *hs, size_t n)
@@ -130,22 +175,16 @@ size_t footprint(const void *c)
 
 } // namespace
 
-extern "C" const struct dod_ops SFX(peer_unordered_map_ops) = {
-	.version = DOD_OPS_VERSION,
-	.name = "peer_unordered_map",
-	.family = "peer",
-	.alloc = "node_per_item",
-	.layout = "node",
+extern "C" const struct dod_ops DOD_OPS_SYMBOL = {
+	DOD_DESCRIPTOR,
 	.source = "std::unordered_map as in Kiah, handle_map (2016)",
-	.caps = DOD_CAP_HANDLES | DOD_CAP_STABLE_HANDLES | DOD_CAP_STABLE_POINTERS |
-	        DOD_CAP_DETECTS_STALE,
-	.elem_bytes = ELEM_BYTES,
 	.max_elems = SIZE_MAX / sizeof(Elem),
 	.create = create,
 	.destroy = destroy,
 	.insert_n = insert_n,
 	.iterate_sum = iterate_sum,
 	.lookup_sum = lookup_sum,
+	.erase_n = erase_n,
 	.count_valid = count_valid,
 	.clear = clear,
 	.reset = nullptr,

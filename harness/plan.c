@@ -1,0 +1,131 @@
+/* plan.c - the cases of a run: the product of the selected axes, each with its name and,
+ * when it cannot run, the reason it is skipped. */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "run.h"
+
+void hb_case_name(char *buf, size_t len, const char *scenario, const char *container,
+                  size_t n, size_t elem_bytes, const char *order, double hole_ratio,
+                  const char *hole_pattern)
+{
+	char holes[64] = "";
+	if (hole_ratio > 0)
+		snprintf(holes, sizeof holes, "/holes:%g:%s", hole_ratio, hole_pattern);
+	snprintf(buf, len, "%s/%s/n:%zu/elem:%zu%s%s%s", scenario, container, n, elem_bytes,
+	         order ? "/order:" : "", order ? order : "", holes);
+}
+
+static const char *order_name(enum scn_order o) { return o == SCN_RANDOM ? "random" : "seq"; }
+
+/* Appends one case; returns 0 or -1 (out of memory). */
+static int add_case(const struct hb_config *c, struct hb_case **cases, size_t *n, size_t *cap,
+                    const struct hb_container *k, const struct scn_scenario *s, size_t e,
+                    size_t n_elems, enum scn_order order, double ratio,
+                    enum scn_hole_pattern pattern)
+{
+	if (*n == *cap) {
+		size_t new_cap = *cap ? *cap * 2 : 64;
+		struct hb_case *grown = realloc(*cases, new_cap * sizeof *grown);
+		if (!grown)
+			return -1;
+		*cases = grown;
+		*cap = new_cap;
+	}
+	struct hb_case *x = &(*cases)[*n];
+	memset(x, 0, sizeof *x);
+	x->container = k;
+	x->ops = hb_find_ops(k->name, e);
+	x->scn = s;
+	x->elem_bytes = e;
+	x->p = (struct scn_params){.n = n_elems, .order = order, .hole_ratio = ratio,
+	                           .hole_pattern = pattern, .seed = c->seed};
+	x->hole_ratio = ratio;
+	size_t len = strlen(s->name) + strlen(k->name) + 160;
+	if (!(x->name = malloc(len)))
+		return -1;
+	hb_case_name(x->name, len, s->name, k->name, n_elems, e,
+	             s->uses_order ? order_name(order) : NULL, ratio,
+	             scn_hole_pattern_names[pattern]);
+	x->skip = !x->ops ? "no such size class in containers/variants.tsv"
+	                  : scn_cannot_run(s, x->ops, &x->p);
+	x->elapsed_ns = calloc(c->reps, sizeof *x->elapsed_ns);
+	x->cpu_ns = calloc(c->reps, sizeof *x->cpu_ns);
+	(*n)++;
+	return x->elapsed_ns && x->cpu_ns ? 0 : -1;
+}
+
+int hb_plan(const struct hb_config *c, struct hb_case **cases_out, size_t *n_out)
+{
+	struct hb_case *cases = NULL;
+	size_t n = 0, cap = 0;
+	int err = 0;
+	for (size_t si = 0; si < c->n_scenarios && !err; si++) {
+		const struct scn_scenario *s = c->scenarios[si];
+		for (size_t ci = 0; ci < c->n_containers && !err; ci++)
+			for (size_t ei = 0; ei < c->n_elems && !err; ei++)
+				for (size_t ni = 0; ni < c->n_ns && !err; ni++)
+					for (size_t oi = 0; oi < (s->uses_order ? c->n_orders : 1) && !err; oi++) {
+						enum scn_order o = s->uses_order ? c->orders[oi] : SCN_SEQ;
+						bool zero_done = false;
+						for (size_t hi = 0; hi < c->n_hole_ratios && !err; hi++) {
+							double r = s->uses_holes ? c->hole_ratios[hi] : 0;
+							if (r == 0) {
+								if (zero_done)
+									continue;
+								zero_done = true;
+								err = add_case(c, &cases, &n, &cap, c->containers[ci], s,
+								               c->elems[ei], c->ns[ni], o, 0, SCN_HOLES_NONE);
+								continue;
+							}
+							for (size_t pi = 0; pi < c->n_hole_patterns && !err; pi++)
+								err = add_case(c, &cases, &n, &cap, c->containers[ci], s,
+								               c->elems[ei], c->ns[ni], o, r,
+								               c->hole_patterns[pi]);
+						}
+					}
+	}
+	*cases_out = cases;
+	*n_out = n;
+	if (err) {
+		fprintf(stderr, "dodbench: out of memory for %zu cases of %llu repetitions\n", n,
+		        c->reps);
+		return 1;
+	}
+	return 0;
+}
+
+void hb_plan_free(struct hb_case *cases, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free(cases[i].name);
+		free(cases[i].elapsed_ns);
+		free(cases[i].cpu_ns);
+	}
+	free(cases);
+}
+
+/* The estimate (two copies of the payload plus 64 bytes of bookkeeping per element:
+ * handles, sparse set, nodes, hole setup) is deliberately generous. */
+int hb_check_fits(const struct hb_config *c, const struct hb_env *env)
+{
+	for (size_t i = 0; i < c->n_ns; i++)
+		for (size_t e = 0; e < c->n_elems; e++) {
+			size_t n = c->ns[i], eb = c->elems[e];
+			for (size_t k = 0; k < c->n_containers; k++) {
+				const struct dod_ops *ops = hb_find_ops(c->containers[k]->name, eb);
+				if (ops && n > ops->max_elems)
+					return hb_usage_error("--n: %zu exceeds %s's limit of %zu elements", n,
+					                      ops->name, ops->max_elems);
+			}
+			double need = (double)n * (double)(2 * eb + 64);
+			if (env->phys_mem_bytes && need > (double)env->phys_mem_bytes)
+				return hb_usage_error("--n: %zu elements of %zu bytes need about %.1f GiB; "
+				                      "this machine has %.1f GiB",
+				                      n, eb, need / (1 << 30),
+				                      (double)env->phys_mem_bytes / (1 << 30));
+		}
+	return 0;
+}

@@ -1,0 +1,98 @@
+/* region.h - the one harness header a scenario includes: the timed region and its
+ * optional latency samples. Dependencies point one way (DESIGN.md): scenarios know this
+ * header and the container contract, nothing else of the harness.
+ *
+ *   setup (untimed) -> [hb_samples_reserve] -> hb_begin -> work [hb_lap per op] -> hb_end
+ *   -> verification (untimed)
+ */
+#ifndef HB_REGION_H
+#define HB_REGION_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <time.h>
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <x86intrin.h>
+#define HB_HAVE_TSC 1
+#endif
+
+#define HB_N_COUNTERS 5 /* PAPI_TOT_CYC, PAPI_TOT_INS, PAPI_L1_DCM, PAPI_L2_DCM, PAPI_L3_TCM */
+
+/* One timed region's figures. Anything with a false have_* flag was not measured: it is
+ * written as an empty CSV field, never as 0. A region starts zeroed ({0}); the harness
+ * releases its samples with hb_region_release after reading them. */
+struct hb_region {
+	uint64_t elapsed_ns;      /* CLOCK_MONOTONIC, ns */
+	uint64_t cpu_ns;          /* CLOCK_PROCESS_CPUTIME_ID, ns (read just outside the clock) */
+	uint64_t tsc_cycles;      /* rdtscp delta, TSC ticks (not core cycles) */
+	bool have_tsc;
+	long long ctr[HB_N_COUNTERS];
+	bool have[HB_N_COUNTERS];
+	long minflt, majflt;      /* page faults during the region (getrusage) */
+	unsigned long long allocs, frees; /* allocator calls during the region */
+	bool have_allocs;         /* false when the binary has no allocation counter */
+	uint64_t sim_seq;         /* callgrind: number of the stats dump of this region */
+	bool have_sim;
+	/* PMU sharing probe (with PAPI): enabled / running time of a perf cycles event beside
+	 * PAPI's event set; 1 = counted the whole region, > 1 = PMU time-shared and PAPI's
+	 * raw counts undercount by about that factor. */
+	double pmu_scale;
+	bool have_pmu_scale;
+	/* Latency samples (hb_lap): duration of each operation in ticks (TSC ticks on x86,
+	 * else ns), samples_n of samples_cap used. Kept across hb_begin. */
+	uint64_t *samples;
+	size_t samples_n, samples_cap;
+	uint64_t lap_last;
+	/* private */
+	struct timespec_pair { long long sec, nsec; } t0, cpu0;
+	uint64_t tsc0;
+	unsigned long long allocs0, frees0;
+};
+
+/* Starts a timed region. Order, outermost first: page-fault and allocation snapshots,
+ * CPU time, PAPI, clock, TSC, callgrind collection on; so the region's own bookkeeping
+ * stays outside the clock, and outside the simulated counts entirely. */
+void hb_begin(struct hb_region *r);
+/* Ends it in reverse order and fills r. */
+void hb_end(struct hb_region *r);
+
+/* Makes room for `count` latency samples in r (call before hb_begin, untimed: the buffer
+ * is allocated and touched so recording never faults). Returns 0, or -1 when the buffer
+ * does not fit in memory. */
+int hb_samples_reserve(struct hb_region *r, size_t count);
+/* Frees r's samples buffer (the harness calls it after reading the samples). */
+void hb_region_release(struct hb_region *r);
+
+/* The clock of the samples: TSC ticks (rdtsc, no fence: ~20 cycles a read, measured and
+ * reported as sample_cost_ns) on x86, CLOCK_MONOTONIC ns elsewhere. */
+static inline uint64_t hb_lap_clock(void)
+{
+#ifdef HB_HAVE_TSC
+	return __rdtsc();
+#else
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+#endif
+}
+
+/* Records one sample inside a timed region: the time since the previous hb_lap (or since
+ * hb_begin). A per-operation or per-frame latency: call it after each operation or frame.
+ * Samples past the reserved count are dropped (samples_n stops at samples_cap). */
+static inline void hb_lap(struct hb_region *r)
+{
+	uint64_t now = hb_lap_clock();
+	if (r->samples_n < r->samples_cap)
+		r->samples[r->samples_n++] = now - r->lap_last;
+	r->lap_last = now;
+}
+
+/* ns per sample tick (TSC frequency calibrated once per process against CLOCK_MONOTONIC;
+ * 1 without a TSC). */
+double hb_ns_per_tick(void);
+/* Median cost of one hb_lap with no work between, ns (measured once per process). */
+double hb_sample_cost_ns(void);
+
+#endif

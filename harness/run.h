@@ -1,0 +1,102 @@
+/* run.h - the parts of one `dodbench run`, one file each (harness-private):
+ *   cli.c       options -> struct hb_config (every check before any work: exit 2)
+ *   plan.c      config -> the product of cases, their names (hb_case_name, also used by
+ *               sim.c), skips, and the size check
+ *   schedule.c  runs the repetitions (in order or interleaved), writes CSV rows and
+ *               latency samples, prints progress
+ *   summary.c   medians, dispersion, ratios to the baseline with bootstrap CIs
+ *   main.c      dispatch: list, run, help
+ */
+#ifndef HB_RUN_H
+#define HB_RUN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "hb.h"
+#include "scenario.h"
+
+struct hb_config {
+	const struct hb_container **containers; /* selected, in the order given */
+	size_t n_containers;
+	const struct scn_scenario **scenarios;
+	size_t n_scenarios;
+	size_t *ns, n_ns;
+	size_t *elems, n_elems;
+	enum scn_order orders[2];
+	size_t n_orders;
+	double *hole_ratios;        /* 0 <= r < 1, distinct */
+	size_t n_hole_ratios;
+	enum scn_hole_pattern hole_patterns[SCN_N_HOLE_PATTERNS];
+	size_t n_hole_patterns;
+	unsigned long long reps, warmup, seed;
+	const char *out, *out_json, *samples_out, *run_id, *baseline, *sim_d1, *sim_ll;
+	enum hb_counter_mode counters;
+	int quiet, interleave, prefault, sim_child;
+	long pin;
+	double progress_after_s;    /* no progress line before this many seconds */
+};
+
+/* Parses the options of `run` (argv[0] = "run") into c. Returns 0, or 2 after printing a
+ * usage error. Allocations live until the process ends. */
+int hb_parse_run(struct hb_config *c, int argc, char **argv);
+/* Prints dodbench's help text (every command and option) to f. */
+void hb_print_help(FILE *f);
+/* Prints "dodbench: <message>\n(see dodbench --help)" on stderr; returns 2. */
+int hb_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+struct hb_case {
+	const struct hb_container *container;
+	const struct dod_ops *ops;   /* NULL when the variant has no such size class */
+	const struct scn_scenario *scn;
+	struct scn_params p;
+	size_t elem_bytes;
+	char *name;                  /* hb_case_name */
+	const char *skip;            /* reason it cannot run, or NULL */
+	uint64_t *elapsed_ns, *cpu_ns; /* per measured repetition */
+	double ns_per_op_div;        /* ops of the last repetition (for the summary) */
+	double hole_ratio;           /* the real fraction erased (last repetition) */
+	size_t done;                 /* measured repetitions done */
+	bool failed;                 /* a repetition was not verified, or a call failed */
+	bool errored;                /* a container call failed: remaining reps not run */
+};
+
+/* Writes the case name google-benchmark style into buf:
+ * scenario/container/n:N/elem:E[/order:O][/holes:R:PATTERN], order only for scenarios that
+ * use one (order NULL: none), holes only when hole_ratio > 0. */
+void hb_case_name(char *buf, size_t len, const char *scenario, const char *container,
+                  size_t n, size_t elem_bytes, const char *order, double hole_ratio,
+                  const char *hole_pattern);
+
+/* The cases of c: the product scenarios x containers x elem sizes x n x orders (for
+ * scenarios with uses_order) x holes (for uses_holes: ratio 0 once, every other ratio
+ * with every pattern). Returns 0 or 1 (out of memory, message printed). */
+int hb_plan(const struct hb_config *c, struct hb_case **cases_out, size_t *n_out);
+/* Rejects sizes a container cannot index or this machine cannot hold. Returns 0 or 2. */
+int hb_check_fits(const struct hb_config *c, const struct hb_env *env);
+void hb_plan_free(struct hb_case *cases, size_t n);
+
+struct hb_run {
+	const struct hb_config *c;
+	const struct hb_env *env;
+	FILE *csv, *samples;
+	struct hb_case *cases;
+	size_t n_cases;
+	size_t step, total_steps;  /* for progress */
+	double t_start, t_last_progress;
+	bool tty;
+	bool any_samples;
+};
+
+/* Runs every repetition of every case that is not skipped (warm-ups first; interleaved
+ * with --interleave). Returns 0, or 1 when the schedule does not fit in memory. */
+int hb_execute(struct hb_run *r);
+/* Opens the --samples-out file (header "run_id,case,rep,i,ns" when new). NULL with a
+ * message in err. */
+FILE *hb_samples_open(const char *path, char *err, size_t err_len);
+/* Prints the per-case summary and the ratios to container `base`. */
+void hb_summarize(const struct hb_run *r, const char *base);
+
+#endif

@@ -1,0 +1,68 @@
+/* summary.c - what a run prints when it ends: per case the median, spread and ns per
+ * operation, then each case's time relative to the baseline container's with a 95%
+ * bootstrap confidence interval. */
+#include <string.h>
+
+#include "run.h"
+
+/* The case of the baseline container with the same scenario and parameters. */
+static const struct hb_case *baseline_of(const struct hb_run *r, const struct hb_case *k,
+                                         const char *base)
+{
+	for (size_t i = 0; i < r->n_cases; i++) {
+		const struct hb_case *b = &r->cases[i];
+		if (strcmp(b->container->name, base) == 0 && b->scn == k->scn && b->p.n == k->p.n &&
+		    b->elem_bytes == k->elem_bytes && b->p.order == k->p.order &&
+		    b->p.hole_ratio == k->p.hole_ratio && b->p.hole_pattern == k->p.hole_pattern)
+			return b;
+	}
+	return NULL;
+}
+
+void hb_summarize(const struct hb_run *r, const char *base)
+{
+	bool any_unstable = false, any_ratio = false;
+	for (size_t i = 0; i < r->n_cases; i++) {
+		const struct hb_case *k = &r->cases[i];
+		if (k->skip) {
+			printf("%-60s skipped: %s\n", k->name, k->skip);
+			continue;
+		}
+		if (k->done == 0) {
+			printf("%-60s FAILED: no repetition completed\n", k->name);
+			continue;
+		}
+		struct hb_stats st;
+		hb_stats_of(k->elapsed_ns, k->done, &st);
+		bool unstable = k->done >= 3 && hb_rel_dispersion(&st) > HB_UNSTABLE;
+		any_unstable |= unstable;
+		printf("%-60s median %11.4f ms  min %11.4f  max %11.4f  MAD %5.1f%%  CV %5.1f%%  "
+		       "%9.2f ns/op  %s%s\n",
+		       k->name, st.median / 1e6, st.min / 1e6, st.max / 1e6,
+		       st.median > 0 ? 100 * st.mad / st.median : 0, 100 * st.cv,
+		       st.median / (k->ns_per_op_div > 0 ? k->ns_per_op_div : 1),
+		       k->failed ? "NOT VERIFIED" : "verified", unstable ? "  unstable" : "");
+	}
+	if (r->any_samples)
+		printf("\nlatency samples: one hb_lap costs %.1f ns (median of 4096 empty laps), "
+		       "included in each sample and in the region's time\n", hb_sample_cost_ns());
+	for (size_t i = 0; i < r->n_cases; i++) {
+		const struct hb_case *k = &r->cases[i], *b = baseline_of(r, k, base);
+		double ratio, lo, hi;
+		if (k->skip || !b || b == k || b->skip ||
+		    hb_ratio_ci(b->elapsed_ns, b->done, k->elapsed_ns, k->done, r->c->seed, &ratio,
+		                &lo, &hi) != 0)
+			continue;
+		if (!any_ratio)
+			printf("\ntime relative to %s (median ratio, 95%% bootstrap CI; > 1: slower "
+			       "than %s):\n", base, base);
+		any_ratio = true;
+		printf("%-60s %8.3fx  [%.3f, %.3f]%s\n", k->name, ratio, lo, hi,
+		       lo <= 1 && hi >= 1 ? "  no significant difference" : "");
+	}
+	if (any_unstable)
+		printf("\nunstable: the cases marked so have a robust dispersion (1.4826 MAD/median)"
+		       " above %.0f%%.\nTheir medians are not trustworthy to a few %%: add --reps, "
+		       "use --interleave and --pin CPU,\nand close other programs; on a VM, compare "
+		       "ratios within one run.\n", 100 * HB_UNSTABLE);
+}

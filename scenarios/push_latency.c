@@ -1,0 +1,65 @@
+/* push_latency - insert n items one call at a time into a container created empty, and
+ * time every insert: the latency distribution of growth (Our Machinery, "Bulk data":
+ * a geometric realloc makes rare pushes copy everything, which a frame budget sees as a
+ * spike; blocks and virtual-memory reservations do not move). Timed: n calls of
+ * ops->insert_n(c, 1, ...), one latency sample each (hb_lap; the cost of taking a sample
+ * is measured and written as sample_cost_ns). This is the one place a scenario makes an
+ * indirect call per element, on purpose: the operation measured is one push.
+ * ops = n. Checksum: the key sum by iteration, expected n(n-1)/2; size must be n and
+ * every returned handle must reach its item. */
+#include <stdlib.h>
+
+#include "scenario.h"
+
+static int run(const struct dod_ops *ops, const struct scn_params *p, struct hb_region *r,
+               struct scn_result *res)
+{
+	uint64_t *handles, dummy;
+	if (scn_handles_array(ops, p->n, &handles, res))
+		return SCN_ERROR;
+	void *c = NULL;
+	int err = ops->create(&c, 0);
+	if (err) {
+		free(handles);
+		return scn_error(res, "create", err);
+	}
+	if (hb_samples_reserve(r, p->n)) {
+		ops->destroy(c);
+		free(handles);
+		return scn_error(res, "latency samples", DOD_ENOMEM);
+	}
+	size_t i = 0;
+	hb_begin(r);
+	for (; i < p->n; i++) {
+		if ((err = ops->insert_n(c, 1, i, handles ? &handles[i] : &dummy)) != 0)
+			break;
+		hb_lap(r);
+	}
+	DOD_CLOBBER();
+	hb_end(r);
+	res->ops = p->n;
+	if (err) {
+		ops->destroy(c);
+		free(handles);
+		return scn_error(res, "insert_n", err);
+	}
+	scn_check_sum(res, ops->iterate_sum(c), scn_key_sum(p->n));
+	uint64_t by_handle = 0;
+	if (res->verified && ops->size(c) != p->n)
+		scn_fail(res, "size %zu after %zu pushes", ops->size(c), p->n);
+	else if (res->verified && handles &&
+	         (ops->lookup_sum(c, handles, p->n, &by_handle) || by_handle != res->checksum))
+		scn_fail(res, "a handle returned by a push does not reach its item");
+	ops->destroy(c);
+	free(handles);
+	return SCN_RAN;
+}
+
+static const struct scn_scenario push_latency = {
+	.name = "push_latency",
+	.help = "push n items one at a time into an empty container, each push timed "
+	        "(p50/p99/p999/max)",
+	.records_samples = true,
+	.run = run,
+};
+SCN_REGISTER(push_latency)

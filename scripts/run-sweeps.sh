@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# run-sweeps.sh SWEEP_FILE DODBENCH RUN_ID OUT.csv - run every sweep of a sweep file.
+#
+# A sweep file (sweeps/*.txt) holds one `dodbench run` per line: its options only, no
+# quotes (globs such as bulk_* are passed as they are, never expanded by a shell); # starts
+# a comment. Each line runs as
+#     DODBENCH run --seed 1 --run-id RUN_ID --out OUT.csv <line>
+# so every line of one file lands in one CSV under one run id, and a line may override the
+# seed. A failing line is reported and the others still run; the exit status is that of
+# the last failing line (1 a case failed, 2 a bad line), else 0.
+set -uo pipefail
+if [[ $# -ne 4 ]]; then
+	echo "usage: run-sweeps.sh SWEEP_FILE DODBENCH RUN_ID OUT.csv" >&2
+	exit 2
+fi
+file=$1 bin=$2 run_id=$3 out=$4
+[[ -r $file ]] || { echo "run-sweeps.sh: cannot read $file" >&2; exit 2; }
+[[ -x $bin ]] || { echo "run-sweeps.sh: $bin is not built (make build)" >&2; exit 2; }
+
+lines=()
+while IFS= read -r line || [[ -n $line ]]; do
+	line=${line%%#*}
+	[[ $line =~ [^[:space:]] ]] && lines+=("$line")
+done <"$file"
+[[ ${#lines[@]} -gt 0 ]] || { echo "run-sweeps.sh: $file has no sweep lines" >&2; exit 2; }
+
+status=0 start=$SECONDS
+for i in "${!lines[@]}"; do
+	read -r -a args <<<"${lines[$i]}"
+	echo "== sweep $((i + 1))/${#lines[@]} ($file): ${lines[$i]}" >&2
+	set -f # no pathname expansion of globs in the arguments
+	"$bin" run --seed 1 --run-id "$run_id" --out "$out" "${args[@]}"
+	rc=$?
+	set +f
+	if [[ $rc -ne 0 ]]; then
+		echo "run-sweeps.sh: sweep $((i + 1)) of $file exited $rc" >&2
+		status=$rc
+	fi
+done
+echo "== $file: ${#lines[@]} sweeps in $((SECONDS - start)) s -> $out (run $run_id)" >&2
+exit $status
