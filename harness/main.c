@@ -76,11 +76,19 @@ static int cmd_run(int argc, char **argv)
 	if (!c.quiet && !c.sim_child)
 		hb_env_warn(&env, stderr);
 
+	/* Both outputs are opened before any work; a refused one leaves no file behind. */
 	struct hb_run r = {.c = &c, .env = &env, .tty = isatty(2)};
-	if (c.out && !(r.csv = hb_csv_open(c.out, err, sizeof err)))
-		return hb_usage_error("--out: %s", err);
+	bool samples_new = c.samples_out && access(c.samples_out, F_OK) != 0;
 	if (c.samples_out && !(r.samples = hb_samples_open(c.samples_out, err, sizeof err)))
 		return hb_usage_error("--samples-out: %s", err);
+	if (c.out && !(r.csv = hb_csv_open(c.out, err, sizeof err))) {
+		if (r.samples) {
+			fclose(r.samples);
+			if (samples_new)
+				unlink(c.samples_out);
+		}
+		return hb_usage_error("--out: %s", err);
+	}
 	if (hb_plan(&c, &r.cases, &r.n_cases))
 		return 1;
 	if (!c.quiet)

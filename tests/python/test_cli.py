@@ -1,8 +1,10 @@
 """Command-line contract of build/dodbench: names, exit codes and messages.
 
 Every bad input must give exit status 2 and a message on stderr, before any work is done
-(no CSV is created); a good run gives exit 0 and schema-v1 rows. Run by `make test`
-after `make build`; DODBENCH overrides the binary's path.
+(no CSV is created); a good run gives exit 0 and schema-2 rows. The container and
+scenario names come from `dodbench list ... --names` and containers/variants.tsv, never
+from a list kept here, so a new container or scenario is tested without an edit. Run by
+`make test` after `make build`; DODBENCH overrides the binary's path.
 """
 import csv
 import json
@@ -16,9 +18,8 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 BIN = os.environ.get("DODBENCH", str(ROOT / "build" / "dodbench"))
-CONTAINERS = ["handle_map", "plain_array", "peer_malloc_ptrs", "peer_unordered_map"]
-SCENARIOS = ["create", "iterate", "lookup", "clear", "reset", "defragment", "lifecycle",
-             "iterate_inline"]
+SCHEMA2_APPENDED = ("hole_pattern,ops,p50_ns,p99_ns,p999_ns,max_ns,samples,sample_cost_ns,"
+                    "family,removal,alloc,layout,caps").split(",")
 V1_COLUMNS = ("schema,timestamp,host,cpu_model,compiler,cflags,git_rev,container,scenario,"
               "n,elem_bytes,hole_ratio,order,seed,rep,elapsed_ns,ns_per_op,tsc_cycles,"
               "counter_source,papi_tot_cyc,papi_tot_ins,papi_l1_dcm,papi_l2_dcm,papi_l3_tcm,"
@@ -29,22 +30,70 @@ def run(*args):
     return subprocess.run([BIN, *args], capture_output=True, text=True, timeout=120)
 
 
-def test_list_containers_and_scenarios():
-    assert run("list", "containers").stdout.split() == CONTAINERS
-    assert run("list", "scenarios").stdout.split() == SCENARIOS
+def names(kind):
+    p = run("list", kind, "--names")
+    assert p.returncode == 0, p.stderr
+    return p.stdout.split()
+
+
+def variant_table():
+    """{name: fields} of containers/variants.tsv (comments and blank lines skipped)."""
+    rows = {}
+    for line in (ROOT / "containers" / "variants.tsv").read_text().splitlines():
+        fields = line.split("#")[0].split()
+        if fields:
+            rows[fields[0]] = fields
+    return rows
+
+
+def test_list_containers_follows_the_variant_table():
+    table = variant_table()
+    assert names("containers") == list(table)
+    lines = run("list", "containers").stdout.splitlines()
+    assert lines[0].split() == ["name", "family", "removal", "alloc", "layout", "sizes", "caps"]
+    for line in lines[1:]:
+        name, family, removal, alloc, layout, sizes, caps = line.split()
+        assert [name, family, removal, alloc, layout, caps, sizes] == \
+            [table[name][0]] + table[name][2:]
+
+
+def test_list_scenarios_names_parameters_and_help():
+    scenarios = names("scenarios")
+    assert {"create", "iterate", "lookup", "clear", "defragment", "push_latency"} <= set(scenarios)
+    assert scenarios == sorted(scenarios)
+    lines = run("list", "scenarios").stdout.splitlines()[1:]
+    assert [l.split()[0] for l in lines] == scenarios
+    params = {l.split()[0]: l.split()[1] for l in lines}
+    assert "hole-ratio" in params["iterate"] and "order" in params["lookup"]
+    assert "samples" in params["push_latency"] and "hole" not in params["create"]
 
 
 def test_help_documents_every_option():
     p = run("--help")
     assert p.returncode == 0
     for opt in ["--container", "--scenario", "--n", "--elem-bytes", "--order", "--reps",
-                "--warmup", "--seed", "--out", "--counters", "--quiet"]:
+                "--warmup", "--seed", "--out", "--counters", "--quiet", "--hole-ratio",
+                "--hole-pattern", "--samples-out", "DODBENCH_PROGRESS_AFTER"]:
         assert opt in p.stdout
 
 
 @pytest.mark.parametrize("args, message", [
-    (["run", "--container", "nope"], "unknown container 'nope'; valid: handle_map, plain_array"),
-    (["run", "--scenario", "nope"], "unknown scenario 'nope'; valid: create, iterate"),
+    (["run", "--container", "nope"], "'nope' matches no container; valid: handle_map, plain_array"),
+    (["run", "--scenario", "nope"], "'nope' matches no scenario; valid: clear, create"),
+    (["run", "--container", "zzz_*"], "'zzz_*' matches no container"),
+    (["run", "--container", "family=nope"], "'family=nope' matches no container"),
+    (["run", "--container", "colour=red"], "unknown axis 'colour'"),
+    (["run", "--container", "all,-all"], "selection is empty"),
+    (["run", "--scenario", "x=y"], "no axis filters"),
+    (["run", "--hole-ratio", "1"], "outside 0 <= r < 1"),
+    (["run", "--hole-ratio", "-0.1"], "not a decimal number"),
+    (["run", "--hole-ratio", "nan"], "not a decimal number"),
+    (["run", "--hole-ratio", "0.5,0.5"], "listed twice"),
+    (["run", "--hole-ratio", "0.5x"], "not a decimal number"),
+    (["run", "--hole-pattern", "none"], "not random, clustered or oldest"),
+    (["run", "--hole-pattern", "random,random"], "listed twice"),
+    (["run", "--order", "seq,seq"], "listed twice"),
+    (["run", "--samples-out", "/nonexistent-dir/s.csv"], "--samples-out: cannot open"),
     (["run", "--n", "0"], "must be at least 1"),
     (["run", "--n", "-5"], "'-5' is not a positive integer"),
     (["run", "--n", "abc"], "'abc' is not a positive integer"),
@@ -74,6 +123,7 @@ def test_help_documents_every_option():
     (["frobnicate"], "unknown command"),
     ([], "missing command"),
     (["list", "things"], "list containers|scenarios"),
+    (["list", "containers", "--nmes"], "list containers|scenarios"),
 ])
 def test_bad_input_exits_2_with_message(tmp_path, args, message):
     out = tmp_path / "r.csv"
@@ -85,23 +135,31 @@ def test_bad_input_exits_2_with_message(tmp_path, args, message):
     assert not out.exists(), "a rejected run must not create its output"
 
 
-def test_good_run_writes_v1_rows(tmp_path):
+def test_good_run_writes_schema2_rows(tmp_path):
     out = tmp_path / "r.csv"
     p = run("run", "--container", "handle_map,plain_array", "--scenario", "create,lookup",
             "--n", "1000,2000", "--order", "seq,random", "--reps", "3", "--warmup", "0",
             "--out", str(out))
     assert p.returncode == 0, p.stdout + p.stderr
-    assert "skipped: no handles" in p.stdout       # plain_array cannot look up
     with out.open() as f:
         rows = list(csv.DictReader(f))
-    assert list(rows[0].keys())[:len(V1_COLUMNS)] == V1_COLUMNS
-    # create: 2 containers x 2 n x 3 reps; lookup: handle_map x 2 n x 2 orders x 3 reps
-    assert len(rows) == 12 + 12
+    header = list(rows[0].keys())
+    assert header[:len(V1_COLUMNS)] == V1_COLUMNS          # schema-1 columns keep their place
+    assert header[-len(SCHEMA2_APPENDED):] == SCHEMA2_APPENDED
+    # create: 2 containers x 2 n x 3 reps; lookup (plain_array by raw index too):
+    # 2 containers x 2 n x 2 orders x 3 reps
+    assert len(rows) == 12 + 24
+    table = variant_table()
     for r in rows:
-        assert r["schema"] == "1" and r["verified"] == "1"
+        assert r["schema"] == "2" and r["verified"] == "1"
         assert int(r["elapsed_ns"]) > 0
         n = int(r["n"])
         assert int(r["checksum"]) == n * (n - 1) // 2
+        assert int(r["ops"]) == n and r["hole_pattern"] == "none" and r["hole_ratio"] == "0"
+        assert float(r["ns_per_op"]) == pytest.approx(int(r["elapsed_ns"]) / n, rel=1e-5)
+        assert [r[c] for c in ("family", "removal", "alloc", "layout", "caps")] == \
+            table[r["container"]][2:7]
+        assert all(r[c] == "" for c in ("p50_ns", "p99_ns", "p999_ns", "max_ns", "samples"))
         if r["counter_source"] == "none":
             assert all(r[c] == "" for c in V1_COLUMNS if c.startswith("papi_"))
     assert {r["order"] for r in rows if r["scenario"] == "lookup"} == {"seq", "random"}
@@ -110,6 +168,123 @@ def test_good_run_writes_v1_rows(tmp_path):
     assert run("run", "--container", "handle_map", "--scenario", "iterate", "--n", "10",
                "--reps", "1", "--out", str(out)).returncode == 0
     assert out.read_text().count("schema,timestamp") == 1
+
+
+def test_holes_on_handle_map_and_peers(tmp_path):
+    """The issue's check: iterate and lookup with holes, verified, on every container that
+    can erase; plain_array (no erase) is skipped with the reason, not faked."""
+    out = tmp_path / "h.csv"
+    p = run("run", "--container", "handle_map,peer_*,plain_array", "--scenario",
+            "iterate,lookup", "--n", "5000", "--hole-ratio", "0,0.5", "--hole-pattern",
+            "random,clustered", "--order", "seq,random", "--reps", "2", "--warmup", "0",
+            "--out", str(out), "--quiet")
+    assert p.returncode == 0, p.stdout + p.stderr
+    assert "iterate/plain_array/n:5000/elem:8/holes:0.5:random" in p.stdout
+    assert "skipped: no erase_n: cannot make holes" in p.stdout
+    rows = read_rows(out)
+    holed = [r for r in rows if r["hole_ratio"] != "0"]
+    assert {r["container"] for r in holed} == {"handle_map", "peer_malloc_ptrs",
+                                               "peer_unordered_map"}
+    assert {r["hole_pattern"] for r in holed} == {"random", "clustered"}
+    # 3 containers x (iterate 1 + lookup 2 orders) x 2 patterns x 2 reps
+    assert len(holed) == 3 * 3 * 2 * 2
+    for r in holed:
+        assert r["verified"] == "1" and float(r["hole_ratio"]) == 0.5
+        assert int(r["ops"]) == 2500                      # the survivors
+    # Same seed, same holes: every container sums the same survivors.
+    sums = {(r["scenario"], r["hole_pattern"]): set() for r in holed}
+    for r in holed:
+        sums[(r["scenario"], r["hole_pattern"])].add(r["checksum"])
+    assert all(len(v) == 1 for v in sums.values())
+    assert sums[("iterate", "random")] != sums[("iterate", "clustered")]
+    assert all(r["hole_pattern"] == "none" for r in rows if r["hole_ratio"] == "0")
+
+
+def test_selection_globs_axis_filters_and_removal():
+    def selected(*args):
+        p = run("run", "--scenario", "iterate", "--n", "10", "--reps", "1", "--warmup", "0",
+                "--quiet", *args)
+        assert p.returncode == 0, p.stderr
+        return [l.split("/")[1] for l in p.stdout.splitlines() if l.startswith("iterate/")
+                and "median" in l]
+    table = variant_table()
+    assert selected("--container", "peer_*") == [n for n in table if n.startswith("peer_")]
+    assert selected("--container", "family=peer") == [n for n in table
+                                                     if table[n][2] == "peer"]
+    assert selected("--container", "caps=detects_stale") == [
+        n for n in table if "detects_stale" in table[n][6].split("|")]
+    assert selected("--container", "all,-peer_*") == [n for n in table
+                                                     if not n.startswith("peer_")]
+    assert selected("--container", "plain_array,handle_map") == ["plain_array", "handle_map"]
+    assert selected("--container", "handle_map,handle_map,h*") == ["handle_map"]
+
+
+def test_no_silent_cap_on_list_lengths(tmp_path):
+    """100 sizes n: all 100 cases run (the old harness stopped at 64 items)."""
+    out = tmp_path / "many.csv"
+    ns = ",".join(str(n) for n in range(1, 101))
+    p = run("run", "--container", "handle_map", "--scenario", "iterate", "--n", ns,
+            "--reps", "1", "--warmup", "0", "--out", str(out), "--quiet")
+    assert p.returncode == 0, p.stderr
+    assert sorted(int(r["n"]) for r in read_rows(out)) == list(range(1, 101))
+
+
+def test_latency_samples_percentiles_and_raw_file(tmp_path):
+    out, samples = tmp_path / "p.csv", tmp_path / "s.csv"
+    p = run("run", "--container", "handle_map,plain_array", "--scenario", "push_latency",
+            "--n", "3000", "--reps", "2", "--warmup", "0", "--out", str(out),
+            "--samples-out", str(samples))
+    assert p.returncode == 0, p.stdout + p.stderr
+    assert "one hb_lap costs" in p.stdout
+    rows = read_rows(out)
+    assert len(rows) == 4
+    for r in rows:
+        p50, p99, p999, mx = (float(r[c]) for c in ("p50_ns", "p99_ns", "p999_ns", "max_ns"))
+        assert 0 <= p50 <= p99 <= p999 <= mx
+        assert int(r["samples"]) == 3000 and int(r["ops"]) == 3000
+        assert float(r["sample_cost_ns"]) >= 0
+    raw = read_rows(samples)
+    assert list(raw[0].keys()) == ["run_id", "case", "rep", "i", "ns"]
+    assert len(raw) == 4 * 3000
+    one = sorted(float(x["ns"]) for x in raw
+                 if x["case"] == "push_latency/handle_map/n:3000/elem:8" and x["rep"] == "0")
+    row = next(r for r in rows if r["container"] == "handle_map" and r["rep"] == "0")
+    assert one[-1] == pytest.approx(float(row["max_ns"]), rel=1e-3, abs=0.1)
+    assert one[1499] == pytest.approx(float(row["p50_ns"]), rel=1e-3, abs=0.1)
+
+
+def test_sweep_file_runs_every_line_under_one_run_id(tmp_path):
+    sweep, out = tmp_path / "s.txt", tmp_path / "s.csv"
+    sweep.write_text("# a comment\n\n--container handle_map --scenario iterate --n 10 "
+                     "--reps 1 --quiet\n--container peer_* --scenario create --n 10 --reps 1 "
+                     "--quiet  # glob not expanded by a shell\n")
+    p = subprocess.run(["bash", str(ROOT / "scripts" / "run-sweeps.sh"), str(sweep), BIN,
+                        "sweep-1", str(out)], capture_output=True, text=True, timeout=120)
+    assert p.returncode == 0, p.stderr
+    rows = read_rows(out)
+    assert {r["run_id"] for r in rows} == {"sweep-1"}
+    assert {(r["scenario"], r["container"]) for r in rows} == {
+        ("iterate", "handle_map"), ("create", "peer_malloc_ptrs"),
+        ("create", "peer_unordered_map")}
+    sweep.write_text("--container nope\n--container handle_map --scenario iterate --n 10 "
+                     "--reps 1 --quiet\n")
+    p = subprocess.run(["bash", str(ROOT / "scripts" / "run-sweeps.sh"), str(sweep), BIN,
+                        "sweep-2", str(out)], capture_output=True, text=True, timeout=120)
+    assert p.returncode == 2 and "sweep 1 of" in p.stderr
+    assert {r["run_id"] for r in read_rows(out)} == {"sweep-1", "sweep-2"}
+
+
+def test_make_bench_sweeps_select_every_container_and_scenario():
+    """The first sweep of make bench selects `all` of both, so new ones are measured."""
+    lines = [l.split("#")[0].split() for l in
+             (ROOT / "sweeps" / "bench.txt").read_text().splitlines()]
+    first = next(l for l in lines if l)
+    assert first[first.index("--container") + 1] == "all"
+    assert first[first.index("--scenario") + 1].split(",")[0] == "all"
+    quick = next(l for l in ((ROOT / "sweeps" / "quick.txt").read_text().splitlines())
+                 if l and not l.startswith("#")).split()
+    assert quick[quick.index("--scenario") + 1] == "all"
+    assert quick[quick.index("--container") + 1] == "all"
 
 
 def test_run_id_groups_invocations(tmp_path):
@@ -251,24 +426,36 @@ def test_summary_has_ratios_with_ci(tmp_path):
     assert "MAD" in p.stdout and "CV" in p.stdout
 
 
+# The progress threshold comes from the environment, so these tests never race the
+# clock: with DODBENCH_PROGRESS_AFTER=0 the first repetition already prints a line.
+PROGRESS_ENV = {**os.environ, "DODBENCH_PROGRESS_AFTER": "0"}
+
+
 def progress_run(*extra):
-    return [BIN, "run", "--container", "handle_map", "--scenario", "defragment", "--n",
-            "20000", "--reps", "14", "--warmup", "0", *extra]
+    return [BIN, "run", "--container", "handle_map", "--scenario", "iterate", "--n",
+            "1000", "--reps", "3", "--warmup", "0", *extra]
 
 
 def test_progress_plain_lines_when_not_a_terminal():
-    p = subprocess.run(progress_run(), capture_output=True, text=True, timeout=120)
+    p = subprocess.run(progress_run(), capture_output=True, text=True, timeout=120,
+                       env=PROGRESS_ENV)
     assert p.returncode == 0
-    assert re.search(r"^\[\d+/14\] defragment/handle_map/n:20000/elem:8 \.\.\. eta \d+m\d\ds$",
+    assert re.search(r"^\[\d+/3\] iterate/handle_map/n:1000/elem:8 \.\.\. eta \d+m\d\ds$",
                      p.stderr, re.M), p.stderr
-    quiet = subprocess.run(progress_run("--quiet"), capture_output=True, text=True, timeout=120)
+    quiet = subprocess.run(progress_run("--quiet"), capture_output=True, text=True,
+                           timeout=120, env=PROGRESS_ENV)
     assert "eta" not in quiet.stderr
+    # Without the variable a sweep this short prints none (default threshold 2 s)...
+    # unless the machine is extremely slow; so only the variable's effect is asserted.
+    bad = subprocess.run(progress_run(), capture_output=True, text=True, timeout=120,
+                         env={**os.environ, "DODBENCH_PROGRESS_AFTER": "soon"})
+    assert bad.returncode == 2 and "DODBENCH_PROGRESS_AFTER" in bad.stderr
 
 
 def test_progress_updates_one_line_on_a_terminal():
     pid, fd = pty.fork()
     if pid == 0:
-        os.execv(BIN, progress_run())
+        os.execve(BIN, progress_run(), PROGRESS_ENV)
     out = b""
     while True:
         try:
@@ -280,4 +467,4 @@ def test_progress_updates_one_line_on_a_terminal():
         out += chunk
     os.waitpid(pid, 0)
     text = out.decode()
-    assert re.search(r"\r\x1b\[K\[\d+/14\] defragment/handle_map", text), text[-500:]
+    assert re.search(r"\r\x1b\[K\[\d+/3\] iterate/handle_map", text), text[-500:]
