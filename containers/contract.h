@@ -5,7 +5,7 @@
  * the table starts with a version and an operation a container does not offer is NULL:
  * a scenario that needs it is skipped with a reason, never faked.
  *
- * Honesty rule (DESIGN.md): every operation here is a *batch* operation. The loop over
+ * Honesty rule (docs/ARCHITECTURE.md): every operation here is a *batch* operation. The loop over
  * elements lives inside the container, where element access inlines; the scenario calls a
  * function pointer once per batch, never once per element.
  *

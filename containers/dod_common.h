@@ -1,7 +1,7 @@
 /* dod_common.h - error codes, payload types and the size-class naming scheme shared by
  * every dodbench container.
  *
- * Element sizes are compile-time (DESIGN.md, "The container contract"): each container
+ * Element sizes are compile-time (docs/ARCHITECTURE.md, "The container contract"): each container
  * .c file is compiled once per size class with -DELEM_BYTES=N (8, 16, 64, 256). SFX(name)
  * appends the size class, so handle_map.c built with -DELEM_BYTES=16 defines
  * hmap_insert_16, struct hmap_16, dod_elem_16 and so on. A translation unit includes a

@@ -1,7 +1,7 @@
 /* handle_map.h - dense/sparse/meta handle map with 64-bit generational handles.
  *
- * Source: Jeff Kiah, "Game Engine Containers - handle_map" (2016, griffin-containers);
- * see ../shared/SEEDS.md section B. This is a C rewrite of the design, not of the code:
+ * Source: Jeff Kiah, "Game Engine Containers - handle_map" (2016, griffin-containers).
+ * This is a C rewrite of the design, not of the code:
  * errors are returned instead of asserted, and the defragment is resumable.
  *
  * Contents

@@ -4,7 +4,7 @@
  *           ^ handle 0
  *
  * Not from an article: it is the floor every container is compared with. Iterating it
- * must match a hand-written loop over the same memory within a few % (DESIGN.md), which
+ * must match a hand-written loop over the same memory within a few % (docs/ARCHITECTURE.md), which
  * shows the contract's batch calls add no per-element overhead; lookup by index with a
  * bounds check only is the floor of every handle design (no generation, no indirection).
  * It cannot erase single items (no erase_n: hole scenarios skip it) and cannot detect a
@@ -126,7 +126,7 @@ static size_t parr_footprint(const void *c)
 
 const struct dod_ops DOD_OPS_SYMBOL = {
 	DOD_DESCRIPTOR,
-	.source = "calibration baseline (DESIGN.md)",
+	.source = "calibration baseline (docs/ARCHITECTURE.md)",
 	.max_elems = SIZE_MAX / ELEM_BYTES,
 	.create = parr_create,
 	.destroy = parr_destroy,

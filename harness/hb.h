@@ -1,7 +1,7 @@
 /* hb.h - the dodbench harness: measurement, environment capture, CSV, registry.
  *
  * Only the harness talks to the user (STYLE.md): containers and scenarios return codes.
- * Data flow (DESIGN.md): containers <- scenarios <- harness -> CSV -> reports.
+ * Data flow (docs/ARCHITECTURE.md): containers <- scenarios <- harness -> CSV -> reports.
  */
 #ifndef HB_H
 #define HB_H

@@ -1,5 +1,5 @@
 /* region.h - the one harness header a scenario includes: the timed region and its
- * optional latency samples. Dependencies point one way (DESIGN.md): scenarios know this
+ * optional latency samples. Dependencies point one way (docs/ARCHITECTURE.md): scenarios know this
  * header and the container contract, nothing else of the harness.
  *
  *   setup (untimed) -> [hb_samples_reserve] -> hb_begin -> work [hb_lap per op] -> hb_end

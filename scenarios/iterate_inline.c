@@ -1,4 +1,4 @@
-/* iterate_inline - calibration (DESIGN.md, "The container contract"): the hand-written
+/* iterate_inline - calibration (docs/ARCHITECTURE.md, "The container contract"): the hand-written
  * loop that `iterate` on plain_array must match. Setup fills a plain uint64_t array with
  * the keys 0..n-1 (the same bytes plain_array holds at 8-byte elements); the timed
  * region sums it with a loop written right here, compiled with the same flags, with no

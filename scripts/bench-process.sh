@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # bench-process.sh - whole-process timing with hyperfine, the cross-check of the in-process
-# timer (../shared/DESIGN.md, "Measurement"). `make bench-process` runs it after `make build`.
+# timer (../shared/docs/ARCHITECTURE.md, "Measurement"). `make bench-process` runs it after `make build`.
 #
 # One process = one container's whole life cycle: hyperfine (-N: no shell, so no shell
 # startup is timed) runs
@@ -58,7 +58,7 @@ command -v hyperfine >/dev/null 2>&1 ||
 	die "PROCESS_CONTAINERS='$PROCESS_CONTAINERS' is not a comma-separated list of names"
 # Let dodbench reject unknown containers or too large n (exit 2) before hyperfine starts.
 IFS=, read -r -a names <<<"$PROCESS_CONTAINERS"
-known=$("$DODBENCH" list containers) || die "'$DODBENCH list containers' failed"
+known=$("$DODBENCH" list containers --names) || die "'$DODBENCH list containers --names' failed"
 for c in "${names[@]}"; do
 	grep -qx -- "$c" <<<"$known" || die "unknown container '$c'; valid: $(paste -sd, <<<"$known")"
 done

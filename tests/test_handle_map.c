@@ -1,5 +1,5 @@
 /* test_handle_map.c - cmocka unit tests for containers/handle_map.{h,c}, the dense/sparse/
- * meta handle map of Jeff Kiah's "Game Engine Containers - handle_map" (SEEDS.md B).
+ * meta handle map of Jeff Kiah's "Game Engine Containers - handle_map" (2016).
  *
  * Every container name goes through SFX(), so the file compiles for ELEM_BYTES 8, 16, 64
  * and 256. As tests/test_*.c it is built by the Makefile's pattern rule for 8-byte items;
