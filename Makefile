@@ -38,7 +38,7 @@ INC       := -Icontainers -Iharness -Iscenarios -I$(B) -I$(B)/gen
 # by wildcard: a new scenario is one file, a new test one file.
 VARIANT_TABLE := containers/variants.tsv
 include $(B)/gen/variants.mk
-PLAIN_C   := containers/dod_common.c \
+PLAIN_C   := containers/dod_common.c $(sort $(wildcard containers/alloc/*.c)) \
              $(filter-out harness/main.c harness/alloc_count.c,$(sort $(wildcard harness/*.c))) \
              $(sort $(wildcard scenarios/*.c))
 TEST_NAMES:= $(patsubst tests/%.c,%,$(sort $(wildcard tests/test_*.c)))
@@ -132,6 +132,11 @@ GIT_REV := $(shell git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)$(s
              test -n "$$(git status --porcelain 2>/dev/null)" && echo -dirty-$$( \
              { git diff HEAD 2>/dev/null; git ls-files --others --exclude-standard -z | \
                xargs -0 -r sha256sum 2>/dev/null; } | sha256sum | cut -c1-10))
+
+# The git_rev column's value (tests/python/test_cli.py checks the dirty-tree hash).
+print-git-rev:
+	@echo '$(GIT_REV)'
+.PHONY: print-git-rev
 
 # Objects are rebuilt when the flags change: the flags live in a stamp file.
 FLAGS_NOW := $(CC) $(CXX) $(CFLAGS_R) $(CXXFLAGS_R) $(OPT_SIM) $(PAPI_DEF)

@@ -7,29 +7,16 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "alloc/realloc.h"
 #include "contract.h"
 
 #define HMAP struct SFX(hmap)
 
-/* Grows *p (elem_bytes each) to hold want elements; geometric (x2) so a stream of
- * inserts costs O(1) amortized. Leaves *p and *cap unchanged on failure. */
+/* Geometric (x2) growth, so a stream of inserts costs O(1) amortized: the one realloc
+ * strategy of containers/alloc/, capped at HMAP_MAX_ELEMS. */
 static int grow(void **p, size_t *cap, size_t want, size_t elem_bytes)
 {
-	if (want <= *cap)
-		return DOD_OK;
-	size_t new_cap = *cap ? *cap : 16;
-	while (new_cap < want)
-		new_cap = new_cap > SIZE_MAX / 2 ? want : new_cap * 2;
-	if (new_cap > HMAP_MAX_ELEMS)
-		new_cap = want;
-	if (new_cap > SIZE_MAX / elem_bytes)
-		return DOD_ENOMEM;
-	void *q = realloc(*p, new_cap * elem_bytes);
-	if (!q)
-		return DOD_ENOMEM;
-	*p = q;
-	*cap = new_cap;
-	return DOD_OK;
+	return dod_grow_geometric(p, cap, want, elem_bytes, HMAP_MAX_ELEMS);
 }
 
 /* Dense and meta grow together so they always have the same capacity. */

@@ -14,6 +14,7 @@
  */
 #include <stdlib.h>
 
+#include "alloc/realloc.h"
 #include "contract.h"
 #include "dod_common.h"
 
@@ -47,22 +48,16 @@ static void parr_destroy(void *c)
 	free(a);
 }
 
-/* Push n items, growing x2 like std::vector when the reserve runs out. */
+/* Push n items, growing x2 like std::vector when the reserve runs out (alloc/realloc.h). */
 static int parr_insert_n(void *c, size_t n, uint64_t first_key, uint64_t *handles_out)
 {
 	PARR *a = c;
 	if (n > SIZE_MAX / sizeof(DOD_ELEM) - a->n)
 		return DOD_ENOMEM;
-	if (a->n + n > a->cap) {
-		size_t cap = a->cap ? a->cap : 16;
-		while (cap < a->n + n)
-			cap = cap > SIZE_MAX / sizeof(DOD_ELEM) / 2 ? a->n + n : cap * 2;
-		DOD_ELEM *p = realloc(a->items, cap * sizeof *p);
-		if (!p)
-			return DOD_ENOMEM;
-		a->items = p;
-		a->cap = cap;
-	}
+	int err = dod_grow_geometric((void **)&a->items, &a->cap, a->n + n, sizeof *a->items,
+	                             SIZE_MAX / sizeof *a->items);
+	if (err)
+		return err;
 	for (size_t k = 0; k < n; k++)
 		SFX(dod_elem_init)(&a->items[a->n + k], first_key + k);
 	if (handles_out)

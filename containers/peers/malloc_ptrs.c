@@ -22,6 +22,7 @@
  */
 #include <stdlib.h>
 
+#include "alloc/realloc.h"
 #include "contract.h"
 #include "dod_common.h"
 
@@ -72,16 +73,10 @@ static int mptrs_insert_n(void *c, size_t n, uint64_t first_key, uint64_t *handl
 	MPTRS *v = c;
 	if (n > SIZE_MAX / sizeof(DOD_ELEM *) - v->n)
 		return DOD_ENOMEM;
-	if (v->n + n > v->cap) {
-		size_t cap = v->cap ? v->cap : 16;
-		while (cap < v->n + n)
-			cap = cap > SIZE_MAX / sizeof(DOD_ELEM *) / 2 ? v->n + n : cap * 2;
-		DOD_ELEM **p = realloc(v->ptrs, cap * sizeof *p);
-		if (!p)
-			return DOD_ENOMEM;
-		v->ptrs = p;
-		v->cap = cap;
-	}
+	int err = dod_grow_geometric((void **)&v->ptrs, &v->cap, v->n + n, sizeof *v->ptrs,
+	                             SIZE_MAX / sizeof *v->ptrs);
+	if (err)
+		return err;
 	for (size_t k = 0; k < n; k++) {
 		DOD_ELEM *e = malloc(sizeof *e);
 		if (!e) {

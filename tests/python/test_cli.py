@@ -468,3 +468,28 @@ def test_progress_updates_one_line_on_a_terminal():
     os.waitpid(pid, 0)
     text = out.decode()
     assert re.search(r"\r\x1b\[K\[\d+/3\] iterate/handle_map", text), text[-500:]
+
+
+def test_git_rev_of_a_dirty_tree_hashes_the_change(tmp_path):
+    """Two uncommitted states of the tree never share a git_rev (compare.py tells them
+    apart); a clean tree's is the commit alone."""
+    clone = tmp_path / "clone"
+    subprocess.run(["git", "clone", "-q", str(ROOT), str(clone)], check=True, timeout=120)
+
+    def rev():
+        p = subprocess.run(["make", "-s", "--no-print-directory", "print-git-rev"], cwd=clone,
+                           capture_output=True, text=True, timeout=120)
+        assert p.returncode == 0, p.stderr
+        return p.stdout.strip()
+    clean = rev()
+    assert re.fullmatch(r"[0-9a-f]{12}", clean), clean
+    (clone / "README.md").write_text((clone / "README.md").read_text() + "\nchange one\n")
+    first = rev()
+    (clone / "README.md").write_text((clone / "README.md").read_text() + "change two\n")
+    second = rev()
+    (clone / "untracked.c").write_text("int x;\n")
+    third = rev()
+    for dirty in (first, second, third):
+        assert re.fullmatch(clean + r"-dirty-[0-9a-f]{10}", dirty), dirty
+    assert len({first, second, third}) == 3
+    assert rev() == third                                    # same state, same value
