@@ -79,7 +79,8 @@
 	X(removal, STR, r->ops_desc->removal)                                            \
 	X(alloc, STR, r->ops_desc->alloc)                                                \
 	X(layout, STR, r->ops_desc->layout)                                              \
-	X(caps, CAPS, r->ops_desc->caps)
+	X(caps, CAPS, r->ops_desc->caps)                                                 \
+	X(invocation, STR, r->env->invocation)
 
 static void put_str(FILE *f, const char *s)
 {

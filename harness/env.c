@@ -138,6 +138,7 @@ void hb_env_capture(struct hb_env *e)
 	gmtime_r(&t, &tm);
 	strftime(stamp, sizeof stamp, "%Y%m%dT%H%M%SZ", &tm);
 	snprintf(e->run_id, sizeof e->run_id, "%s-%s-%ld", stamp, e->host, (long)getpid());
+	snprintf(e->invocation, sizeof e->invocation, "%s", e->run_id);
 }
 
 void hb_env_warn(const struct hb_env *e, FILE *f)

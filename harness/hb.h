@@ -65,6 +65,7 @@ struct hb_env {
 	char cflags[512];
 	char git_rev[64];
 	char run_id[224];
+	char invocation[224];     /* this process: UTC start-host-pid (the default run_id) */
 	long n_cpus;
 	uint64_t phys_mem_bytes;
 	bool hypervisor;          /* cpuinfo "hypervisor" flag: a VM */

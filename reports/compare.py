@@ -1,24 +1,28 @@
 #!/usr/bin/python3
 """Compare two dodbench results CSVs case by case: is B faster or slower than A?
 
-Inputs: two results CSVs (schema v1, with or without the extension columns), read and
-validated by report.load_csvs. Only time rows (counter_source papi or none; callgrind rows
-are 20-200x slower and never mixed in) with verified=1 are used; the runs in one file are pooled.
-A case is (scenario, container, n, elem_bytes, order, hole_ratio).
+Inputs: two results CSVs (schema 1 or 2, mixed too, with or without the extension columns),
+read and validated by report.load_csvs. Only time rows (counter_source papi or none; callgrind
+rows are 20-200x slower and never mixed in) with verified=1 are used; the runs in one file are
+pooled. A case is (scenario, container, n, elem_bytes, order, hole_ratio, hole_pattern); a
+schema-1 row has hole_pattern none, so it matches the same case of a schema-2 file.
 
 Output on stdout, markdown: which runs A and B hold; a table with one row per case present
-in both files: its name (lookup/handle_map/n:100000/elem:8/order:seq), median elapsed time of
+in both files: its name (lookup/handle_map/n:100000/elem:8/order:seq, with a
+/holes:0.5:clustered part when items were erased before the region), median elapsed time of
 A and of B (ms), B/A = ratio of the medians with its bootstrap 95% CI, the two-sided
 Mann-Whitney U p-value, and the verdict: "faster" (B faster: CI below 1, p < alpha, B/A at
 most 1 - threshold), "slower" (the mirror image), "no significant change", or "too few reps"
 (under 3 reps on a side); then one line per case present in only one file.
 
-Exit status 0; bad input prints one "compare.py: FILE:LINE: message" line on stderr and
-exits with status 2.
+Exit status 0; bad input (a bad CSV, --alpha outside (0, 1), --threshold outside [0, 1))
+prints one "compare.py: FILE:LINE: message" (or "compare.py: --option: message") line on
+stderr and exits with status 2.
 
 Usage: /usr/bin/python3 reports/compare.py A.csv B.csv [--alpha 0.05] [--threshold 0.02]
 """
 import argparse
+import math
 import sys
 
 import report
@@ -88,18 +92,33 @@ def render(a, b, results, only_a, only_b, alpha, threshold):
     return "\n".join(out) + "\n"
 
 
+def parse_fraction(option, text, low_open):
+    """The value of --alpha (low_open: in (0, 1)) or --threshold (in [0, 1)) from its text;
+    raises report.ReportError naming the option otherwise."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if math.isfinite(value) and (0 < value < 1 if low_open else 0 <= value < 1):
+        return value
+    raise report.ReportError(f"{option}: expected a number {'0 <' if low_open else '0 <='} "
+                             f"x < 1, got {text!r}")
+
+
 def main(argv=None):
     """Command-line entry point; returns the exit status (0 ok, 2 bad input)."""
     p = argparse.ArgumentParser(prog="compare.py", description=__doc__.split("\n\n")[0])
     p.add_argument("a", metavar="A.csv", help="baseline results")
     p.add_argument("b", metavar="B.csv", help="results compared with the baseline")
-    p.add_argument("--alpha", type=float, default=0.05,
-                   help="significance level of the p-value (default: %(default)s)")
-    p.add_argument("--threshold", type=float, default=0.02,
+    p.add_argument("--alpha", default="0.05",
+                   help="significance level of the p-value, 0 < alpha < 1 (default: %(default)s)")
+    p.add_argument("--threshold", default="0.02",
                    help="smallest relative change of B/A reported as faster or slower, "
-                        "0.02 = 2%% (default: %(default)s)")
+                        "0.02 = 2%%, 0 <= threshold < 1 (default: %(default)s)")
     args = p.parse_args(argv)
     try:
+        args.alpha = parse_fraction("--alpha", args.alpha, low_open=True)
+        args.threshold = parse_fraction("--threshold", args.threshold, low_open=False)
         rows = {path: report.load_csvs([path]) for path in (args.a, args.b)}
     except report.ReportError as e:
         print(f"compare.py: {e}", file=sys.stderr)

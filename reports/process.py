@@ -5,7 +5,7 @@ Inputs (written by scripts/bench-process.sh):
   HYPERFINE.json  hyperfine --export-json of `dodbench run --scenario lifecycle --reps 1
                   --warmup 0 --run-id ID --out DODBENCH.csv` over -L container and -L n:
                   one process = one container's whole life cycle = one CSV row.
-  DODBENCH.csv    the rows those very processes appended (schema v1). Each command has
+  DODBENCH.csv    the rows those very processes appended (schema 1 or 2). Each command has
                   warm-up + runs rows in execution order; hyperfine's JSON lists only the
                   measured runs ("times"), so the first len(rows) - len(times) rows of each
                   (container, n) are the warm-ups and are dropped: both medians cover the

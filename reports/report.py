@@ -1,34 +1,50 @@
 #!/usr/bin/python3
-"""Turn dodbench CSV results into the handle_map chart and the generated sections of RESULTS.md.
+"""Turn dodbench CSV results into charts and the generated sections of RESULTS.md.
 
-Inputs: CSV files written by the C harness (schema v1, one row per repetition; results/*.csv
-or the files named on the command line; the v1 columns first, then optional extension
-columns (EXT_COLUMNS: callgrind's simulated counts, page faults, machine state ...) that may
-be empty or absent, both meaning "not measured"; unknown trailing columns are ignored), and
-reports/data/handle_map_article.csv, the figures of Jeff Kiah's article "Game Engine
-Containers - handle_map" (2016) as data. load_csvs() and the case helpers are shared with
-compare.py.
+Inputs: CSV files written by the C harness, one row per repetition: the files named on the
+command line, else results/*.csv. Schema 1 and 2 rows may be mixed (in one file too, under
+the schema-2 header or after a header line of their own). Every file has the v1 columns
+(COLUMNS) first, then optional extension columns (EXT_COLUMNS: callgrind's simulated counts,
+page faults, machine state ...) and the schema-2 columns (SCHEMA2_COLUMNS: hole_pattern,
+ops, latency percentiles, the container's family/removal/alloc/layout/caps); an empty or
+absent optional field means "not measured", unknown trailing columns are ignored. Schema 2
+changes one meaning: ns_per_op = elapsed_ns / ops (schema 1: / n); a schema-1 row is read
+with ops = n and hole_pattern = none. reports/data/handle_map_article.csv holds the figures
+of Jeff Kiah's article "Game Engine Containers - handle_map" (2016) as data. load_csvs()
+and the case helpers are shared with compare.py and process.py.
 
-Outputs, for one run (the latest with handle_map time rows for the table cases, or --run):
-<out-dir>/handle_map_table.png and .svg (grouped bars per scenario and container, median
-time per timed region on a log axis, error bars min..max, the article as hollow diamonds),
-and three sections of RESULTS.md, each between its own BEGIN/END marker lines (the rest of
-the file is kept):
+One run is reported: --run RUN_ID, else the newest run (by its newest row) whose run_id
+starts with "bench-" (a `make bench` run), else the newest run; runs with time rows only
+(counter_source papi or none; callgrind rows are 20-200x slower and never mixed into times).
+A case is (scenario, container, n, elem_bytes, order, hole_ratio, hole_pattern), named like
+lookup/handle_map/n:100000/elem:8/order:seq/holes:0.5:clustered (no holes part at ratio 0).
+
+Outputs: sections of RESULTS.md, each between its own BEGIN/END marker lines (the rest of
+the file is kept), and charts (PNG + SVG) in --out-dir:
 - handle_map: run context, ours vs the article, speed-ups with bootstrap 95% CIs, unstable
-  cases flagged, what differs;
+  cases flagged, what differs; chart handle_map_table.png (grouped bars per scenario and
+  container, median time per timed region on a log axis, error bars min..max, the article
+  as hollow diamonds). Table cases: n=100000, 8-byte items, sequential order, no holes.
 - complexity: the best of O(1), O(log n), O(n), O(n log n) fitted to median ns_per_op for
-  every case of the run measured at 3 or more sizes n;
+  every case of the run measured at 3 or more sizes n.
 - sim_caches: callgrind's simulated instructions and D1/LL misses per element for the table
   cases, per simulated cache geometry (the run's own callgrind rows, else the newest run
   that has some).
-
-Time statistics use only rows with counter_source != callgrind (callgrind-run times are 20-200x
-slower), simulated counts only callgrind rows. Table cases are n=100000, 8-byte items,
-sequential order, no holes; rows with verified=0 are excluded and counted in a warning. Bad
-input prints one "report.py: FILE:LINE: message" line on stderr and exits with status 2.
+- calibration: iterate/plain_array against the hand-written loop iterate_inline.
+- all_cases: every case of the run, whatever its scenario or container: per scenario a table
+  (grouped by the family column) of median time, MAD, ns per operation and the time relative
+  to the --baseline container's case with a bootstrap 95% CI; latency percentiles where the
+  scenario recorded them; charts cases/<scenario>_vs_n.png (when the scenario has 2 or more
+  sizes n) and cases/<scenario>_vs_holes.png (when it has 2 or more hole ratios).
+A section for which the inputs hold no rows (no callgrind rows, no calibration pair, no case
+at 3 sizes, no handle_map table case ...) is left as committed, and so is its chart. With no
+CSV at all (fresh clone: results/ empty or missing) nothing is written and the exit status
+is 0. Rows with verified=0 are excluded and counted in a warning. Bad input prints one
+"report.py: FILE:LINE: message" line on stderr and exits with status 2.
 
 Usage: /usr/bin/python3 reports/report.py [--results-dir DIR] [--out-dir DIR]
-           [--results-md FILE] [--article FILE] [--run RUN_ID|latest] [CSV ...]
+           [--results-md FILE] [--article FILE] [--run RUN_ID|latest] [--baseline NAME]
+           [CSV ...]
 """
 import argparse
 import csv
@@ -44,29 +60,41 @@ import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402  (the backend must be chosen first)
+from matplotlib import ticker  # noqa: E402
 from matplotlib.lines import Line2D  # noqa: E402
 import numpy as np  # noqa: E402
 
 import stats as bench_stats  # noqa: E402  (reports/stats.py, next to this file)
 
-SCHEMA = "1"
+SCHEMAS = ("1", "2")  # 2: ns_per_op = elapsed_ns / ops; the SCHEMA2_COLUMNS appended
 COLUMNS = ("schema timestamp host cpu_model compiler cflags git_rev container scenario n "
            "elem_bytes hole_ratio order seed rep elapsed_ns ns_per_op tsc_cycles counter_source "
            "papi_tot_cyc papi_tot_ins papi_l1_dcm papi_l2_dcm papi_l3_tcm checksum verified "
-           "run_id swaps").split()
+           "run_id swaps").split()  # required in every file, in this order
 INT_COLUMNS = {"n", "elem_bytes", "seed", "rep", "elapsed_ns", "checksum", "verified"}
 FLOAT_COLUMNS = {"hole_ratio", "ns_per_op"}
 EXT_COLUMNS = ("sim_ir sim_dr sim_dw sim_d1mr sim_d1mw sim_dlmr sim_dlmw sim_d1 sim_ll "
                "papi_multiplexed minflt majflt allocs prefault interleave_pos cores hypervisor "
-               "governor turbo pinned_cpu build_type perf_paranoid papi_status").split()
-EXT_TEXT_COLUMNS = {"sim_d1", "sim_ll", "governor", "turbo", "build_type", "papi_status"}
+               "governor turbo pinned_cpu build_type perf_paranoid papi_status frees cpu_ns "
+               "pmu_scale").split()
+SCHEMA2_COLUMNS = ("hole_pattern ops p50_ns p99_ns p999_ns max_ns samples sample_cost_ns "
+                   "family removal alloc layout caps invocation").split()
+EXT_TEXT_COLUMNS = {"sim_d1", "sim_ll", "governor", "turbo", "build_type", "papi_status",
+                    "hole_pattern", "family", "removal", "alloc", "layout", "caps",
+                    "invocation"}
+LATENCY_COLUMNS = ("p50_ns", "p99_ns", "p999_ns", "max_ns")  # ns per operation
+OPTIONAL_FLOAT_COLUMNS = {"pmu_scale", "sample_cost_ns", *LATENCY_COLUMNS}
 OPTIONAL_INT_COLUMNS = ({"tsc_cycles", "papi_tot_cyc", "papi_tot_ins", "papi_l1_dcm", "papi_l2_dcm",
-                         "papi_l3_tcm", "swaps"} | set(EXT_COLUMNS) - EXT_TEXT_COLUMNS)
+                         "papi_l3_tcm", "swaps"} | set(EXT_COLUMNS + SCHEMA2_COLUMNS)
+                        - EXT_TEXT_COLUMNS - OPTIONAL_FLOAT_COLUMNS)
+NON_NEGATIVE_COLUMNS = {"elapsed_ns", "samples", "pmu_scale", "sample_cost_ns", *LATENCY_COLUMNS}
 FLAG_COLUMNS = {"papi_multiplexed", "prefault", "hypervisor"}  # 0/1 (or empty)
 GEOMETRY_COLUMNS = {"sim_d1", "sim_ll"}  # "size_bytes:assoc:line_bytes" (or empty)
+ORDERS = ("seq", "random")
+HOLE_PATTERNS = ("none", "random", "clustered", "oldest")  # none iff hole_ratio == 0
 ARTICLE_COLUMNS = ("article_scenario", "container", "ms", "swaps", "our_scenario", "note")
 CONTEXT_KEYS = ("host", "cpu_model", "compiler", "cflags", "git_rev", "counter_source")
-CASE_FIELDS = ("scenario", "container", "n", "elem_bytes", "order", "hole_ratio")
+CASE_FIELDS = ("scenario", "container", "n", "elem_bytes", "order", "hole_ratio", "hole_pattern")
 
 TABLE_N, TABLE_ELEM_BYTES = 100000, 8
 SCENARIOS = ("create", "iterate", "lookup", "clear", "reset", "defragment")
@@ -85,7 +113,12 @@ def markers(name):
 
 BEGIN, END = markers(HM)
 COMPLEXITY, SIM, CALIBRATION = "complexity", "sim_caches", "calibration"  # other sections
-CALIBRATION_LIMIT = 0.05  # DESIGN.md: plain_array must match the hand-written loop within a few %
+ALL_CASES = "all_cases"
+CASES_DIR = "cases"  # the all_cases charts go to <out-dir>/cases/
+BASELINE = "plain_array"  # default --baseline of the all_cases tables
+UNKNOWN_FAMILY = "unknown"  # family of a container whose rows have none (schema 1)
+BENCH_PREFIX = "bench-"  # run_id prefix of `make bench` runs
+CALIBRATION_LIMIT = 0.05  # docs/ARCHITECTURE.md: plain_array must match the hand-written loop within a few %
 DASH = "—"
 SEED = 1  # bootstrap seed: the same CSVs give the same RESULTS.md
 MODELS = {"O(1)": np.ones_like, "O(log n)": np.log2, "O(n)": lambda n: n,
@@ -132,33 +165,65 @@ class ArticleRow:
 
 def _typed(column, text, where):
     """Convert one field of a results CSV to its column's type, or raise ReportError."""
-    if text == "" and (column in OPTIONAL_INT_COLUMNS or column in EXT_COLUMNS):
+    if text == "" and (column in OPTIONAL_INT_COLUMNS or column in OPTIONAL_FLOAT_COLUMNS
+                       or column in EXT_TEXT_COLUMNS):
         return None
     if column in FLAG_COLUMNS and text not in ("0", "1"):
         raise ReportError(f"{where}: column '{column}': expected 0, 1 or empty, got {text!r}")
     if column in GEOMETRY_COLUMNS and not re.fullmatch(r"[1-9]\d*:[1-9]\d*:[1-9]\d*", text):
         raise ReportError(f"{where}: column '{column}': expected size_bytes:assoc:line_bytes "
                           f"like 8388608:16:64, got {text!r}")
-    is_float, is_int = column in FLOAT_COLUMNS, column in INT_COLUMNS | OPTIONAL_INT_COLUMNS
+    is_float = column in FLOAT_COLUMNS or column in OPTIONAL_FLOAT_COLUMNS
+    is_int = column in INT_COLUMNS or column in OPTIONAL_INT_COLUMNS
     if not (is_float or is_int):
         return text
+    kind = "number" if is_float else "integer"
     try:
         value = float(text) if is_float else int(text)
-        if not is_float or math.isfinite(value):
-            return value
     except ValueError:
-        pass
-    kind = "a number" if is_float else "an integer"
-    raise ReportError(f"{where}: column '{column}': expected {kind}, got {text!r}")
+        value = None
+    if value is None or (is_float and not math.isfinite(value)):
+        raise ReportError(f"{where}: column '{column}': expected "
+                          f"{'a number' if is_float else 'an integer'}, got {text!r}")
+    if column in NON_NEGATIVE_COLUMNS and value < 0:
+        raise ReportError(f"{where}: column '{column}': expected a non-negative {kind}, "
+                          f"got {text!r}")
+    return value
 
 
 def _parse_row(fields, where):
-    """Validate one results row (a dict of strings; absent extension columns count as empty)
-    and return it with typed values."""
+    """Validate one results row (a dict of strings; absent optional columns count as empty)
+    and return it with typed values; a schema-1 row gets ops = n and hole_pattern = none."""
+    schema = fields.get("schema", "")
+    if schema not in SCHEMAS:
+        raise ReportError(f"{where}: column 'schema': expected 1 or 2, got {schema!r}")
     row = {column: _typed(column, fields.get(column, ""), where)
-           for column in COLUMNS + EXT_COLUMNS}
-    if row["schema"] != SCHEMA:
-        raise ReportError(f"{where}: column 'schema': expected {SCHEMA!r}, got {row['schema']!r}")
+           for column in COLUMNS[1:] + EXT_COLUMNS + SCHEMA2_COLUMNS}
+    row["schema"] = int(schema)
+    if row["n"] < 1:
+        raise ReportError(f"{where}: column 'n': expected an integer >= 1, got {fields['n']!r}")
+    if not 0 <= row["hole_ratio"] < 1:
+        raise ReportError(f"{where}: column 'hole_ratio': expected a fraction 0 <= r < 1, "
+                          f"got {fields['hole_ratio']!r}")
+    if row["order"] not in ORDERS:
+        raise ReportError(f"{where}: column 'order': expected seq or random, "
+                          f"got {row['order']!r}")
+    if row["ops"] is None and row["schema"] == 1:
+        row["ops"] = row["n"]
+    if row["ops"] is None or row["ops"] < 1:
+        raise ReportError(f"{where}: column 'ops': expected an integer >= 1"
+                          f"{' (schema 2 requires it)' if row['ops'] is None else ''}, "
+                          f"got {fields.get('ops', '')!r}")
+    pattern = row["hole_pattern"]
+    if pattern is None and row["schema"] == 1:
+        pattern = row["hole_pattern"] = "none"
+    if pattern not in HOLE_PATTERNS or (pattern == "none") != (row["hole_ratio"] == 0):
+        raise ReportError(f"{where}: column 'hole_pattern': expected none when hole_ratio is 0, "
+                          f"else random, clustered or oldest; got {pattern or ''!r} with "
+                          f"hole_ratio {fields['hole_ratio']}")
+    if row["caps"] is not None and not re.fullmatch(r"\w+(\|\w+)*", row["caps"]):
+        raise ReportError(f"{where}: column 'caps': expected words joined by | "
+                          f"(e.g. handles|holes) or none, got {row['caps']!r}")
     if row["verified"] not in (0, 1):
         raise ReportError(f"{where}: column 'verified': expected 0 or 1, got {row['verified']}")
     if not 0 <= row["checksum"] < 2 ** 64:
@@ -173,7 +238,10 @@ def _parse_row(fields, where):
 
 
 def _read_table(path, required, parse):
-    """Read a CSV with a header naming the required columns; return parse(fields, where) per row."""
+    """Read a CSV with a header naming the required columns; return parse(fields, where) per row.
+
+    A later line that starts like the header and names the required columns is a header
+    too (files of different schemas concatenated): the rows after it are read by it."""
     rows = []
     try:
         with open(path, newline="", encoding="utf-8-sig") as f:
@@ -187,7 +255,10 @@ def _read_table(path, required, parse):
                                   + ", ".join(repr(c) for c in missing))
             for fields in reader:
                 where = f"{path}:{reader.line_num}"
-                if not fields or fields == header:  # blank line, or header of a concatenated file
+                if not fields:  # blank line
+                    continue
+                if fields[0] == required[0] and all(c in fields for c in required):
+                    header = fields  # header of a concatenated file
                     continue
                 if len(fields) != len(header):
                     raise ReportError(f"{where}: expected {len(header)} fields like the header, "
@@ -203,8 +274,9 @@ def _read_table(path, required, parse):
 
 
 def load_csvs(paths):
-    """Load and validate schema-v1 results CSVs; return one dict of typed values per row
-    (COLUMNS and EXT_COLUMNS, None for empty or absent optional fields, plus 'ts')."""
+    """Load and validate results CSVs of schema 1 or 2; return one dict of typed values per
+    row (COLUMNS, EXT_COLUMNS and SCHEMA2_COLUMNS, None for empty or absent optional fields,
+    schema as an int, ops and hole_pattern always set, plus 'ts', the timestamp as a datetime)."""
     if not paths:
         raise ReportError("no CSV files to read")
     return [row for path in paths for row in _read_table(path, COLUMNS, _parse_row)]
@@ -234,12 +306,14 @@ def case_key(row):
     return tuple(row[f] for f in CASE_FIELDS)
 
 
-def case_name(scenario, container, n, elem_bytes, order, hole_ratio):
-    """Name a case like google-benchmark: lookup/handle_map/n:100000/elem:8/order:seq
-    (no n part when n is None; a holes:R part when hole_ratio is not 0)."""
+def case_name(scenario, container, n, elem_bytes, order, hole_ratio, hole_pattern=None):
+    """Name a case like the harness: lookup/handle_map/n:100000/elem:8/order:seq, with a
+    holes:R:PATTERN part when hole_ratio is not 0 (holes:0.5:clustered; holes:R without a
+    pattern) and no n part when n is None."""
     parts = [scenario, container] + ([f"n:{n}"] if n is not None else [])
-    parts += [f"elem:{elem_bytes}", f"order:{order}"] + ([f"holes:{hole_ratio:g}"]
-                                                          if hole_ratio else [])
+    parts += [f"elem:{elem_bytes}", f"order:{order}"]
+    if hole_ratio:
+        parts.append(f"holes:{hole_ratio:g}" + (f":{hole_pattern}" if hole_pattern else ""))
     return "/".join(parts)
 
 
@@ -260,25 +334,24 @@ def _latest(rows, run_ids):
 
 
 def select_run(rows, run="latest"):
-    """Return the run_id to report: `run` itself, or the latest run with handle_map table rows
-    (time rows: callgrind rows do not count)."""
-    candidates = {r["run_id"] for r in rows if r["container"] == HM and _is_table_case(r)}
-    if not candidates:
-        raise ReportError(f"no run has verified {HM} rows with n={TABLE_N}, "
-                          f"elem_bytes={TABLE_ELEM_BYTES}, order=seq, hole_ratio=0 "
-                          "and counter_source papi or none")
+    """Return the run_id to report: `run` itself (any run in rows), or for 'latest' (or None)
+    the newest run with time rows (counter_source papi or none) whose run_id starts with
+    "bench-" (a `make bench` run), else the newest run with time rows, else None (the rows
+    are all callgrind rows)."""
     if run not in (None, "latest"):
-        if run not in candidates:
-            raise ReportError(f"run {run!r} has no verified {HM} rows with n={TABLE_N}, "
-                              f"elem_bytes={TABLE_ELEM_BYTES}; runs that do: "
-                              + ", ".join(sorted(candidates)))
+        runs = {r["run_id"] for r in rows}
+        if run not in runs:
+            raise ReportError(f"run {run!r} is not in the CSVs read; runs there: "
+                              + ", ".join(sorted(runs)))
         return run
-    return _latest(rows, candidates)
+    timed = {r["run_id"] for r in rows if not is_sim_row(r)}
+    bench = {run_id for run_id in timed if run_id.startswith(BENCH_PREFIX)}
+    return _latest(rows, bench or timed) if timed else None
 
 
 def select_sim_run(rows, run_id):
-    """The run for the simulated-cache section: run_id if it has callgrind table-case rows of
-    handle_map, else the latest run that has, else None."""
+    """The run for the simulated-cache section: run_id (may be None) if it has callgrind
+    table-case rows of handle_map, else the latest run that has, else None."""
     candidates = {r["run_id"] for r in rows if r["container"] == HM and _is_table_case(r, True)}
     if not candidates:
         return None
@@ -345,7 +418,8 @@ def fit_complexity(medians):
 
 
 def complexity_fits(rows, run_id, min_sizes=3):
-    """Fit every case of one run measured at >= min_sizes distinct n (verified time rows).
+    """Fit every case of one run measured at >= min_sizes distinct n (verified time rows);
+    a case here is the case key without n, so each hole ratio and pattern is fitted apart.
 
     Returns [(case name without n, sorted n values, fit_complexity result)], by name."""
     groups = {}
@@ -526,6 +600,13 @@ def _time_cell(stats):
             + (" unstable" if stats.unstable else ""))
 
 
+def _ci_text(ci):
+    """A stats.RatioCI as '3.417× [3.3, 3.52]', '3.417×' without a CI, '—' without a ratio."""
+    if ci.ratio is None or ci.low is None:
+        return fmt(ci.ratio, "×")
+    return f"{fmt(ci.ratio, '×')} [{fmt(ci.low)}, {fmt(ci.high)}]"
+
+
 def _speedup_cell(stats, scenario, peer):
     """Our speed-up over `peer` with its bootstrap 95% CI, e.g. '3.417× [3.3, 3.52]'."""
     ratio = _our_speedup(stats, scenario, peer)
@@ -533,7 +614,7 @@ def _speedup_cell(stats, scenario, peer):
                                         stats[(peer, scenario)].times_ns, seed=SEED)
     if not ci or ci.low is None:
         return fmt(ratio, "×")
-    return f"{fmt(ratio, '×')} [{fmt(ci.low)}, {fmt(ci.high)}]"
+    return _ci_text(ci)
 
 
 def _run_line(info, reps, which=""):
@@ -595,32 +676,43 @@ def render_markdown(stats, info, article, chart_link):
 def render_calibration(rows, run_id):
     """Return the calibration section: iterate/plain_array (through the container contract)
     against iterate_inline (the hand-written loop over the same keys), n=100000, 8-byte
-    items, with the ratio of medians and its 95% bootstrap CI (DESIGN.md's calibration rule:
-    the contract must cost nothing per element)."""
-    def times(scenario):
+    items, with the ratio of medians and its 95% bootstrap CI (the calibration rule of
+    docs/ARCHITECTURE.md: the two must match within CALIBRATION_LIMIT, either way). Only
+    rows of the invocation (dodbench process) that ran iterate_inline are used, so both
+    sides were measured side by side, interleaved; rows without an invocation column
+    (older files) are paired by run. None when the run lacks either scenario (`make bench`
+    runs both): the committed section stays."""
+    def times(scenario, invocations=None):
         return [r["elapsed_ns"] for r in rows
                 if r["run_id"] == run_id and not is_sim_row(r) and r["verified"] == 1
                 and r["container"] == "plain_array" and r["scenario"] == scenario
-                and r["n"] == TABLE_N and r["elem_bytes"] == TABLE_ELEM_BYTES]
-    loop, contract = times("iterate_inline"), times("iterate")
+                and r["n"] == TABLE_N and r["elem_bytes"] == TABLE_ELEM_BYTES
+                and r["hole_ratio"] == 0
+                and (invocations is None or r.get("invocation") in invocations)]
+    invocations = {r.get("invocation") for r in rows
+                   if r["run_id"] == run_id and r["scenario"] == "iterate_inline"}
+    loop, contract = times("iterate_inline"), times("iterate", invocations)
+    if not loop or not contract:
+        return None
     begin, end = markers(CALIBRATION)
     out = [begin, "## Calibration: the contract's batch call against a hand-written loop", ""]
-    if not loop or not contract:
-        out += [f"Run `{run_id}` has no iterate and iterate_inline rows for plain_array at "
-                f"n={TABLE_N}, {TABLE_ELEM_BYTES}-byte items: `make bench` runs both."]
-        return "\n".join(out + ["", end]) + "\n"
     ci = bench_stats.ratio_ci(loop, contract, seed=SEED)
-    ratio = f"{fmt(ci.ratio, '×')}" + ("" if ci.low is None else f" [{fmt(ci.low)}, {fmt(ci.high)}]")
-    limit = 1 + CALIBRATION_LIMIT
+    ratio = _ci_text(ci)
+    high, low = 1 + CALIBRATION_LIMIT, 1 - CALIBRATION_LIMIT
     verdict = ("no CI (fewer than 3 reps)" if ci.low is None else
                f"within {CALIBRATION_LIMIT:.0%}: the batch call adds no per-element cost"
-               if ci.high <= limit else
+               if low <= ci.low and ci.high <= high else
                f"NOT within {CALIBRATION_LIMIT:.0%}: the contract or plain_array costs "
                "something per element; figures of this run are suspect"
-               if ci.low > limit else
+               if ci.low > high else
+               f"NOT within {CALIBRATION_LIMIT:.0%}: the contract's loop is faster than the "
+               "hand-written one, so the two do not measure the same work (code layout, "
+               "cache state); figures of this run are suspect"
+               if ci.high < low else
                f"inconclusive: the CI straddles the {CALIBRATION_LIMIT:.0%} limit (too noisy "
                "to tell); rerun with more --reps on a quieter machine")
-    out += [f"Run `{run_id}`, n={TABLE_N}, {TABLE_ELEM_BYTES}-byte items: summing the keys "
+    out += [f"Run `{run_id}`, n={TABLE_N}, {TABLE_ELEM_BYTES}-byte items, the two scenarios "
+            "interleaved in one invocation: summing the keys "
             f"through `iterate` on plain_array took a median {fmt(bench_stats.median(contract) / 1e6)} "
             f"ms over {len(contract)} reps; the same sum as a loop written in the scenario "
             f"(`iterate_inline`) took {fmt(bench_stats.median(loop) / 1e6)} ms over {len(loop)} "
@@ -629,19 +721,19 @@ def render_calibration(rows, run_id):
 
 
 def render_complexity(fits, run_id):
-    """Return the complexity section of RESULTS.md for complexity_fits() of run `run_id`."""
+    """Return the complexity section of RESULTS.md for complexity_fits() of run `run_id`,
+    or None when there is no fit (no case measured at 3 or more sizes n: the committed
+    section stays; sweep n in one run, e.g. SWEEP_HINT, to get one)."""
+    if not fits:
+        return None
     begin, end = markers(COMPLEXITY)
     out = [begin, "## Complexity", ""]
-    if not fits:
-        out += [f"No case of run `{run_id}` was measured at 3 or more sizes n, so there is no "
-                "fit. Sweep n in one run, e.g. `" + SWEEP_HINT + "`, and report that run "
-                "(`reports/report.py --run RUN_ID`, or give the sweep the bench run's "
-                "`--run-id`)."]
-        return "\n".join(out + ["", end]) + "\n"
-    out += [f"Run `{run_id}`: median ns_per_op (time per element, so O(1) means constant time "
-            "per element and O(n) per timed region) at each n, fitted by least squares to "
-            "c·f(n) for f = 1, log2 n, n, n·log2 n. Best = smallest RMS error (RMS of the "
-            "residuals / mean ns_per_op, as google-benchmark's BigO); c in ns.", ""]
+    out += [f"Run `{run_id}`: median ns_per_op (time per operation, elapsed_ns / ops; ops = n "
+            "for most scenarios, so O(1) means constant time per element and O(n) per timed "
+            "region) at each n, fitted by least squares to c·f(n) for f = 1, log2 n, n, "
+            "n·log2 n. Best = smallest RMS error (RMS of the residuals / mean ns_per_op, as "
+            "google-benchmark's BigO); c in ns. Sweep n in one run to fit more cases, e.g. "
+            f"`{SWEEP_HINT}`.", ""]
     rows = []
     for name, ns, ((model, coef, rms), (model2, _, rms2), *_) in fits:
         rows.append([name, f"{ns[0]}…{ns[-1]} ({len(ns)} sizes)", model, fmt(coef),
@@ -662,15 +754,12 @@ def _geometry(text):
 
 def render_sim(sims, info, time_run_id):
     """Return the sim_caches section of RESULTS.md for aggregate_sim() of the run in `info`
-    (info None: no callgrind rows; time_run_id: the run of the handle_map table)."""
+    (time_run_id: the run of the handle_map table), or None when info is None: no callgrind
+    rows of the table cases (`make bench-sim` writes them), the committed section stays."""
+    if info is None or not sims:
+        return None
     begin, end = markers(SIM)
     out = [begin, "## Simulated caches (callgrind)", ""]
-    if info is None:
-        out += [f"No verified callgrind rows with n={TABLE_N}, {TABLE_ELEM_BYTES}-byte items, "
-                "sequential order in the CSVs read. `make bench-sim` runs the harness under "
-                "valgrind's cache simulator and writes them (counter_source callgrind); then "
-                "`make report`."]
-        return "\n".join(out + ["", end]) + "\n"
     which = ("the run of the handle_map table" if info["run_id"] == time_run_id else
              f"the latest run with callgrind rows; the handle_map table is from `{time_run_id}`")
     reps = _range_text(r for cases in sims.values() for r, *_ in cases.values())
@@ -693,6 +782,297 @@ def render_sim(sims, info, time_run_id):
                     cells.append(fmt(value) + ("" if ratio is None else f" ({fmt(ratio, '×')})"))
                 rows.append(cells)
         out += ["", f"### D1 {_geometry(d1)}; LL {_geometry(ll)}", ""] + _table(header, rows)
+    return "\n".join(out + ["", end]) + "\n"
+
+
+@dataclass(frozen=True)
+class CaseStats:
+    """Statistics over the verified time rows of one case (any scenario, any container).
+
+    Times in ns; ns_per_op = median over the reps of elapsed_ns / ops; latency = {column of
+    LATENCY_COLUMNS: median over the reps that recorded it}, empty when none did; samples and
+    sample_cost_ns likewise medians or None; family = the container's family column in the
+    run (UNKNOWN_FAMILY for schema-1 rows)."""
+    family: str
+    reps: int
+    median_ns: float
+    mad_ns: float
+    ns_per_op: float
+    times_ns: tuple = field(repr=False)
+    ns_per_op_range: tuple = (0.0, 0.0)  # min, max over the reps
+    latency: dict = field(default_factory=dict)
+    samples: float | None = None
+    sample_cost_ns: float | None = None
+
+    @property
+    def unstable(self):
+        """1.4826 MAD/median of the reps above stats.UNSTABLE (5%)."""
+        return bench_stats.is_unstable(self.times_ns)
+
+
+def _median_of(group, column):
+    """Median of `column` over the rows of `group` that have a value, else None."""
+    values = [r[column] for r in group if r[column] is not None]
+    return bench_stats.median(values) if values else None
+
+
+def collect_cases(rows, run_id):
+    """Return {case key (CASE_FIELDS): CaseStats} over the verified time rows of one run,
+    whatever their scenario and container names."""
+    groups, families = {}, {}
+    for r in rows:
+        if r["run_id"] == run_id and r["verified"] == 1 and not is_sim_row(r):
+            groups.setdefault(case_key(r), []).append(r)
+            families.setdefault(r["container"], set()).add(r["family"])
+    family = {c: "+".join(sorted(f for f in fs if f)) or UNKNOWN_FAMILY
+              for c, fs in families.items()}
+    cases = {}
+    for key, group in groups.items():
+        times = [r["elapsed_ns"] for r in group]
+        per_op = [r["ns_per_op"] for r in group]
+        samples = _median_of(group, "samples")
+        cases[key] = CaseStats(
+            family[key[1]], len(times), bench_stats.median(times), bench_stats.mad(times),
+            bench_stats.median(per_op), tuple(times), (min(per_op), max(per_op)),
+            {c: m for c in LATENCY_COLUMNS if (m := _median_of(group, c)) is not None},
+            samples or None, _median_of(group, "sample_cost_ns"))
+    return cases
+
+
+def fmt_ns(ns):
+    """A time in ns with a readable unit: '850 ns', '61.2 µs', '1.2 ms', '9.81 s'."""
+    if ns is None:
+        return DASH
+    unit, scale = next((u, s) for u, s in (("s", 1e9), ("ms", 1e6), ("µs", 1e3), ("ns", 1))
+                       if abs(ns) >= s or s == 1)
+    return f"{fmt(ns / scale)} {unit}"
+
+
+def holes_text(hole_ratio, hole_pattern):
+    """'0' for no holes, else the ratio and pattern: '0.5 clustered'."""
+    return "0" if not hole_ratio else f"{hole_ratio:g} {hole_pattern}"
+
+
+def _case_order(cases):
+    """Sort key of a case key: family, container, n, elem_bytes, order, hole ratio, pattern."""
+    return lambda key: (cases[key].family, key[1:5], key[5], HOLE_PATTERNS.index(key[6]))
+
+
+def baseline_ratio(cases, key, baseline):
+    """stats.RatioCI of the case's time / the `baseline` container's time in the same
+    scenario, n, elem_bytes, order, hole ratio and pattern; None without such a case."""
+    base = cases.get(key[:1] + (baseline,) + key[2:])
+    if base is None:
+        return None
+    return bench_stats.ratio_ci(base.times_ns, cases[key].times_ns, seed=SEED)
+
+
+def _safe_name(name):
+    """A scenario name usable as a file name."""
+    return re.sub(r"[^A-Za-z0-9_.-]", "_", name)
+
+
+def _slice_text(elem_bytes=None, order=None, hole_ratio=None, hole_pattern=None, n=None):
+    """The fixed axes of a chart, e.g. 'n=100000, 8-byte items, order seq, no holes'."""
+    parts = [f"n={n}"] if n is not None else []
+    parts += [f"{elem_bytes}-byte items", f"order {order}"]
+    if hole_ratio is not None:
+        parts.append("no holes" if not hole_ratio else f"holes {hole_ratio:g} {hole_pattern}")
+    return ", ".join(parts)
+
+
+def _styles(cases, keys):
+    """{container: (colour, line style, marker)}: one colour per family, containers of a
+    family told apart by line style and marker, the same in every panel of a chart."""
+    family = {k[1]: cases[k].family for k in keys}
+    families = sorted(set(family.values()))
+    styles = {}
+    for c in sorted(family, key=lambda c: (family[c], c)):
+        i, j = families.index(family[c]), sum(family[x] == family[c] for x in styles)
+        styles[c] = (f"C{i % 10}", ("-", "--", ":", "-.")[j % 4], "os^Dv<>PX*"[j % 10])
+    return styles
+
+
+class _PlainLogFormatter(ticker.LogFormatterSciNotation):
+    """Log-axis tick labels as plain numbers (0.5, 2, 300) where matplotlib would label."""
+
+    def __call__(self, x, pos=None):
+        """The label of the tick at x: '%g' of x, or '' where matplotlib puts none."""
+        return f"{x:g}" if super().__call__(x, pos) else ""
+
+
+def _plot_line(ax, points, style, label):
+    """One container's median ns/op line with min..max error bars; points = [(x, CaseStats)]."""
+    xs = [x for x, _ in points]
+    ys = [st.ns_per_op for _, st in points]
+    errs = [[y - st.ns_per_op_range[0] for y, (_, st) in zip(ys, points)],
+            [st.ns_per_op_range[1] - y for y, (_, st) in zip(ys, points)]]
+    ax.errorbar(xs, ys, yerr=errs, color=style[0], linestyle=style[1], marker=style[2],
+                markersize=4, capsize=2, linewidth=1.2, elinewidth=0.7, label=label)
+
+
+def _finish_axes(ax, xlabel):
+    """Log y axis in ns per operation with plain tick labels, grid, legend."""
+    ax.set_yscale("log")
+    ax.yaxis.set_major_formatter(_PlainLogFormatter())
+    ax.yaxis.set_minor_formatter(_PlainLogFormatter(labelOnlyBase=False))
+    ax.set(xlabel=xlabel, ylabel="ns per operation")
+    ax.grid(which="both", alpha=0.3)
+    ax.legend(fontsize=7)
+
+
+def _save(fig, out_dir, stem):
+    """Write fig as <out_dir>/<stem>.png and .svg (deterministic bytes); return both paths."""
+    os.makedirs(out_dir, exist_ok=True)
+    png, svg = (os.path.join(out_dir, f"{stem}.{ext}") for ext in ("png", "svg"))
+    fig.savefig(png, dpi=100)
+    fig.savefig(svg, metadata={"Date": None})
+    plt.close(fig)
+    return png, svg
+
+
+def _title(fig, text, info):
+    """The figure title: `text`, then the run's host, counter source and run id."""
+    fig.suptitle(f"{text}; bars: min..max over reps\nhost {info['host']} · counters: "
+                 f"{info['counter_source']} · run {info['run_id']}", fontsize=9)
+
+
+def _chart_vs_n(scenario, cases, info, out_dir):
+    """ns/op against n (log-log) for one scenario, a line per container coloured by family,
+    over the slice (elem_bytes, order, hole ratio, pattern) measured at the most sizes n.
+    Returns (png, svg, slice text), or None when no slice has 2 or more sizes."""
+    sizes = {}
+    for key in cases:
+        sizes.setdefault(key[3:], set()).add(key[2])
+    best = min(sizes, key=lambda s: (-len(sizes[s]), s[2] != 0, s[0], s[1] != "seq", s[2],
+                                     HOLE_PATTERNS.index(s[3])))
+    if len(sizes[best]) < 2:
+        return None
+    keys = sorted(k for k in cases if k[3:] == best)
+    styles = _styles(cases, cases)  # the scenario's: the same in both charts
+    what = _slice_text(*best)
+    with matplotlib.rc_context({"svg.hashsalt": "dodbench"}):
+        fig, ax = plt.subplots(figsize=(8, 5.2))
+        for container in styles:
+            points = [(k[2], cases[k]) for k in keys if k[1] == container]
+            if points:
+                _plot_line(ax, points, styles[container], f"{container} ({points[0][1].family})")
+        ax.set_xscale("log")
+        _finish_axes(ax, "elements n")
+        _title(fig, f"{scenario}: ns per operation vs n ({what})", info)
+        fig.tight_layout()
+        return _save(fig, out_dir, f"{_safe_name(scenario)}_vs_n") + (what,)
+
+
+def _chart_vs_holes(scenario, cases, info, out_dir):
+    """ns/op against the hole ratio for one scenario: a panel per hole pattern (the ratio-0
+    points in every panel), a line per container coloured by family, over the slice (n,
+    elem_bytes, order) measured at the most hole ratios. Returns (png, svg, slice text), or
+    None when no slice has 2 or more ratios."""
+    ratios = {}
+    for key in cases:
+        ratios.setdefault((key[2], key[3], key[4]), set()).add(key[5])
+    best = min(ratios, key=lambda s: (-len(ratios[s]), -s[0], s[1], s[2] != "seq"))
+    keys = sorted(k for k in cases if (k[2], k[3], k[4]) == best)
+    patterns = [p for p in HOLE_PATTERNS[1:] if any(k[6] == p for k in keys)]
+    if len(ratios[best]) < 2 or not patterns:
+        return None
+    styles = _styles(cases, cases)  # the scenario's: the same in both charts
+    what = _slice_text(best[1], best[2], n=best[0])
+    with matplotlib.rc_context({"svg.hashsalt": "dodbench"}):
+        cols = min(len(patterns), 3)
+        rows_ = math.ceil(len(patterns) / cols)
+        fig, axes = plt.subplots(rows_, cols, figsize=(5.2 * cols + 0.4, 4.2 * rows_ + 0.8),
+                                 sharey=True, squeeze=False)
+        for ax in axes.flat[len(patterns):]:
+            ax.set_visible(False)
+        for ax, pattern in zip(axes.flat, patterns):
+            for container in styles:
+                points = sorted((k[5], cases[k]) for k in keys
+                                if k[1] == container and k[6] in ("none", pattern))
+                if any(x > 0 for x, _ in points):
+                    _plot_line(ax, points, styles[container],
+                               f"{container} ({points[0][1].family})")
+            ax.set(xlim=(-0.03, 1), title=f"pattern {pattern}")
+            _finish_axes(ax, "hole ratio (fraction erased)")
+        _title(fig, f"{scenario}: ns per operation vs hole ratio ({what})", info)
+        fig.tight_layout()
+        return _save(fig, out_dir, f"{_safe_name(scenario)}_vs_holes") + (what,)
+
+
+def render_case_charts(cases, info, out_dir):
+    """Draw the all_cases charts of collect_cases() into out_dir: per scenario at most two,
+    <scenario>_vs_n and <scenario>_vs_holes (.png and .svg).
+
+    Returns {scenario: [(what, png, svg)]}, what = 'n' or 'holes' plus the slice drawn."""
+    charts = {}
+    for scenario in sorted({k[0] for k in cases}):
+        mine = {k: st for k, st in cases.items() if k[0] == scenario}
+        for what, draw in (("n", _chart_vs_n), ("hole ratio", _chart_vs_holes)):
+            drawn = draw(scenario, mine, info, out_dir)
+            if drawn:
+                png, svg, slice_text = drawn
+                charts.setdefault(scenario, []).append((f"{what} ({slice_text})", png, svg))
+    return charts
+
+
+def render_all_cases(cases, info, baseline, chart_links):
+    """Return the all_cases section of RESULTS.md for collect_cases() of the run in `info`,
+    or None when there is no case. Per scenario: a table of every case (grouped by family;
+    median time, MAD %, ns/op, time relative to the `baseline` container's case with a 95%
+    bootstrap CI), a latency table when cases recorded percentiles, and the charts in
+    chart_links = {scenario: [(what, png link, svg link)]} (links relative to RESULTS.md)."""
+    if not cases:
+        return None
+    begin, end = markers(ALL_CASES)
+    reps = _range_text(st.reps for st in cases.values())
+    base = f"vs {baseline} [95% CI]"
+    out = [begin, "## Every case", "",
+           f"Run `{info['run_id']}` ({info['timestamp']}) on host `{info['host']}`, CPU "
+           f"`{info['cpu_model']}`, compiler `{info['compiler']}`, git `{info['git_rev']}`, "
+           f"counter_source `{info['counter_source']}`; {reps} reps per case; "
+           f"{info.get('method', 'method not recorded')}.", "",
+           "Every case of the run, verified time rows only. median = median time of the timed "
+           "region over the reps; MAD % = median absolute deviation / median (unstable: the "
+           f"reps vary by more than {bench_stats.UNSTABLE:.0%}, 1.4826 MAD/median); ns/op = "
+           "median over the reps of elapsed_ns / ops, the operations in the region; "
+           f"{base} = this case's median time / the median time of {baseline} in the same "
+           "scenario, n, elem_bytes, order and holes (above 1: slower than "
+           f"{baseline}), with a {bench_stats.RESAMPLES}-resample bootstrap 95% CI (none below "
+           f"{bench_stats.MIN_REPS} reps; — = {baseline} has no such case). holes = fraction "
+           f"of the items erased before the region and the pattern of the erasures. family = "
+           f"the CSV's family column ({UNKNOWN_FAMILY}: rows of schema 1)."]
+    if not any(k[1] == baseline for k in cases):
+        out += ["", f"The run has no rows of the baseline container `{baseline}`; choose "
+                "another with `--baseline NAME`."]
+    for scenario in sorted({k[0] for k in cases}):
+        keys = sorted((k for k in cases if k[0] == scenario), key=_case_order(cases))
+        rows = []
+        for key in keys:
+            st, ci = cases[key], baseline_ratio(cases, key, baseline)
+            mad = (f"{100 * st.mad_ns / st.median_ns:.1f}%" if st.median_ns else DASH)
+            rows.append([st.family, key[1], str(key[2]), str(key[3]), key[4],
+                         holes_text(key[5], key[6]), str(st.reps), fmt_ns(st.median_ns),
+                         mad + (" unstable" if st.unstable else ""), fmt(st.ns_per_op),
+                         "baseline" if key[1] == baseline else DASH if ci is None
+                         else _ci_text(ci)])
+        out += ["", f"### {scenario}", ""]
+        out += _table(["family", "container", "n", "elem_bytes", "order", "holes", "reps",
+                       "median", "MAD %", "ns/op", base], rows)
+        latency = [k for k in keys if cases[k].latency]
+        if latency:
+            out += ["", "Latency of single operations in ns (the scenario timed a sample of "
+                    "its operations one by one): median over the reps of each rep's "
+                    "percentile; samples/rep = samples per rep, sample cost = the measured "
+                    "cost of taking one sample.", ""]
+            out += _table(["family", "container", "n", "elem_bytes", "order", "holes", "reps",
+                           "samples/rep", "p50", "p99", "p99.9", "max", "sample cost"],
+                          [[cases[k].family, k[1], str(k[2]), str(k[3]), k[4],
+                            holes_text(k[5], k[6]), str(cases[k].reps), fmt(cases[k].samples)]
+                           + [fmt(cases[k].latency.get(c)) for c in LATENCY_COLUMNS]
+                           + [fmt(cases[k].sample_cost_ns)] for k in latency])
+        for what, png, svg in chart_links.get(scenario, []):
+            out += ["", f"![{scenario}: ns per operation vs {what}]({png}) ([SVG]({svg}))"]
     return "\n".join(out + ["", end]) + "\n"
 
 
@@ -731,23 +1111,30 @@ def update_results_md(path, section, name=None):
 
 
 def main(argv=None):
-    """Command-line entry point; returns the exit status (0 ok, 2 bad input, 1 cannot write)."""
+    """Command-line entry point; returns the exit status (0 ok or nothing to read, 2 bad
+    input, 1 cannot write)."""
     p = argparse.ArgumentParser(prog="report.py", description=__doc__.split("\n\n")[0])
     for flag, metavar, default, what in (
             ("--results-dir", "DIR", "results", "read DIR/*.csv when no CSV is named"),
-            ("--out-dir", "DIR", "reports/out", "where the chart goes"),
+            ("--out-dir", "DIR", "reports/out", "where the charts go"),
             ("--results-md", "FILE", "RESULTS.md", "file whose generated sections are updated"),
             ("--article", "FILE", "reports/data/handle_map_article.csv", "the article's figures"),
-            ("--run", "RUN_ID", "latest", "run_id to report, or 'latest'")):
+            ("--run", "RUN_ID", "latest", "run_id to report, or 'latest': the newest "
+             "bench-* run with time rows, else the newest run with time rows"),
+            ("--baseline", "NAME", BASELINE, "container the every-case tables compare with")):
         p.add_argument(flag, metavar=metavar, default=default,
                        help=what + " (default: %(default)s)")
     p.add_argument("csv", nargs="*", metavar="CSV", help="CSV files (override --results-dir)")
     args = p.parse_args(argv)
+    paths = args.csv or sorted(glob.glob(os.path.join(args.results_dir, "*.csv")))
+    if not paths:
+        print(f"report.py: no CSV files in {args.results_dir}/ (run `make bench` first, or name "
+              f"CSV files): nothing changed, {args.results_md} and the charts are as they were")
+        return 0
+    md_dir = os.path.dirname(os.path.abspath(args.results_md))
+    link = lambda path: os.path.relpath(os.path.abspath(path), md_dir)  # noqa: E731
+    charts, info = [], None
     try:
-        paths = args.csv or sorted(glob.glob(os.path.join(args.results_dir, "*.csv")))
-        if not paths:
-            raise ReportError(f"no CSV files found in {args.results_dir}/ "
-                              "(run the benchmarks first or name CSV files)")
         rows = load_csvs(paths)
         article = load_article(args.article)
         unverified = sum(r["verified"] == 0 for r in rows)
@@ -755,18 +1142,35 @@ def main(argv=None):
             print(f"report.py: warning: excluded {unverified} row(s) with verified=0 "
                   "(checksum verification failed)", file=sys.stderr)
         run_id = select_run(rows, args.run)
-        stats, info = aggregate(rows, run_id), run_info(rows, run_id)
-        png, svg = render_chart(stats, info, article, args.out_dir)
-        md_dir = os.path.dirname(os.path.abspath(args.results_md))
-        link = os.path.relpath(os.path.abspath(png), md_dir)
+        stats = aggregate(rows, run_id) if run_id else {}
+        cases = collect_cases(rows, run_id) if run_id else {}
+        if cases:
+            info = run_info(rows, run_id)
+            if not any(key[1] == args.baseline for key in cases):
+                print(f"report.py: warning: run {run_id} has no rows of the baseline "
+                      f"container {args.baseline!r} (--baseline)", file=sys.stderr)
+        sections = {HM: None}
+        if stats:
+            png, svg = render_chart(stats, info, article, args.out_dir)
+            charts += [png, svg]
+            sections[HM] = render_markdown(stats, info, article, link(png))
+        sections[COMPLEXITY] = render_complexity(complexity_fits(rows, run_id), run_id)
         sim_run = select_sim_run(rows, run_id)
-        sections = {
-            HM: render_markdown(stats, info, article, link),
-            COMPLEXITY: render_complexity(complexity_fits(rows, run_id), run_id),
-            SIM: render_sim(aggregate_sim(rows, sim_run) if sim_run else {},
-                            run_info(rows, sim_run, sim=True) if sim_run else None, run_id),
-            CALIBRATION: render_calibration(rows, run_id)}
-        changed = {name: update_results_md(args.results_md, section, name)
+        sections[SIM] = (render_sim(aggregate_sim(rows, sim_run),
+                                    run_info(rows, sim_run, sim=True), run_id)
+                         if sim_run else None)
+        sections[CALIBRATION] = render_calibration(rows, run_id)
+        sections[ALL_CASES] = None
+        if cases:
+            drawn = render_case_charts(cases, info, os.path.join(args.out_dir, CASES_DIR))
+            charts += [path for paths_ in drawn.values() for _, png, svg in paths_
+                       for path in (png, svg)]
+            sections[ALL_CASES] = render_all_cases(
+                cases, info, args.baseline,
+                {s: [(what, link(png), link(svg)) for what, png, svg in paths_]
+                 for s, paths_ in drawn.items()})
+        changed = {name: None if section is None else
+                   update_results_md(args.results_md, section, name)
                    for name, section in sections.items()}
     except ReportError as e:
         print(f"report.py: {e}", file=sys.stderr)
@@ -774,10 +1178,17 @@ def main(argv=None):
     except OSError as e:
         print(f"report.py: cannot write output: {e}", file=sys.stderr)
         return 1
-    print(f"run: {run_id} ({info['timestamp']}, host {info['host']}), {len(stats)} cases")
-    print(f"chart: {png} and {svg}")
+    if info:
+        print(f"run: {run_id} ({info['timestamp']}, host {info['host']}), {len(cases)} cases, "
+              f"{len(stats)} of them handle_map table cases")
+    else:
+        print(f"run: {run_id or 'none'}: no verified time rows")
+    for png, svg in zip(charts[::2], charts[1::2]):
+        print(f"chart: {png} and {svg}")
     for name, was_changed in changed.items():
-        print(f"{args.results_md}: {name} section {'updated' if was_changed else 'unchanged'}")
+        print(f"{args.results_md}: {name} section " + (
+            "kept as it was (no rows for it in the CSVs read)" if was_changed is None
+            else "updated" if was_changed else "unchanged"))
     return 0
 
 

@@ -23,7 +23,7 @@ static const char header_v2[] =
 	"minflt,majflt,allocs,prefault,interleave_pos,cores,hypervisor,governor,turbo,pinned_cpu,"
 	"build_type,perf_paranoid,papi_status,frees,cpu_ns,pmu_scale,"
 	"hole_pattern,ops,p50_ns,p99_ns,p999_ns,max_ns,samples,sample_cost_ns,"
-	"family,removal,alloc,layout,caps\n";
+	"family,removal,alloc,layout,caps,invocation\n";
 
 static char *write_to_string(void (*fn)(FILE *, const void *), const void *arg)
 {
@@ -49,7 +49,7 @@ static void test_header_is_schema_2(void **state)
 
 static struct hb_env env = {
 	.host = "box", .cpu_model = "Some \"Fast\" CPU, 8 cores", .compiler = "gcc 12",
-	.cflags = "-O2", .git_rev = "abc", .run_id = "r1", .n_cpus = 2, .hypervisor = true,
+	.cflags = "-O2", .git_rev = "abc", .run_id = "r1", .invocation = "t0-box-7", .n_cpus = 2, .hypervisor = true,
 	.governor = "unavailable", .turbo = "on", .pinned_cpu = -1, .build_type = "release",
 	.perf_paranoid = 2,
 };
@@ -80,7 +80,7 @@ static void test_row_quoting_and_missing_counters(void **state)
 	                       ",,,,,,,,,,,3,0,,0,,2,1,unavailable,on,,release,2,not used,,1900,,"
 	                       /* no holes, 500 ops, no latency samples, the descriptor's axes */
 	                       "none,500,,,,,,,handle_map,swappop,geometric_realloc,aos,"
-	                       "handles|detects_stale\n");
+	                       "handles|detects_stale,t0-box-7\n");
 	free(s);
 	row.swaps = 12;
 	row.verified = false;
@@ -120,7 +120,7 @@ static void test_row_quoting_and_missing_counters(void **state)
 	s = write_to_string(row_fn, &row);
 	assert_non_null(strstr(s, ",handle_map,create,1000,8,0.25,seq,"));
 	assert_non_null(strstr(s, ",clustered,500,20,45.5,400,12000,1000,9.5,handle_map,swappop,"
-	                          "geometric_realloc,aos,none\n"));
+	                          "geometric_realloc,aos,none,t0-box-7\n"));
 	free(s);
 }
 

@@ -6,6 +6,8 @@ Fixtures: compare_a.csv (v1 columns only) and compare_b.csv (with the extension 
 callgrind rows); their cases are: lookup clearly faster in B, iterate identical, create
 clearly slower, iterate elem:64 1% faster (below the 2% threshold), clear with 2 reps, one
 case only in A, one only in B, an unverified row in A and callgrind rows in B.
+schema2_sweep.csv (schema 2) has hole cases: lookup at hole ratio 0.5 with the patterns
+random and clustered, which are different cases.
 """
 import csv
 import subprocess
@@ -24,6 +26,7 @@ SCRIPT = REPO / "reports" / "compare.py"
 A = REPO / "tests" / "fixtures" / "compare_a.csv"
 B = REPO / "tests" / "fixtures" / "compare_b.csv"
 SMALL = REPO / "tests" / "fixtures" / "handle_map_small.csv"
+S2 = REPO / "tests" / "fixtures" / "schema2_sweep.csv"
 CASE = "/handle_map/n:100000/elem:8/order:seq"
 EXPECTED = {"lookup" + CASE: "faster", "iterate" + CASE: "no significant change",
             "create" + CASE: "slower", "iterate/handle_map/n:100000/elem:64/order:seq":
@@ -57,7 +60,7 @@ def test_compare_verdicts_and_one_sided_cases():
 def test_callgrind_and_unverified_rows_are_not_time_samples():
     a = compare.time_samples(report.load_csvs([A]))
     b = compare.time_samples(report.load_csvs([B]))
-    lookup = ("lookup", "handle_map", 100000, 8, "seq", 0.0)
+    lookup = ("lookup", "handle_map", 100000, 8, "seq", 0.0, "none")
     assert len(a[lookup]) == 6 and max(a[lookup]) < 1e6  # the 99 ms verified=0 row is out
     assert len(b[lookup]) == 6 and max(b[lookup]) < 1e6  # the 12 ms callgrind rows are out
     assert all(key[1] != "peer_unordered_map" for key in b)  # a callgrind-only case
@@ -134,3 +137,84 @@ def test_malformed_file_through_subprocess(bad_csv):
     assert "Traceback" not in proc.stderr
     assert proc.stderr.strip().splitlines() == [
         f"compare.py: {bad_csv}:5: column 'elapsed_ns': expected an integer, got '12ms'"]
+
+
+# --- schema 2: hole cases, mixed schemas ---------------------------------------------------
+
+def write_csv(path, rows):
+    """Write string lists as a CSV file; return its path."""
+    with open(path, "w", newline="") as f:
+        csv.writer(f, lineterminator="\n").writerows(rows)
+    return path
+
+
+def slowed(tmp_path, case, factor):
+    """schema2_sweep.csv with elapsed_ns of the rows of case (scenario, container, n, hole
+    ratio text, pattern) multiplied by factor."""
+    with open(S2, newline="") as f:
+        rows = list(csv.reader(f))
+    h = rows[0].index
+    for r in rows[1:]:
+        if (r[h("scenario")], r[h("container")], int(r[h("n")]), r[h("hole_ratio")],
+                r[h("hole_pattern")]) == case:
+            r[h("elapsed_ns")] = str(round(int(r[h("elapsed_ns")]) * factor))
+    return write_csv(tmp_path / "s2_slower.csv", rows)
+
+
+def test_hole_patterns_are_separate_cases(capsys, tmp_path):
+    b = slowed(tmp_path, ("lookup", "handle_map", 100000, "0.5", "clustered"), 1.5)
+    status, out, _ = run_main(capsys, S2, b, "--alpha", "0.2")
+    assert status == 0
+    rows = table(out)
+    name = "lookup/handle_map/n:100000/elem:8/order:seq"
+    assert rows[name + "/holes:0.5:clustered"][-1] == "slower"
+    assert rows[name + "/holes:0.5:clustered"][2].startswith("1.5 [")
+    assert rows[name + "/holes:0.5:random"][-1] == "no significant change"
+    assert rows[name][-1] == "no significant change"
+    assert rows["trial_scenario/trial_container/n:1000/elem:8/order:seq"][2].startswith("1 [")
+    assert len(rows) == 38 and "only in" not in out
+
+
+def test_schema1_and_schema2_files_share_cases(capsys):
+    a = compare.time_samples(report.load_csvs([SMALL]))
+    b = compare.time_samples(report.load_csvs([S2]))
+    results, only_a, only_b = compare.compare(a, b)
+    assert [report.case_name(*key) for key, *_ in results] == [
+        "iterate/handle_map/n:1000/elem:8/order:seq"] + [
+        f"{s}/{c}/n:100000/elem:8/order:seq" for s, c in (
+            ("iterate", "handle_map"), ("iterate", "peer_malloc_ptrs"),
+            ("iterate", "plain_array"), ("lookup", "handle_map"), ("lookup", "plain_array"))]
+    assert (len(only_a), len(only_b)) == (14, 32)
+    assert all(key[6] == "none" for key, *_ in results)
+    assert any(k[5] == 0.5 for k in only_b) and not any(k[5] for k in only_a)
+    status, out, _ = run_main(capsys, SMALL, S2)
+    assert status == 0 and "- only in B: lookup/trial_container/n:100000/elem:8/order:seq/" \
+                           "holes:0.5:random" in out
+
+
+@pytest.mark.parametrize("option, value, message", [
+    ("--alpha", "0", "expected a number 0 < x < 1, got '0'"),
+    ("--alpha", "1", "expected a number 0 < x < 1, got '1'"),
+    ("--alpha", "-0.05", "expected a number 0 < x < 1, got '-0.05'"),
+    ("--alpha", "nan", "expected a number 0 < x < 1, got 'nan'"),
+    ("--alpha", "five", "expected a number 0 < x < 1, got 'five'"),
+    ("--threshold", "1", "expected a number 0 <= x < 1, got '1'"),
+    ("--threshold", "-0.01", "expected a number 0 <= x < 1, got '-0.01'"),
+    ("--threshold", "inf", "expected a number 0 <= x < 1, got 'inf'"),
+    ("--threshold", "2%", "expected a number 0 <= x < 1, got '2%'")])
+def test_bad_alpha_or_threshold_exit_2(capsys, option, value, message):
+    status, out, err = run_main(capsys, A, B, f"{option}={value}")
+    assert status == 2 and out == ""
+    assert err == f"compare.py: {option}: {message}\n"
+
+
+def test_edge_values_of_alpha_and_threshold_are_accepted(capsys):
+    status, out, _ = run_main(capsys, A, B, "--threshold", "0", "--alpha", "0.999")
+    assert status == 0 and table(out)["lookup" + CASE][-1] == "faster"
+
+
+def test_bad_option_through_subprocess():
+    proc = subprocess.run(["/usr/bin/python3", str(SCRIPT), str(A), str(B), "--alpha", "1.5"],
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 2 and proc.stdout == "" and "Traceback" not in proc.stderr
+    assert proc.stderr == "compare.py: --alpha: expected a number 0 < x < 1, got '1.5'\n"

@@ -87,6 +87,36 @@ def test_agreement_sentence_uses_measured_numbers():
     assert "for peer_unordered_map the 3.00 ms per process beyond startup and region" in text
 
 
+def test_schema2_csv_gives_the_same_figures(tmp_path):
+    """The harness now writes schema 2 (ops, hole_pattern, ... appended): same processes,
+    same figures."""
+    with open(CSV, newline="") as f:
+        rows = list(csv.reader(f))
+    extra = ["frees", "cpu_ns", "pmu_scale", "hole_pattern", "ops", "p50_ns", "p99_ns",
+             "p999_ns", "max_ns", "samples", "sample_cost_ns", "family", "removal", "alloc",
+             "layout", "caps"]
+    out = [rows[0] + extra]
+    for r in rows[1:]:
+        fields = dict(zip(rows[0], r))
+        out.append(["2"] + r[1:] + ["", "", "", "none", fields["n"], "", "", "", "", "", "",
+                                    "handle_map", "swappop", "geometric_realloc", "aos",
+                                    "handles|stable_handles|detects_stale"])
+    v2 = tmp_path / "process_v2.csv"
+    with open(v2, "w", newline="") as f:
+        csv.writer(f, lineterminator="\n").writerows(out)
+    loaded = process.load_csv(str(v2))
+    assert {r["schema"] for r in loaded} == {2} and loaded[0]["family"] == "handle_map"
+    results = process.load_hyperfine(str(JSON))
+    baseline, _ = process.find_baseline(results, str(JSON), None)
+    cases = process.analyse(results, loaded, baseline, str(JSON), str(v2))
+    assert [(c["container"], c["n"]) for c in cases] == list(EXPECTED)
+    for c in cases:
+        proc, inproc, overhead, ratio = EXPECTED[(c["container"], c["n"])]
+        assert (c["proc_median"], c["inproc_median"]) == (pytest.approx(proc),
+                                                          pytest.approx(inproc))
+        assert c["ratio"] == pytest.approx(ratio)
+
+
 def test_baseline_inside_the_main_json(tmp_path):
     data = json.loads(JSON.read_text())
     data["results"] += json.loads(STARTUP.read_text())["results"]

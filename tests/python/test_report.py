@@ -1,5 +1,5 @@
-"""Tests for reports/report.py: CSV validation, run selection, statistics, chart, RESULTS.md
-(the handle_map, complexity and sim_caches sections).
+"""Tests for reports/report.py: CSV validation (schema 1 and 2), run selection, statistics,
+charts, RESULTS.md (the handle_map, complexity, sim_caches, calibration and all_cases sections).
 
 Run from the repository root with Debian's interpreter:
     /usr/bin/python3 -m pytest -q tests/python/test_report.py
@@ -27,6 +27,11 @@ EXT = REPO / "tests" / "fixtures" / "extended_sweep.csv"
 RUN_NEW = "20261121T235901Z-bench1-12345"
 RUN_OLD = "20261120T101500Z-bench1-11111"
 RUN_EXT = "20261123T120000Z-bench2-222"
+# schema 2: lookup/iterate/trial_scenario at n=1000 and 100000, holes 0 and 0.5 (random,
+# clustered), a made-up container trial_container (family trial), latency percentiles in
+# trial_scenario (ops = 2n), 3 reps per case, one verified=0 row
+S2 = REPO / "tests" / "fixtures" / "schema2_sweep.csv"
+RUN_S2 = "bench-20261201T100000Z-vm"
 
 
 def read_rows(path):
@@ -177,15 +182,31 @@ def test_latest_run_is_chosen_by_timestamp_not_name(tmp_path):
 
 
 def test_select_run_errors(small, tmp_path, capsys):
-    with pytest.raises(report.ReportError, match="run 'nope'"):
+    with pytest.raises(report.ReportError, match="run 'nope' is not in the CSVs read; runs "
+                                                 f"there: {RUN_NEW}"):
         report.select_run(small[0], "nope")
-    rows = [r for r in read_rows(SMALL) if r[9] in ("n", "1000")]  # only n=1000 rows
-    path = write_rows(tmp_path / "small_n.csv", rows)
-    with pytest.raises(report.ReportError, match="no run has verified handle_map rows"):
-        report.select_run(report.load_csvs([path]))
-    assert report.main(cli_args(tmp_path, path)) == 2
     assert report.main(cli_args(tmp_path, SMALL) + ["--run", "nope"]) == 2
     assert "run 'nope'" in capsys.readouterr().err
+    assert not (tmp_path / "RESULTS.md").exists() and not (tmp_path / "out").exists()
+
+
+def test_run_without_table_cases_keeps_the_handle_map_section(tmp_path, capsys):
+    """A run with no handle_map table case (here only n=1000) is still reported: the
+    handle_map section and its chart stay as they were, the all_cases section is written."""
+    rows = [r for r in read_rows(SMALL) if r[9] in ("n", "1000")]  # only n=1000 rows
+    path = write_rows(tmp_path / "small_n.csv", rows)
+    loaded = report.load_csvs([path])
+    assert report.select_run(loaded) == RUN_NEW and report.aggregate(loaded, RUN_NEW) == {}
+    md = tmp_path / "RESULTS.md"
+    committed = "# r\n\n" + report.BEGIN + "\ncommitted table\n" + report.END + "\n"
+    md.write_text(committed)
+    assert report.main(cli_args(tmp_path, path)) == 0
+    out = capsys.readouterr().out
+    assert "handle_map section kept as it was" in out and "all_cases section updated" in out
+    text = md.read_text()
+    assert text.startswith(committed) and "| create |" not in text.split(report.END)[0]
+    assert "### iterate" in text and "| unknown | handle_map | 1000 | 8 | seq | 0 | 3 |" in text
+    assert not (tmp_path / "out" / "handle_map_table.png").exists()
 
 
 # --- article data --------------------------------------------------------------------------
@@ -345,10 +366,12 @@ def test_results_dir_is_read_when_no_csv_given(tmp_path, capsys):
     results.mkdir()
     args = cli_args(tmp_path)
     args[args.index("--results-dir") + 1] = str(results)
-    assert report.main(args) == 2
-    assert "no CSV files found in" in capsys.readouterr().err
+    assert report.main(args) == 0
+    assert "nothing changed" in capsys.readouterr().out
+    assert not (tmp_path / "RESULTS.md").exists()
     write_rows(results / "a.csv", read_rows(SMALL))
     assert report.main(args) == 0
+    assert RUN_NEW in capsys.readouterr().out and (tmp_path / "RESULTS.md").exists()
 
 
 # --- malformed input: exit status 2, file and line named, no traceback --------------------
@@ -366,8 +389,11 @@ MALFORMED = {  # name -> (make rows from the fixture's rows, or None for no file
                   ":5: column 'hole_ratio': expected a number, got 'half'"),
     "bad_papi": (lambda rows: set_field(rows, 6, "papi_l1_dcm", "n/a"),
                  ":6: column 'papi_l1_dcm': expected an integer, got 'n/a'"),
-    "wrong_schema": (lambda rows: set_field(rows, 3, "schema", "2"),
-                     ":3: column 'schema': expected '1', got '2'"),
+    "wrong_schema": (lambda rows: set_field(rows, 3, "schema", "3"),
+                     ":3: column 'schema': expected 1 or 2, got '3'"),
+    "schema2_without_ops": (lambda rows: set_field(rows, 4, "schema", "2"),
+                            ":4: column 'ops': expected an integer >= 1 (schema 2 requires "
+                            "it), got ''"),
     "ragged_row": (lambda rows: rows[:3] + [rows[3][:-1]] + rows[4:],
                    ":4: expected 28 fields like the header, got 27"),
     "empty_file": (lambda rows: [], ": empty file"),
@@ -423,8 +449,12 @@ def test_extension_columns_are_typed_and_absent_ones_are_missing(ext, small):
     assert time_row["sim_ir"] is None and time_row["sim_ll"] is None  # empty: not measured
     assert sim_row["sim_ir"] == 4000000 and sim_row["sim_d1mr"] + sim_row["sim_d1mw"] == 30000
     assert (sim_row["sim_d1"], sim_row["pinned_cpu"]) == ("32768:8:64", None)
-    assert "frees" not in time_row and "cpu_ns" not in time_row  # unknown trailing columns
+    assert (time_row["frees"], time_row["cpu_ns"], time_row["pmu_scale"]) == (1, 1100000, None)
     assert all(r[c] is None for r in small[0] for c in report.EXT_COLUMNS)  # v1-only file
+    # schema 1: ops = n, no holes, no schema-2 columns
+    assert all((r["schema"], r["ops"], r["hole_pattern"]) == (1, r["n"], "none") for r in ext)
+    assert all(r[c] is None for r in ext for c in report.SCHEMA2_COLUMNS
+               if c not in ("ops", "hole_pattern"))
 
 
 @pytest.mark.parametrize("column, value, message", [
@@ -457,8 +487,14 @@ def test_callgrind_rows_are_excluded_from_time_statistics(ext, tmp_path):
     loaded = report.load_csvs([write_rows(tmp_path / "split.csv", rows)])
     assert report.select_run(loaded) == RUN_EXT
     assert report.select_sim_run(loaded, RUN_EXT) == "zz-sim-only"
-    with pytest.raises(report.ReportError, match="run 'zz-sim-only' has no verified"):
-        report.select_run(loaded, "zz-sim-only")
+    # asked for by name, the callgrind-only run is reported: its sim_caches, no time table
+    assert report.select_run(loaded, "zz-sim-only") == "zz-sim-only"
+    assert report.aggregate(loaded, "zz-sim-only") == {}
+    assert report.collect_cases(loaded, "zz-sim-only") == {}
+    assert report.select_sim_run(loaded, "zz-sim-only") == "zz-sim-only"
+    # only callgrind rows: no run has times
+    sim_only = [r for r in loaded if r["run_id"] == "zz-sim-only"]
+    assert report.select_run(sim_only) is None
 
 
 # --- complexity ----------------------------------------------------------------------------
@@ -507,9 +543,8 @@ def test_render_complexity(ext):
     assert cells[5].startswith("O(log n) (")
     assert table_cells(section, "defragment/handle_map/elem:8/order:seq")[2:4] == ["O(n)", "0.55"]
     assert "ns_per_op" in section and f"`{RUN_EXT}`" in section
-    empty = report.render_complexity([], RUN_NEW)
-    assert empty.startswith(begin) and empty.rstrip().endswith(end) and "| " not in empty
-    assert f"No case of run `{RUN_NEW}`" in empty and "--n 1000,10000,100000,1000000" in empty
+    assert "--n 1000,10000,100000,1000000" in section  # how to fit more cases
+    assert report.render_complexity([], RUN_NEW) is None  # no fit: the committed text stays
 
 
 # --- simulated caches ----------------------------------------------------------------------
@@ -540,8 +575,7 @@ def test_render_sim_section(ext):
         "lookup", "peer_unordered_map", "60 (5×)", "1.5 (7.5×)", "0.8 (8×)"]
     other = report.render_sim(sims, info, RUN_NEW)
     assert f"the latest run with callgrind rows; the handle_map table is from `{RUN_NEW}`" in other
-    none = report.render_sim({}, None, RUN_NEW)
-    assert none.startswith(begin) and "`make bench-sim`" in none and "| " not in none
+    assert report.render_sim({}, None, RUN_NEW) is None  # no callgrind rows: kept as committed
 
 
 # --- several RESULTS.md sections -----------------------------------------------------------
@@ -571,10 +605,12 @@ def test_main_writes_all_sections_from_extended_csv(tmp_path, capsys):
     md = tmp_path / "RESULTS.md"
     assert report.main(cli_args(tmp_path, EXT, SMALL)) == 0
     out = capsys.readouterr().out
-    assert RUN_EXT in out and all(f"{n} section updated" in out
-                                  for n in ("handle_map", "complexity", "sim_caches"))
+    written = ("handle_map", "complexity", "sim_caches", "all_cases")
+    assert RUN_EXT in out and all(f"{n} section updated" in out for n in written)
+    assert "calibration section kept as it was" in out  # no iterate_inline rows
     text = md.read_text()
-    for name in ("handle_map", "complexity", "sim_caches"):
+    assert "calibration" not in text
+    for name in written:
         begin, end = report.markers(name)
         assert text.count(begin) == 1 and text.count(end) == 1
         assert text.index(begin) < text.index(end)
@@ -582,7 +618,8 @@ def test_main_writes_all_sections_from_extended_csv(tmp_path, capsys):
     assert "| lookup/handle_map/elem:8/order:seq |" in text
     assert "| create | peer_malloc_ptrs | 180 (4.5×) |" in text
     assert report.main(cli_args(tmp_path, EXT, SMALL)) == 0
-    assert capsys.readouterr().out.count("section unchanged") == 4 and md.read_text() == text
+    assert capsys.readouterr().out.count("section unchanged") == len(written)
+    assert md.read_text() == text
 
 
 def test_run_line_says_how_the_run_was_measured(ext):
@@ -596,15 +633,16 @@ def test_run_line_says_how_the_run_was_measured(ext):
     assert "pre-faulted" in method and "case by case" in method and "pinned to CPU 0" in method
 
 
-def _calibration_rows(contract_ns, loop_ns, run_id="cal"):
+def _calibration_rows(contract_ns, loop_ns, run_id="cal", invocation="inv-1"):
     base = {"run_id": run_id, "counter_source": "none", "verified": 1,
-            "container": "plain_array", "n": 100000, "elem_bytes": 8}
+            "container": "plain_array", "n": 100000, "elem_bytes": 8, "hole_ratio": 0.0,
+            "invocation": invocation}
     return ([dict(base, scenario="iterate", elapsed_ns=t) for t in contract_ns]
             + [dict(base, scenario="iterate_inline", elapsed_ns=t) for t in loop_ns])
 
 
 def test_calibration_within_and_outside_the_limit():
-    """DESIGN.md's calibration: iterate/plain_array vs the hand-written loop."""
+    """The calibration (docs/ARCHITECTURE.md): iterate/plain_array vs the hand-written loop."""
     same = report.render_calibration(_calibration_rows([100, 101, 99, 100, 102],
                                                        [100, 100, 101, 99, 100]), "cal")
     assert "within 5%: the batch call adds no per-element cost" in same
@@ -615,4 +653,385 @@ def test_calibration_within_and_outside_the_limit():
     noisy = report.render_calibration(_calibration_rows([100, 140, 104, 98, 130, 101],
                                                         [100, 100, 101, 99, 100, 100]), "cal")
     assert "inconclusive: the CI straddles the 5% limit" in noisy
-    assert "has no iterate and iterate_inline rows" in report.render_calibration([], "cal")
+    fast = report.render_calibration(_calibration_rows([80, 81, 79, 80, 82],
+                                                       [100, 100, 101, 99, 100]), "cal")
+    assert "NOT within 5%: the contract's loop is faster" in fast   # two-sided
+    assert report.render_calibration([], "cal") is None  # no pair: the committed text stays
+    # iterate rows of another invocation of the same run (another sweep line, measured at
+    # another time) are not paired with the loop
+    other = _calibration_rows([300] * 20, [], invocation="inv-0")
+    assert report.render_calibration(other + _calibration_rows([100, 101, 99, 100, 102],
+                                                               [100, 100, 101, 99, 100]),
+                                     "cal") == same
+    # iterate over a container with holes is another case, not the calibration's
+    holes = [dict(r, hole_ratio=0.5, elapsed_ns=500) for r in _calibration_rows([1] * 5, [])]
+    assert report.render_calibration(_calibration_rows([100, 101, 99, 100, 102],
+                                                       [100, 100, 101, 99, 100]) + holes,
+                                     "cal") == same
+
+
+# --- schema 2 ------------------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def s2():
+    return report.load_csvs([S2])
+
+
+@pytest.fixture(scope="module")
+def s2_cases(s2):
+    return report.collect_cases(s2, RUN_S2)
+
+
+def test_schema2_columns_are_typed(s2):
+    assert len(s2) == 115 and {r["schema"] for r in s2} == {2}
+    trial = next(r for r in s2 if r["scenario"] == "trial_scenario"
+                 and r["container"] == "trial_container" and r["n"] == 100000)
+    assert (trial["ops"], trial["hole_pattern"], trial["hole_ratio"]) == (200000, "none", 0.0)
+    assert trial["ns_per_op"] == pytest.approx(trial["elapsed_ns"] / trial["ops"], abs=1e-4)
+    assert [trial[c] for c in report.LATENCY_COLUMNS] == [25.0, 60.0, 400.0, 9000.0]
+    assert (trial["samples"], trial["sample_cost_ns"]) == (10000, 18.5)
+    assert (trial["family"], trial["removal"], trial["alloc"], trial["layout"]) == (
+        "trial", "holes", "vm", "soa")
+    assert trial["caps"] == "handles|stable_handles|holes"
+    assert (trial["frees"], trial["cpu_ns"], trial["pmu_scale"]) == (0, trial["elapsed_ns"], None)
+    holes = [r for r in s2 if r["hole_ratio"]]
+    assert {(r["hole_ratio"], r["hole_pattern"]) for r in holes} == {(0.5, "random"),
+                                                                      (0.5, "clustered")}
+    assert all(r["ops"] == r["n"] // 2 for r in holes)
+    lookup = next(r for r in s2 if r["scenario"] == "lookup")
+    assert all(lookup[c] is None for c in report.LATENCY_COLUMNS + ("samples",))
+
+
+def test_case_key_and_name_include_the_holes(s2):
+    keys = {report.case_key(r) for r in s2 if r["scenario"] == "lookup"
+            and r["container"] == "handle_map" and r["n"] == 100000}
+    assert keys == {("lookup", "handle_map", 100000, 8, "seq", 0.0, "none"),
+                    ("lookup", "handle_map", 100000, 8, "seq", 0.5, "random"),
+                    ("lookup", "handle_map", 100000, 8, "seq", 0.5, "clustered")}
+    assert [report.case_name(*k) for k in sorted(keys)] == [
+        "lookup/handle_map/n:100000/elem:8/order:seq",
+        "lookup/handle_map/n:100000/elem:8/order:seq/holes:0.5:clustered",
+        "lookup/handle_map/n:100000/elem:8/order:seq/holes:0.5:random"]
+    assert report.case_name("iterate", "x", None, 64, "random", 0.25, "oldest") == (
+        "iterate/x/elem:64/order:random/holes:0.25:oldest")
+
+
+def test_schema1_and_schema2_rows_mix_in_one_file(tmp_path):
+    """A v1 file appended to a v2 file, header line included, reads as both."""
+    mixed = tmp_path / "mixed.csv"
+    mixed.write_text(S2.read_text() + SMALL.read_text())
+    rows = report.load_csvs([mixed])
+    assert len(rows) == 115 + 61 and {r["schema"] for r in rows} == {1, 2}
+    v1 = [r for r in rows if r["schema"] == 1]
+    assert all(r["ops"] == r["n"] and r["hole_pattern"] == "none" and r["family"] is None
+               for r in v1)
+    # schema-1 rows under the schema-2 header, with its new columns empty
+    under_v2 = [report.COLUMNS + report.EXT_COLUMNS + report.SCHEMA2_COLUMNS]
+    for fields in read_rows(SMALL)[1:]:
+        under_v2.append(fields + [""] * (len(under_v2[0]) - len(fields)))
+    rows = report.load_csvs([write_rows(tmp_path / "v1_under_v2.csv", under_v2)])
+    assert [(r["ops"], r["hole_pattern"]) for r in rows] == [(r["n"], "none") for r in rows]
+
+
+S2_BAD = [  # (file line, column, value, message after "column '...': ")
+    (2, "ops", "0", "expected an integer >= 1, got '0'"),
+    (2, "ops", "", "expected an integer >= 1 (schema 2 requires it), got ''"),
+    (2, "ops", "1.5", "expected an integer, got '1.5'"),
+    (3, "hole_ratio", "1", "expected a fraction 0 <= r < 1, got '1'"),
+    (3, "hole_ratio", "-0.1", "expected a fraction 0 <= r < 1, got '-0.1'"),
+    (3, "hole_ratio", "nan", "expected a number, got 'nan'"),
+    (4, "hole_pattern", "spiral", "expected none when hole_ratio is 0, else random, clustered "
+                                  "or oldest; got 'spiral' with hole_ratio 0"),
+    (4, "hole_pattern", "random", "expected none when hole_ratio is 0, else random, clustered "
+                                  "or oldest; got 'random' with hole_ratio 0"),
+    (4, "hole_pattern", "", "expected none when hole_ratio is 0, else random, clustered "
+                            "or oldest; got '' with hole_ratio 0"),
+    (5, "p50_ns", "-1", "expected a non-negative number, got '-1'"),
+    (5, "p99_ns", "fast", "expected a number, got 'fast'"),
+    (5, "p999_ns", "inf", "expected a number, got 'inf'"),
+    (5, "max_ns", "-0.5", "expected a non-negative number, got '-0.5'"),
+    (6, "samples", "many", "expected an integer, got 'many'"),
+    (6, "samples", "-3", "expected a non-negative integer, got '-3'"),
+    (6, "sample_cost_ns", "-2", "expected a non-negative number, got '-2'"),
+    (7, "schema", "3", "expected 1 or 2, got '3'"),
+    (7, "schema", "", "expected 1 or 2, got ''"),
+    (8, "elapsed_ns", "-5", "expected a non-negative integer, got '-5'"),
+    (8, "order", "backwards", "expected seq or random, got 'backwards'"),
+    (8, "n", "0", "expected an integer >= 1, got '0'"),
+    (9, "caps", "handles||holes", "expected words joined by | (e.g. handles|holes) or none, "
+                                  "got 'handles||holes'"),
+    (9, "pmu_scale", "x", "expected a number, got 'x'"),
+    (9, "frees", "1.5", "expected an integer, got '1.5'"),
+]
+
+
+@pytest.mark.parametrize("line, column, value, message", S2_BAD)
+def test_bad_schema2_values_exit_2_with_file_and_line(tmp_path, capsys, line, column, value,
+                                                     message):
+    path = write_rows(tmp_path / "s2_bad.csv", set_field(read_rows(S2), line, column, value))
+    assert report.main(cli_args(tmp_path, path)) == 2
+    out, err = capsys.readouterr()
+    assert err == f"report.py: {path}:{line}: column '{column}': {message}\n" and out == ""
+    assert not (tmp_path / "RESULTS.md").exists() and not (tmp_path / "out").exists()
+
+
+def test_hole_pattern_none_with_holes_is_rejected(tmp_path, capsys):
+    rows = read_rows(S2)
+    line = next(i for i, r in enumerate(rows, 1) if r[rows[0].index("hole_pattern")] == "random")
+    path = write_rows(tmp_path / "s2_none.csv", set_field(rows, line, "hole_pattern", "none"))
+    assert report.main(cli_args(tmp_path, path)) == 2
+    assert capsys.readouterr().err == (
+        f"report.py: {path}:{line}: column 'hole_pattern': expected none when hole_ratio is "
+        "0, else random, clustered or oldest; got 'none' with hole_ratio 0.5\n")
+    # a schema-1 row with holes has no pattern to name them by
+    rows = set_field(read_rows(SMALL), 2, "hole_ratio", "0.5")
+    path = write_rows(tmp_path / "v1_holes.csv", rows)
+    with pytest.raises(report.ReportError, match=r"v1_holes.csv:2: column 'hole_pattern': "
+                                                 r".*got 'none' with hole_ratio 0.5"):
+        report.load_csvs([path])
+
+
+def test_bad_schema2_value_through_subprocess(tmp_path):
+    path = write_rows(tmp_path / "s2_bad.csv", set_field(read_rows(S2), 5, "ops", "-7"))
+    proc = subprocess.run(["/usr/bin/python3", str(SCRIPT), *cli_args(tmp_path, path)],
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 2 and proc.stdout == "" and "Traceback" not in proc.stderr
+    assert proc.stderr == (f"report.py: {path}:5: column 'ops': expected an integer >= 1, "
+                           "got '-7'\n")
+
+
+def test_handle_map_table_takes_schema2_rows_without_holes(s2):
+    assert report.select_run(s2) == RUN_S2
+    stats = report.aggregate(s2, RUN_S2)
+    # the hole cases (0.5 random / clustered) and the verified=0 rep are not table cases
+    assert stats[("handle_map", "lookup")] == report.Stats(3, 250000, 246250, 251000, 1000, None)
+    assert set(stats) == ({(c, s) for c in ("handle_map", "plain_array", "peer_malloc_ptrs",
+                                            "trial_container") for s in ("lookup", "iterate")}
+                          | {(c, "trial_scenario") for c in ("handle_map", "plain_array",
+                                                             "trial_container")})
+
+
+def test_complexity_fits_each_hole_ratio_and_pattern_apart(s2):
+    third = [dict(r, n=10000, ns_per_op=r["ns_per_op"] * 1.1) for r in s2
+             if r["scenario"] == "lookup" and r["n"] == 1000]
+    fits = report.complexity_fits(s2 + third, RUN_S2)
+    assert [name for name, _, _ in fits] == sorted(
+        [f"lookup/{c}/elem:8/order:seq{h}"
+         for c in ("handle_map", "peer_malloc_ptrs", "trial_container")
+         for h in ("", "/holes:0.5:clustered", "/holes:0.5:random")]
+        + ["lookup/plain_array/elem:8/order:seq"])
+    assert all(ns == [1000, 10000, 100000] for _, ns, _ in fits)
+    assert report.complexity_fits(s2, RUN_S2) == []  # 2 sizes only: no fit
+
+
+# --- the all_cases section -----------------------------------------------------------------
+
+def all_cases_table(section, scenario, nth=0):
+    """{(container, n, holes): cells} of the nth table under '### scenario'."""
+    body = section.split(f"### {scenario}\n", 1)[1].split("\n### ", 1)[0]
+    tables = [t.strip() for t in body.split("\n\n") if t.strip().startswith("| family |")]
+    rows = [[c.strip() for c in l.strip("|").split("|")] for l in tables[nth].splitlines()[2:]]
+    return {(cells[1], int(cells[2]), cells[5]): cells for cells in rows}
+
+
+def test_collect_cases_needs_no_list_of_names(s2_cases):
+    assert len(s2_cases) == 38
+    assert {k[0] for k in s2_cases} == {"lookup", "iterate", "trial_scenario"}
+    assert {k[1] for k in s2_cases} == {"handle_map", "plain_array", "peer_malloc_ptrs",
+                                         "trial_container"}
+    trial = s2_cases[("trial_scenario", "trial_container", 100000, 8, "seq", 0.0, "none")]
+    assert (trial.family, trial.reps, trial.median_ns, trial.ns_per_op) == ("trial", 3, 2000000, 10)
+    assert trial.latency == {"p50_ns": 25.0, "p99_ns": 60.0, "p999_ns": 400.0, "max_ns": 9000.0}
+    assert (trial.samples, trial.sample_cost_ns) == (10000, 18.5)
+    hm = s2_cases[("lookup", "handle_map", 100000, 8, "seq", 0.0, "none")]
+    assert hm.reps == 3 and max(hm.times_ns) == 251000  # the 9.9 ms verified=0 rep is out
+    assert hm.latency == {} and hm.samples is None
+    holes = s2_cases[("lookup", "handle_map", 100000, 8, "seq", 0.5, "clustered")]
+    assert holes.ns_per_op == pytest.approx(2.75)  # elapsed_ns / ops, ops = n/2 survivors
+
+
+def test_baseline_ratios_and_cis_are_right_and_deterministic(s2_cases):
+    key = ("lookup", "handle_map", 100000, 8, "seq", 0.0, "none")
+    base = s2_cases[("lookup", "plain_array", 100000, 8, "seq", 0.0, "none")]
+    ci = report.baseline_ratio(s2_cases, key, "plain_array")
+    assert ci.ratio == pytest.approx(2.5)  # 250 µs / 100 µs
+    assert ci.low < 2.5 < ci.high and ci.high - ci.low < 0.2
+    assert ci == report.bench_stats.ratio_ci(base.times_ns, s2_cases[key].times_ns,
+                                             seed=report.SEED)
+    assert ci == report.baseline_ratio(s2_cases, key, "plain_array")  # the same every time
+    trial = ("lookup", "trial_container", 100000, 8, "seq", 0.0, "none")
+    assert report.baseline_ratio(s2_cases, trial, "plain_array").ratio == pytest.approx(3.0)
+    assert report.baseline_ratio(s2_cases, key[:5] + (0.5, "random"), "plain_array") is None
+    assert report.baseline_ratio(s2_cases, key, "no_such_container") is None
+
+
+def test_render_all_cases_from_whatever_rows_are_there(s2, s2_cases):
+    info = report.run_info(s2, RUN_S2)
+    section = report.render_all_cases(s2_cases, info, "plain_array", {})
+    begin, end = report.markers("all_cases")
+    assert section.startswith(begin + "\n## Every case\n") and section.endswith(end + "\n")
+    assert section == report.render_all_cases(s2_cases, info, "plain_array", {})
+    assert [l for l in section.splitlines() if l.startswith("### ")] == [
+        "### iterate", "### lookup", "### trial_scenario"]
+    lookup = all_cases_table(section, "lookup")
+    assert lookup[("handle_map", 100000, "0")] == [
+        "handle_map", "handle_map", "100000", "8", "seq", "0", "3", "250 µs", "0.4%", "2.5",
+        "2.5× [2.445, 2.533]"]
+    assert lookup[("plain_array", 100000, "0")][-1] == "baseline"
+    assert lookup[("trial_container", 100000, "0.5 clustered")][0] == "trial"
+    assert lookup[("trial_container", 100000, "0.5 clustered")][-1] == "—"  # no baseline case
+    assert lookup[("peer_malloc_ptrs", 1000, "0.5 random")][7:10] == ["1.6 µs", "0.6%", "3.2"]
+    # grouped by family: baseline, handle_map, peer, trial
+    families = [cells[0] for cells in lookup.values()]
+    assert families == sorted(families) and families[0] == "baseline"
+    trial = all_cases_table(section, "trial_scenario")
+    assert trial[("trial_container", 100000, "0")][7:] == ["2 ms", "0.7%", "10",
+                                                           "2.5× [2.448, 2.533]"]
+    latency = all_cases_table(section, "trial_scenario", 1)
+    assert latency[("trial_container", 100000, "0")][7:] == [
+        "10000", "25", "60", "400", "9000", "18.5"]
+    assert latency[("plain_array", 1000, "0")][7:9] == ["1000", "12"]
+    # only the scenario with percentiles has a latency table
+    assert section.count("| samples/rep |") == 1 and "p99.9" in section
+    assert "`bench-20261201T100000Z-vm`" in section and "counter_source `none`" in section
+
+
+def test_all_cases_baseline_can_be_any_container(s2, s2_cases):
+    info = report.run_info(s2, RUN_S2)
+    section = report.render_all_cases(s2_cases, info, "handle_map", {})
+    assert "| vs handle_map [95% CI] |" in section
+    lookup = all_cases_table(section, "lookup")
+    assert lookup[("plain_array", 100000, "0")][-1].startswith("0.4× [")
+    assert lookup[("trial_container", 100000, "0.5 random")][-1].startswith("0.9692× [")
+    assert lookup[("handle_map", 1000, "0.5 clustered")][-1] == "baseline"
+    nothing = report.render_all_cases(s2_cases, info, "zz_missing", {})
+    assert "no rows of the baseline container `zz_missing`" in nothing
+    assert report.render_all_cases({}, info, "plain_array", {}) is None
+
+
+def test_case_charts_per_scenario_with_the_made_up_names(s2, s2_cases, tmp_path):
+    info = report.run_info(s2, RUN_S2)
+    charts = report.render_case_charts(s2_cases, info, tmp_path / "cases")
+    assert sorted(p.name for p in (tmp_path / "cases").iterdir()) == sorted(
+        f"{s}_vs_{what}.{ext}" for s, what in (("iterate", "n"), ("iterate", "holes"),
+                                               ("lookup", "n"), ("lookup", "holes"),
+                                               ("trial_scenario", "n"))
+        for ext in ("png", "svg"))
+    assert [what for what, _, _ in charts["lookup"]] == [
+        "n (8-byte items, order seq, no holes)", "hole ratio (n=100000, 8-byte items, order seq)"]
+    trial_svg = Path(charts["trial_scenario"][0][2]).read_text()
+    assert "trial_container (trial)" in trial_svg and "elements n" in trial_svg
+    assert "ns per operation" in trial_svg and "host vm" in trial_svg
+    holes_svg = Path(charts["lookup"][1][2]).read_text()
+    assert all(s in holes_svg for s in ("pattern random", "pattern clustered",
+                                        "hole ratio (fraction erased)", "trial_container"))
+    assert "plain_array" not in holes_svg  # no hole cases: no line in a holes chart
+    assert Path(charts["lookup"][0][1]).read_bytes().startswith(b"\x89PNG")
+    again = report.render_case_charts(s2_cases, info, tmp_path / "again")
+    assert [Path(svg).read_bytes() for _, _, svg in again["lookup"]] == [
+        Path(svg).read_bytes() for _, _, svg in charts["lookup"]]
+
+
+def test_one_size_and_one_ratio_draw_no_chart(s2, s2_cases, tmp_path):
+    one = {k: v for k, v in s2_cases.items() if k[2] == 100000 and k[5] == 0}
+    assert report.render_case_charts(one, report.run_info(s2, RUN_S2), tmp_path / "c") == {}
+    assert not (tmp_path / "c").exists()
+
+
+def test_main_with_schema2_writes_all_cases_and_keeps_sections_without_rows(tmp_path, capsys):
+    md = tmp_path / "RESULTS.md"
+    committed = {name: "\n".join(report.markers(name)).replace(
+        " -->\n", f" -->\n{name}: committed text, kept\n") + "\n"
+        for name in ("complexity", "sim_caches", "calibration")}
+    md.write_text("# dodbench results\n\n" + "\n".join(committed.values()))
+    assert report.main(cli_args(tmp_path, S2)) == 0
+    out = capsys.readouterr().out
+    for name in committed:
+        assert f"{name} section kept as it was" in out
+    assert "handle_map section updated" in out and "all_cases section updated" in out
+    text = md.read_text()
+    assert all(section in text for section in committed.values())
+    assert "## Every case" in text and "trial_scenario" in text and "trial_container" in text
+    for name in ("lookup_vs_n", "lookup_vs_holes", "iterate_vs_n", "trial_scenario_vs_n"):
+        assert f"](out/cases/{name}.png) ([SVG](out/cases/{name}.svg))" in text
+        assert (tmp_path / "out" / "cases" / f"{name}.svg").exists()
+    assert "](out/handle_map_table.png)" in text
+    assert report.main(cli_args(tmp_path, S2)) == 0
+    assert md.read_text() == text
+    assert report.main(cli_args(tmp_path, S2) + ["--baseline", "handle_map"]) == 0
+    assert "| vs handle_map [95% CI] |" in md.read_text()
+
+
+# --- which CSVs and which run --------------------------------------------------------------
+
+def rerun(src, dest, run_id, year):
+    """Copy the fixture `src` to `dest` with every row's run_id and timestamp year changed."""
+    rows = read_rows(src)
+    for line in range(2, len(rows) + 1):
+        set_field(rows, line, "run_id", run_id)
+        stamp = rows[line - 1][rows[0].index("timestamp")]
+        set_field(rows, line, "timestamp", str(year) + stamp[4:])
+    return write_rows(dest, rows)
+
+
+def default_args(tmp_path, results):
+    """cli_args without CSVs and with --results-dir `results`."""
+    args = cli_args(tmp_path)
+    args[args.index("--results-dir") + 1] = str(results)
+    return args
+
+
+def test_default_reports_the_latest_bench_run(tmp_path, capsys):
+    results = tmp_path / "results"
+    results.mkdir()
+    rerun(SMALL, results / "old-bench.csv", "bench-20250101T000000Z-vm", 2025)
+    rerun(S2, results / "bench.csv", RUN_S2, 2026)
+    rerun(SMALL, results / "mine.csv", "mine-2027", 2027)  # newer, but not a bench run
+    rows = report.load_csvs(sorted(results.glob("*.csv")))
+    assert report.select_run(rows) == RUN_S2
+    assert report.main(default_args(tmp_path, results)) == 0
+    assert capsys.readouterr().out.startswith(f"run: {RUN_S2} ")
+    text = (tmp_path / "RESULTS.md").read_text()
+    assert RUN_S2 in text and "mine-2027" not in text and "bench-2025" not in text
+    # no bench-* run at all: the newest run
+    (results / "bench.csv").unlink()
+    (results / "old-bench.csv").unlink()
+    rerun(OLDER, results / "other.csv", "other-2026", 2026)
+    assert report.select_run(report.load_csvs(sorted(results.glob("*.csv")))) == "mine-2027"
+
+
+def test_explicit_csvs_override_the_results_dir(tmp_path, capsys):
+    results = tmp_path / "results"
+    results.mkdir()
+    rerun(S2, results / "bench.csv", RUN_S2, 2026)
+    assert report.main(default_args(tmp_path, results) + [str(SMALL)]) == 0
+    assert capsys.readouterr().out.startswith(f"run: {RUN_NEW} ")
+    text = (tmp_path / "RESULTS.md").read_text()
+    assert RUN_NEW in text and RUN_S2 not in text and "trial_container" not in text
+
+
+@pytest.mark.parametrize("results", ["empty", "missing"])
+def test_no_csv_at_all_changes_nothing(tmp_path, capsys, results):
+    """`make report` in a fresh clone (results/ empty or absent) leaves git status clean."""
+    md = tmp_path / "RESULTS.md"
+    md.write_bytes((REPO / "RESULTS.md").read_bytes())
+    if results == "empty":
+        (tmp_path / "results").mkdir()
+    assert report.main(default_args(tmp_path, tmp_path / "results")) == 0
+    out, err = capsys.readouterr()
+    assert len(out.splitlines()) == 1 and "nothing changed" in out and err == ""
+    assert md.read_bytes() == (REPO / "RESULTS.md").read_bytes()
+    assert not (tmp_path / "out").exists()
+
+
+def test_make_report_command_in_a_fresh_clone(tmp_path):
+    """The exact `make report` command, run where RESULTS.md is and results/ is empty."""
+    (tmp_path / "RESULTS.md").write_bytes((REPO / "RESULTS.md").read_bytes())
+    (tmp_path / "results").mkdir()
+    before = sorted(p.relative_to(tmp_path) for p in tmp_path.rglob("*"))
+    proc = subprocess.run(["/usr/bin/python3", str(SCRIPT)], cwd=tmp_path, capture_output=True,
+                          text=True, timeout=120)
+    assert proc.returncode == 0 and "nothing changed" in proc.stdout
+    assert "Traceback" not in proc.stderr and len(proc.stdout.splitlines()) == 1
+    assert sorted(p.relative_to(tmp_path) for p in tmp_path.rglob("*")) == before
+    assert (tmp_path / "RESULTS.md").read_bytes() == (REPO / "RESULTS.md").read_bytes()
