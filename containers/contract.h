@@ -100,6 +100,11 @@ struct dod_ops {
 	 * verification helper; NULL if unavailable. */
 	void (*dump_keys)(const void *c, uint64_t *keys_out);
 
+	/* The container's items as one contiguous array of keys (8-byte elements, no holes),
+	 * or NULL: lets the calibration scenario (iterate_inline) run a hand-written loop over
+	 * the very memory iterate_sum reads. Untimed helper; NULL for every other layout. */
+	const uint64_t *(*key_array)(const void *c);
+
 	size_t (*size)(const void *c);          /* live items */
 	size_t (*footprint_bytes)(const void *c); /* bytes the container holds from the heap */
 };

@@ -113,6 +113,12 @@ static void parr_dump_keys(const void *c, uint64_t *keys_out)
 		keys_out[i] = a->items[i].key;
 }
 
+/* At 8-byte elements the items are exactly their keys, one after another. */
+static const uint64_t *parr_key_array(const void *c)
+{
+	return ELEM_BYTES == 8 ? (const uint64_t *)((const PARR *)c)->items : NULL;
+}
+
 static size_t parr_size(const void *c) { return ((const PARR *)c)->n; }
 static size_t parr_footprint(const void *c)
 {
@@ -131,6 +137,7 @@ const struct dod_ops DOD_OPS_SYMBOL = {
 	.count_valid = parr_count_valid,
 	.clear = parr_clear,
 	.dump_keys = parr_dump_keys,
+	.key_array = parr_key_array,
 	.size = parr_size,
 	.footprint_bytes = parr_footprint,
 };

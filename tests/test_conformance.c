@@ -218,11 +218,12 @@ static void test_scenarios_verify_small(void **state)
 	const struct scn_scenario *const *all;
 	size_t n_scn = scn_list(&all);
 	assert_true(n_scn >= 8);
+	size_t ran = 0;
 	for (size_t k = 0; k < n_scn; k++)
-		for (size_t i = 0; i < hb_n_containers; i++)
+		for (size_t i = 0; i < hb_n_containers * HB_N_SIZES; i++)
 			for (int order = SCN_SEQ; order <= SCN_RANDOM; order++)
 				for (int pattern = SCN_HOLES_NONE; pattern < SCN_N_HOLE_PATTERNS; pattern++) {
-					const struct dod_ops *ops = hb_containers[i].ops[1];
+					const struct dod_ops *ops = hb_containers[i / HB_N_SIZES].ops[i % HB_N_SIZES];
 					const struct scn_scenario *s = all[k];
 					struct scn_params p = {.n = 777, .order = order, .seed = 42,
 					                       .hole_pattern = pattern,
@@ -246,7 +247,20 @@ static void test_scenarios_verify_small(void **state)
 					if (s->records_samples)
 						assert_int_equal(r.samples_n, res.ops);
 					hb_region_release(&r);
+					ran++;
 				}
+	/* Every scenario ran on at least one container. */
+	for (size_t k = 0; k < n_scn; k++) {
+		bool any = false;
+		for (size_t i = 0; i < hb_n_containers * HB_N_SIZES && !any; i++) {
+			const struct dod_ops *ops = hb_containers[i / HB_N_SIZES].ops[i % HB_N_SIZES];
+			struct scn_params p = {.n = 10};
+			any = ops && !scn_cannot_run(all[k], ops, &p);
+		}
+		if (!any)
+			fail_msg("scenario %s runs on no registered container", all[k]->name);
+	}
+	assert_true(ran > n_scn);
 }
 
 /* The hole patterns erase round(r * n) distinct indices (at most n - 1), deterministically,

@@ -191,6 +191,7 @@ extern "C" const struct dod_ops DOD_OPS_SYMBOL = {
 	.shuffle = nullptr,
 	.defragment = nullptr,
 	.dump_keys = dump_keys,
+	.key_array = nullptr,
 	.size = size,
 	.footprint_bytes = footprint,
 };
