@@ -284,15 +284,15 @@ def test_script_end_to_end(tmp_path):
         pytest.skip("hyperfine not installed")
     if not os.access(BIN, os.X_OK):
         pytest.skip(f"{BIN} not built (make build)")
+    containers = ["handle_map", "plain_array", "peer_malloc_ptrs", "peer_unordered_map"]
     p = subprocess.run(["bash", str(BENCH)], capture_output=True, text=True, timeout=300,
-                       env=_script_env(tmp_path))
+                       env=_script_env(tmp_path, PROCESS_CONTAINERS=",".join(containers)))
     assert p.returncode == 0, p.stdout + p.stderr
     res = tmp_path / "results"
     jsons = sorted(x for x in res.glob("process-*.json") if not x.name.endswith(".startup.json"))
     assert len(jsons) == 1
     stem = jsons[0].name[:-len(".json")]
     results = json.loads(jsons[0].read_text())["results"]
-    containers = ["handle_map", "plain_array", "peer_malloc_ptrs", "peer_unordered_map"]
     assert [r["parameters"] for r in results] == [{"container": c, "n": "1000"}
                                                    for c in containers]
     assert all(len(r["times"]) == 2 for r in results)
