@@ -31,9 +31,10 @@ enum {
 	DOD_CAP_STABLE_POINTERS = 1u << 2, /* item addresses survive other inserts/erases */
 	DOD_CAP_DETECTS_STALE = 1u << 3, /* a handle to an erased item is rejected */
 	DOD_CAP_KEEPS_ORDER = 1u << 4,   /* iteration follows insertion order */
-	DOD_CAP_HOLES = 1u << 5          /* storage may contain holes that iteration skips */
+	DOD_CAP_HOLES = 1u << 5,         /* storage may contain holes that iteration skips */
+	DOD_CAP_FIXED_CAPACITY = 1u << 6 /* never grows past create's capacity: DOD_EFULL */
 };
-#define DOD_N_CAPS 6
+#define DOD_N_CAPS 7
 /* Names of the DOD_CAP_* bits, lowest bit first: the words the variant table and the CSV's
  * caps column use ("handles|stable_handles|..."). Defined in dod_common.c. */
 extern const char *const dod_cap_names[DOD_N_CAPS];

@@ -20,6 +20,7 @@ const char *dod_strerror(int err)
 
 const char *const dod_cap_names[DOD_N_CAPS] = {
 	"handles", "stable_handles", "stable_pointers", "detects_stale", "keeps_order", "holes",
+	"fixed_capacity",
 };
 
 void dod_shuffle(void *base, size_t n, size_t elem_bytes, uint64_t *rng)

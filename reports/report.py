@@ -803,6 +803,8 @@ class CaseStats:
     latency: dict = field(default_factory=dict)
     samples: float | None = None
     sample_cost_ns: float | None = None
+    removal: str = ""  # the container's removal and alloc axes ("" for schema-1 rows)
+    alloc: str = ""
 
     @property
     def unstable(self):
@@ -835,7 +837,8 @@ def collect_cases(rows, run_id):
             family[key[1]], len(times), bench_stats.median(times), bench_stats.mad(times),
             bench_stats.median(per_op), tuple(times), (min(per_op), max(per_op)),
             {c: m for c in LATENCY_COLUMNS if (m := _median_of(group, c)) is not None},
-            samples or None, _median_of(group, "sample_cost_ns"))
+            samples or None, _median_of(group, "sample_cost_ns"),
+            group[0]["removal"] or "", group[0]["alloc"] or "")
     return cases
 
 
@@ -882,15 +885,29 @@ def _slice_text(elem_bytes=None, order=None, hole_ratio=None, hole_pattern=None,
 
 
 def _styles(cases, keys):
-    """{container: (colour, line style, marker)}: one colour per family, containers of a
-    family told apart by line style and marker, the same in every panel of a chart."""
-    family = {k[1]: cases[k].family for k in keys}
-    families = sorted(set(family.values()))
+    """{container: (colour, line style, marker)}: one colour per (family, removal axis),
+    the allocation strategies of a removal strategy told apart by line style and marker,
+    the same in every panel of a chart."""
+    group = {k[1]: (cases[k].family, cases[k].removal) for k in keys}
+    groups = sorted(set(group.values()))
+    palette = plt.get_cmap("tab20" if len(groups) > 10 else "tab10")
     styles = {}
-    for c in sorted(family, key=lambda c: (family[c], c)):
-        i, j = families.index(family[c]), sum(family[x] == family[c] for x in styles)
-        styles[c] = (f"C{i % 10}", ("-", "--", ":", "-.")[j % 4], "os^Dv<>PX*"[j % 10])
+    for c in sorted(group, key=lambda c: (group[c], c)):
+        i, j = groups.index(group[c]), sum(group[x] == group[c] for x in styles)
+        styles[c] = (palette(i % palette.N), ("-", "--", ":", "-.")[j % 4], "os^Dv<>PX*"[j % 10])
     return styles
+
+
+def _figure_legend(fig, axes):
+    """One legend for the whole figure, right of the panels, so it never hides data."""
+    handles, labels = {}, []
+    for ax in axes:
+        for h, label in zip(*ax.get_legend_handles_labels()):
+            if label not in handles:
+                handles[label] = h
+                labels.append(label)
+    fig.legend([handles[l] for l in labels], labels, loc="center left",
+               bbox_to_anchor=(1.0, 0.5), fontsize=7, frameon=False)
 
 
 class _PlainLogFormatter(ticker.LogFormatterSciNotation):
@@ -918,15 +935,14 @@ def _finish_axes(ax, xlabel):
     ax.yaxis.set_minor_formatter(_PlainLogFormatter(labelOnlyBase=False))
     ax.set(xlabel=xlabel, ylabel="ns per operation")
     ax.grid(which="both", alpha=0.3)
-    ax.legend(fontsize=7)
 
 
 def _save(fig, out_dir, stem):
     """Write fig as <out_dir>/<stem>.png and .svg (deterministic bytes); return both paths."""
     os.makedirs(out_dir, exist_ok=True)
     png, svg = (os.path.join(out_dir, f"{stem}.{ext}") for ext in ("png", "svg"))
-    fig.savefig(png, dpi=100)
-    fig.savefig(svg, metadata={"Date": None})
+    fig.savefig(png, dpi=100, bbox_inches="tight")
+    fig.savefig(svg, metadata={"Date": None}, bbox_inches="tight")
     plt.close(fig)
     return png, svg
 
@@ -961,6 +977,7 @@ def _chart_vs_n(scenario, cases, info, out_dir):
         _finish_axes(ax, "elements n")
         _title(fig, f"{scenario}: ns per operation vs n ({what})", info)
         fig.tight_layout()
+        _figure_legend(fig, [ax])
         return _save(fig, out_dir, f"{_safe_name(scenario)}_vs_n") + (what,)
 
 
@@ -997,6 +1014,7 @@ def _chart_vs_holes(scenario, cases, info, out_dir):
             _finish_axes(ax, "hole ratio (fraction erased)")
         _title(fig, f"{scenario}: ns per operation vs hole ratio ({what})", info)
         fig.tight_layout()
+        _figure_legend(fig, list(axes.flat))
         return _save(fig, out_dir, f"{_safe_name(scenario)}_vs_holes") + (what,)
 
 

@@ -106,8 +106,25 @@ static void drive(const struct dod_ops *ops, uint64_t seed)
 	void *c = NULL;
 	uint64_t rng = seed;
 	memset(&m, 0, sizeof m);
-	/* A small reserve, so growth past it is exercised too. */
-	assert_int_equal(ops->create(&c, 16), DOD_OK);
+	/* A small reserve, so growth past it is exercised too; a fixed-capacity container
+	 * gets room for the model, and must refuse one item more with DOD_EFULL, cleanly. */
+	bool fixed = ops->caps & DOD_CAP_FIXED_CAPACITY;
+	assert_int_equal(ops->create(&c, fixed ? MAX_LIVE : 16), DOD_OK);
+	if (fixed) {
+		void *small;
+		uint64_t h[2];
+		assert_int_equal(ops->create(&small, 1), DOD_OK);
+		assert_int_equal(ops->insert_n(small, 1, 7, h), DOD_OK);
+		assert_int_equal(ops->insert_n(small, 1, 8, h + 1), DOD_EFULL);
+		assert_int_equal(ops->size(small), 1);
+		assert_int_equal(ops->iterate_sum(small), 7);
+		if (ops->erase_n) { /* a freed slot can be used again */
+			assert_int_equal(ops->erase_n(small, h, 1), DOD_OK);
+			assert_int_equal(ops->insert_n(small, 1, 9, h), DOD_OK);
+			assert_int_equal(ops->iterate_sum(small), 9);
+		}
+		ops->destroy(small);
+	}
 	check_against_model(ops, c, &m);
 	for (int step = 0; step < 400; step++) {
 		unsigned op = (unsigned)dod_rng_below(&rng, 20);

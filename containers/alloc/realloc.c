@@ -25,3 +25,24 @@ int dod_grow_geometric(void **p, size_t *cap, size_t want, size_t elem_bytes,
 	*cap = new_cap;
 	return DOD_OK;
 }
+
+int dod_realloc_init(struct dod_realloc_store *s, size_t elem_bytes, size_t reserve_elems)
+{
+	s->base = NULL;
+	s->cap = 0;
+	s->elem_bytes = elem_bytes;
+	return dod_realloc_reserve(s, reserve_elems);
+}
+
+void dod_realloc_free(struct dod_realloc_store *s)
+{
+	free(s->base);
+	s->base = NULL;
+	s->cap = 0;
+}
+
+int dod_realloc_reserve(struct dod_realloc_store *s, size_t want_elems)
+{
+	return dod_grow_geometric((void **)&s->base, &s->cap, want_elems, s->elem_bytes,
+	                          SIZE_MAX / (s->elem_bytes ? s->elem_bytes : 1));
+}

@@ -1,0 +1,48 @@
+/* fixblocks.c - fixed-size blocks (see fixblocks.h). */
+#include "fixblocks.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+
+#include "alloc/realloc.h"
+#include "dod_common.h"
+
+int dod_fixblocks_init(struct dod_fixblocks_store *s, size_t elem_bytes, size_t reserve_elems)
+{
+	s->blocks = NULL;
+	s->n_blocks = s->blocks_cap = 0;
+	s->elem_bytes = elem_bytes;
+	return dod_fixblocks_reserve(s, reserve_elems);
+}
+
+void dod_fixblocks_free(struct dod_fixblocks_store *s)
+{
+	for (size_t b = 0; b < s->n_blocks; b++)
+		free(s->blocks[b]);
+	free(s->blocks);
+	s->blocks = NULL;
+	s->n_blocks = s->blocks_cap = 0;
+}
+
+/* Blocks added by a call that then fails are freed again: s is unchanged on error. */
+int dod_fixblocks_reserve(struct dod_fixblocks_store *s, size_t want_elems)
+{
+	size_t need = want_elems / DOD_FIXBLOCK_ELEMS + (want_elems % DOD_FIXBLOCK_ELEMS != 0);
+	if (need <= s->n_blocks)
+		return DOD_OK;
+	if (DOD_FIXBLOCK_ELEMS > SIZE_MAX / s->elem_bytes)
+		return DOD_ENOMEM;
+	int err = dod_grow_geometric((void **)&s->blocks, &s->blocks_cap, need,
+	                             sizeof *s->blocks, SIZE_MAX / sizeof *s->blocks);
+	if (err)
+		return err;
+	size_t had = s->n_blocks;
+	for (; s->n_blocks < need; s->n_blocks++) {
+		if (!(s->blocks[s->n_blocks] = malloc(DOD_FIXBLOCK_ELEMS * s->elem_bytes))) {
+			while (s->n_blocks > had)
+				free(s->blocks[--s->n_blocks]);
+			return DOD_ENOMEM;
+		}
+	}
+	return DOD_OK;
+}

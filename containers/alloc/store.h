@@ -1,0 +1,65 @@
+/* store.h - element storage behind one interface, one allocation strategy per variant
+ * (Our Machinery, "Bulk data", allocation strategies). A container source includes this
+ * header; the variant table's alloc column picks the strategy (the generated variant
+ * header defines DOD_ALLOC_<alloc>), so one removal strategy serves every allocation
+ * strategy without a line of its own code changing.
+ *
+ *   strategy   storage                                  moves on growth  full
+ *   static     one malloc of the capacity given at create   never        DOD_EFULL
+ *   realloc    one buffer, capacity x2 by realloc           yes          DOD_ENOMEM
+ *   fixblocks  blocks of DOD_FIXBLOCK_ELEMS elements         never        DOD_ENOMEM
+ *   geoblocks  blocks of 64, 128, 256, ... elements          never        DOD_ENOMEM
+ *   vm         mmap(PROT_NONE) reservation, mprotect commit  never        DOD_EFULL
+ *
+ * Interface (X = the strategy; every function takes the element size in bytes, which the
+ * caller passes as a compile-time constant so addressing folds to shifts and adds):
+ *   int   store_init(s, elem_bytes, reserve_elems)  0, DOD_ENOMEM, DOD_EFULL
+ *   void  store_free(s)
+ *   int   store_reserve(s, want_elems)  capacity >= want: 0, DOD_ENOMEM or DOD_EFULL;
+ *                                       on error s is unchanged
+ *   char *store_at(s, i, elem_bytes)    address of element i < capacity       O(1)
+ *   size_t store_run(s, i)              elements contiguous from i (to the end of its
+ *                                       block, or of the capacity): loops go run by run
+ *   size_t store_capacity(s), store_reserved_bytes(s), store_committed_bytes(s)
+ *   DOD_STORE_MOVES                     1 when growth moves elements (pointers die)
+ */
+#ifndef DOD_ALLOC_STORE_H
+#define DOD_ALLOC_STORE_H
+
+#include "dod_common.h"
+
+#if defined(DOD_ALLOC_static)
+#include "alloc/static.h"
+#define DOD_STORE_X static
+#elif defined(DOD_ALLOC_realloc)
+#include "alloc/realloc.h"
+#define DOD_STORE_X realloc
+#elif defined(DOD_ALLOC_fixblocks)
+#include "alloc/fixblocks.h"
+#define DOD_STORE_X fixblocks
+#elif defined(DOD_ALLOC_geoblocks)
+#include "alloc/geoblocks.h"
+#define DOD_STORE_X geoblocks
+#elif defined(DOD_ALLOC_vm)
+#include "alloc/vm.h"
+#define DOD_STORE_X vm
+#else
+#error "store.h: the variant's alloc must be static, realloc, fixblocks, geoblocks or vm"
+#endif
+
+#define DOD_STORE_CAT_(a, b, c) a##_##b##_##c
+#define DOD_STORE_CAT(a, b, c) DOD_STORE_CAT_(a, b, c)
+#define DOD_STORE_FN(fn) DOD_STORE_CAT(dod, DOD_STORE_X, fn)
+
+typedef struct DOD_STORE_FN(store) dod_store;
+#define store_init DOD_STORE_FN(init)
+#define store_free DOD_STORE_FN(free)
+#define store_reserve DOD_STORE_FN(reserve)
+#define store_at DOD_STORE_FN(at)
+#define store_run DOD_STORE_FN(run)
+#define store_capacity DOD_STORE_FN(capacity)
+#define store_reserved_bytes DOD_STORE_FN(reserved_bytes)
+#define store_committed_bytes DOD_STORE_FN(committed_bytes)
+#define DOD_STORE_MOVES DOD_STORE_FN(MOVES)
+
+#endif

@@ -1,0 +1,326 @@
+/* holes.c - bulk data as an array with holes and a free list (Our Machinery, "Data
+ * Structures for game programmers: Bulk Data", "leave a hole" and "weak pointers"), for
+ * the removal strategies `holes` and `holes_bitmask` and every allocation strategy of
+ * containers/alloc/ (the variant table picks both; this file adapts with #if).
+ *
+ *   items  [ hdr | item | free | item | item | free | ... ]   slot 0 is the header
+ *             |            |                    ^
+ *             '-- next ----'--- next -----------'--> ... --> 0 (empty: append a slot)
+ *   gens   [  0  |   3   |  4   |  1   |  7   |  2   | ... ]  odd = live, even = free
+ *   mask   [ 0b...011010 ]  (holes_bitmask only: one bit per slot, 64 slots a word)
+ *
+ * The free list is the article's circular list: its header lives in slot 0
+ * (items[0].next), allocation pops items[0].next, and 0 means "no hole: append a slot".
+ * The link of a free slot is stored in the first 4 bytes of its own (unused) item memory;
+ * the generation lives outside that union, in the parallel gens array, because a hole
+ * needs it too. The slot index is the item's stable id: items never move, and with a
+ * non-moving allocation strategy (static, fixblocks, geoblocks, vm) neither do pointers.
+ *
+ * Iteration visits every slot up to the high-water mark and skips holes:
+ *   holes          sum += key & -(gen & 1): branch-free, reads items and gens
+ *   holes_bitmask  per 64-slot group, visit the set bits of the occupancy word by
+ *                  count-trailing-zeros: reads the mask and only live items (the design
+ *                  of boost's proposed `hub`; not in the article)
+ *
+ * Invariants: 1 <= n_slots <= high <= capacity; live = slots with odd generation; the
+ * free list holds exactly the n_slots - 1 - live free slots below n_slots; mask bit i set
+ * iff slot i is live; slots in [n_slots, high) keep the generation they had, so handles
+ * from before a clear stay stale when the slot is handed out again.
+ * Costs: insert O(1) (amortized when the strategy grows), erase O(1), lookup O(1),
+ * iterate O(high) (holes) or O(high / 64 + live) (bitmask), clear O(high).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "alloc/store.h"
+#include "bulk/weak.h"
+#include "contract.h"
+#include "dod_common.h"
+
+#if defined(DOD_REMOVAL_holes_bitmask)
+#define BULK_BITMASK 1
+#elif defined(DOD_REMOVAL_holes)
+#define BULK_BITMASK 0
+#else
+#error "holes.c serves the removal strategies holes and holes_bitmask"
+#endif
+
+#define EB sizeof(DOD_ELEM)
+
+struct SFX(bulk_holes) {
+	dod_store items; /* DOD_ELEM per slot; a free slot's first 4 bytes: next free */
+	dod_store gens;  /* uint32_t per slot */
+#if BULK_BITMASK
+	dod_store mask;  /* uint64_t per 64 slots */
+#endif
+	size_t n_slots;  /* slots in use or on the free list, slot 0 included */
+	size_t high;     /* slots ever handed out (their generations are meaningful) */
+	size_t live;
+};
+#define BH struct SFX(bulk_holes)
+
+static inline DOD_ELEM *item(const BH *b, size_t i) { return (DOD_ELEM *)store_at(&b->items, i, EB); }
+static inline uint32_t *gen(const BH *b, size_t i) { return (uint32_t *)store_at(&b->gens, i, 4); }
+#if BULK_BITMASK
+static inline uint64_t *mask_word(const BH *b, size_t i)
+{
+	return (uint64_t *)store_at(&b->mask, i / 64, 8);
+}
+#endif
+static inline uint32_t next_of(const BH *b, size_t i)
+{
+	uint32_t next;
+	memcpy(&next, item(b, i), sizeof next);
+	return next;
+}
+static inline void set_next(BH *b, size_t i, uint32_t next) { memcpy(item(b, i), &next, sizeof next); }
+
+static void bh_destroy(void *c)
+{
+	BH *b = c;
+	if (!b)
+		return;
+	store_free(&b->items);
+	store_free(&b->gens);
+#if BULK_BITMASK
+	store_free(&b->mask);
+#endif
+	free(b);
+}
+
+/* Room for slots [0, slots): all stores grow together, all or nothing (a store that did
+ * grow keeps its larger capacity, which is harmless). */
+static int reserve_slots(BH *b, size_t slots)
+{
+	int err = store_reserve(&b->items, slots);
+	if (!err)
+		err = store_reserve(&b->gens, slots);
+#if BULK_BITMASK
+	if (!err)
+		err = store_reserve(&b->mask, slots / 64 + 1);
+#endif
+	return err;
+}
+
+static int bh_create(void **out, size_t capacity_elems)
+{
+	if (capacity_elems > BULK_MAX_SLOTS)
+		return DOD_EINVAL;
+	BH *b = calloc(1, sizeof *b);
+	if (!b)
+		return DOD_ENOMEM;
+	int err = store_init(&b->items, EB, capacity_elems + 1);
+	if (!err && (err = store_init(&b->gens, 4, capacity_elems + 1)) != 0)
+		store_free(&b->items);
+#if BULK_BITMASK
+	if (!err && (err = store_init(&b->mask, 8, (capacity_elems + 1) / 64 + 1)) != 0) {
+		store_free(&b->items);
+		store_free(&b->gens);
+	}
+#endif
+	if (err) {
+		free(b);
+		return err;
+	}
+	b->n_slots = b->high = 1;
+	set_next(b, 0, 0);
+	*gen(b, 0) = 0;
+#if BULK_BITMASK
+	*mask_word(b, 0) = 0;
+#endif
+	*out = b;
+	return DOD_OK;
+}
+
+/* Hands out one slot: a hole from the free list, else the next slot (its generation is
+ * kept from before a clear, or starts at 0). Capacity must have been reserved. */
+static inline uint32_t take_slot(BH *b)
+{
+	uint32_t i = next_of(b, 0);
+	if (i) {
+		set_next(b, 0, next_of(b, i));
+		return i;
+	}
+	i = (uint32_t)b->n_slots++;
+	if (i >= b->high) {
+		*gen(b, i) = 0;
+		b->high = i + 1;
+#if BULK_BITMASK
+		if (i % 64 == 0)
+			*mask_word(b, i) = 0;
+#endif
+	}
+	return i;
+}
+
+static int bh_insert_n(void *c, size_t n, uint64_t first_key, uint64_t *handles_out)
+{
+	BH *b = c;
+	size_t holes = b->n_slots - 1 - b->live;
+	size_t fresh = n > holes ? n - holes : 0;
+	if (fresh > BULK_MAX_SLOTS - (b->n_slots - 1))
+		return DOD_EFULL;
+	int err = reserve_slots(b, b->n_slots + fresh);
+	if (err)
+		return err;
+	for (size_t k = 0; k < n; k++) {
+		uint32_t i = take_slot(b);
+		uint32_t g = bulk_gen_next(*gen(b, i));
+		*gen(b, i) = g;
+		SFX(dod_elem_init)(item(b, i), first_key + k);
+#if BULK_BITMASK
+		*mask_word(b, i) |= (uint64_t)1 << (i % 64);
+#endif
+		if (handles_out)
+			handles_out[k] = bulk_weak(i, g);
+	}
+	b->live += n;
+	return DOD_OK;
+}
+
+static inline int check(const BH *b, uint64_t h)
+{
+	uint32_t id = bulk_weak_id(h);
+	return bulk_weak_check(h, b->n_slots, id && id < b->n_slots ? *gen(b, id) : 0);
+}
+
+/* All or nothing without an extra allocation: pass 1 validates each weak pointer and sets
+ * the mark bit of its slot's generation, so a repeat fails (as DOD_EFREE); the marks are
+ * removed before pass 2 erases or before the error is returned. */
+static int bh_erase_n(void *c, const uint64_t *hs, size_t n)
+{
+	BH *b = c;
+	size_t k;
+	int err = DOD_OK;
+	for (k = 0; k < n; k++) {
+		if ((err = check(b, hs[k])) != DOD_OK)
+			break;
+		*gen(b, bulk_weak_id(hs[k])) |= BULK_MARK;
+	}
+	for (size_t j = 0; j < k; j++)
+		*gen(b, bulk_weak_id(hs[j])) &= BULK_GEN_MASK;
+	if (err)
+		return check(b, hs[k]) ? check(b, hs[k]) : DOD_EFREE;
+	for (k = 0; k < n; k++) {
+		uint32_t i = bulk_weak_id(hs[k]);
+		*gen(b, i) = bulk_gen_next(*gen(b, i));
+		set_next(b, i, next_of(b, 0));
+		set_next(b, 0, i);
+#if BULK_BITMASK
+		*mask_word(b, i) &= ~((uint64_t)1 << (i % 64));
+#endif
+	}
+	b->live -= n;
+	return DOD_OK;
+}
+
+static uint64_t bh_iterate_sum(const void *c)
+{
+	const BH *b = c;
+	uint64_t sum = 0;
+#if BULK_BITMASK
+	/* Every strategy's blocks hold whole 64-slot groups, so a group is contiguous. */
+	for (size_t g = 0; g * 64 < b->n_slots; g++) {
+		const DOD_ELEM *base = item(b, g * 64);
+		for (uint64_t m = *mask_word(b, g * 64); m; m &= m - 1)
+			sum += base[__builtin_ctzll(m)].key;
+	}
+#else
+	for (size_t i = 1; i < b->n_slots;) {
+		size_t run = store_run(&b->items, i);
+		size_t run_g = store_run(&b->gens, i);
+		run = run < run_g ? run : run_g;
+		run = run < b->n_slots - i ? run : b->n_slots - i;
+		const DOD_ELEM *it = item(b, i);
+		const uint32_t *gs = gen(b, i);
+		for (size_t k = 0; k < run; k++)
+			sum += it[k].key & -(uint64_t)(gs[k] & 1);
+		i += run;
+	}
+#endif
+	return sum;
+}
+
+static int bh_lookup_sum(const void *c, const uint64_t *hs, size_t n, uint64_t *sum_out)
+{
+	const BH *b = c;
+	size_t n_slots = b->n_slots;
+	uint64_t sum = 0;
+	for (size_t k = 0; k < n; k++) {
+		uint32_t id = bulk_weak_id(hs[k]);
+		if (id - 1u >= n_slots - 1 || *gen(b, id) != bulk_weak_gen(hs[k]) ||
+		    !(bulk_weak_gen(hs[k]) & 1))
+			return check(b, hs[k]);
+		sum += item(b, id)->key;
+	}
+	*sum_out = sum;
+	return DOD_OK;
+}
+
+static size_t bh_count_valid(const void *c, const uint64_t *hs, size_t n)
+{
+	size_t valid = 0;
+	for (size_t k = 0; k < n; k++)
+		valid += check(c, hs[k]) == DOD_OK;
+	return valid;
+}
+
+/* Every item goes; live slots' generations are bumped, so old weak pointers are stale;
+ * the slots are handed out again in order. */
+static int bh_clear(void *c)
+{
+	BH *b = c;
+	for (size_t i = 1; i < b->n_slots; i++)
+		if (*gen(b, i) & 1)
+			*gen(b, i) = bulk_gen_next(*gen(b, i));
+#if BULK_BITMASK
+	for (size_t g = 0; g * 64 < b->high; g++)
+		*mask_word(b, g * 64) = 0;
+#endif
+	b->n_slots = 1;
+	b->live = 0;
+	set_next(b, 0, 0);
+	return DOD_OK;
+}
+
+static void bh_dump_keys(const void *c, uint64_t *keys_out)
+{
+	const BH *b = c;
+	for (size_t i = 1; i < b->n_slots; i++)
+		if (*gen(b, i) & 1)
+			*keys_out++ = item(b, i)->key;
+}
+
+static size_t bh_size(const void *c) { return ((const BH *)c)->live; }
+
+/* Committed bytes (what the process holds; a vm reservation beyond it costs nothing). */
+static size_t bh_footprint(const void *c)
+{
+	const BH *b = c;
+	return sizeof *b + store_committed_bytes(&b->items) + store_committed_bytes(&b->gens)
+#if BULK_BITMASK
+	       + store_committed_bytes(&b->mask)
+#endif
+	        ;
+}
+
+const struct dod_ops DOD_OPS_SYMBOL = {
+	DOD_DESCRIPTOR,
+	.source = "Niklas Gray, Data Structures for game programmers: Bulk Data (Our Machinery)"
+#if BULK_BITMASK
+	          " + occupancy bitmask (boost hub's design)"
+#endif
+	,
+	.max_elems = BULK_MAX_SLOTS - 1,
+	.create = bh_create,
+	.destroy = bh_destroy,
+	.insert_n = bh_insert_n,
+	.iterate_sum = bh_iterate_sum,
+	.lookup_sum = bh_lookup_sum,
+	.erase_n = bh_erase_n,
+	.count_valid = bh_count_valid,
+	.clear = bh_clear,
+	.dump_keys = bh_dump_keys,
+	.size = bh_size,
+	.footprint_bytes = bh_footprint,
+};

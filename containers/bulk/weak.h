@@ -1,0 +1,44 @@
+/* weak.h - the weak pointer of Our Machinery's "Bulk data": { uint32_t id; uint32_t
+ * generation; } as one uint64_t handle (id in the low half), shared by every bulk/
+ * container.
+ *
+ * Generations: a slot's generation is odd while it holds an item and even while it is
+ * free; allocating and erasing each add one. A weak pointer is valid iff its generation
+ * equals the slot's, which implies odd. Bit 31 of a stored generation is erase_n's
+ * "seen in this batch" mark (never set between calls), so generations count modulo 2^31:
+ * a slot reused 2^30 times lets a weak pointer that old match again (the ABA limit).
+ */
+#ifndef DOD_BULK_WEAK_H
+#define DOD_BULK_WEAK_H
+
+#include <stdint.h>
+
+#include "dod_common.h"
+
+#define BULK_GEN_MASK UINT32_C(0x7FFFFFFF)
+#define BULK_MARK UINT32_C(0x80000000)
+#define BULK_MAX_SLOTS UINT32_C(0x7FFFFFFE) /* ids 1 .. max; id 0 is the free-list header */
+
+static inline uint64_t bulk_weak(uint32_t id, uint32_t gen) { return (uint64_t)gen << 32 | id; }
+static inline uint32_t bulk_weak_id(uint64_t h) { return (uint32_t)h; }
+static inline uint32_t bulk_weak_gen(uint64_t h) { return (uint32_t)(h >> 32); }
+
+/* The error of weak pointer h against a container with n_slots slots (ids 1..n_slots-1)
+ * whose slot has generation slot_gen (read only when the id is in range): DOD_ERANGE
+ * (id 0 or past the slots: never issued here), DOD_EFREE (an even or marked generation:
+ * no live item ever has it, so the pointer is forged or points at a free slot),
+ * DOD_ESTALE (the item was erased), or DOD_OK. */
+static inline int bulk_weak_check(uint64_t h, size_t n_slots, uint32_t slot_gen)
+{
+	uint32_t id = bulk_weak_id(h), gen = bulk_weak_gen(h);
+	if (id == 0 || id >= n_slots)
+		return DOD_ERANGE;
+	if (!(gen & 1) || (gen & BULK_MARK))
+		return DOD_EFREE;
+	return slot_gen == gen ? DOD_OK : DOD_ESTALE;
+}
+
+/* The generation after next: allocating or erasing a slot. */
+static inline uint32_t bulk_gen_next(uint32_t gen) { return (gen + 1) & BULK_GEN_MASK; }
+
+#endif

@@ -1,0 +1,190 @@
+/* test_bulk_alloc.c - the allocation strategies of containers/alloc/ (Our Machinery,
+ * "Bulk data") and the weak pointers of the bulk containers.
+ *   stability        an element's address survives growth to 1M elements for static
+ *                    (within its capacity), fixblocks, geoblocks and vm, with its content;
+ *                    realloc demonstrably moves it
+ *   runs             store_run covers the capacity block by block, at() agrees with it
+ *   full             static full and vm reservation exhausted are clean DOD_EFULL, a size
+ *                    that cannot fit is DOD_ENOMEM; the store is unchanged and usable
+ *   weak_pointers    every bulk variant: stale, forged (even generation), id 0, past the
+ *                    end, repeated in a batch, another container's handle
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "alloc/fixblocks.h"
+#include "alloc/geoblocks.h"
+#include "alloc/realloc.h"
+#include "alloc/static.h"
+#include "alloc/vm.h"
+#include "dod_common.h"
+#include "hb.h"
+
+/* Huge requests must fail with DOD_ENOMEM, not abort the sanitizer build. */
+const char *__asan_default_options(void);
+const char *__asan_default_options(void) { return "allocator_may_return_null=1"; }
+
+#define STRATEGY(X)                                                                      \
+	X(static) X(realloc) X(fixblocks) X(geoblocks) X(vm)
+
+/* Grows a store of 8-byte elements from 16 to 1M elements, writing element 5 first;
+ * returns whether element 5 stayed at the same address, and checks its value survived. */
+#define GROW_TEST(x)                                                                     \
+	static bool grow_keeps_##x(size_t static_cap)                                        \
+	{                                                                                    \
+		struct dod_##x##_store s;                                                        \
+		assert_int_equal(dod_##x##_init(&s, 8, static_cap ? static_cap : 16), DOD_OK);  \
+		uint64_t *p = (uint64_t *)dod_##x##_at(&s, 5, 8);                                \
+		*p = 0xfeedu;                                                                    \
+		void *blocker = malloc(64); /* realloc cannot simply extend in place */          \
+		assert_int_equal(dod_##x##_reserve(&s, 1 << 20), DOD_OK);                        \
+		assert_true(dod_##x##_capacity(&s) >= (1u << 20));                               \
+		uint64_t *q = (uint64_t *)dod_##x##_at(&s, 5, 8);                                \
+		assert_int_equal(*q, 0xfeedu);                                                   \
+		*(uint64_t *)dod_##x##_at(&s, (1 << 20) - 1, 8) = 1; /* the last one is usable */ \
+		free(blocker);                                                                   \
+		assert_int_equal(dod_##x##_MOVES, p != q);                                       \
+		dod_##x##_free(&s);                                                              \
+		return p == q;                                                                   \
+	}
+STRATEGY(GROW_TEST)
+
+static void test_stability(void **state)
+{
+	(void)state;
+	assert_true(grow_keeps_static(1 << 20));
+	assert_true(grow_keeps_fixblocks(0));
+	assert_true(grow_keeps_geoblocks(0));
+	assert_true(grow_keeps_vm(0));
+	assert_false(grow_keeps_realloc(0)); /* the article's "pointers invalidated" bug */
+}
+
+/* store_run splits the capacity into contiguous runs in which at() is linear. */
+#define RUN_TEST(x)                                                                      \
+	static void runs_##x(void)                                                           \
+	{                                                                                    \
+		struct dod_##x##_store s;                                                        \
+		assert_int_equal(dod_##x##_init(&s, 16, 100000), DOD_OK);                       \
+		size_t cap = dod_##x##_capacity(&s), i = 0, runs = 0;                            \
+		while (i < cap) {                                                                \
+			size_t run = dod_##x##_run(&s, i);                                           \
+			assert_true(run >= 1 && run <= cap - i);                                     \
+			char *a = dod_##x##_at(&s, i, 16);                                           \
+			assert_ptr_equal(dod_##x##_at(&s, i + run - 1, 16), a + (run - 1) * 16);     \
+			if (i % 64 == 0)                                                             \
+				assert_true(run >= 64 || run == cap - i); /* 64-slot groups fit */       \
+			i += run;                                                                    \
+			runs++;                                                                      \
+		}                                                                                \
+		assert_int_equal(i, cap);                                                        \
+		assert_true(dod_##x##_committed_bytes(&s) >= cap * 16);                          \
+		assert_true(dod_##x##_reserved_bytes(&s) >= dod_##x##_committed_bytes(&s));     \
+		dod_##x##_free(&s);                                                              \
+	}
+STRATEGY(RUN_TEST)
+
+static void test_runs(void **state)
+{
+	(void)state;
+#define CALL_RUNS(x) runs_##x();
+	STRATEGY(CALL_RUNS)
+}
+
+static void test_full(void **state)
+{
+	(void)state;
+	struct dod_static_store st;
+	assert_int_equal(dod_static_init(&st, 8, 10), DOD_OK);
+	assert_int_equal(dod_static_reserve(&st, 10), DOD_OK);
+	assert_int_equal(dod_static_reserve(&st, 11), DOD_EFULL);
+	assert_int_equal(dod_static_capacity(&st), 10);
+	dod_static_free(&st);
+
+	size_t saved = dod_vm_reserve_bytes;
+	dod_vm_reserve_bytes = 1 << 20; /* a small reservation, to exhaust it */
+	struct dod_vm_store vm;
+	assert_int_equal(dod_vm_init(&vm, 8, 16), DOD_OK);
+	assert_int_equal(dod_vm_reserve(&vm, (1 << 20) / 8), DOD_OK);
+	*(uint64_t *)dod_vm_at(&vm, (1 << 20) / 8 - 1, 8) = 3; /* the last byte is writable */
+	size_t committed = dod_vm_committed_bytes(&vm);
+	assert_int_equal(dod_vm_reserve(&vm, (1 << 20) / 8 + 1), DOD_EFULL);
+	assert_int_equal(dod_vm_committed_bytes(&vm), committed);
+	dod_vm_free(&vm);
+	dod_vm_reserve_bytes = saved;
+	assert_int_equal(dod_vm_init(&vm, 8, SIZE_MAX / 4), DOD_ENOMEM);
+
+	/* Sizes that cannot fit: refused, store unchanged. */
+	struct dod_realloc_store re;
+	assert_int_equal(dod_realloc_init(&re, 8, 4), DOD_OK);
+	assert_int_equal(dod_realloc_reserve(&re, SIZE_MAX / 4), DOD_ENOMEM);
+	assert_int_equal(dod_realloc_capacity(&re), 16);
+	dod_realloc_free(&re);
+	struct dod_fixblocks_store fb;
+	assert_int_equal(dod_fixblocks_init(&fb, 8, 1), DOD_OK);
+	assert_int_equal(dod_fixblocks_reserve(&fb, SIZE_MAX / 8), DOD_ENOMEM);
+	assert_int_equal(dod_fixblocks_capacity(&fb), DOD_FIXBLOCK_ELEMS);
+	dod_fixblocks_free(&fb);
+	struct dod_geoblocks_store gb;
+	assert_int_equal(dod_geoblocks_init(&gb, 256, 1), DOD_OK);
+	assert_int_equal(dod_geoblocks_reserve(&gb, SIZE_MAX / 256), DOD_ENOMEM);
+	assert_int_equal(dod_geoblocks_capacity(&gb), DOD_GEOBLOCK_FIRST);
+	dod_geoblocks_free(&gb);
+	assert_int_equal(dod_static_init(&st, 8, SIZE_MAX / 4), DOD_ENOMEM);
+}
+
+static void test_weak_pointers(void **state)
+{
+	(void)state;
+	size_t checked = 0;
+	for (size_t i = 0; i < hb_n_containers; i++) {
+		const struct dod_ops *ops = hb_containers[i].ops[0];
+		if (!ops || strcmp(ops->family, "bulk") != 0)
+			continue;
+		void *c;
+		uint64_t h[4];
+		assert_int_equal(ops->create(&c, 4), DOD_OK);
+		assert_int_equal(ops->insert_n(c, 4, 10, h), DOD_OK);
+		assert_int_equal(ops->erase_n(c, &h[1], 1), DOD_OK);
+		uint64_t sum;
+		assert_int_equal(ops->lookup_sum(c, &h[1], 1, &sum), DOD_ESTALE);
+		uint64_t forged = h[0] + ((uint64_t)1 << 32); /* even generation: never live */
+		assert_int_equal(ops->lookup_sum(c, &forged, 1, &sum), DOD_EFREE);
+		uint64_t id0 = h[0] & ~(uint64_t)UINT32_MAX, past = h[0] | 1000;
+		assert_int_equal(ops->lookup_sum(c, &id0, 1, &sum), DOD_ERANGE);
+		assert_int_equal(ops->lookup_sum(c, &past, 1, &sum), DOD_ERANGE);
+		uint64_t repeat[2] = {h[0], h[0]};
+		assert_int_equal(ops->erase_n(c, repeat, 2), DOD_EFREE);
+		/* Reuse: the freed slot gets a new generation, the stale pointer stays stale. */
+		uint64_t again;
+		assert_int_equal(ops->insert_n(c, 1, 99, &again), DOD_OK);
+		assert_int_equal(ops->lookup_sum(c, &h[1], 1, &sum), DOD_ESTALE);
+		assert_int_equal(ops->lookup_sum(c, &again, 1, &sum), DOD_OK);
+		assert_int_equal(sum, 99);
+		/* After clear every old pointer is stale, including after the slots are reused. */
+		assert_int_equal(ops->clear(c), DOD_OK);
+		uint64_t fresh[4];
+		assert_int_equal(ops->insert_n(c, 4, 0, fresh), DOD_OK);
+		assert_int_equal(ops->count_valid(c, h, 4), 0);
+		assert_int_equal(ops->count_valid(c, fresh, 4), 4);
+		ops->destroy(c);
+		checked++;
+	}
+	assert_true(checked >= 20);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_stability),
+		cmocka_unit_test(test_runs),
+		cmocka_unit_test(test_full),
+		cmocka_unit_test(test_weak_pointers),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
