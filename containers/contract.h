@@ -70,7 +70,10 @@ struct dod_ops {
 
 	/* Visits the items of n handles in the given order and writes the sum (mod 2^64) of
 	 * their keys to *sum_out. Returns 0, or the error of the first handle that is not
-	 * valid (DOD_ERANGE, DOD_ESTALE, ...) with *sum_out unspecified. */
+	 * valid (DOD_ERANGE, DOD_ESTALE, ...) with *sum_out unspecified. The one exception is
+	 * a container whose handles are raw pointers that its library cannot validate in O(1)
+	 * (peer_colony): it dereferences them as its users do and says so in its header; its
+	 * count_valid and erase_n still validate. */
 	int (*lookup_sum)(const void *c, const uint64_t *handles, size_t n, uint64_t *sum_out);
 
 	/* Erases the items of n handles, all or nothing: a stale, free, foreign, out-of-range

@@ -16,7 +16,7 @@ trap 'rm -rf "$tmp"' EXIT
 awk -v tmp="$tmp" -v table="$table" '
 function fail(msg) { printf "%s:%d: %s\n", table, NR, msg > "/dev/stderr"; bad = 1; exit 1 }
 BEGIN {
-	ncap = split("handles stable_handles stable_pointers detects_stale keeps_order holes", capw, " ")
+	ncap = split("handles stable_handles stable_pointers detects_stale keeps_order holes fixed_capacity", capw, " ")
 	for (i = 1; i <= ncap; i++) capbit[capw[i]] = "DOD_CAP_" toupper(capw[i])
 	split("8 16 64 256", all_sizes, " ")
 	for (i = 1; i <= 4; i++) size_ok[all_sizes[i]] = 1
@@ -38,7 +38,7 @@ NF == 0 { next }
 	if ($7 != "none") {
 		n = split($7, cw, "|")
 		for (i = 1; i <= n; i++) {
-			if (!(cw[i] in capbit)) fail("unknown capability \"" cw[i] "\" (known: handles, stable_handles, stable_pointers, detects_stale, keeps_order, holes)")
+			if (!(cw[i] in capbit)) fail("unknown capability \"" cw[i] "\" (known: handles, stable_handles, stable_pointers, detects_stale, keeps_order, holes, fixed_capacity)")
 			caps = caps " | " capbit[cw[i]]
 		}
 	}
