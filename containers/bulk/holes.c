@@ -18,9 +18,10 @@
  *
  * Iteration visits every slot up to the high-water mark and skips holes:
  *   holes          sum += key & -(gen & 1): branch-free, reads items and gens
- *   holes_bitmask  per 64-slot group, visit the set bits of the occupancy word by
- *                  count-trailing-zeros: reads the mask and only live items (the design
- *                  of boost's proposed `hub`; not in the article)
+ *   holes_bitmask  per 64-slot group: a full group is a plain loop, any other visits
+ *                  the set bits of its occupancy word by count-trailing-zeros, reading
+ *                  only live items (the design of boost's proposed `hub`; not in the
+ *                  article)
  *
  * Invariants: 1 <= n_slots <= high <= capacity; live = slots with odd generation; the
  * free list holds exactly the n_slots - 1 - live free slots below n_slots; mask bit i set
@@ -219,11 +220,22 @@ static uint64_t bh_iterate_sum(const void *c)
 	const BH *b = c;
 	uint64_t sum = 0;
 #if BULK_BITMASK
-	/* Every strategy's blocks hold whole 64-slot groups, so a group is contiguous. */
+	/* Every strategy's blocks hold whole 64-slot groups, so a group is contiguous. A full
+	 * group is a plain loop of fixed trip count 64, which gcc -O2 vectorizes (measured:
+	 * 0.52 -> 0.15 of colony's time at no holes, n = 100k); any other group visits its set
+	 * bits by count-trailing-zeros, reading only live items. A masked loop over all 64
+	 * slots lost at half-full groups: it does not vectorize at -O2 (~5 scalar instructions
+	 * per slot). */
 	for (size_t g = 0; g * 64 < b->n_slots; g++) {
 		const DOD_ELEM *base = item(b, g * 64);
-		for (uint64_t m = *mask_word(b, g * 64); m; m &= m - 1)
-			sum += base[__builtin_ctzll(m)].key;
+		uint64_t m = *mask_word(b, g * 64);
+		if (m == ~(uint64_t)0) {
+			for (unsigned j = 0; j < 64; j++)
+				sum += base[j].key;
+		} else {
+			for (; m; m &= m - 1)
+				sum += base[__builtin_ctzll(m)].key;
+		}
 	}
 #else
 	for (size_t i = 1; i < b->n_slots;) {
