@@ -1,7 +1,7 @@
 /* holes.c - bulk data as an array with holes and a free list (Our Machinery, "Data
  * Structures for game programmers: Bulk Data", "leave a hole" and "weak pointers"), for
- * the removal strategies `holes` and `holes_bitmask` and every allocation strategy of
- * containers/alloc/ (the variant table picks both; this file adapts with #if).
+ * the removal strategies `holes`, `holes_bitmask` and `holes_runs` and every allocation
+ * strategy of containers/alloc/ (the variant table picks both; this file adapts with #if).
  *
  *   items  [ hdr | item | free | item | item | free | ... ]   slot 0 is the header
  *             |            |                    ^
@@ -16,8 +16,18 @@
  * needs it too. The slot index is the item's stable id: items never move, and with a
  * non-moving allocation strategy (static, fixblocks, geoblocks, vm) neither do pointers.
  *
+ * holes_runs (the article's "store the length of each run of holes in the free slots"; cf.
+ * plf::colony's jump-counting skipfield) keeps a skip array instead of scanning holes:
+ *   skip   [  -  |   0   |  2   |  0   |  0   |  ... ]   0 = live; a run of L holes has
+ *                                                          L in its first and last slot
+ * and its free list is a doubly linked circular list of runs (next, prev in the first 8
+ * bytes of the run's first slot; header in slot 0): allocation takes the first slot of
+ * the first run (the run shrinks from its start), erase merges the new hole with the runs
+ * ending just before and starting just after it, all O(1).
+ *
  * Iteration visits every slot up to the high-water mark and skips holes:
  *   holes          sum += key & -(gen & 1): branch-free, reads items and gens
+ *   holes_runs     live slot: add; hole: jump over its whole run (skip[i] slots)
  *   holes_bitmask  per 64-slot group: a full group is a plain loop, any other visits
  *                  the set bits of its occupancy word by count-trailing-zeros, reading
  *                  only live items (the design of boost's proposed `hub`; not in the
@@ -40,10 +50,15 @@
 
 #if defined(DOD_REMOVAL_holes_bitmask)
 #define BULK_BITMASK 1
+#define BULK_RUNS 0
+#elif defined(DOD_REMOVAL_holes_runs)
+#define BULK_BITMASK 0
+#define BULK_RUNS 1
 #elif defined(DOD_REMOVAL_holes)
 #define BULK_BITMASK 0
+#define BULK_RUNS 0
 #else
-#error "holes.c serves the removal strategies holes and holes_bitmask"
+#error "holes.c serves the removal strategies holes, holes_bitmask and holes_runs"
 #endif
 
 #define EB sizeof(DOD_ELEM)
@@ -53,6 +68,9 @@ struct SFX(bulk_holes) {
 	dod_store gens;  /* uint32_t per slot */
 #if BULK_BITMASK
 	dod_store mask;  /* uint64_t per 64 slots */
+#endif
+#if BULK_RUNS
+	dod_store skip;  /* uint32_t per slot: 0 live, else the length of its run (at ends) */
 #endif
 	size_t n_slots;  /* slots in use or on the free list, slot 0 included */
 	size_t high;     /* slots ever handed out (their generations are meaningful) */
@@ -75,6 +93,48 @@ static inline uint32_t next_of(const BH *b, size_t i)
 	return next;
 }
 static inline void set_next(BH *b, size_t i, uint32_t next) { memcpy(item(b, i), &next, sizeof next); }
+#if BULK_RUNS
+static inline uint32_t *skip(const BH *b, size_t i) { return (uint32_t *)store_at(&b->skip, i, 4); }
+static inline uint32_t prev_of(const BH *b, size_t i)
+{
+	uint32_t prev;
+	memcpy(&prev, (char *)item(b, i) + 4, sizeof prev);
+	return prev;
+}
+static inline void set_prev(BH *b, size_t i, uint32_t prev)
+{
+	memcpy((char *)item(b, i) + 4, &prev, sizeof prev);
+}
+/* Puts run node `to` where node `from` is in the circular list of runs. */
+static inline void replace_node(BH *b, uint32_t from, uint32_t to)
+{
+	uint32_t n = next_of(b, from), p = prev_of(b, from);
+	set_next(b, to, n);
+	set_prev(b, to, p);
+	set_prev(b, n, to);
+	set_next(b, p, to);
+}
+static inline void unlink_node(BH *b, uint32_t x)
+{
+	uint32_t n = next_of(b, x), p = prev_of(b, x);
+	set_next(b, p, n);
+	set_prev(b, n, p);
+}
+static inline void push_node(BH *b, uint32_t x)
+{
+	uint32_t n = next_of(b, 0);
+	set_next(b, x, n);
+	set_prev(b, x, 0);
+	set_prev(b, n, x);
+	set_next(b, 0, x);
+}
+/* Marks [s, s + len) as one run of holes. */
+static inline void set_run(BH *b, size_t s, uint32_t len)
+{
+	*skip(b, s) = len;
+	*skip(b, s + len - 1) = len;
+}
+#endif
 
 static void bh_destroy(void *c)
 {
@@ -85,6 +145,9 @@ static void bh_destroy(void *c)
 	store_free(&b->gens);
 #if BULK_BITMASK
 	store_free(&b->mask);
+#endif
+#if BULK_RUNS
+	store_free(&b->skip);
 #endif
 	free(b);
 }
@@ -99,6 +162,10 @@ static int reserve_slots(BH *b, size_t slots)
 #if BULK_BITMASK
 	if (!err)
 		err = store_reserve(&b->mask, slots / 64 + 1);
+#endif
+#if BULK_RUNS
+	if (!err)
+		err = store_reserve(&b->skip, slots);
 #endif
 	return err;
 }
@@ -119,12 +186,22 @@ static int bh_create(void **out, size_t capacity_elems)
 		store_free(&b->gens);
 	}
 #endif
+#if BULK_RUNS
+	if (!err && (err = store_init(&b->skip, 4, capacity_elems + 1)) != 0) {
+		store_free(&b->items);
+		store_free(&b->gens);
+	}
+#endif
 	if (err) {
 		free(b);
 		return err;
 	}
 	b->n_slots = b->high = 1;
 	set_next(b, 0, 0);
+#if BULK_RUNS
+	set_prev(b, 0, 0);
+	*skip(b, 0) = 0;
+#endif
 	*gen(b, 0) = 0;
 #if BULK_BITMASK
 	*mask_word(b, 0) = 0;
@@ -138,11 +215,27 @@ static int bh_create(void **out, size_t capacity_elems)
 static inline uint32_t take_slot(BH *b)
 {
 	uint32_t i = next_of(b, 0);
+#if BULK_RUNS
+	if (i) { /* the first slot of the first run; the rest of the run stays a run */
+		uint32_t len = *skip(b, i);
+		if (len == 1) {
+			unlink_node(b, i);
+		} else {
+			replace_node(b, i, i + 1);
+			set_run(b, i + 1, len - 1);
+		}
+		*skip(b, i) = 0;
+		return i;
+	}
+	i = (uint32_t)b->n_slots++;
+	*skip(b, i) = 0;
+#else
 	if (i) {
 		set_next(b, 0, next_of(b, i));
 		return i;
 	}
 	i = (uint32_t)b->n_slots++;
+#endif
 	if (i >= b->high) {
 		*gen(b, i) = 0;
 		b->high = i + 1;
@@ -205,8 +298,26 @@ static int bh_erase_n(void *c, const uint64_t *hs, size_t n)
 	for (k = 0; k < n; k++) {
 		uint32_t i = bulk_weak_id(hs[k]);
 		*gen(b, i) = bulk_gen_next(*gen(b, i));
+#if BULK_RUNS
+		/* Merge with the run ending at i - 1 and the run starting at i + 1. */
+		uint32_t left = i > 1 ? *skip(b, i - 1) : 0;
+		uint32_t right = i + 1 < b->n_slots ? *skip(b, i + 1) : 0;
+		if (left && right) {
+			unlink_node(b, i + 1);
+			set_run(b, i - left, left + 1 + right);
+		} else if (left) {
+			set_run(b, i - left, left + 1);
+		} else if (right) {
+			replace_node(b, i + 1, i);
+			set_run(b, i, right + 1);
+		} else {
+			push_node(b, i);
+			set_run(b, i, 1);
+		}
+#else
 		set_next(b, i, next_of(b, 0));
 		set_next(b, 0, i);
+#endif
 #if BULK_BITMASK
 		*mask_word(b, i) &= ~((uint64_t)1 << (i % 64));
 #endif
@@ -236,6 +347,18 @@ static uint64_t bh_iterate_sum(const void *c)
 			for (; m; m &= m - 1)
 				sum += base[__builtin_ctzll(m)].key;
 		}
+	}
+#elif BULK_RUNS
+	/* A run of holes is jumped in one step; runs may cross block boundaries, so every
+	 * slot is addressed through the store. */
+	for (size_t i = 1; i < b->n_slots;) {
+		uint32_t hole = *skip(b, i);
+		if (hole) {
+			i += hole;
+			continue;
+		}
+		sum += item(b, i)->key;
+		i++;
 	}
 #else
 	for (size_t i = 1; i < b->n_slots;) {
@@ -292,6 +415,9 @@ static int bh_clear(void *c)
 	b->n_slots = 1;
 	b->live = 0;
 	set_next(b, 0, 0);
+#if BULK_RUNS
+	set_prev(b, 0, 0);
+#endif
 	return DOD_OK;
 }
 
@@ -313,6 +439,9 @@ static size_t bh_footprint(const void *c)
 #if BULK_BITMASK
 	       + store_committed_bytes(&b->mask)
 #endif
+#if BULK_RUNS
+	       + store_committed_bytes(&b->skip)
+#endif
 	        ;
 }
 
@@ -321,6 +450,9 @@ const struct dod_ops DOD_OPS_SYMBOL = {
 	.source = "Niklas Gray, Data Structures for game programmers: Bulk Data (Our Machinery)"
 #if BULK_BITMASK
 	          " + occupancy bitmask (boost hub's design)"
+#endif
+#if BULK_RUNS
+	          ", runs of holes skipped in one step"
 #endif
 	,
 	.max_elems = BULK_MAX_SLOTS - 1,
