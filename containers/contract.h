@@ -110,7 +110,11 @@ struct dod_ops {
 	const uint64_t *(*key_array)(const void *c);
 
 	size_t (*size)(const void *c);          /* live items */
-	size_t (*footprint_bytes)(const void *c); /* bytes the container holds from the heap */
+	size_t (*footprint_bytes)(const void *c); /* bytes the container holds from the heap:
+	                                           * committed memory (what the process pays) */
+	/* Address space reserved, committed or not (vm reservations); NULL: the same as
+	 * footprint_bytes. Untimed helper for the memory scenario. */
+	size_t (*reserved_bytes)(const void *c);
 };
 
 /* The descriptor fields of the variant being compiled. The Makefile compiles a

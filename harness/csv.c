@@ -80,7 +80,9 @@
 	X(alloc, STR, r->ops_desc->alloc)                                                \
 	X(layout, STR, r->ops_desc->layout)                                              \
 	X(caps, CAPS, r->ops_desc->caps)                                                 \
-	X(invocation, STR, r->env->invocation)
+	X(invocation, STR, r->env->invocation)                                           \
+	X(reserved_bytes, OPTLL, r->reserved_bytes)                                      \
+	X(committed_bytes, OPTLL, r->committed_bytes)
 
 static void put_str(FILE *f, const char *s)
 {

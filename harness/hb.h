@@ -105,6 +105,7 @@ struct hb_row {
 	bool verified;
 	uint64_t ops;             /* operations in the region (>= 1) */
 	long long swaps;          /* < 0: not applicable (empty field) */
+	long long reserved_bytes, committed_bytes; /* memory scenario; < 0: empty field */
 	bool prefault;
 	long long interleave_pos; /* < 0: not interleaved */
 	long long samples;        /* latency samples, < 0: none (percentile fields empty) */

@@ -89,7 +89,7 @@ static void run_rep(struct hb_run *r, struct hb_case *k, long long rep, long lon
 	if (k->errored)
 		return;
 	struct hb_region reg = {0};
-	struct scn_result res = {.swaps = -1};
+	struct scn_result res = {.swaps = -1, .reserved_bytes = -1, .committed_bytes = -1};
 	int rc = k->scn->run(k->ops, &k->p, &reg, &res);
 	progress(r, k->name);
 	if (rc == SCN_RAN && res.ops == 0)
@@ -122,6 +122,7 @@ static void run_rep(struct hb_run *r, struct hb_case *k, long long rep, long lon
 		.hole_pattern = scn_hole_pattern_names[k->p.hole_pattern], .seed = r->c->seed,
 		.rep = (unsigned)rep, .region = &reg, .checksum = res.checksum,
 		.verified = res.verified, .ops = res.ops, .swaps = res.swaps,
+		.reserved_bytes = res.reserved_bytes, .committed_bytes = res.committed_bytes,
 		.prefault = r->c->prefault, .interleave_pos = pos, .samples = -1,
 	};
 	latency(r, k, (unsigned)rep, &reg, &row);

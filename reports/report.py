@@ -78,7 +78,9 @@ EXT_COLUMNS = ("sim_ir sim_dr sim_dw sim_d1mr sim_d1mw sim_dlmr sim_dlmw sim_d1 
                "governor turbo pinned_cpu build_type perf_paranoid papi_status frees cpu_ns "
                "pmu_scale").split()
 SCHEMA2_COLUMNS = ("hole_pattern ops p50_ns p99_ns p999_ns max_ns samples sample_cost_ns "
-                   "family removal alloc layout caps invocation").split()
+                   "family removal alloc layout caps invocation reserved_bytes "
+                   "committed_bytes").split()
+MEMORY_COLUMNS = ("reserved_bytes", "committed_bytes", "allocs")  # the memory scenario's
 EXT_TEXT_COLUMNS = {"sim_d1", "sim_ll", "governor", "turbo", "build_type", "papi_status",
                     "hole_pattern", "family", "removal", "alloc", "layout", "caps",
                     "invocation"}
@@ -87,7 +89,8 @@ OPTIONAL_FLOAT_COLUMNS = {"pmu_scale", "sample_cost_ns", *LATENCY_COLUMNS}
 OPTIONAL_INT_COLUMNS = ({"tsc_cycles", "papi_tot_cyc", "papi_tot_ins", "papi_l1_dcm", "papi_l2_dcm",
                          "papi_l3_tcm", "swaps"} | set(EXT_COLUMNS + SCHEMA2_COLUMNS)
                         - EXT_TEXT_COLUMNS - OPTIONAL_FLOAT_COLUMNS)
-NON_NEGATIVE_COLUMNS = {"elapsed_ns", "samples", "pmu_scale", "sample_cost_ns", *LATENCY_COLUMNS}
+NON_NEGATIVE_COLUMNS = {"elapsed_ns", "samples", "pmu_scale", "sample_cost_ns", *LATENCY_COLUMNS,
+                        "reserved_bytes", "committed_bytes"}
 FLAG_COLUMNS = {"papi_multiplexed", "prefault", "hypervisor"}  # 0/1 (or empty)
 GEOMETRY_COLUMNS = {"sim_d1", "sim_ll"}  # "size_bytes:assoc:line_bytes" (or empty)
 ORDERS = ("seq", "random")
@@ -805,6 +808,8 @@ class CaseStats:
     sample_cost_ns: float | None = None
     removal: str = ""  # the container's removal and alloc axes ("" for schema-1 rows)
     alloc: str = ""
+    memory: dict = field(default_factory=dict)  # MEMORY_COLUMNS: medians, when recorded
+    ops: float = 0.0  # median ops per rep
 
     @property
     def unstable(self):
@@ -838,7 +843,10 @@ def collect_cases(rows, run_id):
             bench_stats.median(per_op), tuple(times), (min(per_op), max(per_op)),
             {c: m for c in LATENCY_COLUMNS if (m := _median_of(group, c)) is not None},
             samples or None, _median_of(group, "sample_cost_ns"),
-            group[0]["removal"] or "", group[0]["alloc"] or "")
+            group[0]["removal"] or "", group[0]["alloc"] or "",
+            {c: m for c in MEMORY_COLUMNS if (m := _median_of(group, c)) is not None
+             and group[0]["committed_bytes"] is not None},
+            bench_stats.median([r["ops"] for r in group]))
     return cases
 
 
@@ -1089,6 +1097,20 @@ def render_all_cases(cases, info, baseline, chart_links):
                             holes_text(k[5], k[6]), str(cases[k].reps), fmt(cases[k].samples)]
                            + [fmt(cases[k].latency.get(c)) for c in LATENCY_COLUMNS]
                            + [fmt(cases[k].sample_cost_ns)] for k in latency])
+        memory = [k for k in keys if "committed_bytes" in cases[k].memory]
+        if memory:
+            out += ["", "Memory after the region (median over the reps): reserved = address "
+                    "space (a vm reservation costs no memory until committed), committed = "
+                    "what the process holds, per live = committed bytes / live items, "
+                    "allocs = allocator calls in the region.", ""]
+            out += _table(["family", "container", "n", "elem_bytes", "holes", "live",
+                           "reserved bytes", "committed bytes", "bytes per live", "allocs"],
+                          [[cases[k].family, k[1], str(k[2]), str(k[3]), holes_text(k[5], k[6]),
+                            fmt(cases[k].ops), fmt(cases[k].memory.get("reserved_bytes")),
+                            fmt(cases[k].memory["committed_bytes"]),
+                            fmt(cases[k].memory["committed_bytes"] / cases[k].ops
+                                if cases[k].ops else None),
+                            fmt(cases[k].memory.get("allocs"))] for k in memory])
         for what, png, svg in chart_links.get(scenario, []):
             out += ["", f"![{scenario}: ns per operation vs {what}]({png}) ([SVG]({svg}))"]
     return "\n".join(out + ["", end]) + "\n"

@@ -51,6 +51,7 @@ struct scn_result {
 	uint64_t ops;          /* operations the timed region did (>= 1): ns_per_op divides by it */
 	double hole_ratio;     /* fraction of the n really erased in setup (0 without holes) */
 	long long swaps;       /* items moved by defragment; -1 when not applicable */
+	long long reserved_bytes, committed_bytes; /* the memory scenario's; -1 otherwise */
 	char why[200];         /* why verification failed, or the error of a failed call */
 };
 

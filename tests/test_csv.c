@@ -23,7 +23,7 @@ static const char header_v2[] =
 	"minflt,majflt,allocs,prefault,interleave_pos,cores,hypervisor,governor,turbo,pinned_cpu,"
 	"build_type,perf_paranoid,papi_status,frees,cpu_ns,pmu_scale,"
 	"hole_pattern,ops,p50_ns,p99_ns,p999_ns,max_ns,samples,sample_cost_ns,"
-	"family,removal,alloc,layout,caps,invocation\n";
+	"family,removal,alloc,layout,caps,invocation,reserved_bytes,committed_bytes\n";
 
 static char *write_to_string(void (*fn)(FILE *, const void *), const void *arg)
 {
@@ -68,7 +68,8 @@ static void test_row_quoting_and_missing_counters(void **state)
 		.env = &env, .timestamp = "2026-01-01T00:00:00Z", .ops_desc = &desc,
 		.scenario = "create", .order = "seq", .hole_pattern = "none", .n = 1000, .seed = 7,
 		.rep = 3, .region = &r, .checksum = 499500, .verified = true, .ops = 500,
-		.swaps = -1, .interleave_pos = -1, .samples = -1,
+		.swaps = -1, .interleave_pos = -1, .samples = -1, .reserved_bytes = -1,
+		.committed_bytes = -1,
 	};
 	char *s = write_to_string(row_fn, &row);
 	/* ns_per_op = elapsed_ns / ops (2000 / 500), not / n. */
@@ -80,7 +81,7 @@ static void test_row_quoting_and_missing_counters(void **state)
 	                       ",,,,,,,,,,,3,0,,0,,2,1,unavailable,on,,release,2,not used,,1900,,"
 	                       /* no holes, 500 ops, no latency samples, the descriptor's axes */
 	                       "none,500,,,,,,,handle_map,swappop,geometric_realloc,aos,"
-	                       "handles|detects_stale,t0-box-7\n");
+	                       "handles|detects_stale,t0-box-7,,\n");
 	free(s);
 	row.swaps = 12;
 	row.verified = false;
@@ -117,10 +118,12 @@ static void test_row_quoting_and_missing_counters(void **state)
 	row.max_ns = 12000;
 	row.sample_cost_ns = 9.5;
 	desc.caps = 0;
+	row.reserved_bytes = 4096;
+	row.committed_bytes = 1024;
 	s = write_to_string(row_fn, &row);
 	assert_non_null(strstr(s, ",handle_map,create,1000,8,0.25,seq,"));
 	assert_non_null(strstr(s, ",clustered,500,20,45.5,400,12000,1000,9.5,handle_map,swappop,"
-	                          "geometric_realloc,aos,none,t0-box-7\n"));
+	                          "geometric_realloc,aos,none,t0-box-7,4096,1024\n"));
 	free(s);
 }
 

@@ -445,6 +445,19 @@ static size_t bh_footprint(const void *c)
 	        ;
 }
 
+static size_t bh_reserved(const void *c)
+{
+	const BH *b = c;
+	return sizeof *b + store_reserved_bytes(&b->items) + store_reserved_bytes(&b->gens)
+#if BULK_BITMASK
+	       + store_reserved_bytes(&b->mask)
+#endif
+#if BULK_RUNS
+	       + store_reserved_bytes(&b->skip)
+#endif
+	        ;
+}
+
 const struct dod_ops DOD_OPS_SYMBOL = {
 	DOD_DESCRIPTOR,
 	.source = "Niklas Gray, Data Structures for game programmers: Bulk Data (Our Machinery)"
@@ -467,4 +480,5 @@ const struct dod_ops DOD_OPS_SYMBOL = {
 	.dump_keys = bh_dump_keys,
 	.size = bh_size,
 	.footprint_bytes = bh_footprint,
+	.reserved_bytes = bh_reserved,
 };

@@ -255,6 +255,13 @@ static size_t bd_footprint(const void *c)
 	       store_committed_bytes(&b->slots);
 }
 
+static size_t bd_reserved(const void *c)
+{
+	const BD *b = c;
+	return sizeof *b + store_reserved_bytes(&b->items) + store_reserved_bytes(&b->ids) +
+	       store_reserved_bytes(&b->slots);
+}
+
 const struct dod_ops DOD_OPS_SYMBOL = {
 	DOD_DESCRIPTOR,
 	.source = "Niklas Gray, Data Structures for game programmers: Bulk Data (Our Machinery), "
@@ -275,4 +282,5 @@ const struct dod_ops DOD_OPS_SYMBOL = {
 	.dump_keys = bd_dump_keys,
 	.size = bd_size,
 	.footprint_bytes = bd_footprint,
+	.reserved_bytes = bd_reserved,
 };

@@ -194,4 +194,5 @@ extern "C" const struct dod_ops DOD_OPS_SYMBOL = {
 	.key_array = nullptr,
 	.size = size,
 	.footprint_bytes = footprint,
+	.reserved_bytes = nullptr,
 };

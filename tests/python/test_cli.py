@@ -19,7 +19,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 BIN = os.environ.get("DODBENCH", str(ROOT / "build" / "dodbench"))
 SCHEMA2_APPENDED = ("hole_pattern,ops,p50_ns,p99_ns,p999_ns,max_ns,samples,sample_cost_ns,"
-                    "family,removal,alloc,layout,caps,invocation").split(",")
+                    "family,removal,alloc,layout,caps,invocation,reserved_bytes,committed_bytes").split(",")
 V1_COLUMNS = ("schema,timestamp,host,cpu_model,compiler,cflags,git_rev,container,scenario,"
               "n,elem_bytes,hole_ratio,order,seed,rep,elapsed_ns,ns_per_op,tsc_cycles,"
               "counter_source,papi_tot_cyc,papi_tot_ins,papi_l1_dcm,papi_l2_dcm,papi_l3_tcm,"

@@ -1035,3 +1035,26 @@ def test_make_report_command_in_a_fresh_clone(tmp_path):
     assert "Traceback" not in proc.stderr and len(proc.stdout.splitlines()) == 1
     assert sorted(p.relative_to(tmp_path) for p in tmp_path.rglob("*")) == before
     assert (tmp_path / "RESULTS.md").read_bytes() == (REPO / "RESULTS.md").read_bytes()
+
+
+def test_memory_columns_make_a_memory_table(tmp_path):
+    """Rows with reserved/committed bytes (the memory scenario's) get a memory table with
+    bytes per live item = committed bytes / ops; other rows leave the columns empty."""
+    rows = read_rows(S2)
+    header = rows[0] + ["reserved_bytes", "committed_bytes"]
+    ops_at, scenario_at = rows[0].index("ops"), rows[0].index("scenario")
+    body = []
+    for fields in rows[1:]:
+        mine = fields[scenario_at] == "trial_scenario"
+        body.append(fields + ([str(1 << 30), str(int(fields[ops_at]) * 12)] if mine else ["", ""]))
+    path = write_rows(tmp_path / "mem.csv", [header] + body)
+    md = tmp_path / "R.md"
+    assert report.main(["--results-md", str(md), "--out-dir", str(tmp_path / "out"),
+                        str(path)]) == 0
+    text = md.read_text()
+    assert "Memory after the region" in text
+    table = text.split("Memory after the region", 1)[1]
+    assert "| 1073741824 | " in table and "| 12 |" in table
+    bad = [header] + [body[0][:-1] + ["-5"]]
+    with pytest.raises(report.ReportError, match="committed_bytes"):
+        report.load_csvs([write_rows(tmp_path / "bad.csv", bad)])
