@@ -23,6 +23,8 @@
 
 #include <plf_colony.h>
 
+#include "cxx_glue.hpp"
+
 extern "C" {
 #include "contract.h"
 #include "dod_common.h"
@@ -37,22 +39,10 @@ Elem *as_ptr(uint64_t h) { return reinterpret_cast<Elem *>(static_cast<uintptr_t
 
 int create(void **out, size_t capacity_elems)
 {
-	try {
-		Colony *c = new Colony;
-		try {
-			if (capacity_elems)
-				c->reserve(capacity_elems);
-		} catch (...) {
-			delete c;
-			throw;
-		}
-		*out = c;
-		return DOD_OK;
-	} catch (const std::bad_alloc &) {
-		return DOD_ENOMEM;
-	} catch (const std::length_error &) {
-		return DOD_ENOMEM;
-	}
+	return dod_cxx_create<Colony>(out, capacity_elems, [](Colony &c, size_t cap) {
+		if (cap)
+			c.reserve(cap);
+	});
 }
 
 void destroy(void *c) { delete static_cast<Colony *>(c); }

@@ -21,6 +21,8 @@
 #include <unordered_map>
 #include <vector>
 
+#include "cxx_glue.hpp"
+
 extern "C" {
 #include "contract.h"
 #include "dod_common.h"
@@ -38,21 +40,8 @@ struct Umap {
 
 int create(void **out, size_t capacity_elems)
 {
-	try {
-		Umap *u = new Umap;
-		try {
-			u->map.reserve(capacity_elems);
-		} catch (...) {
-			delete u;
-			throw;
-		}
-		*out = u;
-		return DOD_OK;
-	} catch (const std::bad_alloc &) {
-		return DOD_ENOMEM;
-	} catch (const std::length_error &) {
-		return DOD_ENOMEM;
-	}
+	return dod_cxx_create<Umap>(out, capacity_elems,
+	                            [](Umap &u, size_t cap) { u.map.reserve(cap); });
 }
 
 void destroy(void *c) { delete static_cast<Umap *>(c); }

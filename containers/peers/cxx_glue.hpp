@@ -1,0 +1,36 @@
+/* cxx_glue.hpp - what every C++ peer adapter shares: making a container behind a void *
+ * without letting an exception cross into C. */
+#ifndef DOD_PEERS_CXX_GLUE_HPP
+#define DOD_PEERS_CXX_GLUE_HPP
+
+#include <cstddef>
+#include <new>
+#include <stdexcept>
+
+extern "C" {
+#include "dod_common.h"
+}
+
+/* *out = new T, then reserve(t, capacity_elems). Returns DOD_OK, or DOD_ENOMEM when the
+ * allocation or the reservation throws bad_alloc or length_error (nothing is leaked). */
+template <class T, class Reserve>
+int dod_cxx_create(void **out, std::size_t capacity_elems, Reserve reserve)
+{
+	try {
+		T *t = new T;
+		try {
+			reserve(*t, capacity_elems);
+		} catch (...) {
+			delete t;
+			throw;
+		}
+		*out = t;
+		return DOD_OK;
+	} catch (const std::bad_alloc &) {
+		return DOD_ENOMEM;
+	} catch (const std::length_error &) {
+		return DOD_ENOMEM;
+	}
+}
+
+#endif
