@@ -65,12 +65,25 @@ static bool on_path(const char *prog)
 	return false;
 }
 
-/* "desc: D1 cache: 49152 B, 64 B, 12-way associative" -> "49152:12:64". */
+/* "desc: D1 cache: 49152 B, 64 B, 12-way associative" -> "49152:12:64"; valgrind also
+ * writes "direct-mapped" (1 way; e.g. a VM's 256 MiB L3) and "fully associative" (size /
+ * line ways). Anything else leaves out unchanged ("unknown"). */
 static void geometry(const char *desc, char *out, size_t len)
 {
 	unsigned long long size, line, assoc;
-	if (sscanf(desc, "%llu B, %llu B, %llu-way", &size, &line, &assoc) == 3)
-		snprintf(out, len, "%llu:%llu:%llu", size, assoc, line);
+	int used = 0;
+	if (sscanf(desc, "%llu B, %llu B, %n", &size, &line, &used) < 2 || !used || !line)
+		return;
+	const char *rest = desc + used;
+	if (sscanf(rest, "%llu-way", &assoc) == 1)
+		;
+	else if (strncmp(rest, "direct-mapped", 13) == 0)
+		assoc = 1;
+	else if (strncmp(rest, "fully associative", 17) == 0)
+		assoc = size / line;
+	else
+		return;
+	snprintf(out, len, "%llu:%llu:%llu", size, assoc, line);
 }
 
 /* Reads one dump file; stores its counts under its region number. */

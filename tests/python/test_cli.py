@@ -352,6 +352,18 @@ def test_callgrind_counts_are_deterministic(tmp_path):
     assert 2000 <= int(it["sim_dr"]) < 2100
 
 
+def test_callgrind_host_geometry_is_recorded(tmp_path):
+    """Without --sim-ll the simulator uses the host's caches, whatever form valgrind reports
+    them in (n-way, direct-mapped on some VMs): the columns are size:assoc:line."""
+    out = tmp_path / "host.csv"
+    p = run("run", "--container", "handle_map", "--scenario", "iterate", "--n", "1000",
+            "--reps", "1", "--warmup", "0", "--counters", "callgrind", "--quiet", "--out", str(out))
+    assert p.returncode == 0, p.stdout + p.stderr
+    row = read_rows(out)[0]
+    assert re.fullmatch(r"[1-9]\d*:[1-9]\d*:[1-9]\d*", row["sim_ll"]), row["sim_ll"]
+    assert re.fullmatch(r"[1-9]\d*:[1-9]\d*:[1-9]\d*", row["sim_d1"]), row["sim_d1"]
+
+
 def test_interleave_records_a_permutation(tmp_path):
     out = tmp_path / "i.csv"
     p = run("run", "--container", "handle_map,plain_array", "--scenario", "iterate",
