@@ -73,19 +73,12 @@ static int run(const struct dod_ops *ops, const struct scn_params *p, struct hb_
 	return rc;
 }
 
-static const char *cannot_run(const struct dod_ops *ops)
-{
-	return ops->caps & DOD_CAP_FIXED_CAPACITY
-	               ? "fixed capacity: built by growing from empty, it would hit DOD_EFULL"
-	               : NULL;
-}
-
 static const struct scn_scenario memory = {
 	.name = "memory",
 	.help = "grow from empty to n (+ erase --hole-ratio); reserved and committed bytes, "
 	        "allocator calls",
 	.uses_holes = true,
-	.cannot_run = cannot_run,
+	.grows_from_empty = true,
 	.run = run,
 };
 SCN_REGISTER(memory)

@@ -55,19 +55,12 @@ static int run(const struct dod_ops *ops, const struct scn_params *p, struct hb_
 	return SCN_RAN;
 }
 
-static const char *cannot_run(const struct dod_ops *ops)
-{
-	return ops->caps & DOD_CAP_FIXED_CAPACITY
-	               ? "fixed capacity: cannot grow from empty (pushes would hit DOD_EFULL)"
-	               : NULL;
-}
-
 static const struct scn_scenario push_latency = {
 	.name = "push_latency",
 	.help = "push n items one at a time into an empty container, each push timed "
 	        "(p50/p99/p999/max)",
 	.records_samples = true,
-	.cannot_run = cannot_run,
+	.grows_from_empty = true,
 	.run = run,
 };
 SCN_REGISTER(push_latency)

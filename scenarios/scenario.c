@@ -56,6 +56,8 @@ const char *scn_cannot_run(const struct scn_scenario *scn, const struct dod_ops 
 	const char *why = scn->cannot_run ? scn->cannot_run(ops) : NULL;
 	if (why)
 		return why;
+	if (scn->grows_from_empty && (ops->caps & DOD_CAP_FIXED_CAPACITY))
+		return "fixed capacity: cannot grow from empty (inserts would hit DOD_EFULL)";
 	if (scn->uses_holes && p->hole_ratio > 0) {
 		if (scn_needs_handles(ops))
 			return scn_needs_handles(ops);

@@ -64,6 +64,7 @@ struct scn_scenario {
 	bool uses_order;       /* --order changes what it does (else it runs with "seq") */
 	bool uses_holes;       /* --hole-ratio/--hole-pattern apply (else it runs without holes) */
 	bool records_samples;  /* records per-operation latency samples (p50_ns ... columns) */
+	bool grows_from_empty; /* creates with 0 reserved and grows: skips fixed_capacity */
 	/* NULL when ops can run this scenario, else the reason it is skipped. */
 	const char *(*cannot_run)(const struct dod_ops *ops);
 	/* One repetition: setup, hb_begin/hb_end around the timed work, verification; sets
@@ -84,7 +85,8 @@ size_t scn_list(const struct scn_scenario *const **out);
 /* The scenario called name, or NULL. */
 const struct scn_scenario *scn_find(const char *name);
 /* NULL when scn can run on ops with parameters p, else why not (the scenario's own
- * cannot_run, or holes asked of a container without erase_n). */
+ * cannot_run, holes asked of a container without erase_n, or growth from empty asked of
+ * a fixed-capacity container). */
 const char *scn_cannot_run(const struct scn_scenario *scn, const struct dod_ops *ops,
                            const struct scn_params *p);
 

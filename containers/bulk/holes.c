@@ -278,24 +278,17 @@ static inline int check(const BH *b, uint64_t h)
 	return bulk_weak_check(h, b->n_slots, id && id < b->n_slots ? *gen(b, id) : 0);
 }
 
-/* All or nothing without an extra allocation: pass 1 validates each weak pointer and sets
- * the mark bit of its slot's generation, so a repeat fails (as DOD_EFREE); the marks are
- * removed before pass 2 erases or before the error is returned. */
+static uint32_t *gen_of(void *c, uint32_t id) { return gen(c, id); }
+
+/* All or nothing without an extra allocation: bulk_weak_check_batch validates every weak
+ * pointer first (a repeat fails as DOD_EFREE), then all are erased. */
 static int bh_erase_n(void *c, const uint64_t *hs, size_t n)
 {
 	BH *b = c;
-	size_t k;
-	int err = DOD_OK;
-	for (k = 0; k < n; k++) {
-		if ((err = check(b, hs[k])) != DOD_OK)
-			break;
-		*gen(b, bulk_weak_id(hs[k])) |= BULK_MARK;
-	}
-	for (size_t j = 0; j < k; j++)
-		*gen(b, bulk_weak_id(hs[j])) &= BULK_GEN_MASK;
+	int err = bulk_weak_check_batch(hs, n, b->n_slots, gen_of, b);
 	if (err)
-		return check(b, hs[k]) ? check(b, hs[k]) : DOD_EFREE;
-	for (k = 0; k < n; k++) {
+		return err;
+	for (size_t k = 0; k < n; k++) {
 		uint32_t i = bulk_weak_id(hs[k]);
 		*gen(b, i) = bulk_gen_next(*gen(b, i));
 #if BULK_RUNS

@@ -165,23 +165,17 @@ static void erase_valid(BD *b, uint32_t s)
 	slot(b, 0)->index = s;
 }
 
-/* All or nothing without an extra allocation: pass 1 validates and marks each slot's
- * generation (a repeat then fails, as DOD_EFREE); marks are removed before pass 2. */
+static uint32_t *gen_of(void *c, uint32_t s) { return &slot(c, s)->gen; }
+
+/* All or nothing without an extra allocation: bulk_weak_check_batch validates every weak
+ * pointer first (a repeat fails as DOD_EFREE), then all are erased. */
 static int bd_erase_n(void *c, const uint64_t *hs, size_t n)
 {
 	BD *b = c;
-	size_t k;
-	int err = DOD_OK;
-	for (k = 0; k < n; k++) {
-		if ((err = check(b, hs[k])) != DOD_OK)
-			break;
-		slot(b, bulk_weak_id(hs[k]))->gen |= BULK_MARK;
-	}
-	for (size_t j = 0; j < k; j++)
-		slot(b, bulk_weak_id(hs[j]))->gen &= BULK_GEN_MASK;
+	int err = bulk_weak_check_batch(hs, n, b->n_slots, gen_of, b);
 	if (err)
-		return check(b, hs[k]) ? check(b, hs[k]) : DOD_EFREE;
-	for (k = 0; k < n; k++)
+		return err;
+	for (size_t k = 0; k < n; k++)
 		erase_valid(b, bulk_weak_id(hs[k]));
 	return DOD_OK;
 }

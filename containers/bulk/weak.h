@@ -11,6 +11,7 @@
 #ifndef DOD_BULK_WEAK_H
 #define DOD_BULK_WEAK_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "dod_common.h"
@@ -36,6 +37,36 @@ static inline int bulk_weak_check(uint64_t h, size_t n_slots, uint32_t slot_gen)
 	if (!(gen & 1) || (gen & BULK_MARK))
 		return DOD_EFREE;
 	return slot_gen == gen ? DOD_OK : DOD_ESTALE;
+}
+
+/* Pass 1 of every bulk container's all-or-nothing erase_n: checks the n weak pointers
+ * against their slots' generations (gen_of(ctx, id): the stored generation of slot id,
+ * 1 <= id < n_slots), marking each slot on the way so a repeated pointer fails, then
+ * removes the marks. Returns DOD_OK (every pointer valid, none repeated; the caller may
+ * erase them all) or the first failing pointer's own error, DOD_EFREE for a repeat.
+ * Leaves every generation as it found it. gen_of is a static function of the caller, so
+ * the call inlines. */
+static inline int bulk_weak_check_batch(const uint64_t *hs, size_t n, size_t n_slots,
+                                        uint32_t *(*gen_of)(void *ctx, uint32_t id),
+                                        void *ctx)
+{
+	size_t k;
+	int err = DOD_OK;
+	for (k = 0; k < n; k++) {
+		uint32_t id = bulk_weak_id(hs[k]);
+		uint32_t *g = id && id < n_slots ? gen_of(ctx, id) : NULL;
+		if ((err = bulk_weak_check(hs[k], n_slots, g ? *g : 0)) != DOD_OK)
+			break;
+		*g |= BULK_MARK;
+	}
+	for (size_t j = 0; j < k; j++)
+		*gen_of(ctx, bulk_weak_id(hs[j])) &= BULK_GEN_MASK;
+	if (err == DOD_OK)
+		return DOD_OK;
+	/* Its own error, not one our marks caused: valid once unmarked means a repeat. */
+	uint32_t id = bulk_weak_id(hs[k]);
+	int own = bulk_weak_check(hs[k], n_slots, id && id < n_slots ? *gen_of(ctx, id) : 0);
+	return own ? own : DOD_EFREE;
 }
 
 /* The generation after next: allocating or erasing a slot. */
