@@ -14,7 +14,7 @@ CXXFLAGS_R:= -std=c++20 $(OPT) -g -Wall -Wextra
 # Flags of build/dodbench-sim, the binary --counters callgrind runs under valgrind.
 OPT_SIM   ?= -O2 -march=native -mno-avx512f -falign-loops=64
 SAN       := -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
-SIZES     := 8 16 64 256
+SIZES     := 8 16 40 64 256
 BENCH_N   ?= 100000
 BENCH_REPS?= 11
 BENCH_WARMUP ?= 2

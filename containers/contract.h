@@ -21,8 +21,9 @@
 #include "dod_common.h"
 
 /* Version 2 added erase_n and the removal axis; descriptors are filled from the variant
- * table (containers/variants.tsv) through DOD_DESCRIPTOR, see below. */
-#define DOD_OPS_VERSION 2
+ * table (containers/variants.tsv) through DOD_DESCRIPTOR, see below. Version 3 added the
+ * particle kernels (tick, simulate, particle_sums) at the end. */
+#define DOD_OPS_VERSION 3
 
 /* Capability flags (dod_ops.caps). */
 enum {
@@ -115,6 +116,19 @@ struct dod_ops {
 	/* Address space reserved, committed or not (vm reservations); NULL: the same as
 	 * footprint_bytes. Untimed helper for the memory scenario. */
 	size_t (*reserved_bytes)(const void *c);
+
+	/* ---- particle kernels (Our Machinery, "Bulk data", layouts): containers whose items
+	 * are the article's 40-byte particle (t; pos[3]; vel[3]; col[3], floats; see
+	 * dod_particle_* in dod_common.h), NULL for every other container. The tick and
+	 * simulate scenarios run them. ---- */
+	/* One pass of the article's tick(): t += dt (seconds) for every particle. May process
+	 * holes too (they hold safe values: zeros, no FP exceptions, no denormals). */
+	void (*tick)(void *c, float dt);
+	/* One pass of simulate(): pos += vel * dt for every particle (holes too, as tick). */
+	void (*simulate)(void *c, float dt);
+	/* Untimed verification: *t_sum = the sum of t and *pos_sum = the sum of pos[0] +
+	 * pos[1] + pos[2] over the live particles, in double. */
+	void (*particle_sums)(const void *c, double *t_sum, double *pos_sum);
 };
 
 /* The descriptor fields of the variant being compiled. The Makefile compiles a

@@ -2,8 +2,9 @@
  * every dodbench container.
  *
  * Element sizes are compile-time (docs/ARCHITECTURE.md, "The container contract"): each container
- * .c file is compiled once per size class with -DELEM_BYTES=N (8, 16, 64, 256). SFX(name)
- * appends the size class, so handle_map.c built with -DELEM_BYTES=16 defines
+ * .c file is compiled once per size class with -DELEM_BYTES=N (8, 16, 40, 64, 256; 40 is
+ * the 40-byte particle of the layout containers, particles.c). SFX(name) appends the size
+ * class, so handle_map.c built with -DELEM_BYTES=16 defines
  * hmap_insert_16, struct hmap_16, dod_elem_16 and so on. A translation unit includes a
  * per-size header (handle_map.h, ...) for exactly one ELEM_BYTES.
  *
@@ -62,12 +63,27 @@ static inline uint64_t dod_rng_below(uint64_t *state, uint64_t bound)
  * of dodbench's setup code; containers shuffle their own parallel arrays). Advances *rng. */
 void dod_shuffle(void *base, size_t n, size_t elem_bytes, uint64_t *rng);
 
+/* The particle of the layout containers (containers/particles.c) holding key k, and the
+ * reference the tick and simulate scenarios verify against: t = 0, pos and vel small
+ * integers. With dt = DOD_PARTICLE_DT (2^-6 s) every value t += dt and pos += vel * dt
+ * produce is a multiple of 2^-6 far below 2^17, so float arithmetic is exact whether the
+ * compiler vectorizes, fuses into FMA or neither, and results compare with ==. */
+#define DOD_PARTICLE_DT 0.015625f
+static inline float dod_particle_pos0(uint64_t k, int axis)
+{
+	return (float)((int)((k >> (5 * axis)) % 17) - 8); /* -8 .. 8 */
+}
+static inline float dod_particle_vel(uint64_t k, int axis)
+{
+	return (float)((int)((k >> (5 * axis + 2)) % 7) - 3); /* -3 .. 3 */
+}
+
 #define DOD_CAT_(a, b) a##_##b
 #define DOD_CAT(a, b) DOD_CAT_(a, b)
 
 #ifdef ELEM_BYTES
-#if ELEM_BYTES != 8 && ELEM_BYTES != 16 && ELEM_BYTES != 64 && ELEM_BYTES != 256
-#error "ELEM_BYTES must be one of 8, 16, 64, 256"
+#if ELEM_BYTES != 8 && ELEM_BYTES != 16 && ELEM_BYTES != 40 && ELEM_BYTES != 64 && ELEM_BYTES != 256
+#error "ELEM_BYTES must be one of 8, 16, 40, 64, 256"
 #endif
 #define SFX(name) DOD_CAT(name, ELEM_BYTES)
 

@@ -349,7 +349,7 @@ static int parse_elems(struct hb_config *c, char *arg)
 		for (size_t s = 0; ok && s < HB_N_SIZES; s++)
 			found |= v == hb_elem_sizes[s];
 		if (!found)
-			rc = hb_usage_error("--elem-bytes: '%s' is not one of 8, 16, 64, 256", items[i]);
+			rc = hb_usage_error("--elem-bytes: '%s' is not one of 8, 16, 40, 64, 256", items[i]);
 		c->elems[i] = (size_t)v;
 	}
 	free(items);

@@ -122,8 +122,8 @@ void hb_csv_row(FILE *f, const struct hb_row *r);
 
 /* ---- registry (registry.c, generated from containers/variants.tsv) ---- */
 
-#define HB_N_SIZES 4
-extern const size_t hb_elem_sizes[HB_N_SIZES]; /* 8, 16, 64, 256 */
+#define HB_N_SIZES 5
+extern const size_t hb_elem_sizes[HB_N_SIZES]; /* 8, 16, 40, 64, 256 (40: particles) */
 
 struct hb_container {
 	const char *name;

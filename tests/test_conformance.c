@@ -215,7 +215,7 @@ static void test_footprint(void **state)
 {
 	(void)state;
 	for (size_t i = 0; i < hb_n_containers; i++) {
-		const struct dod_ops *ops = hb_containers[i].ops[2];
+		const struct dod_ops *ops = hb_find_ops(hb_containers[i].name, 64);
 		if (!ops)
 			continue;
 		void *c;
@@ -258,7 +258,9 @@ static void test_scenarios_verify_small(void **state)
 					if (!res.verified)
 						fail_msg("%s/%s/%s: %s", s->name, ops->name,
 						         scn_hole_pattern_names[pattern], res.why);
-					assert_true(res.ops >= 1 && res.ops <= 2 * p.n);
+					/* At most 2n (erase + insert); the particle kernels make up to 64
+					 * passes over the live items (scenarios/kernels.c). */
+					assert_true(res.ops >= 1 && res.ops <= 128 * p.n);
 					if (pattern)
 						assert_true(res.hole_ratio > 0.29 && res.hole_ratio < 0.31);
 					if (s->records_samples)
