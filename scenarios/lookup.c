@@ -3,7 +3,10 @@
  * Setup: n items, the shared hole setup, then the survivors' handles in insertion order
  * (--order seq) or a seeded shuffle of them (random). Timed: one ops->lookup_sum over
  * all surviving handles; every handle is validated inside, as a real lookup must.
- * ops = surviving handles. Checksum: the sum; expected the survivors' key sum. */
+ * ops = surviving handles. Checksum: the sum; expected the survivors' key sum. Then,
+ * untimed, for a container that promises DOD_CAP_DETECTS_STALE: of all n handles issued,
+ * exactly the survivors must be valid, and a lookup through an erased (stale) weak
+ * pointer must fail. */
 #include "scenario.h"
 
 static int run(const struct dod_ops *ops, const struct scn_params *p, struct hb_region *r,
@@ -27,6 +30,19 @@ static int run(const struct dod_ops *ops, const struct scn_params *p, struct hb_
 		scn_fail(res, "lookup_sum rejected a live handle: %s", dod_strerror(err));
 	} else {
 		scn_check_sum(res, sum, f.live_key_sum);
+	}
+	if (res->verified && (ops->caps & DOD_CAP_DETECTS_STALE) && f.n_live < f.n) {
+		size_t valid = ops->count_valid(f.c, f.handles, f.n);
+		size_t stale = 0;
+		while (stale < f.n && ops->count_valid(f.c, &f.handles[stale], 1))
+			stale++;
+		uint64_t ignored;
+		if (valid != f.n_live)
+			scn_fail(res, "%zu of the %zu handles issued are valid, but %zu items live",
+			         valid, f.n, f.n_live);
+		else if (stale < f.n && ops->lookup_sum(f.c, &f.handles[stale], 1, &ignored) == DOD_OK)
+			scn_fail(res, "lookup_sum accepted the stale weak pointer of erased item %zu",
+			         stale);
 	}
 	scn_filled_free(ops, &f);
 	return SCN_RAN;

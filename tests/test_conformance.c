@@ -349,6 +349,46 @@ static void test_wrong_results_fail_verification(void **state)
 	}
 }
 
+/* A container that claims to detect stale handles but lets a stale one through (its
+ * lookup skips the handles it cannot resolve instead of failing) gets every sum right,
+ * so only the lookup scenario's stale check can catch it, and must. */
+static int lenient_lookup(const void *c, const uint64_t *hs, size_t n, uint64_t *sum)
+{
+	uint64_t total = 0, one;
+	for (size_t k = 0; k < n; k++)
+		if (real->lookup_sum(c, &hs[k], 1, &one) == DOD_OK)
+			total += one;
+	*sum = total;
+	return DOD_OK;
+}
+
+static void test_accepting_a_stale_handle_fails_verification(void **state)
+{
+	(void)state;
+	size_t checked = 0;
+	for (size_t i = 0; i < hb_n_containers; i++) {
+		const struct dod_ops *ops = hb_containers[i].ops[0] ? hb_containers[i].ops[0]
+		                                                    : hb_containers[i].ops[2];
+		if (!ops || !(ops->caps & DOD_CAP_DETECTS_STALE) || !ops->erase_n)
+			continue;
+		real = ops;
+		struct dod_ops broken = *ops;
+		broken.lookup_sum = lenient_lookup;
+		struct scn_params p = {.n = 100, .seed = 1, .hole_ratio = 0.3,
+		                       .hole_pattern = SCN_HOLES_RANDOM};
+		struct hb_region r = {0}, r2 = {0};
+		struct scn_result res = {.swaps = -1}, bad = {.swaps = -1};
+		assert_int_equal(scn_find("lookup")->run(ops, &p, &r, &res), SCN_RAN);
+		assert_true(res.verified);
+		assert_int_equal(scn_find("lookup")->run(&broken, &p, &r2, &bad), SCN_RAN);
+		if (bad.verified)
+			fail_msg("%s: a stale weak pointer was accepted unnoticed", ops->name);
+		assert_non_null(strstr(bad.why, "stale"));
+		checked++;
+	}
+	assert_true(checked >= 1);
+}
+
 static void test_key_sum(void **state)
 {
 	(void)state;
@@ -367,6 +407,7 @@ int main(void)
 		cmocka_unit_test(test_scenarios_verify_small),
 		cmocka_unit_test(test_hole_patterns),
 		cmocka_unit_test(test_wrong_results_fail_verification),
+		cmocka_unit_test(test_accepting_a_stale_handle_fails_verification),
 		cmocka_unit_test(test_key_sum),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
