@@ -38,10 +38,12 @@ INC       := -Icontainers -Iharness -Iscenarios -I$(B) -I$(B)/gen
 # Container variants come from the variant table (containers/variants.tsv): the generated
 # build/gen/variants.mk lists VARIANTS, VARIANT_OBJS and one object rule per variant and
 # size class; a new variant is one line there, no edit here. Scenarios and tests are found
-# by wildcard: a new scenario is one file, a new test one file.
+# by wildcard: a new scenario is one file, a new test one file. stb_ds_impl.c is stb_ds's
+# implementation, which must be compiled once, not once per size class like its user.
 VARIANT_TABLE := containers/variants.tsv
 include $(B)/gen/variants.mk
 PLAIN_C   := containers/dod_common.c $(sort $(wildcard containers/alloc/*.c)) \
+             containers/peers/stb_ds_impl.c \
              $(filter-out harness/main.c harness/alloc_count.c,$(sort $(wildcard harness/*.c))) \
              $(sort $(wildcard scenarios/*.c))
 TEST_NAMES:= $(patsubst tests/%.c,%,$(sort $(wildcard tests/test_*.c)))

@@ -127,7 +127,7 @@ static int cmd_run(int argc, char **argv)
 static void list_containers(bool names_only)
 {
 	if (!names_only)
-		printf("%-24s %-11s %-11s %-18s %-7s %-12s %s\n", "name", "family", "removal",
+		printf("%-24s %-11s %-11s %-18s %-14s %-12s %s\n", "name", "family", "removal",
 		       "alloc", "layout", "sizes", "caps");
 	for (size_t i = 0; i < hb_n_containers; i++) {
 		const struct hb_container *k = &hb_containers[i];
@@ -143,7 +143,7 @@ static void list_containers(bool names_only)
 				snprintf(sizes + strlen(sizes), sizeof sizes - strlen(sizes), "%s%zu",
 				         sizes[0] ? "," : "", hb_elem_sizes[s]);
 			}
-		printf("%-24s %-11s %-11s %-18s %-7s %-12s ", k->name, ops->family, ops->removal,
+		printf("%-24s %-11s %-11s %-18s %-14s %-12s ", k->name, ops->family, ops->removal,
 		       ops->alloc, ops->layout, sizes);
 		bool any = false;
 		for (int b = 0; b < DOD_N_CAPS; b++)
