@@ -371,16 +371,36 @@ static uint64_t bh_iterate_sum(const void *c)
 		}
 	}
 #elif BULK_RUNS
-	/* A run of holes is jumped in one step; runs may cross block boundaries, so every
-	 * slot is addressed through the store. */
-	for (size_t i = 1; i < b->n_slots;) {
-		uint32_t hole = *skip(b, i);
-		if (hole) {
-			i += hole;
-			continue;
+	/* A run of holes is jumped in one step; runs may cross block boundaries, so every slot
+	 * is addressed through the store. Two loops, picked by the share of holes:
+	 * - few holes: "if hole, jump the run, else add". The branch is predicted "item" and
+	 *   the next address does not wait for a load, so items stream.
+	 * - many holes (more than a quarter of the slots): plf::colony's jump-counting
+	 *   increment, with no branch on "hole or item": from an item, step one and add that
+	 *   slot's skip value (0 for an item, the run's length at a run's first slot; runs
+	 *   are maximal, so the jump lands on an item or the end). Each step waits for the
+	 *   skip load, but nothing mispredicts.
+	 * Measured (n = 1M, 8 and 16 B, colony's time / ours): the branchy loop alone was
+	 * 1.7-2.0x at no holes but 0.41-0.46x at 50% random holes (a mispredict per short
+	 * run); the jump loop alone 0.72-0.84x at 50% random but 0.72-0.77x at no holes. */
+	size_t n_slots = b->n_slots;
+	if ((n_slots - 1 - b->live) * 4 <= n_slots) {
+		for (size_t i = 1; i < n_slots;) {
+			uint32_t hole = *skip(b, i);
+			if (hole) {
+				i += hole;
+				continue;
+			}
+			sum += item(b, i)->key;
+			i++;
 		}
-		sum += item(b, i)->key;
-		i++;
+	} else {
+		for (size_t i = n_slots > 1 ? 1 + *skip(b, 1) : 1; i < n_slots;) {
+			sum += item(b, i)->key;
+			if (++i >= n_slots)
+				break;
+			i += *skip(b, i);
+		}
 	}
 #else
 	for (size_t i = 1; i < b->n_slots;) {
