@@ -60,6 +60,12 @@ ALLOC_ORDER = ("static", "realloc", "fixblocks", "geoblocks", "vm")
 PLAIN, COLONY = "plain_array", "peer_colony"
 HASH_PEERS = ("peer_unordered_map", "peer_stb_arr")  # id -> item through a hash table
 LAYOUT_BASE = "aos"
+LAYOUT_ORDER = ("soa", "aosoa8", "aosoa16", "aos_block_soa")  # columns; others after
+ARTICLE_LINES = {  # claim id: (kernels the figure is about, legend text)
+    "soa_tick": (("tick",), "article: SoA tick, memory-bound: up to"),
+    "soa_simd": (("tick", "simulate"), "article: SIMD, compute-bound: up to"),
+    "aosoa8_tick": (("tick",), "article: AoSoA-8 tick: at most about"),
+}
 KERNELS = ("tick", "simulate")
 PERCENTILES = (("p50_ns", "p50"), ("p99_ns", "p99"), ("p999_ns", "p99.9"), ("max_ns", "max"))
 ALLOC_STYLE = {"static": (":", "s"), "realloc": ("-", "o"), "fixblocks": ("--", "^"),
@@ -397,15 +403,19 @@ def _memory_cases(run, pick=lambda c: True):
 
 
 def _slot_bytes(mem, run):
-    """{(removal, elem_bytes): the fewest committed bytes per slot (committed / n) over the
-    bulk memory cases of that removal and item size}: the density without capacity waste."""
+    """{(removal, elem_bytes): bytes a slot needs}: the fewest committed bytes per slot
+    (committed / n) over the bulk memory cases of that removal and item size, rounded down
+    to a whole byte. Every case holds at least n slots, so the minimum is at least a slot's
+    size plus some rounding of the tightest strategy (vm commits in chunks); a slot's
+    arrays are whole bytes, so rounding down removes that rounding and errs toward
+    counting more waste, never less."""
     out = {}
     for k, st in mem.items():
         m = run.axes(k[1])
         if m.family == BULK:
             key = (m.removal, k[3])
             out[key] = min(out.get(key, math.inf), st.memory["committed_bytes"] / k[2])
-    return out
+    return {key: max(1, math.floor(v)) for key, v in out.items()}
 
 
 def _free_list_memory(run, claim):
@@ -423,7 +433,8 @@ def _free_list_memory(run, claim):
             + ", ".join(sorted({f'{k[5]:g}' for k, *_ in pairs})) + ")")
     plain = {k: st for k, st in mem.items() if run.axes(k[1]).removal == "holes" and not k[5]}
     if plain:
-        k, st = max(plain.items(), key=lambda i: (i[0][2], -i[1].memory["committed_bytes"]))
+        k, st = min(plain.items(), key=lambda i: (i[1].memory["committed_bytes"] / i[0][2],
+                                                  i[0]))
         per_slot = st.memory["committed_bytes"] / k[2]
         text += (f"; {k[1]} holds {rp.fmt(per_slot)} B per {k[3]} B item at n={k[2]}: "
                  f"{rp.fmt(per_slot - k[3])} B beside each item (its generation, outside "
@@ -583,11 +594,16 @@ def _realloc_waste(run, claim):
     waste = _waste(run, MOVING_ALLOC)
     if not waste:
         return Verdict(NOT_MEASURED, "needs memory rows of realloc variants")
-    k, frac, _, _ = max(waste, key=lambda w: (w[1], w[0]))
-    ns = sorted({w[0][2] for w in waste})
-    text = (f"largest waste {pct(frac)} of the committed bytes ({k[1]}, n={k[2]}, {k[3]} B); "
-            f"measured at n = {', '.join(map(str, ns))}; waste = committed − n × the densest "
-            "bytes per slot any strategy reached for that removal and item size")
+    worst = {}  # removal -> (wasted fraction, case key)
+    for k, frac, _, _ in waste:
+        removal = run.axes(k[1]).removal
+        worst[removal] = max(worst.get(removal, (0.0, k)), (frac, k))
+    frac = max(f for f, _ in worst.values())
+    text = ("largest share of the committed bytes wasted, over n = "
+            + ", ".join(map(str, sorted({w[0][2] for w in waste}))) + ": "
+            + "; ".join(f"{r} {pct(f)} (n={k[2]}, {k[3]} B)" for r, (f, k) in sorted(worst.items()))
+            + " (waste = committed − n × the bytes of a slot: the densest any strategy reached "
+            "for that removal and item size, rounded down to a whole byte)")
     bound = claim.figure if claim.figure is not None else 0.5
     if frac > bound + SAME:
         return Verdict(REFUTED, text)
@@ -671,6 +687,11 @@ def _vm_indirection(run, claim):
     slow = sum(above(ci, SAME) for *_, ci in res)
     verdict = CONFIRMED if not slow else REFUTED if slow > len(res) / 2 else DEPENDS
     return Verdict(verdict, text)
+
+
+def layout_order(layout):
+    """Sort key of a layout name: LAYOUT_ORDER first, the others by name."""
+    return (LAYOUT_ORDER.index(layout) if layout in LAYOUT_ORDER else len(LAYOUT_ORDER), layout)
 
 
 def layout_speedups(run):
@@ -1330,9 +1351,9 @@ def chart_layouts(run, claims, info, out_dir):
         return []
     panels = sorted({(k[0], k[3], k[4]) for k in sp},
                     key=lambda p: (KERNELS.index(p[0]) if p[0] in KERNELS else 9, p[1]))
-    layouts = sorted({k[5] for k in sp})
-    lines = [(cl.figure, f"article: {cl.claim.split(':')[0]} ({x(cl.figure)})")
-             for cl in claims if cl.id in ("soa_tick", "soa_simd", "aosoa8_tick") and cl.figure]
+    layouts = sorted({k[5] for k in sp}, key=layout_order)
+    lines = [(cl.figure, ARTICLE_LINES[cl.id][0], f"{ARTICLE_LINES[cl.id][1]} {x(cl.figure)}")
+             for cl in claims if cl.id in ARTICLE_LINES and cl.figure]
     width = 0.8 / len(layouts)
     cols = min(2, len(panels))
     rows_ = math.ceil(len(panels) / cols)
@@ -1357,9 +1378,10 @@ def chart_layouts(run, claims, info, out_dir):
                     hi.append((ci.high if ci.high is not None else ci.ratio) - ci.ratio)
                 ax.bar(xs, ys, width, yerr=[lo, hi], capsize=2, color=f"C{j}", label=layout,
                        error_kw={"elinewidth": 0.8})
-            for k, (value, label) in enumerate(lines):
-                ax.axhline(value, color="black", linestyle=("--", ":", "-.")[k % 3],
-                           linewidth=1, label=label)
+            for k, (value, kernels, label) in enumerate(lines):
+                if kernel in kernels:
+                    ax.axhline(value, color="black", linestyle=("--", ":", "-.")[k % 3],
+                               linewidth=1, label=label)
             ax.axhline(1, color="gray", linewidth=0.8)
             ax.set_xticks(range(len(ns)), [f"n={n}" for n in ns])
             ax.set(title=f"{kernel}, {'no holes' if not hr else f'{hr:g} {pattern} holes'}",
@@ -1518,7 +1540,7 @@ def render(rows, run_id, cases, info, claims, out_dir, link):
         out += ["", "### Particle layouts: speed-up over AoS", "",
                 "AoS time / layout time in the same case (above 1: faster than "
                 "particles_aos), 95% CI.", ""]
-        layouts = sorted({k[5] for k in sp})
+        layouts = sorted({k[5] for k in sp}, key=layout_order)
         keys = sorted({k[:5] for k in sp}, key=lambda k: (KERNELS.index(k[0])
                                                           if k[0] in KERNELS else 9, k[1:]))
         out += rp._table(["kernel", "n", "elem_bytes", "holes"] + layouts,
