@@ -1472,25 +1472,34 @@ def render(rows, run_id, cases, info, claims, out_dir, link):
     by_id = {c.id: c for c in claims}
     push_target = by_id.get("push_max")
     charts = []
-    drawn = []
+    drawn, missing = [], []
     paths, what = chart_iterate_vs_holes(run, info, out_dir)
     if paths:
         drawn.append(("iterate ns per live element vs hole ratio, one panel per hole pattern "
                       f"({what})", paths))
+    else:
+        missing.append("iterate_vs_holes (no iterate case at 2 or more hole ratios)")
     paths, removal = chart_push_latency(run, info, out_dir,
                                         push_target.figure if push_target else None)
     if paths:
         drawn.append((f"push latency percentiles vs n per allocation strategy (bulk_{removal}"
                       "_*; the other removals' max as crosses)", paths))
-    for text, draw in (("memory: committed and reserved bytes per live element",
-                        lambda: chart_memory(run, info, out_dir)),
-                       ("particle layouts: speed-up over AoS beside the article's figures",
-                        lambda: chart_layouts(run, claims, info, out_dir)),
-                       ("removal strategies: iterate vs random lookup cost",
-                        lambda: chart_tradeoff(run, info, out_dir))):
+    else:
+        missing.append("push_latency (no push_latency rows of bulk variants)")
+    for text, draw, why in (
+            ("memory: committed and reserved bytes per live element",
+             lambda: chart_memory(run, info, out_dir), "memory (no memory rows of bulk variants)"),
+            ("particle layouts: speed-up over AoS beside the article's figures",
+             lambda: chart_layouts(run, claims, info, out_dir),
+             "layouts (no tick/simulate rows of the particle layouts)"),
+            ("removal strategies: iterate vs random lookup cost",
+             lambda: chart_tradeoff(run, info, out_dir),
+             "removal_tradeoff (no iterate and random-order lookup of the same cases)")):
         paths = draw()
         if paths:
             drawn.append((text, paths))
+        else:
+            missing.append(why)
     for _, paths in drawn:
         charts += paths
     reps = rp._range_text(st.reps for k, st in cases.items()
@@ -1550,6 +1559,6 @@ def render(rows, run_id, cases, info, claims, out_dir, link):
     out += ["", "### Charts", ""]
     for text, (png, svg) in drawn:
         out += [f"![{text}]({link(png)}) ([SVG]({link(svg)}))", ""]
-    if not drawn:
-        out += ["No chart: the run has too few bulk cases to draw one.", ""]
+    if missing:
+        out += ["Not drawn from this run: " + "; ".join(missing) + ".", ""]
     return "\n".join(out + [end]) + "\n", charts
