@@ -343,7 +343,7 @@ def _shift_erase(run, claim):
     series = {}
     for k, st in erase.items():
         series.setdefault((k[1],) + k[3:], {})[k[2]] = st.ns_per_op
-    longest = max(series.items(), key=lambda s: (len(s[1]), -s[0][0].count("_")), default=None)
+    longest = max(series.items(), key=lambda s: (len(s[1]), s[0]), default=None)
     if not longest or len(longest[1]) < 2:
         ns = sorted({k[2] for k in erase})
         return Verdict(NOT_MEASURED, "shift erase measured at "
@@ -515,7 +515,8 @@ def _static(run, claim):
         return Verdict(NOT_MEASURED, "no fixed-capacity variant in this run")
     mem = _memory_cases(run, lambda c: c in fixed)
     text = (f"running out: {TEST_FILE} test_full (static full is a clean DOD_EFULL); "
-            f"{len(fixed)} fixed-capacity variants ({', '.join(fixed[:3])}...) ")
+            f"{len(fixed)} fixed-capacity variants ({', '.join(fixed[:3])}"
+            f"{', ...' if len(fixed) > 3 else ''}) ")
     if not mem:
         return Verdict(NOT_MEASURED, text + "have no memory rows (the memory scenario grows "
                        "from empty, which a fixed capacity cannot), so their waste is not "
