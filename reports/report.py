@@ -1161,7 +1161,9 @@ def main(argv=None):
             ("--article", "FILE", "reports/data/handle_map_article.csv", "the article's figures"),
             ("--run", "RUN_ID", "latest", "run_id to report, or 'latest': the newest "
              "bench-* run with time rows, else the newest run with time rows"),
-            ("--baseline", "NAME", BASELINE, "container the every-case tables compare with")):
+            ("--baseline", "NAME", BASELINE, "container the every-case tables compare with"),
+            ("--bulk-article", "FILE", "reports/data/bulk_article.csv",
+             "the Bulk data article's claims and issue 7's targets")):
         p.add_argument(flag, metavar=metavar, default=default,
                        help=what + " (default: %(default)s)")
     p.add_argument("csv", nargs="*", metavar="CSV", help="CSV files (override --results-dir)")
@@ -1174,9 +1176,11 @@ def main(argv=None):
     md_dir = os.path.dirname(os.path.abspath(args.results_md))
     link = lambda path: os.path.relpath(os.path.abspath(path), md_dir)  # noqa: E731
     charts, info = [], None
+    import bulk  # the Bulk data section; it imports this module, so not at the top
     try:
         rows = load_csvs(paths)
         article = load_article(args.article)
+        claims = bulk.load_article(args.bulk_article)
         unverified = sum(r["verified"] == 0 for r in rows)
         if unverified:
             print(f"report.py: warning: excluded {unverified} row(s) with verified=0 "
@@ -1209,6 +1213,9 @@ def main(argv=None):
                 cases, info, args.baseline,
                 {s: [(what, link(png), link(svg)) for what, png, svg in paths_]
                  for s, paths_ in drawn.items()})
+        sections[bulk.NAME], drawn_bulk = bulk.render(
+            rows, run_id, cases, info, claims, os.path.join(args.out_dir, bulk.CHART_DIR), link)
+        charts += drawn_bulk
         changed = {name: None if section is None else
                    update_results_md(args.results_md, section, name)
                    for name, section in sections.items()}
@@ -1233,4 +1240,5 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
+    sys.modules.setdefault("report", sys.modules[__name__])  # bulk.py's `import report`
     sys.exit(main())

@@ -1,0 +1,431 @@
+"""Tests for reports/bulk.py, the Bulk data section of RESULTS.md: verdicts and targets
+computed from a small synthetic run (every claim's rows, including the particle layouts and
+peer_stb_arr the harness does not build yet), "not measured" where rows are missing, the
+charts, the committed text kept when there are no bulk rows, malformed input rejected with
+FILE:LINE.
+
+Run from the repository root with Debian's interpreter:
+    /usr/bin/python3 -m pytest -q tests/python/test_bulk.py
+Every output goes to pytest's tmp_path.
+"""
+import csv
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+sys.dont_write_bytecode = True
+sys.path.insert(0, str(REPO / "reports"))
+import report  # noqa: E402
+import bulk  # noqa: E402
+
+SCRIPT = REPO / "reports" / "report.py"
+ARTICLE = REPO / "reports" / "data" / "bulk_article.csv"
+HM_ARTICLE = REPO / "reports" / "data" / "handle_map_article.csv"
+S2 = REPO / "tests" / "fixtures" / "schema2_sweep.csv"  # no bulk rows
+RUN = "bench-20261201T000000Z-test"
+HEADER = list(report.COLUMNS + report.EXT_COLUMNS + report.SCHEMA2_COLUMNS)
+JITTER = (0.99, 1.0, 1.01)  # three reps per case, 1% apart: tight CIs
+
+# name: family, removal, alloc, layout, caps
+AXES = {
+    "plain_array": ("baseline", "none", "realloc", "aos", "handles|keeps_order"),
+    "peer_colony": ("peer", "skipfield", "colony", "aos", "handles|stable_pointers|holes"),
+    "peer_unordered_map": ("peer", "node_erase", "node_per_item", "node", "handles"),
+    "peer_stb_arr": ("peer", "swappop", "realloc", "aos", "handles|detects_stale"),
+    "bulk_holes_static": ("bulk", "holes", "static", "aos",
+                          "handles|stable_pointers|detects_stale|holes|fixed_capacity"),
+    "bulk_holes_realloc": ("bulk", "holes", "realloc", "aos", "handles|detects_stale|holes"),
+    "bulk_holes_fixblocks": ("bulk", "holes", "fixblocks", "aos",
+                             "handles|stable_pointers|detects_stale|holes"),
+    "bulk_holes_vm": ("bulk", "holes", "vm", "aos", "handles|stable_pointers|detects_stale|holes"),
+    "bulk_holes_runs_vm": ("bulk", "holes_runs", "vm", "aos",
+                           "handles|stable_pointers|detects_stale|holes"),
+    "bulk_holes_bitmask_vm": ("bulk", "holes_bitmask", "vm", "aos",
+                              "handles|stable_pointers|detects_stale|holes"),
+    "bulk_swappop_realloc": ("bulk", "swappop", "realloc", "aos", "handles|detects_stale"),
+    "bulk_swappop_vm": ("bulk", "swappop", "vm", "aos", "handles|detects_stale"),
+    "bulk_shift_realloc": ("bulk", "shift", "realloc", "aos", "handles|detects_stale|keeps_order"),
+}
+LAYOUTS = ("aos", "soa", "aosoa8", "aosoa16", "aos_block_soa")
+for _layout in LAYOUTS:
+    AXES[f"particles_{_layout}"] = ("particles", "holes", "realloc", _layout, "handles|holes")
+
+HOLES = {"bulk_holes_static": (0.6, 1.2, 4.0), "bulk_holes_realloc": (0.6, 1.2, 4.0),
+         "bulk_holes_fixblocks": (0.7, 1.3, 4.2), "bulk_holes_vm": (0.6, 1.2, 4.0),
+         "bulk_holes_runs_vm": (0.6, 1.5, 1.0), "bulk_holes_bitmask_vm": (0.3, 1.0, 1.5),
+         "bulk_swappop_realloc": (0.5, 0.5, 0.5), "bulk_swappop_vm": (0.5, 0.5, 0.5),
+         "peer_colony": (2.0, 2.0, 2.0)}  # iterate ns per live item at holes 0, 0.5, 0.9
+TICK = {"aos": (1.0, 4.0), "soa": (0.25, 0.8), "aosoa8": (0.3, 1.0), "aosoa16": (0.28, 0.9),
+        "aos_block_soa": (0.6, 2.0)}  # ns per particle at n = 10000 and 4000000
+SIMULATE = {"aos": (2.0, 6.0), "soa": (0.5, 2.0), "aosoa8": (0.6, 2.2), "aosoa16": (0.55, 2.1),
+            "aos_block_soa": (1.0, 3.0)}
+
+
+def rows_of(container, scenario, n, ns_per_op, elem=8, order="seq", hole_ratio=0.0,
+            pattern="none", **extra):
+    """Three rep rows (dicts of strings) of one case with the given median ns per op."""
+    family, removal, alloc, layout, caps = AXES[container]
+    ops = n - round(hole_ratio * n) if scenario != "erase" else round((hole_ratio or 1) * n)
+    out = []
+    for rep, f in enumerate(JITTER):
+        elapsed = round(ns_per_op * ops * f)
+        row = dict.fromkeys(HEADER, "")
+        row.update(schema="2", timestamp=f"2026-12-01T00:00:{rep:02d}Z", host="testhost",
+                   cpu_model="Test CPU, 2 cores", compiler="gcc 12.2.0", cflags="-O2",
+                   git_rev="abc123", container=container, scenario=scenario, n=str(n),
+                   elem_bytes=str(elem), hole_ratio=f"{hole_ratio:g}", order=order, seed="1",
+                   rep=str(rep), elapsed_ns=str(elapsed), ns_per_op=f"{elapsed / ops:.6g}",
+                   counter_source="none", checksum="12345", verified="1", run_id=RUN,
+                   hole_pattern=pattern, ops=str(ops), family=family, removal=removal,
+                   alloc=alloc, layout=layout, caps=caps, allocs="1",
+                   invocation="20261201T000000Z-testhost-1")
+        row.update({k: str(v * f if k in report.LATENCY_COLUMNS else v)
+                    for k, v in extra.items()})
+        out.append(row)
+    return out
+
+
+def memory_rows(container, n, hole_ratio=0.0):
+    """The memory scenario: committed bytes from each strategy's growth rule (12-byte slots:
+    vm tight, realloc to a power of two, fixblocks to whole 16K blocks)."""
+    alloc = AXES[container][2]
+    slots = {"vm": n + 1, "realloc": 1 << n.bit_length(),
+             "fixblocks": -(-(n + 1) // 16384) * 16384}[alloc]
+    committed = 12 * slots + 64
+    reserved = 1 << 37 if alloc == "vm" else committed
+    return rows_of(container, "memory", n, 100.0, hole_ratio=hole_ratio,
+                   pattern="random" if hole_ratio else "none", committed_bytes=committed,
+                   reserved_bytes=reserved)
+
+
+def synthetic_rows():
+    rows = []
+    for c, (r0, r5, r9) in HOLES.items():
+        rows += rows_of(c, "iterate", 100000, r0)
+        for pattern in ("random", "clustered"):
+            rows += rows_of(c, "iterate", 100000, r5, hole_ratio=0.5, pattern=pattern)
+            rows += rows_of(c, "iterate", 100000, r9, hole_ratio=0.9, pattern=pattern)
+    rows += rows_of("plain_array", "iterate", 100000, 0.5)
+    rows += rows_of("bulk_shift_realloc", "iterate", 100000, 0.52)
+    # the issue's case: 1M 16-byte items, half erased at random
+    rows += rows_of("peer_colony", "iterate", 1000000, 2.0, 16, hole_ratio=0.5, pattern="random")
+    rows += rows_of("bulk_holes_bitmask_vm", "iterate", 1000000, 1.2, 16, hole_ratio=0.5,
+                    pattern="random")
+    # lookups, random order: a swap-and-pop table beats both hash tables
+    for c, ns in (("plain_array", 1.0), ("bulk_swappop_realloc", 3.0), ("bulk_swappop_vm", 3.0),
+                  ("bulk_holes_realloc", 1.1), ("bulk_holes_vm", 1.1),
+                  ("peer_unordered_map", 20.0), ("peer_stb_arr", 6.0)):
+        rows += rows_of(c, "lookup", 100000, ns, order="random")
+    rows += rows_of("plain_array", "lookup", 1000000, 9.0, 16, order="random")
+    rows += rows_of("bulk_holes_vm", "lookup", 1000000, 10.0, 16, order="random")
+    # shift erase grows with n, swap-and-pop does not
+    for n, shift, swap in ((1000, 300.0, 10.0), (10000, 3000.0, 11.0)):
+        rows += rows_of("bulk_shift_realloc", "erase", n, shift, hole_ratio=0.5, pattern="random")
+        rows += rows_of("bulk_swappop_realloc", "erase", n, swap, hole_ratio=0.5, pattern="random")
+    for c in ("bulk_holes_realloc", "bulk_holes_fixblocks", "bulk_holes_vm"):
+        for n in (10000, 1048577):
+            rows += memory_rows(c, n)
+        rows += memory_rows(c, 10000, 0.5)
+    for c, spike in (("bulk_holes_realloc", 30e6), ("bulk_holes_fixblocks", 6000.0),
+                     ("bulk_holes_vm", 5000.0)):
+        for n in (1000000, 16000000):
+            rows += rows_of(c, "push_latency", n, 25.0, p50_ns=20, p99_ns=40, p999_ns=2000,
+                            max_ns=spike if n == 16000000 else 4000, samples=n, minflt=70000)
+    for layout in LAYOUTS:
+        c = f"particles_{layout}"
+        for i, n in enumerate((10000, 4000000)):
+            for hr in (0.0, 0.5):
+                pattern = "random" if hr else "none"
+                rows += rows_of(c, "tick", n, TICK[layout][i], 40, hole_ratio=hr, pattern=pattern)
+                rows += rows_of(c, "simulate", n, SIMULATE[layout][i], 40, hole_ratio=hr,
+                                pattern=pattern)
+        rows += rows_of(c, "create", 4000000, 5.0, 40, allocs=10 if layout == "soa" else 1)
+    return rows
+
+
+def write_csv(path, rows):
+    with open(path, "w", newline="") as f:
+        w = csv.writer(f, lineterminator="\n")
+        w.writerow(HEADER)
+        w.writerows([r[c] for c in HEADER] for r in rows)
+    return path
+
+
+def args(tmp_path, *csvs, article=ARTICLE):
+    return ["--results-dir", str(tmp_path / "none"), "--out-dir", str(tmp_path / "out"),
+            "--results-md", str(tmp_path / "RESULTS.md"), "--article", str(HM_ARTICLE),
+            "--bulk-article", str(article), *map(str, csvs)]
+
+
+def run_of(rows):
+    loaded = report.load_csvs([rows]) if isinstance(rows, Path) else rows
+    run_id = report.select_run(loaded)
+    return loaded, run_id, report.collect_cases(loaded, run_id)
+
+
+@pytest.fixture(scope="module")
+def synthetic(tmp_path_factory):
+    """(CSV path, rows, run_id, cases, info, claims, found verdicts, Run)."""
+    path = write_csv(tmp_path_factory.mktemp("bulk") / "bulk.csv", synthetic_rows())
+    rows, run_id, cases = run_of(path)
+    info = report.run_info(rows, run_id)
+    claims = bulk.load_article(ARTICLE)
+    run = bulk.Run(rows, run_id, cases)
+    return path, rows, run_id, cases, info, claims, bulk.verdicts(run, claims, info), run
+
+
+@pytest.fixture(scope="module")
+def rendered(synthetic, tmp_path_factory):
+    path, rows, run_id, cases, info, claims, *_ = synthetic
+    out = tmp_path_factory.mktemp("charts")
+    section, charts = bulk.render(rows, run_id, cases, info, claims, out, lambda p: str(p))
+    return section, charts, out
+
+
+# --- the claims file -----------------------------------------------------------------------
+
+def test_article_file_has_every_claim_and_target_with_a_rule():
+    claims = bulk.load_article(ARTICLE)
+    ids = [c.id for c in claims]
+    assert len(ids) == len(set(ids))
+    assert {c.id for c in claims if c.kind == "claim"} - set(bulk.RULES) == {
+        "not_80x", "soa_conflicts"}  # the two rules that need more than (run, claim)
+    assert {c.id for c in claims if c.kind == "target"} == set(bulk.TARGETS)
+    fig = {c.id: c for c in claims}
+    assert (fig["soa_tick"].figure, fig["aosoa8_tick"].figure, fig["not_80x"].figure) == (10, 5, 80)
+    assert fig["realloc_waste"].figure == 0.5 and bulk.figure_text(fig["realloc_waste"]) == "50%"
+    target = fig["hole_vs_colony"]
+    assert (target.n, target.elem_bytes, target.hole_ratio, target.hole_pattern) == (
+        1000000, 16, 0.5, "random")
+    assert bulk.figure_text(fig["push_max"]) == "10 µs"
+
+
+# --- verdicts from the synthetic run --------------------------------------------------------
+
+EXPECTED = {
+    "shift_erase": bulk.CONFIRMED, "swappop_table": bulk.CONFIRMED,
+    "free_list_memory": bulk.CONFIRMED, "dense_vs_holes": bulk.CONFIRMED,
+    "worst_case": bulk.CONFIRMED, "runs": bulk.CONFIRMED, "weak_pointers": bulk.CONFIRMED,
+    "static": bulk.NOT_MEASURED, "realloc_spike": bulk.CONFIRMED,
+    "realloc_waste": bulk.CONFIRMED, "realloc_moves": bulk.CONFIRMED,
+    "constant_growth": bulk.NOT_MEASURED, "never_move": bulk.CONFIRMED,
+    "block_waste": bulk.CONFIRMED, "vm_indirection": bulk.CONFIRMED,
+    "soa_tick": bulk.CONFIRMED, "soa_simd": bulk.CONFIRMED, "not_80x": bulk.CONFIRMED,
+    "aosoa8_tick": bulk.CONFIRMED, "aosoa16": bulk.CONFIRMED, "soa_allocs": bulk.CONFIRMED,
+    "soa_conflicts": bulk.NOT_MEASURED, "holes_simd": bulk.CONFIRMED,
+    "block_soa": bulk.CONFIRMED, "defaults_general": bulk.CONFIRMED,
+    "defaults_simd": bulk.DEPENDS,
+}
+
+
+def test_every_verdict_of_the_synthetic_run(synthetic):
+    found = synthetic[6]
+    assert {k: v.verdict for k, v in found.items()} == EXPECTED
+
+
+def test_verdict_figures_are_computed_from_the_rows(synthetic):
+    found = synthetic[6]
+    # 300 -> 3000 ns per erase from n = 1000 to 10000: slope 1; 3000 / 11 at n = 10000
+    assert "grows as n^1.00" in found["shift_erase"].measured
+    assert "272.7×" in found["shift_erase"].measured
+    # lookup 3 ns vs 20 and 6 ns
+    assert "bulk_swappop_realloc / peer_unordered_map: 0.15×" in found["swappop_table"].measured
+    assert "/ peer_stb_arr: 0.5×" in found["swappop_table"].measured
+    # realloc holds 2^21 slots for 2^20 + 1 items: half of it is waste
+    assert "holes 50.0% (n=1048577, 8 B)" in found["realloc_waste"].measured
+    # fixblocks: 65 blocks of 16384 for 1048577 + 1 slots: a block, less one slot, plus
+    # the 64 bytes of bookkeeping
+    assert "holes 1 (n=1048577, 8 B)" in found["block_waste"].measured
+    # 30 ms / 6 µs at 16M
+    assert "holes 5000× [" in found["realloc_spike"].measured
+    assert "realloc's median push 20 ns at n = 1000000, 16000000" in found["realloc_spike"].measured
+    assert "tick at n=4000000: 5× [" in found["soa_tick"].measured
+    assert "AoSoA-16 time / AoSoA-8 time 0.9×" in found["aosoa16"].measured
+    assert "particles_soa 10, particles_aos 1" in found["soa_allocs"].measured
+    assert "20 tick/simulate cases with holes ran" in found["holes_simd"].measured
+    # holes_runs: faster at 0.9 (1.0 vs 4.0), slower at 0.5 (1.5 vs 1.2)
+    assert "0.25× [" in found["runs"].measured and "slower than holes at" in found["runs"].measured
+    assert found["weak_pointers"].measured.startswith("9 of 9 bulk variants")
+    assert "test_stability" in found["never_move"].measured
+    assert "counter_source none" in found["soa_conflicts"].measured
+
+
+def test_targets_table(synthetic):
+    run, claims = synthetic[7], synthetic[5]
+    rows, notes = bulk.targets(run, claims)
+    by_id = {}
+    for r in rows:
+        by_id.setdefault(r[0], []).append(r)
+    dense = by_id["dense_iterate"][0]
+    assert dense[1] == "iterate n=100000, 8 B, no holes: bulk_swappop_realloc / plain_array"
+    assert dense[2] == "1×" and dense[5] == bulk.MET
+    colony = by_id["hole_vs_colony"][0]
+    assert colony[1].startswith("iterate n=1000000, 16 B, 0.5 random holes: "
+                                "bulk_holes_bitmask_vm / peer_colony")
+    assert colony[2] == "0.6×" and colony[5] == bulk.MET
+    assert by_id["hole_vs_colony_all"][0][5] == bulk.MET
+    lookup = by_id["weak_lookup"][0]
+    assert lookup[2] == "1.111×" and lookup[5] == bulk.MET
+    push = by_id["push_max"]
+    assert [r[5] for r in push] == [bulk.MET, bulk.MET, "spike shown"]
+    assert push[0][2] == "5.05 µs" and push[1][2] == "6.06 µs"
+    assert notes == []
+
+
+def test_missed_targets_say_why(synthetic):
+    rows = synthetic[1]
+    slow = [dict(r, elapsed_ns=r["elapsed_ns"] * 3, ns_per_op=r["ns_per_op"] * 3)
+            if r["container"] == "bulk_holes_vm" and r["scenario"] == "lookup"
+            and r["n"] == 1000000 else r for r in rows]
+    _, run_id, cases = run_of(slow)
+    table, notes = bulk.targets(bulk.Run(slow, run_id, cases), synthetic[5])
+    lookup = next(r for r in table if r[0] == "weak_lookup")
+    assert lookup[2] == "3.333×" and lookup[5] == bulk.MISSED
+    assert any("bulk_holes_vm 30 ns vs plain_array 9 ns per lookup (21 ns more)" in n
+               for n in notes)
+
+
+def test_missing_rows_give_not_measured(synthetic):
+    rows, claims, info = synthetic[1], synthetic[5], synthetic[4]
+    kept = [r for r in rows if r["scenario"] not in ("erase", "tick", "simulate", "create")
+            and r["container"] != "peer_stb_arr"]
+    _, run_id, cases = run_of(kept)
+    run = bulk.Run(kept, run_id, cases)
+    found = bulk.verdicts(run, claims, info)
+    assert found["shift_erase"].verdict == bulk.NOT_MEASURED
+    assert "shift erase measured at no n" in found["shift_erase"].measured
+    for claim in ("soa_tick", "soa_simd", "not_80x", "aosoa8_tick", "aosoa16", "soa_allocs",
+                  "holes_simd", "block_soa", "defaults_simd"):
+        assert found[claim].verdict == bulk.NOT_MEASURED, claim
+    assert "peer_stb_arr not in this run" in found["swappop_table"].measured
+    assert found["swappop_table"].verdict == bulk.CONFIRMED
+    assert bulk.layout_speedups(run) == {}
+
+
+def test_refuted_and_depends(synthetic):
+    rows, claims, info = synthetic[1], synthetic[5], synthetic[4]
+    flipped = []
+    for r in rows:
+        if r["scenario"] == "lookup" and r["container"] == "peer_unordered_map":
+            r = dict(r, elapsed_ns=r["elapsed_ns"] // 100)  # the hash table: 0.2 ns
+        if r["scenario"] == "iterate" and r["container"].startswith("bulk_swappop"):
+            r = dict(r, elapsed_ns=r["elapsed_ns"] * 10)  # dense: slower than every hole
+        flipped.append(r)
+    _, run_id, cases = run_of(flipped)
+    found = bulk.verdicts(bulk.Run(flipped, run_id, cases), claims, info)
+    assert found["dense_vs_holes"].verdict == bulk.REFUTED
+    assert found["swappop_table"].verdict == bulk.DEPENDS  # beats stb_arr, loses to the map
+
+
+def test_direction_and_status_rules():
+    ci = lambda lo, hi: report.bench_stats.RatioCI((lo + hi) / 2, lo, hi, 0.95)  # noqa: E731
+    res = lambda *cis: [(None, None, None, c) for c in cis]  # noqa: E731
+    assert bulk.direction(res(ci(0.5, 0.9), ci(0.9, 1.1)), bulk.below, bulk.above) == bulk.CONFIRMED
+    assert bulk.direction(res(ci(1.1, 1.2)), bulk.below, bulk.above) == bulk.REFUTED
+    assert bulk.direction(res(ci(0.5, 0.9), ci(1.1, 1.2)), bulk.below, bulk.above) == bulk.DEPENDS
+    assert bulk.direction(res(ci(0.9, 1.1)), bulk.below, bulk.above) == bulk.DEPENDS
+    assert bulk._status(ci(0.9, 1.0), 1.05) == bulk.MET
+    assert bulk._status(ci(1.06, 1.2), 1.05) == bulk.MISSED
+    assert bulk._status(ci(1.0, 1.1), 1.05) == bulk.UNCLEAR
+    no_ci = report.bench_stats.RatioCI(1.2, None, None, 0.95)
+    assert bulk._status(no_ci, 1.05) == bulk.MISSED
+
+
+# --- the section and its charts -------------------------------------------------------------
+
+def test_section_text_and_tables(rendered, synthetic):
+    section, charts, out = rendered
+    begin, end = report.markers("bulk")
+    assert section.startswith(begin + "\n" + bulk.HEADING) and section.endswith(end + "\n")
+    assert f"`{RUN}`" in section and "CPU `Test CPU, 2 cores`" in section
+    verdict_rows = [l for l in section.splitlines() if l.startswith("| ") and l.endswith("** |")]
+    assert len(verdict_rows) == len(EXPECTED)
+    assert "Totals: 22 confirmed, 1 depends, 3 not measured in this run." in section
+    assert "### Performance targets (issue 7)" in section
+    assert "### Fastest hole variant at each hole ratio" in section
+    assert ("| 100000 | 8 | random | 0.9 | bulk_holes_runs_vm | 1 | 2 | 0.5× [" in section)
+    assert "### Particle layouts: speed-up over AoS" in section
+    assert "| tick | 4000000 | 40 | 0 | 5× [" in section  # the soa column first
+    assert section == bulk.render(*synthetic[1:6], out, lambda p: str(p))[0]  # deterministic
+
+
+def test_charts_written_with_units_machine_and_counters(rendered):
+    section, charts, out = rendered
+    names = sorted(Path(p).name for p in charts)
+    assert names == sorted(f"{stem}.{ext}" for stem in (
+        "iterate_vs_holes", "push_latency", "memory", "layouts", "removal_tradeoff")
+        for ext in ("png", "svg"))
+    for p in charts:
+        assert Path(p).stat().st_size > 5000
+        assert f"]({p})" in section or f"[SVG]({p})" in section
+    svgs = {Path(p).stem: Path(p).read_text() for p in charts if p.endswith(".svg")}
+    for text in svgs.values():
+        assert "Test CPU, 2 cores" in text and "counters: none" in text
+    assert "ns per live element" in svgs["iterate_vs_holes"]
+    assert "pattern clustered" in svgs["iterate_vs_holes"]
+    assert "latency of one push" in svgs["push_latency"] and "alloc vm" in svgs["push_latency"]
+    assert "bytes per live element" in svgs["memory"]
+    assert "speed-up over AoS" in svgs["layouts"] and "aosoa16" in svgs["layouts"]
+    assert "ns per lookup" in svgs["removal_tradeoff"]
+
+
+def test_main_writes_the_bulk_section(synthetic, tmp_path, capsys):
+    assert report.main(args(tmp_path, synthetic[0])) == 0
+    assert "bulk section updated" in capsys.readouterr().out
+    text = (tmp_path / "RESULTS.md").read_text()
+    assert "](out/bulk/memory.png) ([SVG](out/bulk/memory.svg))" in text
+    assert (tmp_path / "out" / "bulk" / "layouts.svg").exists()
+
+
+def test_no_bulk_rows_keep_the_committed_text(tmp_path, capsys):
+    md = tmp_path / "RESULTS.md"
+    begin, end = report.markers("bulk")
+    committed = f"# r\n\n{begin}\nbulk: committed text, kept\n{end}\n"
+    md.write_text(committed)
+    assert report.main(args(tmp_path, S2)) == 0
+    assert "bulk section kept as it was" in capsys.readouterr().out
+    assert md.read_text().startswith(committed)
+    assert not (tmp_path / "out" / "bulk").exists()
+    rows, run_id, cases = run_of(S2)
+    assert bulk.render(rows, run_id, cases, report.run_info(rows, run_id),
+                       bulk.load_article(ARTICLE), tmp_path / "c", str) == (None, [])
+
+
+# --- malformed input: FILE:LINE, exit status 2 ----------------------------------------------
+
+def _article_rows():
+    with open(ARTICLE, newline="") as f:
+        return list(csv.reader(f))
+
+
+@pytest.mark.parametrize("line, column, value, message", [
+    (3, "figure", "ten", "column 'figure': expected a number or empty, got 'ten'"),
+    (4, "kind", "guess", "column 'kind': expected claim or target, got 'guess'"),
+    (5, "id", "shift_erase", "column 'id': 'shift_erase' repeats an earlier id"),
+    (6, "hole_ratio", "1.5", "column 'hole_ratio': expected a fraction 0 <= r < 1, got '1.5'"),
+    (7, "n", "-3", "column 'n': expected an integer >= 1, got '-3'"),
+    (8, "hole_pattern", "zigzag", "column 'hole_pattern': expected one of none, random, "
+                                  "clustered, oldest or empty, got 'zigzag'"),
+])
+def test_malformed_article_file(synthetic, tmp_path, capsys, line, column, value, message):
+    rows = _article_rows()
+    rows[line - 1][rows[0].index(column)] = value
+    bad = tmp_path / "bulk_bad.csv"
+    with open(bad, "w", newline="") as f:
+        csv.writer(f, lineterminator="\n").writerows(rows)
+    assert report.main(args(tmp_path, synthetic[0], article=bad)) == 2
+    assert capsys.readouterr().err.strip() == f"report.py: {bad}:{line}: {message}"
+    assert not (tmp_path / "RESULTS.md").exists()
+
+
+def test_malformed_bulk_csv_through_the_script(tmp_path):
+    rows = synthetic_rows()
+    rows[40]["hole_pattern"] = "zigzag"  # line 42 of the file (header on line 1)
+    path = write_csv(tmp_path / "bad.csv", rows)
+    proc = subprocess.run(["/usr/bin/python3", str(SCRIPT), *args(tmp_path, path)],
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 2 and proc.stdout == "" and "Traceback" not in proc.stderr
+    assert proc.stderr.startswith(f"report.py: {path}:42: column 'hole_pattern': expected none")
