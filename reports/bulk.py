@@ -1261,6 +1261,8 @@ def chart_push_latency(run, info, out_dir, target_ns=None):
     allocs = sorted({run.axes(k[1]).alloc for k in push},
                     key=lambda a: (ALLOC_ORDER.index(a) if a in ALLOC_ORDER else 99, a))
     colours = {p: f"C{i}" for i, (p, _) in enumerate(PERCENTILES)}
+    noise = sorted((n, _lap_noise_max(run, n)) for n in {k[2] for k in push}
+                   if _lap_noise_max(run, n) is not None)
     with matplotlib.rc_context({"svg.hashsalt": "dodbench"}):
         fig, axes = plt.subplots(1, len(allocs), figsize=(3.6 * len(allocs) + 1, 4.8),
                                  sharey=True, squeeze=False)
@@ -1285,6 +1287,9 @@ def chart_push_latency(run, info, out_dir, target_ns=None):
             if target_ns:
                 ax.axhline(target_ns, color="black", linestyle=":", linewidth=1,
                            label=f"target {rp.fmt_ns(target_ns)}")
+            if noise:
+                ax.plot(*zip(*noise), color="gray", linestyle="--", marker="s",
+                        label="machine floor: max of n empty samples (lap_noise)")
             ax.set_xscale("log")
             ax.set(title=f"alloc {alloc}", xlabel="pushes n (elements)")
             _log_y(ax, "latency of one push", label_ns=True)
