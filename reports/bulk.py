@@ -56,7 +56,7 @@ HOLE_REMOVALS = ("holes", "holes_runs", "holes_bitmask")
 DENSE_REMOVALS = ("swappop", "shift", "none")
 MOVING_ALLOC = "realloc"
 STABLE_ALLOCS = ("fixblocks", "geoblocks", "vm")   # never move (test_bulk_alloc: stability)
-ALLOC_ORDER = ("static", "realloc", "fixblocks", "geoblocks", "vm")
+ALLOC_ORDER = ("static", "realloc", "fixblocks", "geoblocks", "vm", "constgrow")
 PLAIN, COLONY = "plain_array", "peer_colony"
 HASH_PEERS = ("peer_unordered_map", "peer_stb_arr")  # id -> item through a hash table
 LAYOUT_BASE = "aos"
@@ -626,9 +626,36 @@ def _realloc_moves(run, claim):
 
 
 def _constant_growth(run, claim):
-    allocs = sorted({m.alloc for m in run.meta.values() if m.family == BULK})
-    return Verdict(NOT_MEASURED, "no constant-growth allocation strategy is built (the "
-                   "run's: " + (", ".join(allocs) or "none") + ")")
+    push = run.select("push_latency", lambda c: run.is_bulk(c)
+                      and run.axes(c).alloc == "constgrow")
+    series = {}
+    for k, st in push.items():
+        series.setdefault((k[1], k[3]), {})[k[2]] = st.ns_per_op
+    longest = max(series.items(), key=lambda s: (len(s[1]), s[0]), default=None)
+    if not longest or len(longest[1]) < 2:
+        allocs = sorted({m.alloc for m in run.meta.values() if m.family == BULK})
+        return Verdict(NOT_MEASURED, "needs push_latency of a constgrow variant at two or more "
+                       "n (the run's allocation strategies: " + (", ".join(allocs) or "none")
+                       + ")")
+    (container, elem), points = longest
+    slope = loglog_slope(points.items())
+    ns = sorted(points)
+    text = (f"{container} (+{rp.fmt(claim.figure or 128)} elements per realloc), mean push "
+            f"(elapsed / n, {elem} B): {rp.fmt(points[ns[0]])} ns at n={ns[0]} to "
+            f"{rp.fmt(points[ns[-1]])} ns at n={ns[-1]}: grows as n^{slope:.2f}")
+    geo = {k[2]: st.ns_per_op for k, st in run.select(
+        "push_latency", lambda c: run.is_bulk(c, (run.axes(container).removal,))
+        and run.axes(c).alloc == MOVING_ALLOC, elem_bytes=elem).items()}
+    common = sorted(set(geo) & set(points))
+    if common:
+        text += (f"; geometric realloc at n={common[-1]}: {rp.fmt(geo[common[-1]])} ns "
+                 f"({x(points[common[-1]] / geo[common[-1]])} of it)")
+    if slope < 0.3:
+        text += ("; no O(n) per push here: glibc grows a large block in place (mremap, or "
+                 "the heap's top chunk) instead of copying it, so the copy the claim assumes "
+                 "does not happen; an allocator that must copy would show it")
+    verdict = CONFIRMED if slope >= 0.7 else REFUTED if slope < 0.3 else DEPENDS
+    return Verdict(verdict, text)
 
 
 def _never_move(run, claim):

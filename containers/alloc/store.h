@@ -10,6 +10,8 @@
  *   fixblocks  blocks of DOD_FIXBLOCK_ELEMS elements         never        DOD_ENOMEM
  *   geoblocks  blocks of 64, 128, 256, ... elements          never        DOD_ENOMEM
  *   vm         mmap(PROT_NONE) reservation, mprotect commit  never        DOD_EFULL
+ *   constgrow  one buffer, capacity +128 by realloc          yes          DOD_ENOMEM
+ *              (the article's counter-example, built to measure its claim)
  *
  * Interface (X = the strategy; every function takes the element size in bytes, which the
  * caller passes as a compile-time constant so addressing folds to shifts and adds):
@@ -43,8 +45,11 @@
 #elif defined(DOD_ALLOC_vm)
 #include "alloc/vm.h"
 #define DOD_STORE_X vm
+#elif defined(DOD_ALLOC_constgrow)
+#include "alloc/constgrow.h"
+#define DOD_STORE_X constgrow
 #else
-#error "store.h: the variant's alloc must be static, realloc, fixblocks, geoblocks or vm"
+#error "store.h: the variant's alloc must be static, realloc, fixblocks, geoblocks, vm or constgrow"
 #endif
 
 #define DOD_STORE_CAT_(a, b, c) a##_##b##_##c

@@ -1,0 +1,46 @@
+/* constgrow.h - growth by a constant (Our Machinery, "Bulk data": "growing by a constant,
+ * e.g. +128 elements, instead makes push O(n) per element"): one buffer, realloc'd to
+ * DOD_CONSTGROW_ELEMS more elements each time it is full. Built to measure that claim
+ * against geometric growth (realloc.h); no design should pick it. See store.h for the
+ * common interface.
+ *
+ *   [ e0 ... e(cap-1) ]  --full-->  realloc to cap + 128: a copy of everything every 128
+ *                                   pushes, unless the allocator can grow in place
+ *                                   (glibc remaps large blocks with mremap instead)
+ */
+#ifndef DOD_ALLOC_CONSTGROW_H
+#define DOD_ALLOC_CONSTGROW_H
+
+#include <stddef.h>
+
+#define DOD_CONSTGROW_ELEMS 128
+
+struct dod_constgrow_store {
+	char *base;
+	size_t cap, elem_bytes;
+};
+enum { dod_constgrow_MOVES = 1 };
+int dod_constgrow_init(struct dod_constgrow_store *s, size_t elem_bytes, size_t reserve_elems);
+void dod_constgrow_free(struct dod_constgrow_store *s);
+/* Capacity >= want_elems in steps of DOD_CONSTGROW_ELEMS: 0, or DOD_ENOMEM (the byte size
+ * does not fit in size_t, or realloc failed) with s unchanged. */
+int dod_constgrow_reserve(struct dod_constgrow_store *s, size_t want_elems);
+static inline char *dod_constgrow_at(const struct dod_constgrow_store *s, size_t i, size_t eb)
+{
+	return s->base + i * eb;
+}
+static inline size_t dod_constgrow_run(const struct dod_constgrow_store *s, size_t i)
+{
+	return s->cap - i;
+}
+static inline size_t dod_constgrow_capacity(const struct dod_constgrow_store *s) { return s->cap; }
+static inline size_t dod_constgrow_reserved_bytes(const struct dod_constgrow_store *s)
+{
+	return s->cap * s->elem_bytes;
+}
+static inline size_t dod_constgrow_committed_bytes(const struct dod_constgrow_store *s)
+{
+	return s->cap * s->elem_bytes;
+}
+
+#endif
