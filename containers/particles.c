@@ -8,6 +8,9 @@
  * variant table's layout column picks the storage (this file adapts with #if):
  *   aos            struct particle p[cap]                      one allocation
  *   soa            float f[10][cap]: one array per scalar       ten allocations
+ *   soa_staggered  soa with field f starting f x 448 B into its allocation, so the ten
+ *                  streams use ten different cache sets (the article's SoA drawback:
+ *                  page-aligned field arrays all map to the same sets)
  *   aosoa8         struct { float f[10][8]; }  g[cap / 8]       one allocation, 320 B groups
  *   aosoa16        struct { float f[10][16]; } g[cap / 16]      one allocation, 640 B groups
  *   aos_block_soa  AoS storage; each kernel converts a block of 16K particles into a
@@ -63,8 +66,17 @@ enum { F_T, F_PX, F_PY, F_PZ, F_VX, F_VY, F_VZ, F_CR, F_CG, F_CB, N_FIELDS };
 #define L_AOS 1
 struct SFX(particle) { float v[N_FIELDS]; };
 #define PARTICLE struct SFX(particle)
-#elif defined(DOD_LAYOUT_soa)
+#elif defined(DOD_LAYOUT_soa) || defined(DOD_LAYOUT_soa_staggered)
 #define L_SOA 1
+/* Bytes before field f's first float in its own allocation: 0 for soa, whose large field
+ * arrays come from mmap and so all start at the same offset in a page (the same cache
+ * sets: the article's conflict warning); f x 448 (7 lines) for soa_staggered, which puts
+ * the ten fields on ten different set indices of a 4 KiB way. */
+#if defined(DOD_LAYOUT_soa_staggered)
+#define STAGGER 448
+#else
+#define STAGGER 0
+#endif
 #elif defined(DOD_LAYOUT_aosoa8) || defined(DOD_LAYOUT_aosoa16)
 #define L_AOSOA 1
 #if defined(DOD_LAYOUT_aosoa8)
@@ -85,7 +97,8 @@ struct SFX(particles) {
 #if L_AOS
 	PARTICLE *p;
 #elif L_SOA
-	float *f[N_FIELDS];
+	float *f[N_FIELDS];  /* field f: raw[f] + f x STAGGER bytes */
+	void *raw[N_FIELDS]; /* what realloc and free see */
 #else
 	PGROUP *g;
 #endif
@@ -165,8 +178,12 @@ static int reserve_slots(PS *s, size_t want)
 #if L_AOS
 	err = grow_array((void **)&s->p, s->cap, cap, sizeof *s->p);
 #elif L_SOA
-	for (int f = 0; f < N_FIELDS && !err; f++)
-		err = grow_array((void **)&s->f[f], s->cap, cap, sizeof(float));
+	for (int f = 0; f < N_FIELDS && !err; f++) {
+		size_t lead = (size_t)f * STAGGER / sizeof(float);
+		err = grow_array(&s->raw[f], lead + s->cap, lead + cap, sizeof(float));
+		if (!err)
+			s->f[f] = (float *)s->raw[f] + lead;
+	}
 #else
 	err = grow_array((void **)&s->g, s->cap / W, cap / W, sizeof *s->g);
 #endif
@@ -188,7 +205,7 @@ static void ps_destroy(void *c)
 	free(s->p);
 #elif L_SOA
 	for (int f = 0; f < N_FIELDS; f++)
-		free(s->f[f]);
+		free(s->raw[f]);
 #else
 	free(s->g);
 #endif
@@ -341,6 +358,9 @@ static size_t ps_footprint(const void *c)
 	size_t b = sizeof *s + s->cap * (N_FIELDS * sizeof(float) + 2 * sizeof(uint32_t));
 #if L_BLOCK
 	b += 6 * BLOCK * sizeof(float);
+#endif
+#if L_SOA
+	b += N_FIELDS * (N_FIELDS - 1) / 2 * STAGGER; /* the staggered fields' lead bytes */
 #endif
 	return b;
 }

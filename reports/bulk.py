@@ -860,9 +860,33 @@ def _soa_allocs(run, claim):
 
 
 def _soa_conflicts(run, claim, info):
-    return Verdict(NOT_MEASURED, f"needs cache-miss counts (counter_source "
-                   f"{info['counter_source']} here) and a page-aligned SoA beside an offset "
-                   "one; no such pair is built")
+    """particles_soa (large field arrays from mmap: all at one offset in a page) against
+    particles_soa_staggered (field f moved f x 448 B: ten different cache sets), no holes,
+    at the largest n measured: staggered time / soa time per kernel."""
+    found = []
+    for kernel in KERNELS + ("iterate",):
+        for sl, group in by_slice(run.select(kernel, run.is_particles)).items():
+            soa = [c for c in group if run.axes(c).layout == "soa"]
+            stag = [c for c in group if run.axes(c).layout == "soa_staggered"]
+            if soa and stag and sl[4] == 0:
+                found.append((sl[1], kernel, stag[0], ratio(group[soa[0]], group[stag[0]])))
+    if not found:
+        return Verdict(NOT_MEASURED, "needs tick or simulate rows of particles_soa beside "
+                       "particles_soa_staggered (no holes)")
+    n = max(f[0] for f in found)
+    at_n = [f for f in found if f[0] == n]
+    text = (f"particles_soa_staggered time / particles_soa time at n={n} (below 1: the "
+            "page-aligned fields cost that much): "
+            + "; ".join(f"{kernel} {ci_text(ci)}" for _, kernel, _, ci in at_n)
+            + f" (times only: counter_source {info['counter_source']}, no miss counts)")
+    lows = [ci for *_, ci in at_n if ci.high is not None and ci.high < 1 - SAME]
+    some = [ci for *_, ci in at_n if ci.high is not None and ci.high < 1]
+    verdict = CONFIRMED if lows else DEPENDS if some else REFUTED
+    if verdict == REFUTED:
+        text += "; no kernel is measurably faster staggered on this CPU"
+    elif verdict == DEPENDS:
+        text += "; staggering helps by less than 5% where it helps at all"
+    return Verdict(verdict, text)
 
 
 def _holes_simd(run, claim):

@@ -51,7 +51,7 @@ AXES = {
     "bulk_swappop_vm": ("bulk", "swappop", "vm", "aos", "handles|detects_stale"),
     "bulk_shift_realloc": ("bulk", "shift", "realloc", "aos", "handles|detects_stale|keeps_order"),
 }
-LAYOUTS = ("aos", "soa", "aosoa8", "aosoa16", "aos_block_soa")
+LAYOUTS = ("aos", "soa", "aosoa8", "aosoa16", "aos_block_soa", "soa_staggered")
 for _layout in LAYOUTS:
     AXES[f"particles_{_layout}"] = ("particles", "holes", "realloc", _layout, "handles|holes")
 
@@ -61,9 +61,9 @@ HOLES = {"bulk_holes_static": (0.6, 1.2, 4.0), "bulk_holes_realloc": (0.6, 1.2, 
          "bulk_swappop_realloc": (0.5, 0.5, 0.5), "bulk_swappop_vm": (0.5, 0.5, 0.5),
          "peer_colony": (2.0, 2.0, 2.0)}  # iterate ns per live item at holes 0, 0.5, 0.9
 TICK = {"aos": (1.0, 4.0), "soa": (0.25, 0.8), "aosoa8": (0.3, 1.0), "aosoa16": (0.28, 0.9),
-        "aos_block_soa": (0.6, 2.0)}  # ns per particle at n = 10000 and 4000000
+        "aos_block_soa": (0.6, 2.0), "soa_staggered": (0.25, 0.8)}  # ns per particle at n = 10000 and 4000000
 SIMULATE = {"aos": (2.0, 6.0), "soa": (0.5, 2.0), "aosoa8": (0.6, 2.2), "aosoa16": (0.55, 2.1),
-            "aos_block_soa": (1.0, 3.0)}
+            "aos_block_soa": (1.0, 3.0), "soa_staggered": (0.5, 2.0)}
 
 
 def rows_of(container, scenario, n, ns_per_op, elem=8, order="seq", hole_ratio=0.0,
@@ -224,7 +224,7 @@ EXPECTED = {
     "block_waste": bulk.CONFIRMED, "vm_indirection": bulk.CONFIRMED,
     "soa_tick": bulk.CONFIRMED, "soa_simd": bulk.CONFIRMED, "not_80x": bulk.CONFIRMED,
     "aosoa8_tick": bulk.CONFIRMED, "aosoa16": bulk.CONFIRMED, "soa_allocs": bulk.CONFIRMED,
-    "soa_conflicts": bulk.NOT_MEASURED, "holes_simd": bulk.CONFIRMED,
+    "soa_conflicts": bulk.REFUTED, "holes_simd": bulk.CONFIRMED,
     "block_soa": bulk.CONFIRMED, "defaults_general": bulk.CONFIRMED,
     "defaults_simd": bulk.DEPENDS,
 }
@@ -254,7 +254,7 @@ def test_verdict_figures_are_computed_from_the_rows(synthetic):
     assert "tick at n=4000000: 5× [" in found["soa_tick"].measured
     assert "AoSoA-16 time / AoSoA-8 time 0.9×" in found["aosoa16"].measured
     assert "particles_soa 10, particles_aos 1" in found["soa_allocs"].measured
-    assert "20 tick/simulate cases with holes ran" in found["holes_simd"].measured
+    assert "24 tick/simulate cases with holes ran" in found["holes_simd"].measured
     # holes_runs: faster at 0.9 (1.0 vs 4.0), slower at 0.5 (1.5 vs 1.2)
     assert "0.25× [" in found["runs"].measured and "slower than holes at" in found["runs"].measured
     assert found["weak_pointers"].measured.startswith("10 of 10 bulk variants")
@@ -353,7 +353,7 @@ def test_section_text_and_tables(rendered, synthetic):
     assert f"`{RUN}`" in section and "CPU `Test CPU, 2 cores`" in section
     verdict_rows = [l for l in section.splitlines() if l.startswith("| ") and l.endswith("** |")]
     assert len(verdict_rows) == len(EXPECTED)
-    assert "Totals: 22 confirmed, 1 refuted, 1 depends, 2 not measured in this run." in section
+    assert "Totals: 22 confirmed, 2 refuted, 1 depends, 1 not measured in this run." in section
     assert "### Performance targets (issue 7)" in section
     assert "### Fastest hole variant at each hole ratio" in section
     assert ("| 100000 | 8 | random | 0.9 | bulk_holes_runs_vm | 1 | 2 | 0.5× [" in section)
