@@ -2,7 +2,7 @@
  * "Bulk data") and the weak pointers of the bulk containers.
  *   stability        an element's address survives growth to 1M elements for static
  *                    (within its capacity), fixblocks, geoblocks and vm, with its content;
- *                    realloc demonstrably moves it
+ *                    realloc and constgrow demonstrably move it
  *   runs             store_run covers the capacity block by block, at() agrees with it
  *   full             static full and vm reservation exhausted are clean DOD_EFULL, a size
  *                    that cannot fit is DOD_ENOMEM; the store is unchanged and usable
@@ -18,6 +18,7 @@
 
 #include <cmocka.h>
 
+#include "alloc/constgrow.h"
 #include "alloc/fixblocks.h"
 #include "alloc/geoblocks.h"
 #include "alloc/realloc.h"
@@ -31,7 +32,7 @@ const char *__asan_default_options(void);
 const char *__asan_default_options(void) { return "allocator_may_return_null=1"; }
 
 #define STRATEGY(X)                                                                      \
-	X(static) X(realloc) X(fixblocks) X(geoblocks) X(vm)
+	X(static) X(realloc) X(fixblocks) X(geoblocks) X(vm) X(constgrow)
 
 /* Grows a store of 8-byte elements from 16 to 1M elements, writing element 5 first;
  * returns whether element 5 stayed at the same address, and checks its value survived. */
@@ -63,6 +64,7 @@ static void test_stability(void **state)
 	assert_true(grow_keeps_geoblocks(0));
 	assert_true(grow_keeps_vm(0));
 	assert_false(grow_keeps_realloc(0)); /* the article's "pointers invalidated" bug */
+	assert_false(grow_keeps_constgrow(0));
 }
 
 /* store_run splits the capacity into contiguous runs in which at() is linear. */
