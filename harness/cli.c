@@ -72,7 +72,9 @@ static const char help_more[] =
 	"(default 2); lines come every 10 s when stderr is not a terminal.\n"
 	"\n"
 	"exit status: 0 success; 1 a case failed verification or a container call failed;\n"
-	"2 usage error (unknown name, bad or too large number) - checked before any work.\n"
+	"2 usage error (unknown name, bad or too large number, an output that cannot be\n"
+	"opened, is locked by another run or names the other output) - checked before any\n"
+	"work; 3 an output could not be written mid-run (the reason is printed).\n"
 	"\n"
 	"example: dodbench run --container handle_map,'peer_*' --scenario lookup \\\n"
 	"         --n 1000,100000 --order seq,random --hole-ratio 0,0.5 --reps 11 --out mine.csv\n";

@@ -1,8 +1,22 @@
 /* csv.c - CSV schema 2. One X-macro column list generates both the header and the row
  * writer (google-benchmark's idiom), so the two cannot drift apart. New columns go at
- * the end; a change of meaning bumps HB_SCHEMA_VERSION (2: ns_per_op divides by ops). */
+ * the end; a change of meaning bumps HB_SCHEMA_VERSION (2: ns_per_op divides by ops).
+ *
+ * Crash and concurrency safety (issue 8): the output file is opened O_APPEND and locked
+ * (flock, exclusive, for the whole run: a second run writing the same file is refused up
+ * front); a torn last line left by a killed run is cut off before anything is appended;
+ * each row is formatted into the stream's buffer (HB_ROW_BUFFER, larger than any row)
+ * and leaves in one write(2) as soon as its repetition ends, so a kill -9 loses at most
+ * the repetition in flight and never leaves half a row. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
+#include <stdio_ext.h>
 #include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "hb.h"
 
@@ -128,7 +142,11 @@ static void put_caps(FILE *f, unsigned caps)
 #define HEADER_FIELD(name, kind, value) "," #name
 static const char header[] = HB_COLUMNS(HEADER_FIELD);
 
-void hb_csv_header(FILE *f) { fprintf(f, "%s\n", header + 1); }
+int hb_csv_header(FILE *f)
+{
+	fprintf(f, "%s\n", header + 1);
+	return fflush(f) == 0 && !ferror(f) ? 0 : -1;
+}
 
 #define ROW_FIELD(name, kind, value) \
 	if (!first)                      \
@@ -143,19 +161,99 @@ void hb_csv_row(FILE *f, const struct hb_row *r)
 	fputc('\n', f);
 }
 
+/* The file's torn tail: a last line without its newline (a run killed mid-row by an older
+ * dodbench, or a hand edit). Truncates it away; returns the bytes removed, 0 if none, or
+ * -1 with errno set. */
+static long long drop_torn_tail(int fd)
+{
+	struct stat st;
+	if (fstat(fd, &st) != 0)
+		return -1;
+	off_t end = st.st_size, pos = end;
+	char buf[4096];
+	while (pos > 0) {
+		size_t len = pos < (off_t)sizeof buf ? (size_t)pos : sizeof buf;
+		if (pread(fd, buf, len, pos - (off_t)len) != (ssize_t)len)
+			return -1;
+		size_t i = len;
+		while (i > 0 && buf[i - 1] != '\n')
+			i--;
+		if (i > 0) {
+			pos = pos - (off_t)len + (off_t)i;
+			break;
+		}
+		pos -= (off_t)len;
+	}
+	if (pos == end)
+		return 0;
+	return ftruncate(fd, pos) == 0 ? (long long)(end - pos) : -1;
+}
+
 FILE *hb_csv_open(const char *path, char *err, size_t err_len)
 {
-	FILE *f = fopen(path, "a+");
-	if (!f) {
-		snprintf(err, err_len, "cannot open %s for appending", path);
+	if (!*path) {
+		snprintf(err, err_len, "an empty file name");
 		return NULL;
 	}
-	rewind(f);
-	char line[sizeof header + 2];
-	if (!fgets(line, sizeof line, f)) {
-		hb_csv_header(f);
+	int fd = open(path, O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC, 0666);
+	if (fd < 0) {
+		snprintf(err, err_len, "cannot open %s for appending: %s", path, strerror(errno));
+		return NULL;
+	}
+	/* One writer at a time: the lock lives as long as the descriptor (the whole run). */
+	if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+		snprintf(err, err_len,
+		         errno == EWOULDBLOCK
+		                 ? "%s is being written by another dodbench run (it holds the file's "
+		                   "lock): wait for it to finish or write to another file"
+		                 : "cannot lock %s: %s",
+		         path, strerror(errno));
+		close(fd);
+		return NULL;
+	}
+	struct stat st;
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+		/* A device (/dev/null, /dev/full) or pipe: nothing to check or repair. */
+		FILE *f = fdopen(fd, "a");
+		if (!f) {
+			snprintf(err, err_len, "cannot open %s: %s", path, strerror(errno));
+			close(fd);
+		} else if (setvbuf(f, NULL, _IOFBF, HB_ROW_BUFFER) != 0 || hb_csv_header(f) != 0) {
+			snprintf(err, err_len, "cannot write to %s: %s", path, strerror(errno));
+			fclose(f);
+			f = NULL;
+		}
 		return f;
 	}
+	long long dropped = drop_torn_tail(fd);
+	if (dropped < 0) {
+		snprintf(err, err_len, "cannot repair %s: %s", path, strerror(errno));
+		close(fd);
+		return NULL;
+	}
+	if (dropped > 0)
+		fprintf(stderr, "dodbench: %s ended in a torn line (%lld bytes without a newline, "
+		        "from a killed run?): removed it\n", path, dropped);
+	char line[sizeof header + 2];
+	ssize_t got = pread(fd, line, sizeof line - 1, 0);
+	FILE *f = fdopen(fd, "a");
+	if (!f || got < 0 || setvbuf(f, NULL, _IOFBF, HB_ROW_BUFFER) != 0) {
+		snprintf(err, err_len, "cannot open %s: %s", path, strerror(errno));
+		if (f)
+			fclose(f);
+		else
+			close(fd);
+		return NULL;
+	}
+	if (got == 0) {
+		if (hb_csv_header(f) != 0) {
+			snprintf(err, err_len, "cannot write to %s: %s", path, strerror(errno));
+			fclose(f);
+			return NULL;
+		}
+		return f;
+	}
+	line[got] = '\0';
 	line[strcspn(line, "\r\n")] = '\0';
 	if (strcmp(line, header + 1) != 0) {
 		snprintf(err, err_len,
@@ -165,4 +263,47 @@ FILE *hb_csv_open(const char *path, char *err, size_t err_len)
 		return NULL;
 	}
 	return f;
+}
+
+/* Sends what f buffers (one row) in one write; on failure (a full disk can take part of
+ * it) drops the rest from the buffer and cuts the file back to `before`, so no half row
+ * stays behind. Returns 0 or the errno. */
+static int commit(FILE *f, bool regular, off_t before)
+{
+	errno = 0;
+	if (fflush(f) == 0 && !ferror(f))
+		return 0;
+	int e = errno ? errno : EIO;
+	__fpurge(f);
+	clearerr(f);
+	if (regular && ftruncate(fileno(f), before) != 0)
+		fprintf(stderr, "dodbench: cannot cut the partial row off the output: %s\n",
+		        strerror(errno));
+	return e;
+}
+
+/* The output's size now, and whether it is a regular file (the file is ours alone: it
+ * is locked, so its size is where the next row starts). */
+static bool regular_size(FILE *f, off_t *size)
+{
+	struct stat st;
+	bool regular = fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode);
+	*size = regular ? st.st_size : 0;
+	return regular;
+}
+
+int hb_csv_put_row(FILE *f, const struct hb_row *r)
+{
+	off_t before;
+	bool regular = regular_size(f, &before);
+	hb_csv_row(f, r);
+	return commit(f, regular, before);
+}
+
+int hb_csv_put_line(FILE *f, const char *line)
+{
+	off_t before;
+	bool regular = regular_size(f, &before);
+	fputs(line, f);
+	return commit(f, regular, before);
 }

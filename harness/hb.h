@@ -112,13 +112,25 @@ struct hb_row {
 	double p50_ns, p99_ns, p999_ns, max_ns, sample_cost_ns;
 };
 
-/* Opens path for appending rows. Writes the header when the file is new or empty; if
- * the file exists with another header, returns NULL with a message in err. */
+/* Opens path for appending rows, before any work: creates it if needed, takes an
+ * exclusive lock for the life of the stream (a second dodbench on the same file is
+ * refused), cuts off a torn last line (with a notice on stderr), writes the header when
+ * the file is empty and checks it otherwise. Returns the stream (fully buffered, rows go
+ * through hb_csv_put_row), or NULL with the reason in err (errno text included): cannot
+ * open or lock, another header, an empty path. */
 FILE *hb_csv_open(const char *path, char *err, size_t err_len);
-/* Writes the header line (used by hb_csv_open and tests). */
-void hb_csv_header(FILE *f);
-/* Writes one row; text fields are RFC 4180 quoted when needed. */
+/* Buffer of the output stream: larger than any row, so one row is one write(2). */
+#define HB_ROW_BUFFER (64 * 1024)
+/* Writes the header line and flushes it. Returns 0 or -1 (I/O error, errno set). */
+int hb_csv_header(FILE *f);
+/* Formats one row; text fields are RFC 4180 quoted when needed. */
 void hb_csv_row(FILE *f, const struct hb_row *r);
+/* Writes one row and flushes it, so it leaves whole in one write(2). On failure the file
+ * is cut back to where the row began (a full disk may take part of a write). Returns 0
+ * or the errno of the failed write (ENOSPC on a full disk, EFBIG, ...). */
+int hb_csv_put_row(FILE *f, const struct hb_row *r);
+/* The same for a row already formatted (one line with its newline; sim.c's merge). */
+int hb_csv_put_line(FILE *f, const char *line);
 
 /* ---- registry (registry.c, generated from containers/variants.tsv) ---- */
 
@@ -163,8 +175,10 @@ int hb_ratio_ci(const uint64_t *a, size_t na, const uint64_t *b, size_t nb, uint
 struct hb_case;
 /* Writes the run in google-benchmark's JSON format (context + one "iteration" entry per
  * repetition + mean/median/stddev/cv aggregates per case; times in ns), so its
- * tools/compare.py and dashboards can read dodbench results. Returns 0 or -1 (I/O). */
-int hb_json_write(const char *path, const struct hb_env *env, const struct hb_case *cases,
+ * tools/compare.py and dashboards can read dodbench results, to f (main writes a
+ * temporary file and renames it over the --out-json path only when this succeeds).
+ * Returns 0 or -1 (I/O error, errno set). */
+int hb_json_write(FILE *f, const struct hb_env *env, const struct hb_case *cases,
                   size_t n_cases);
 
 /* ---- callgrind (sim.c) ---- */
@@ -175,12 +189,13 @@ int hb_json_write(const char *path, const struct hb_env *env, const struct hb_ca
 int hb_sim_parse_geometry(const char *text, char *err, size_t err_len);
 /* Runs `dodbench run` again under valgrind --tool=callgrind with the cache simulator,
  * collection toggled around each timed region (hb_begin/hb_end), then fills the sim_*
- * columns of the child's rows from callgrind's per-region dumps and appends them to
- * out_path (may be NULL), and prints per-case simulated counts per operation.
- * argv: the arguments after "run", unparsed. d1, ll: geometry or NULL for the host's.
- * Returns the exit status for main: 0, 1 (a case failed), 2 (valgrind missing or a bad
- * output file). */
-int hb_sim_run(int argc, char **argv, const char *out_path, const char *d1, const char *ll,
-               bool quiet);
+ * columns of the child's rows from callgrind's per-region dumps and appends them, one
+ * write per row, to out (the --out stream hb_csv_open opened and locked before any work;
+ * NULL: none; out_path names it in messages), and prints per-case simulated counts per
+ * operation. argv: the arguments after "run", unparsed. d1, ll: geometry or NULL for the
+ * host's. Returns the exit status for main: 0, 1 (a case failed), 2 (valgrind missing),
+ * 3 (HB_EXIT_OUTPUT: a row could not be written). */
+int hb_sim_run(int argc, char **argv, FILE *out, const char *out_path, const char *d1,
+               const char *ll, bool quiet);
 
 #endif

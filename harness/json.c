@@ -56,12 +56,9 @@ static void entry(FILE *f, bool *first, const struct hb_case *c, size_t family,
 	fputs("\n    }", f);
 }
 
-int hb_json_write(const char *path, const struct hb_env *env, const struct hb_case *cases,
+int hb_json_write(FILE *f, const struct hb_env *env, const struct hb_case *cases,
                   size_t n_cases)
 {
-	FILE *f = fopen(path, "w");
-	if (!f)
-		return -1;
 	char date[32];
 	hb_utc_now(date, sizeof date);
 	fprintf(f, "{\n  \"context\": {\n    \"date\": \"%s\",\n    \"host_name\": ", date);
@@ -102,5 +99,5 @@ int hb_json_write(const char *path, const struct hb_env *env, const struct hb_ca
 		family++;
 	}
 	fputs("\n  ]\n}\n", f);
-	return fclose(f) == 0 ? 0 : -1;
+	return fflush(f) == 0 && !ferror(f) ? 0 : -1;
 }

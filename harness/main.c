@@ -1,15 +1,19 @@
 /* main.c - the dodbench command line: `list` what is registered, `run` the product of
  * the selected cases (cli.c parses, plan.c names the cases, schedule.c runs them,
- * summary.c reports), `--help`. Every argument is checked before anything is allocated
- * (exit 2); a case whose verification fails makes the exit status 1.
+ * summary.c reports), `--help`. Every argument and every output path is checked before
+ * any work (exit 2); a case whose verification fails makes the exit status 1; an output
+ * that cannot be written mid-run stops the sweep with HB_EXIT_OUTPUT (3).
  */
 #define _GNU_SOURCE
 #include <alloca.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <valgrind/valgrind.h>
@@ -38,6 +42,92 @@ static void prefault_heap(const struct hb_config *c)
 	}
 }
 
+/* Opens the --out-json target before any work. A regular file (or a new one) is written
+ * to a temporary file beside it, "PATH.tmp-PID", renamed over PATH only when complete
+ * (tmp gets its name); anything else (a device) is opened directly (tmp stays ""). Refuses
+ * an empty name, a directory, a path that cannot be created or written, and the file the
+ * --out stream csv already holds. Returns the stream or NULL with the reason in err. */
+static FILE *json_open(const char *path, FILE *csv, char *tmp, size_t tmp_len, char *err,
+                       size_t err_len)
+{
+	struct stat st, cs;
+	tmp[0] = '\0';
+	if (!*path) {
+		snprintf(err, err_len, "an empty file name");
+		return NULL;
+	}
+	bool exists = stat(path, &st) == 0;
+	if (exists && S_ISDIR(st.st_mode)) {
+		snprintf(err, err_len, "%s is a directory", path);
+		return NULL;
+	}
+	if (exists && csv && fstat(fileno(csv), &cs) == 0 && cs.st_dev == st.st_dev &&
+	    cs.st_ino == st.st_ino) {
+		snprintf(err, err_len, "%s is also the --out file: give the JSON its own file", path);
+		return NULL;
+	}
+	if (exists && !S_ISREG(st.st_mode)) {
+		FILE *f = fopen(path, "w");
+		if (!f)
+			snprintf(err, err_len, "cannot open %s for writing: %s", path, strerror(errno));
+		return f;
+	}
+	if (exists && access(path, W_OK) != 0) {
+		snprintf(err, err_len, "cannot write %s: %s", path, strerror(errno));
+		return NULL;
+	}
+	if ((size_t)snprintf(tmp, tmp_len, "%s.tmp-%ld", path, (long)getpid()) >= tmp_len) {
+		snprintf(err, err_len, "%s: the name is too long", path);
+		tmp[0] = '\0';
+		return NULL;
+	}
+	int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+	FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+	if (!f) {
+		snprintf(err, err_len, "cannot create %s: %s", tmp, strerror(errno));
+		if (fd >= 0) {
+			close(fd);
+			unlink(tmp);
+		}
+		tmp[0] = '\0';
+	}
+	return f;
+}
+
+/* Drops an unfinished --out-json: closes it and removes its temporary file. */
+static void json_discard(FILE *f, const char *tmp)
+{
+	if (f)
+		fclose(f);
+	if (tmp[0])
+		unlink(tmp);
+}
+
+/* Writes the JSON, then renames the temporary file over path: the file at path is the
+ * old one or the complete new one, never a partial write. Returns 0 or -1 (message
+ * printed, temporary file removed). */
+static int json_finish(FILE *f, const char *tmp, const char *path, const struct hb_env *env,
+                       const struct hb_case *cases, size_t n_cases)
+{
+	int bad = hb_json_write(f, env, cases, n_cases) != 0;
+	int saved = errno;
+	if (fclose(f) != 0 && !bad) {
+		bad = 1;
+		saved = errno;
+	}
+	if (!bad && tmp[0] && rename(tmp, path) != 0) {
+		bad = 1;
+		saved = errno;
+	}
+	if (bad) {
+		fprintf(stderr, "dodbench: writing %s: %s\n", path, strerror(saved));
+		if (tmp[0])
+			unlink(tmp);
+		return -1;
+	}
+	return 0;
+}
+
 static int cmd_run(int argc, char **argv)
 {
 	struct hb_config c = {0};
@@ -59,46 +149,78 @@ static int cmd_run(int argc, char **argv)
 		snprintf(env.run_id, sizeof env.run_id, "%s", c.run_id);
 	if (rc == 0)
 		rc = hb_check_fits(&c, &env);
+	/* Every output is opened and checked before any work: a bad path, a file another run
+	 * is writing, a full device or --out and --out-json naming one file are refused here
+	 * (exit 2), not found after the sweep. */
+	char err[400], json_tmp[4200] = "";
+	struct hb_run r = {.c = &c, .env = &env, .tty = isatty(2)};
+	FILE *json = NULL;
 	bool delegated = rc == 0 && c.counters == HB_COUNTERS_CALLGRIND && !c.sim_child && n_orig > 0;
-	if (delegated)
-		rc = hb_sim_run(argc, orig, c.out, c.sim_d1, c.sim_ll, c.quiet);
+	bool out_new = c.out && access(c.out, F_OK) != 0; /* a refused run leaves no file */
+	if (rc == 0 && c.out && !(r.csv = hb_csv_open(c.out, err, sizeof err)))
+		rc = hb_usage_error("--out: %s", err);
+	if (rc == 0 && c.out_json &&
+	    !(json = json_open(c.out_json, r.csv, json_tmp, sizeof json_tmp, err, sizeof err))) {
+		rc = hb_usage_error("--out-json: %s", err);
+	} else if (rc == 0 && json && delegated) { /* the child writes it: the check was all */
+		fclose(json);
+		if (json_tmp[0])
+			unlink(json_tmp);
+		json = NULL;
+	}
+	if (delegated && rc == 0)
+		rc = hb_sim_run(argc, orig, r.csv, c.out, c.sim_d1, c.sim_ll, c.quiet);
 	for (int i = 0; i < n_orig; i++)
 		free(orig[i]);
 	free(orig);
-	if (rc || delegated)
+	if (rc || delegated) {
+		json_discard(json, json_tmp);
+		if (r.csv)
+			fclose(r.csv);
+		if (rc == 2 && !delegated && out_new && r.csv)
+			unlink(c.out);
 		return rc;
+	}
 
-	char notice[400], err[400];
-	if (hb_counters_init(c.counters, notice, sizeof notice, err, sizeof err))
+	char notice[400];
+	if (hb_counters_init(c.counters, notice, sizeof notice, err, sizeof err)) {
+		json_discard(json, json_tmp);
+		if (r.csv && (fclose(r.csv), out_new))
+			unlink(c.out);
 		return hb_usage_error("%s", err);
+	}
 	if (notice[0] && !c.quiet)
 		fprintf(stderr, "dodbench: %s\n", notice);
 	if (!c.quiet && !c.sim_child)
 		hb_env_warn(&env, stderr);
 
-	/* Both outputs are opened before any work; a refused one leaves no file behind. */
-	struct hb_run r = {.c = &c, .env = &env, .tty = isatty(2)};
-	bool samples_new = c.samples_out && access(c.samples_out, F_OK) != 0;
-	if (c.samples_out && !(r.samples = hb_samples_open(c.samples_out, err, sizeof err)))
+	if (c.samples_out && !(r.samples = hb_samples_open(c.samples_out, err, sizeof err))) {
+		json_discard(json, json_tmp);
+		if (r.csv && (fclose(r.csv), out_new))
+			unlink(c.out);
 		return hb_usage_error("--samples-out: %s", err);
-	if (c.out && !(r.csv = hb_csv_open(c.out, err, sizeof err))) {
-		if (r.samples) {
-			fclose(r.samples);
-			if (samples_new)
-				unlink(c.samples_out);
-		}
-		return hb_usage_error("--out: %s", err);
 	}
-	if (hb_plan(&c, &r.cases, &r.n_cases))
+	if (hb_plan(&c, &r.cases, &r.n_cases)) {
+		json_discard(json, json_tmp);
 		return 1;
+	}
 	if (!c.quiet)
 		fprintf(stderr, "dodbench: run %s, counter_source=%s, %zu cases, %llu reps + %llu "
 		        "warm-up%s%s\n", env.run_id, hb_counter_source(), r.n_cases, c.reps, c.warmup,
 		        c.interleave ? ", interleaved" : "", c.prefault ? ", prefaulted heap" : "");
 	if (c.prefault)
 		prefault_heap(&c);
-	if (hb_execute(&r))
+	int exec_rc = hb_execute(&r);
+	if (exec_rc == HB_EXIT_OUTPUT) {
+		fprintf(stderr, "dodbench: writing %s: %s; the sweep stopped (every row before "
+		        "this one is whole)\n", c.out, strerror(r.out_errno));
+		json_discard(json, json_tmp);
+		return HB_EXIT_OUTPUT;
+	}
+	if (exec_rc) {
+		json_discard(json, json_tmp);
 		return 1;
+	}
 	if (c.counters == HB_COUNTERS_CALLGRIND)
 		printf("(times below ran under callgrind, 20-200x slower than native: not comparable)\n");
 	hb_summarize(&r, c.baseline ? c.baseline : c.containers[0]->name);
@@ -106,20 +228,19 @@ static int cmd_run(int argc, char **argv)
 	int failed = 0;
 	for (size_t i = 0; i < r.n_cases; i++)
 		failed |= r.cases[i].failed;
-	if (c.out_json && hb_json_write(c.out_json, &env, r.cases, r.n_cases) != 0) {
-		fprintf(stderr, "dodbench: error writing %s\n", c.out_json);
-		failed = 1;
-	}
+	int out_rc = 0;
+	if (json && json_finish(json, json_tmp, c.out_json, &env, r.cases, r.n_cases) != 0)
+		out_rc = HB_EXIT_OUTPUT;
 	hb_plan_free(r.cases, r.n_cases);
 	if (r.samples && fclose(r.samples) != 0) {
-		fprintf(stderr, "dodbench: error writing %s\n", c.samples_out);
-		failed = 1;
+		fprintf(stderr, "dodbench: writing %s: %s\n", c.samples_out, strerror(errno));
+		out_rc = HB_EXIT_OUTPUT;
 	}
 	if (r.csv && fclose(r.csv) != 0) {
-		fprintf(stderr, "dodbench: error writing %s\n", c.out);
-		return 1;
+		fprintf(stderr, "dodbench: writing %s: %s\n", c.out, strerror(errno));
+		out_rc = HB_EXIT_OUTPUT;
 	}
-	return failed;
+	return out_rc ? out_rc : failed;
 }
 
 /* `list containers`: one line per variant with its axes, size classes and capabilities

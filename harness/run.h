@@ -88,10 +88,16 @@ struct hb_run {
 	double t_start, t_last_progress;
 	bool tty;
 	bool any_samples;
+	int out_errno;             /* a failed write of a --out row: the sweep stops */
 };
 
+/* Exit status when an output file cannot be written mid-run (full disk, I/O error):
+ * distinct from 1 (verification failed) and 2 (usage, checked before any work). */
+#define HB_EXIT_OUTPUT 3
+
 /* Runs every repetition of every case that is not skipped (warm-ups first; interleaved
- * with --interleave). Returns 0, or 1 when the schedule does not fit in memory. */
+ * with --interleave); stops at the first row --out cannot take (r->out_errno). Returns
+ * 0, 1 when the schedule does not fit in memory, HB_EXIT_OUTPUT on a failed write. */
 int hb_execute(struct hb_run *r);
 /* Opens the --samples-out file (header "run_id,case,rep,i,ns" when new). NULL with a
  * message in err. */

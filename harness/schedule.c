@@ -126,9 +126,9 @@ static void run_rep(struct hb_run *r, struct hb_case *k, long long rep, long lon
 		.prefault = r->c->prefault, .interleave_pos = pos, .samples = -1,
 	};
 	latency(r, k, (unsigned)rep, &reg, &row);
-	if (r->csv) {
+	if (r->csv && !r->out_errno) {
 		hb_utc_now(row.timestamp, sizeof row.timestamp);
-		hb_csv_row(r->csv, &row);
+		r->out_errno = hb_csv_put_row(r->csv, &row);
 	}
 	hb_region_release(&reg);
 }
@@ -147,8 +147,10 @@ int hb_execute(struct hb_run *r)
 				continue;
 			for (unsigned long long w = 0; w < c->warmup; w++)
 				run_rep(r, k, -(long long)w - 1, -1);
-			for (unsigned long long rep = 0; rep < c->reps; rep++)
+			for (unsigned long long rep = 0; rep < c->reps && !r->out_errno; rep++)
 				run_rep(r, k, (long long)rep, -1);
+			if (r->out_errno)
+				break;
 		}
 	} else {
 		/* Interleaved: all warm-ups first (case order), then every measured repetition
@@ -170,7 +172,7 @@ int hb_execute(struct hb_run *r)
 				slots[s++] = i;
 		uint64_t rng = c->seed ^ 0x1e7e41ea5e5ull;
 		dod_shuffle(slots, n_slots, sizeof *slots, &rng);
-		for (size_t pos = 0; pos < n_slots; pos++) {
+		for (size_t pos = 0; pos < n_slots && !r->out_errno; pos++) {
 			struct hb_case *k = &r->cases[slots[pos]];
 			run_rep(r, k, (long long)k->done, (long long)pos);
 		}
@@ -178,5 +180,5 @@ int hb_execute(struct hb_run *r)
 	}
 	if (r->tty && !c->quiet && r->t_last_progress > 0)
 		fputs("\r\033[K", stderr);
-	return 0;
+	return r->out_errno ? HB_EXIT_OUTPUT : 0;
 }

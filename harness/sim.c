@@ -186,7 +186,8 @@ static const char *const col_names[C_N_COLS] = {"container", "scenario", "n", "e
                                                  "order", "sim_ir", "hole_ratio",
                                                  "hole_pattern", "ops"};
 
-static int merge(const char *dir, const char *child_csv, const char *out_path, bool quiet)
+static int merge(const char *dir, const char *child_csv, FILE *out, const char *out_path,
+                 bool quiet)
 {
 	/* Region numbers are bounded by the child's row count + warm-ups; size the table
 	 * by the number of dump files. */
@@ -210,15 +211,12 @@ static int merge(const char *dir, const char *child_csv, const char *out_path, b
 		return 2;
 
 	FILE *in = fopen(child_csv, "r");
-	char err[300];
-	FILE *out = out_path ? hb_csv_open(out_path, err, sizeof err) : NULL;
-	if (!in || (out_path && !out)) {
-		fprintf(stderr, "dodbench: %s\n", in ? err : "callgrind run wrote no rows");
-		if (in)
-			fclose(in);
+	if (!in) {
+		fprintf(stderr, "dodbench: callgrind run wrote no rows\n");
 		free(by_seq);
 		return 2;
 	}
+	int out_errno = 0;
 	static char line[16384], copy[16384 + 1024];
 	int col[C_N_COLS];
 	size_t n_cases = 0, missing = 0;
@@ -247,8 +245,8 @@ static int merge(const char *dir, const char *child_csv, const char *out_path, b
 		         v[2], v[3], v[4], v[5], v[6], d1, ll);
 		*tok = '\0';
 		snprintf(copy, sizeof copy, "%s%s%s", line, filled, end + 9);
-		if (out)
-			fputs(copy, out);
+		if (out && !out_errno) /* one row, one write(2) (see csv.c) */
+			out_errno = hb_csv_put_line(out, copy);
 		/* Summary by case. */
 		char *f[128];
 		size_t nf = split_csv(copy, f, 128);
@@ -292,9 +290,9 @@ static int merge(const char *dir, const char *child_csv, const char *out_path, b
 	}
 	fclose(in);
 	int rc = 0;
-	if (out && fclose(out) != 0) {
-		fprintf(stderr, "dodbench: error writing %s\n", out_path);
-		rc = 2;
+	if (out_errno) {
+		fprintf(stderr, "dodbench: writing %s: %s\n", out_path, strerror(out_errno));
+		rc = HB_EXIT_OUTPUT;
 	}
 	if (missing) {
 		fprintf(stderr, "dodbench: %zu rows had no callgrind counts\n", missing);
@@ -335,7 +333,8 @@ static int skip_arg(const char *a)
 	return strncmp(a, "--out=", 6) == 0 || strncmp(a, "--counters=", 11) == 0;
 }
 
-int hb_sim_run(int argc, char **argv, const char *out_path, const char *d1, const char *ll,
+int hb_sim_run(int argc, char **argv, FILE *out, const char *out_path, const char *d1,
+               const char *ll,
                bool quiet)
 {
 	if (!on_path("valgrind")) {
@@ -414,7 +413,7 @@ int hb_sim_run(int argc, char **argv, const char *out_path, const char *d1, cons
 		remove_dir(dir);
 		return WIFEXITED(status) && WEXITSTATUS(status) == 2 ? 2 : 1;
 	}
-	int rc = merge(dir, child_csv, out_path, quiet);
+	int rc = merge(dir, child_csv, out, out_path, quiet);
 	free(cargv);
 	remove_dir(dir);
 	return rc ? rc : WEXITSTATUS(status);

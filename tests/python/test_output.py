@@ -1,0 +1,140 @@
+"""Crash-safe and concurrent-safe output of `dodbench run` (issue 8, deliverable 1).
+
+Each test reproduces a defect of the issue and checks the fix; none races a clock:
+- a second writer of one --out file is refused (the test holds the file's lock itself);
+- kill -9 mid-sweep leaves only whole rows (whenever the signal lands);
+- a file ending in a torn line is repaired before anything is appended;
+- a write that fails mid-run (RLIMIT_FSIZE: deterministic, like a full disk) stops the
+  sweep with exit status 3 and the errno text, and leaves only whole rows;
+- every output path is checked before any work: missing directory, a directory, "",
+  /dev/full, --out and --out-json naming one file;
+- the JSON appears whole or not at all (temporary file + rename).
+"""
+import csv
+import fcntl
+import json
+import os
+import resource
+import signal
+import subprocess
+import time
+
+import pytest
+
+from test_cli import BIN, run
+
+CASE = ["--container", "handle_map", "--scenario", "iterate", "--n", "100"]
+
+
+def rows_of(path):
+    """Every line of the CSV must parse to the header's field count; returns the rows."""
+    text = path.read_text()
+    assert text.endswith("\n"), "the file ends in a torn line"
+    table = list(csv.reader(text.splitlines()))
+    assert all(len(r) == len(table[0]) for r in table), {len(r) for r in table}
+    assert table[0][0] == "schema"
+    return table[1:]
+
+
+def test_a_second_writer_is_refused(tmp_path):
+    out = tmp_path / "r.csv"
+    assert run("run", *CASE, "--reps", "2", "--out", str(out)).returncode == 0
+    before = out.read_bytes()
+    with open(out, "a") as held:
+        fcntl.flock(held, fcntl.LOCK_EX)  # as a running dodbench holds it
+        p = run("run", *CASE, "--reps", "2", "--out", str(out))
+    assert p.returncode == 2
+    assert "is being written by another dodbench run" in p.stderr
+    assert out.read_bytes() == before
+    # Once the lock is gone, appending works again.
+    assert run("run", *CASE, "--reps", "2", "--out", str(out)).returncode == 0
+    assert len(rows_of(out)) == 4
+
+
+def test_kill_9_mid_sweep_leaves_only_whole_rows(tmp_path):
+    out = tmp_path / "k.csv"
+    proc = subprocess.Popen([BIN, "run", *CASE, "--n", "20000", "--reps", "100000",
+                             "--warmup", "0", "--out", str(out), "--quiet"],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        # Wait (not a race: any moment is a valid moment to kill) until rows flow.
+        for _ in range(6000):
+            if out.exists() and out.read_text().count("\n") >= 4:
+                break
+            time.sleep(0.01)
+    finally:
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+    rows = rows_of(out)
+    assert len(rows) >= 3
+    # The same command appends to it without a repair notice.
+    p = run("run", *CASE, "--reps", "1", "--out", str(out))
+    assert p.returncode == 0 and "torn line" not in p.stderr
+    assert len(rows_of(out)) == len(rows) + 1
+
+
+def test_a_torn_last_line_is_cut_before_appending(tmp_path):
+    out = tmp_path / "t.csv"
+    assert run("run", *CASE, "--reps", "2", "--out", str(out)).returncode == 0
+    whole = out.read_text()
+    out.write_text(whole + whole.splitlines()[1][:37])  # half a row, no newline
+    p = run("run", *CASE, "--reps", "1", "--out", str(out))
+    assert p.returncode == 0, p.stderr
+    assert "ended in a torn line (37 bytes" in p.stderr
+    assert len(rows_of(out)) == 3
+    # A file that is nothing but a torn header is started afresh.
+    out.write_text("schema,times")
+    assert run("run", *CASE, "--reps", "1", "--out", str(out)).returncode == 0
+    assert len(rows_of(out)) == 1
+
+
+def _limit_file_size(limit):
+    def apply():
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+        resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
+    return apply
+
+
+def test_a_failed_write_stops_the_sweep_with_status_3(tmp_path):
+    probe = tmp_path / "probe.csv"
+    assert run("run", *CASE, "--reps", "1", "--out", str(probe)).returncode == 0
+    header, row = (len(line) + 1 for line in probe.read_text().splitlines())
+    # Room for the header and 2.5 rows: the third row can only be written in part.
+    out = tmp_path / "f.csv"
+    p = subprocess.run([BIN, "run", *CASE, "--reps", "20", "--out", str(out), "--quiet"],
+                       capture_output=True, text=True, timeout=120,
+                       preexec_fn=_limit_file_size(header + 2 * row + row // 2))
+    assert p.returncode == 3, p.stderr
+    assert f"writing {out}: File too large" in p.stderr
+    assert len(rows_of(out)) == 2
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--out-json", "/nonexistent-dir/r.json"], "No such file or directory"),
+    (["--out-json", "/"], "is a directory"),
+    (["--out-json", ""], "an empty file name"),
+    (["--out", ""], "an empty file name"),
+    (["--out", "/nonexistent-dir/r.csv"], "No such file or directory"),
+    (["--out", "/dev/full"], "No space left on device"),
+    (["--out", "SAME", "--out-json", "SAME"], "is also the --out file"),
+])
+def test_output_paths_are_checked_before_any_work(tmp_path, args, message):
+    same = str(tmp_path / "same.csv")
+    args = [same if a == "SAME" else a for a in args]
+    p = run("run", *CASE, "--reps", "1", *args)
+    assert p.returncode == 2, p.stderr
+    assert message in p.stderr
+    assert "iterate/handle_map" not in p.stdout, "the cases ran before the error"
+    assert not os.path.exists(same), "a refused run must not leave its output behind"
+
+
+def test_json_is_whole_or_absent(tmp_path):
+    out = tmp_path / "r.json"
+    p = run("run", *CASE, "--reps", "2", "--out-json", str(out))
+    assert p.returncode == 0, p.stderr
+    assert json.loads(out.read_text())["benchmarks"]
+    assert [f.name for f in tmp_path.iterdir()] == ["r.json"]  # no temporary file left
+    # A device that fills up: exit 3 with the reason, after the work.
+    p = run("run", *CASE, "--reps", "1", "--out-json", "/dev/full")
+    assert p.returncode == 3
+    assert "writing /dev/full: No space left on device" in p.stderr
