@@ -46,6 +46,9 @@ static const char help_more[] =
 	"  --warmup W           unrecorded repetitions before them, 0..1000000 (default 1)\n"
 	"  --seed S             seed of every RNG (holes, shuffles), unsigned 64-bit (default 1)\n"
 	"  --out FILE.csv       append raw rows (schema 2) to FILE; header written when new\n"
+	"  --resume             with --out: skip the repetitions FILE already holds, verified,\n"
+	"                       for this run (--run-id, else the run of its last row) and\n"
+	"                       --seed; rerun a killed sweep's command with it to complete it\n"
 	"  --samples-out FILE   append the raw latency samples of scenarios that record them\n"
 	"                       (push_latency) to FILE: run_id,case,rep,i,ns\n"
 	"  --counters MODE      auto (PAPI when it has counters, else none), papi (fail if\n"
@@ -445,6 +448,7 @@ int hb_parse_run(struct hb_config *c, int argc, char **argv)
 		{"quiet", no_argument, 0, 'q'},           {"help", no_argument, 0, 'h'},
 		{"run-id", required_argument, 0, 'I'},    {"baseline", required_argument, 0, 'B'},
 		{"interleave", no_argument, 0, 'L'},      {"prefault", no_argument, 0, 'P'},
+		{"resume", no_argument, 0, 'R'},
 		{"pin", required_argument, 0, 'p'},       {"out-json", required_argument, 0, 'J'},
 		{"sim-d1", required_argument, 0, '1'},    {"sim-ll", required_argument, 0, '2'},
 		{"sim-child", no_argument, 0, 'X'},       {"hole-ratio", required_argument, 0, 'H'},
@@ -505,6 +509,7 @@ int hb_parse_run(struct hb_config *c, int argc, char **argv)
 		case 'B': c->baseline = optarg; break;
 		case 'L': c->interleave = 1; break;
 		case 'P': c->prefault = 1; break;
+		case 'R': c->resume = 1; break;
 		case 'J': c->out_json = optarg; break;
 		case 'X': c->sim_child = 1; break;
 		case 'p': {
@@ -546,6 +551,10 @@ int hb_parse_run(struct hb_config *c, int argc, char **argv)
 	}
 	if (rc == 0 && (c->sim_d1 || c->sim_ll) && c->counters != HB_COUNTERS_CALLGRIND)
 		rc = hb_usage_error("--sim-d1/--sim-ll need --counters callgrind");
+	if (rc == 0 && c->resume && !c->out)
+		rc = hb_usage_error("--resume needs --out: the file whose rows it completes");
+	if (rc == 0 && c->resume && c->counters == HB_COUNTERS_CALLGRIND)
+		rc = hb_usage_error("--resume does not work with --counters callgrind yet");
 	if (rc == 0 && c->pin >= 0 && hb_pin((int)c->pin) != 0)
 		rc = hb_usage_error("--pin: cannot pin to CPU %ld: %s", c->pin, strerror(errno));
 	return rc;

@@ -307,3 +307,36 @@ int hb_csv_put_line(FILE *f, const char *line)
 	fputs(line, f);
 	return commit(f, regular, before);
 }
+
+size_t hb_csv_split(char *line, char **fields, size_t max)
+{
+	size_t n = 0;
+	char *p = line;
+	line[strcspn(line, "\n")] = '\0';
+	while (n < max) {
+		char *out = p;
+		fields[n++] = p;
+		if (*p == '"') {
+			char *in = p + 1;
+			for (;;) {
+				if (*in == '"' && in[1] == '"')
+					*out++ = '"', in += 2;
+				else if (*in == '"' || !*in)
+					break;
+				else
+					*out++ = *in++;
+			}
+			p = *in ? in + 1 : in;
+		} else {
+			while (*p && *p != ',')
+				*out++ = *p++;
+		}
+		bool more = *p == ',';
+		if (*p)
+			p++;
+		*out = '\0';
+		if (!more)
+			break;
+	}
+	return n;
+}

@@ -131,6 +131,9 @@ void hb_csv_row(FILE *f, const struct hb_row *r);
 int hb_csv_put_row(FILE *f, const struct hb_row *r);
 /* The same for a row already formatted (one line with its newline; sim.c's merge). */
 int hb_csv_put_line(FILE *f, const char *line);
+/* Splits a CSV line (RFC 4180 quoting, no embedded newlines; a trailing newline is
+ * dropped) into at most max fields, in place; returns the number of fields. */
+size_t hb_csv_split(char *line, char **fields, size_t max);
 
 /* ---- registry (registry.c, generated from containers/variants.tsv) ---- */
 

@@ -204,6 +204,20 @@ static int cmd_run(int argc, char **argv)
 		json_discard(json, json_tmp);
 		return 1;
 	}
+	if (c.resume) {
+		char resume_id[sizeof env.run_id];
+		snprintf(resume_id, sizeof resume_id, "%s", c.run_id ? env.run_id : "");
+		if (hb_resume_load(&r, c.out, resume_id, sizeof resume_id, err, sizeof err) != 0) {
+			json_discard(json, json_tmp);
+			hb_plan_free(r.cases, r.n_cases);
+			return hb_usage_error("--resume: %s", err);
+		}
+		if (resume_id[0]) /* new rows join the run they complete */
+			snprintf(env.run_id, sizeof env.run_id, "%s", resume_id);
+		if (!c.quiet)
+			fprintf(stderr, "dodbench: --resume: %zu repetitions of run %s are already in "
+			        "%s and are not run again\n", r.resumed, env.run_id, c.out);
+	}
 	if (!c.quiet)
 		fprintf(stderr, "dodbench: run %s, counter_source=%s, %zu cases, %llu reps + %llu "
 		        "warm-up%s%s\n", env.run_id, hb_counter_source(), r.n_cases, c.reps, c.warmup,

@@ -104,6 +104,7 @@ void hb_plan_free(struct hb_case *cases, size_t n)
 		free(cases[i].name);
 		free(cases[i].elapsed_ns);
 		free(cases[i].cpu_ns);
+		free(cases[i].have);
 	}
 	free(cases);
 }

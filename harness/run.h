@@ -34,7 +34,7 @@ struct hb_config {
 	unsigned long long reps, warmup, seed;
 	const char *out, *out_json, *samples_out, *run_id, *baseline, *sim_d1, *sim_ll;
 	enum hb_counter_mode counters;
-	int quiet, interleave, prefault, sim_child;
+	int quiet, interleave, prefault, sim_child, resume;
 	long pin;
 	double progress_after_s;    /* no progress line before this many seconds */
 };
@@ -61,6 +61,8 @@ struct hb_case {
 	size_t done;                 /* measured repetitions done */
 	bool failed;                 /* a repetition was not verified, or a call failed */
 	bool errored;                /* a container call failed: remaining reps not run */
+	unsigned char *have;         /* --resume: have[rep] = 1 when --out already holds it */
+	size_t resumed;              /* how many of its reps --out already holds */
 };
 
 /* Writes the case name google-benchmark style into buf:
@@ -89,7 +91,15 @@ struct hb_run {
 	bool tty;
 	bool any_samples;
 	int out_errno;             /* a failed write of a --out row: the sweep stops */
+	size_t resumed;            /* --resume: repetitions found in --out, not run again */
 };
+
+/* --resume (resume.c): marks in each case's `have` the repetitions the --out file at
+ * path already holds, verified, for run run_id (when empty: the run of the file's last
+ * row, written back to run_id) and the run's seed; sets the cases' and r's `resumed`.
+ * Returns 0, or -1 with the reason in err (unreadable file, a column missing, memory). */
+int hb_resume_load(struct hb_run *r, const char *path, char *run_id, size_t run_id_len,
+                   char *err, size_t err_len);
 
 /* Exit status when an output file cannot be written mid-run (full disk, I/O error):
  * distinct from 1 (verification failed) and 2 (usage, checked before any work). */

@@ -137,45 +137,49 @@ int hb_execute(struct hb_run *r)
 {
 	const struct hb_config *c = r->c;
 	for (size_t i = 0; i < r->n_cases; i++)
-		if (!r->cases[i].skip)
-			r->total_steps += c->warmup + c->reps;
+		if (!r->cases[i].skip && r->cases[i].resumed < c->reps)
+			r->total_steps += c->warmup + c->reps - r->cases[i].resumed;
 	r->t_start = now_s();
 	if (!c->interleave) {
 		for (size_t i = 0; i < r->n_cases; i++) {
 			struct hb_case *k = &r->cases[i];
-			if (k->skip)
+			if (k->skip || k->resumed >= c->reps)
 				continue;
 			for (unsigned long long w = 0; w < c->warmup; w++)
 				run_rep(r, k, -(long long)w - 1, -1);
 			for (unsigned long long rep = 0; rep < c->reps && !r->out_errno; rep++)
-				run_rep(r, k, (long long)rep, -1);
+				if (!k->have || !k->have[rep])
+					run_rep(r, k, (long long)rep, -1);
 			if (r->out_errno)
 				break;
 		}
 	} else {
 		/* Interleaved: all warm-ups first (case order), then every measured repetition
 		 * of every case in one seeded random order. */
+		struct slot { size_t i; unsigned long long rep; };
 		size_t n_slots = 0;
 		for (size_t i = 0; i < r->n_cases; i++)
-			n_slots += r->cases[i].skip ? 0 : c->reps;
-		size_t *slots = malloc((n_slots ? n_slots : 1) * sizeof *slots);
+			n_slots += r->cases[i].skip ? 0 : c->reps - r->cases[i].resumed;
+		struct slot *slots = malloc((n_slots ? n_slots : 1) * sizeof *slots);
 		if (!slots) {
 			fprintf(stderr, "dodbench: out of memory for the interleaved schedule\n");
 			return 1;
 		}
-		for (size_t i = 0; i < r->n_cases; i++)
-			for (unsigned long long w = 0; w < c->warmup && !r->cases[i].skip; w++)
+		for (size_t i = 0; i < r->n_cases; i++) {
+			const struct hb_case *k = &r->cases[i];
+			for (unsigned long long w = 0; w < c->warmup && !k->skip && k->resumed < c->reps;
+			     w++)
 				run_rep(r, &r->cases[i], -(long long)w - 1, -1);
+		}
 		size_t s = 0;
 		for (size_t i = 0; i < r->n_cases; i++)
 			for (unsigned long long rep = 0; rep < c->reps && !r->cases[i].skip; rep++)
-				slots[s++] = i;
+				if (!r->cases[i].have || !r->cases[i].have[rep])
+					slots[s++] = (struct slot){i, rep};
 		uint64_t rng = c->seed ^ 0x1e7e41ea5e5ull;
 		dod_shuffle(slots, n_slots, sizeof *slots, &rng);
-		for (size_t pos = 0; pos < n_slots && !r->out_errno; pos++) {
-			struct hb_case *k = &r->cases[slots[pos]];
-			run_rep(r, k, (long long)k->done, (long long)pos);
-		}
+		for (size_t pos = 0; pos < n_slots && !r->out_errno; pos++)
+			run_rep(r, &r->cases[slots[pos].i], (long long)slots[pos].rep, (long long)pos);
 		free(slots);
 	}
 	if (r->tty && !c->quiet && r->t_last_progress > 0)

@@ -125,41 +125,6 @@ static void read_dump(const char *path, struct sim_counts *by_seq, size_t max_se
 		by_seq[seq] = c;
 }
 
-/* Splits a CSV line (RFC 4180 quoting, no embedded newlines) into at most max fields,
- * in place; returns the number of fields. */
-static size_t split_csv(char *line, char **fields, size_t max)
-{
-	size_t n = 0;
-	char *p = line;
-	line[strcspn(line, "\n")] = '\0';
-	while (n < max) {
-		char *out = p;
-		fields[n++] = p;
-		if (*p == '"') {
-			char *in = p + 1;
-			for (;;) {
-				if (*in == '"' && in[1] == '"')
-					*out++ = '"', in += 2;
-				else if (*in == '"' || !*in)
-					break;
-				else
-					*out++ = *in++;
-			}
-			p = *in ? in + 1 : in;
-		} else {
-			while (*p && *p != ',')
-				*out++ = *p++;
-		}
-		bool more = *p == ',';
-		if (*p)
-			p++;
-		*out = '\0';
-		if (!more)
-			break;
-	}
-	return n;
-}
-
 /* Per-case summary: medians per operation (region count / ops) of simulated Ir, D1 misses and LL misses. */
 struct sim_case {
 	char name[512];
@@ -223,7 +188,7 @@ static int merge(const char *dir, const char *child_csv, FILE *out, const char *
 	struct sim_case *cases = NULL;
 	if (fgets(line, sizeof line, in)) { /* header: find our columns */
 		char *f[128];
-		size_t nf = split_csv(line, f, 128);
+		size_t nf = hb_csv_split(line, f, 128);
 		for (int k = 0; k < C_N_COLS; k++) {
 			col[k] = -1;
 			for (size_t i = 0; i < nf; i++)
@@ -249,7 +214,7 @@ static int merge(const char *dir, const char *child_csv, FILE *out, const char *
 			out_errno = hb_csv_put_line(out, copy);
 		/* Summary by case. */
 		char *f[128];
-		size_t nf = split_csv(copy, f, 128);
+		size_t nf = hb_csv_split(copy, f, 128);
 		bool ok = nf > 10;
 		for (int k = 0; k < C_N_COLS; k++)
 			ok &= col[k] >= 0 && (size_t)col[k] < nf;

@@ -28,6 +28,11 @@ void hb_summarize(const struct hb_run *r, const char *base)
 			printf("%-60s skipped: %s\n", k->name, k->skip);
 			continue;
 		}
+		if (k->done == 0 && k->resumed > 0 && !k->failed) {
+			printf("%-60s resumed: all %zu repetitions were already in the output\n",
+			       k->name, k->resumed);
+			continue;
+		}
 		if (k->done == 0) {
 			printf("%-60s FAILED: no repetition completed\n", k->name);
 			continue;

@@ -138,3 +138,54 @@ def test_json_is_whole_or_absent(tmp_path):
     p = run("run", *CASE, "--reps", "1", "--out-json", "/dev/full")
     assert p.returncode == 3
     assert "writing /dev/full: No space left on device" in p.stderr
+
+
+def _keys(path):
+    """(case fields, rep) of every row, sorted: duplicates would show up twice."""
+    with open(path) as f:
+        return sorted((r["scenario"], r["container"], r["n"], r["order"], r["hole_ratio"],
+                       r["hole_pattern"], r["rep"]) for r in csv.DictReader(f)
+                      if r["verified"] == "1")
+
+
+def test_resume_completes_a_killed_sweep_with_the_same_rows(tmp_path):
+    sweep = ["--container", "handle_map,bulk_holes_vm", "--scenario", "iterate,lookup",
+             "--n", "1000,20000", "--order", "seq,random", "--hole-ratio", "0,0.5",
+             "--reps", "6", "--warmup", "1", "--interleave", "--run-id", "R1", "--quiet"]
+    full, part = tmp_path / "full.csv", tmp_path / "part.csv"
+    assert run("run", *sweep, "--out", str(full)).returncode == 0
+    proc = subprocess.Popen([BIN, "run", *sweep, "--out", str(part)],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:  # any moment is a valid moment to kill: the test holds whenever it lands
+        for _ in range(6000):
+            if part.exists() and part.read_text().count("\n") >= 8:
+                break
+            time.sleep(0.005)
+    finally:
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+    killed = len(rows_of(part))
+    p = run("run", *[a for a in sweep if a != "--quiet"], "--out", str(part), "--resume")
+    assert p.returncode == 0, p.stderr
+    assert f"--resume: {killed} repetitions of run R1 are already in" in p.stderr
+    assert _keys(part) == _keys(full)
+    # Everything there: a second --resume runs nothing and adds no row.
+    p = run("run", *sweep, "--out", str(part), "--resume")
+    assert p.returncode == 0 and "resumed: all 6 repetitions" in p.stdout
+    assert _keys(part) == _keys(full)
+
+
+def test_resume_ignores_other_runs_and_seeds_and_needs_out(tmp_path):
+    out = tmp_path / "r.csv"
+    assert run("run", *CASE, "--reps", "3", "--run-id", "A", "--out", str(out)).returncode == 0
+    # Another run id, then another seed: nothing of run A counts, all 3 reps run.
+    assert run("run", *CASE, "--reps", "3", "--run-id", "B", "--out", str(out),
+               "--resume").returncode == 0
+    assert run("run", *CASE, "--reps", "3", "--run-id", "B", "--seed", "2", "--out", str(out),
+               "--resume").returncode == 0
+    assert len(rows_of(out)) == 9
+    # Without --run-id the run of the last row is completed: run B, seed 1, all there.
+    p = run("run", *CASE, "--reps", "3", "--out", str(out), "--resume")
+    assert p.returncode == 0 and len(rows_of(out)) == 9
+    p = run("run", *CASE, "--resume")
+    assert p.returncode == 2 and "--resume needs --out" in p.stderr

@@ -1,0 +1,134 @@
+/* resume.c - `run --resume`: the (case, repetition) pairs the --out file already holds,
+ * so a killed sweep completes by running the same command again with --resume.
+ *
+ * A row counts when it is verified, belongs to the run (its run_id: --run-id, or the run
+ * of the file's last row when none is given) and has the run's seed. It is matched to a
+ * planned case by scenario, container, n, elem_bytes, order (for scenarios with one),
+ * hole pattern and hole ratio: the CSV holds the fraction really erased, m / n with
+ * m = round(ratio * n) (scn_hole_indices), so the case whose requested ratio gives that m
+ * is the one. Rows of other runs, other seeds, unverified rows and repetitions beyond
+ * --reps are ignored: those repetitions run again.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "run.h"
+
+enum { R_CONTAINER, R_SCENARIO, R_N, R_ELEM, R_RATIO, R_ORDER, R_SEED, R_REP, R_VERIFIED,
+       R_RUN_ID, R_PATTERN, R_N_COLS };
+static const char *const names[R_N_COLS] = {"container", "scenario", "n", "elem_bytes",
+                                            "hole_ratio", "order", "seed", "rep",
+                                            "verified", "run_id", "hole_pattern"};
+
+/* The fraction of n the hole setup erases for a requested ratio (scn_hole_indices). */
+static double erased_fraction(const struct hb_case *k)
+{
+	size_t n = k->p.n, m = (size_t)llround(k->p.hole_ratio * (double)n);
+	if (!k->scn->uses_holes || k->p.hole_pattern == SCN_HOLES_NONE || k->p.hole_ratio <= 0)
+		return 0;
+	if (m > n - 1)
+		m = n - 1;
+	return (double)m / (double)n;
+}
+
+static struct hb_case *find_case(struct hb_run *r, char **f)
+{
+	size_t n = strtoull(f[R_N], NULL, 10), elem = strtoull(f[R_ELEM], NULL, 10);
+	double ratio = strtod(f[R_RATIO], NULL);
+	for (size_t i = 0; i < r->n_cases; i++) {
+		struct hb_case *k = &r->cases[i];
+		const char *order = k->p.order == SCN_RANDOM ? "random" : "seq";
+		if (k->skip || k->p.n != n || k->elem_bytes != elem ||
+		    strcmp(k->scn->name, f[R_SCENARIO]) != 0 ||
+		    strcmp(k->container->name, f[R_CONTAINER]) != 0 ||
+		    strcmp(scn_hole_pattern_names[k->p.hole_pattern], f[R_PATTERN]) != 0 ||
+		    (k->scn->uses_order && strcmp(order, f[R_ORDER]) != 0))
+			continue;
+		/* %.6g in the CSV: a relative tolerance well above its rounding. */
+		double want = erased_fraction(k);
+		if (fabs(want - ratio) <= 1e-5 * (want > 0 ? want : 1))
+			return k;
+	}
+	return NULL;
+}
+
+int hb_resume_load(struct hb_run *r, const char *path, char *run_id, size_t run_id_len,
+                   char *err, size_t err_len)
+{
+	FILE *in = fopen(path, "r");
+	if (!in) {
+		snprintf(err, err_len, "cannot read %s: %s", path, strerror(errno));
+		return -1;
+	}
+	static char line[16384];
+	char *f[256];
+	int col[R_N_COLS];
+	if (!fgets(line, sizeof line, in)) {
+		fclose(in);
+		return 0; /* a new file: nothing to resume */
+	}
+	size_t nf = hb_csv_split(line, f, 256);
+	for (int c = 0; c < R_N_COLS; c++) {
+		col[c] = -1;
+		for (size_t i = 0; i < nf; i++)
+			if (strcmp(f[i], names[c]) == 0)
+				col[c] = (int)i;
+		if (col[c] < 0) {
+			snprintf(err, err_len, "%s has no %s column", path, names[c]);
+			fclose(in);
+			return -1;
+		}
+	}
+	/* Without --run-id the run is the one of the file's last row. */
+	if (!run_id[0]) {
+		long last = -1;
+		while (fgets(line, sizeof line, in)) {
+			char *g[256];
+			if (hb_csv_split(line, g, 256) > (size_t)col[R_RUN_ID]) {
+				snprintf(run_id, run_id_len, "%s", g[col[R_RUN_ID]]);
+				last = 1;
+			}
+		}
+		if (last < 0) {
+			fclose(in);
+			return 0;
+		}
+		rewind(in);
+		if (!fgets(line, sizeof line, in)) {
+			fclose(in);
+			return 0;
+		}
+	}
+	for (size_t i = 0; i < r->n_cases; i++) {
+		free(r->cases[i].have);
+		r->cases[i].have = calloc(r->c->reps ? r->c->reps : 1, 1);
+		if (!r->cases[i].have) {
+			snprintf(err, err_len, "out of memory reading %s", path);
+			fclose(in);
+			return -1;
+		}
+	}
+	char seed[32];
+	snprintf(seed, sizeof seed, "%llu", r->c->seed);
+	while (fgets(line, sizeof line, in)) {
+		nf = hb_csv_split(line, f, 256);
+		char *g[R_N_COLS];
+		bool ok = true;
+		for (int c = 0; c < R_N_COLS && ok; c++)
+			ok = (size_t)col[c] < nf && (g[c] = f[col[c]]) != NULL;
+		if (!ok || strcmp(g[R_VERIFIED], "1") != 0 || strcmp(g[R_RUN_ID], run_id) != 0 ||
+		    strcmp(g[R_SEED], seed) != 0)
+			continue;
+		struct hb_case *k = find_case(r, g);
+		unsigned long long rep = strtoull(g[R_REP], NULL, 10);
+		if (k && rep < r->c->reps && !k->have[rep]) {
+			k->have[rep] = 1;
+			k->resumed++;
+			r->resumed++;
+		}
+	}
+	fclose(in);
+	return 0;
+}
