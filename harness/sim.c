@@ -17,9 +17,11 @@
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -290,6 +292,34 @@ static void remove_dir(const char *dir)
 	rmdir(dir);
 }
 
+/* Removes the temporary directories of callgrind runs whose dodbench died without
+ * cleaning up (kill -9): /tmp/dodbench-cg-PID-* of a PID that no longer exists. */
+static void remove_orphans(void)
+{
+	DIR *d = opendir("/tmp");
+	char path[4200];
+	for (struct dirent *e; d && (e = readdir(d));) {
+		long pid;
+		if (sscanf(e->d_name, "dodbench-cg-%ld-", &pid) != 1 || pid <= 0 ||
+		    kill((pid_t)pid, 0) == 0 || errno != ESRCH)
+			continue;
+		snprintf(path, sizeof path, "/tmp/%s", e->d_name);
+		remove_dir(path);
+	}
+	if (d)
+		closedir(d);
+}
+
+/* The valgrind child while it runs: SIGINT, SIGTERM and SIGHUP sent to dodbench are
+ * passed on to it; the parent then cleans up and dies of the same signal. */
+static volatile sig_atomic_t child_pid, caught;
+static void pass_on(int sig)
+{
+	caught = sig;
+	if (child_pid > 0)
+		kill((pid_t)child_pid, SIGKILL);
+}
+
 /* True for the arguments the parent replaces: --out F / --out=F and --counters X. */
 static int skip_arg(const char *a)
 {
@@ -307,8 +337,9 @@ int hb_sim_run(int argc, char **argv, FILE *out, const char *out_path, const cha
 		                "valgrind, or make deps)\n");
 		return 2;
 	}
-	char dir[] = "/tmp/dodbench-cg-XXXXXX", self[4096], out_file[300], child_csv[300],
-	     d1_opt[96], ll_opt[96];
+	char dir[64], self[4096], out_file[300], child_csv[300], d1_opt[96], ll_opt[96];
+	remove_orphans();
+	snprintf(dir, sizeof dir, "/tmp/dodbench-cg-%ld-XXXXXX", (long)getpid());
 	ssize_t len = readlink("/proc/self/exe", self, sizeof self - 1);
 	if (len <= 0 || !mkdtemp(dir)) {
 		fprintf(stderr, "dodbench: cannot prepare the callgrind run: %s\n", strerror(errno));
@@ -364,22 +395,52 @@ int hb_sim_run(int argc, char **argv, FILE *out, const char *out_path, const cha
 
 	fflush(stdout);
 	fflush(stderr);
-	pid_t pid = fork();
+	struct sigaction sa = {.sa_handler = pass_on}, old[3];
+	const int sigs[3] = {SIGINT, SIGTERM, SIGHUP};
+	sigemptyset(&sa.sa_mask);
+	for (int i = 0; i < 3; i++)
+		sigaction(sigs[i], &sa, &old[i]);
+	pid_t parent = getpid(), pid = fork();
 	if (pid == 0) {
+		/* valgrind dies with dodbench, even of kill -9 (kept across execve). */
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if (getppid() != parent)
+			_exit(127);
+		for (int i = 0; i < 3; i++)
+			sigaction(sigs[i], &old[i], NULL);
 		execvp("valgrind", cargv);
 		_exit(127);
 	}
+	child_pid = pid;
 	int status = 0;
-	if (pid < 0 || waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) ||
-	    WEXITSTATUS(status) > 1) {
-		fprintf(stderr, "dodbench: the callgrind run failed (status %d)\n",
+	pid_t waited;
+	while ((waited = waitpid(pid, &status, 0)) < 0 && errno == EINTR)
+		;
+	child_pid = 0;
+	for (int i = 0; i < 3; i++)
+		sigaction(sigs[i], &old[i], NULL);
+	if (caught) { /* interrupted: nothing half-done stays behind, then die of it */
+		free(cargv);
+		remove_dir(dir);
+		raise(caught);
+		return 1;
+	}
+	int rc = 0;
+	if (pid < 0 || waited < 0 || (WIFEXITED(status) && WEXITSTATUS(status) > 1)) {
+		fprintf(stderr, "dodbench: the callgrind run failed (exit status %d)\n",
 		        WIFEXITED(status) ? WEXITSTATUS(status) : -1);
 		free(cargv);
 		remove_dir(dir);
 		return WIFEXITED(status) && WEXITSTATUS(status) == 2 ? 2 : 1;
 	}
-	int rc = merge(dir, child_csv, out, out_path, quiet);
+	if (WIFSIGNALED(status)) { /* a crash: keep the rows of the repetitions it finished */
+		fprintf(stderr, "dodbench: the callgrind run died of signal %d (%s); the rows of "
+		        "the repetitions it finished are kept\n", WTERMSIG(status),
+		        strsignal(WTERMSIG(status)));
+		rc = 1;
+	}
+	int merged = merge(dir, child_csv, out, out_path, quiet);
 	free(cargv);
 	remove_dir(dir);
-	return rc ? rc : WEXITSTATUS(status);
+	return merged ? merged : rc ? rc : WEXITSTATUS(status);
 }

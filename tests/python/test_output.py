@@ -189,3 +189,58 @@ def test_resume_ignores_other_runs_and_seeds_and_needs_out(tmp_path):
     assert p.returncode == 0 and len(rows_of(out)) == 9
     p = run("run", *CASE, "--resume")
     assert p.returncode == 2 and "--resume needs --out" in p.stderr
+
+
+def _callgrind_child(pid):
+    """The valgrind child of dodbench `pid` and its temporary directory, once both exist
+    (waits; any moment after that is a valid moment for the test's signal)."""
+    import glob
+    for _ in range(12000):
+        dirs = glob.glob(f"/tmp/dodbench-cg-{pid}-*")
+        try:
+            kids = open(f"/proc/{pid}/task/{pid}/children").read().split()
+        except OSError:
+            kids = []
+        if dirs and kids:
+            return int(kids[0]), dirs[0]
+        time.sleep(0.005)
+    pytest.fail("the callgrind child never started")
+
+
+def _gone(pid):
+    for _ in range(12000):
+        if not os.path.exists(f"/proc/{pid}") or \
+                open(f"/proc/{pid}/stat").read().split()[2] == "Z":
+            return True
+        time.sleep(0.005)
+    return False
+
+
+LONG_SIM = ["--container", "handle_map", "--scenario", "defragment", "--n", "20000",
+            "--reps", "50", "--counters", "callgrind", "--quiet"]
+
+
+@pytest.mark.skipif(not os.path.exists("/usr/bin/valgrind"), reason="valgrind not installed")
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
+def test_callgrind_child_and_temp_dir_go_with_a_signal(tmp_path, sig):
+    proc = subprocess.Popen([BIN, "run", *LONG_SIM, "--out", str(tmp_path / "s.csv")],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    child, tmp = _callgrind_child(proc.pid)
+    proc.send_signal(sig)
+    assert proc.wait() == -sig  # it dies of the signal, after cleaning up
+    assert _gone(child), "valgrind outlived dodbench"
+    assert not os.path.exists(tmp)
+
+
+@pytest.mark.skipif(not os.path.exists("/usr/bin/valgrind"), reason="valgrind not installed")
+def test_callgrind_child_dies_with_a_killed_parent(tmp_path):
+    proc = subprocess.Popen([BIN, "run", *LONG_SIM, "--out", str(tmp_path / "k.csv")],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    child, tmp = _callgrind_child(proc.pid)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    assert _gone(child), "valgrind outlived a kill -9 of dodbench (PR_SET_PDEATHSIG)"
+    # kill -9 leaves the directory; the next callgrind run removes it.
+    p = run("run", *CASE, "--reps", "1", "--counters", "callgrind", "--quiet")
+    assert p.returncode == 0, p.stderr
+    assert not os.path.exists(tmp)
