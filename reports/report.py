@@ -91,6 +91,8 @@ OPTIONAL_INT_COLUMNS = ({"tsc_cycles", "papi_tot_cyc", "papi_tot_ins", "papi_l1_
                         - EXT_TEXT_COLUMNS - OPTIONAL_FLOAT_COLUMNS)
 NON_NEGATIVE_COLUMNS = {"elapsed_ns", "samples", "pmu_scale", "sample_cost_ns", *LATENCY_COLUMNS,
                         "reserved_bytes", "committed_bytes"}
+# A timed region takes time: zero is as impossible as negative (issue 8, defect 8).
+POSITIVE_COLUMNS = {"elapsed_ns", "ns_per_op"}
 FLAG_COLUMNS = {"papi_multiplexed", "prefault", "hypervisor"}  # 0/1 (or empty)
 GEOMETRY_COLUMNS = {"sim_d1", "sim_ll"}  # "size_bytes:assoc:line_bytes" (or empty)
 ORDERS = ("seq", "random")
@@ -188,6 +190,9 @@ def _typed(column, text, where):
     if value is None or (is_float and not math.isfinite(value)):
         raise ReportError(f"{where}: column '{column}': expected "
                           f"{'a number' if is_float else 'an integer'}, got {text!r}")
+    if column in POSITIVE_COLUMNS and value <= 0:
+        raise ReportError(f"{where}: column '{column}': expected a positive {kind}, "
+                          f"got {text!r}")
     if column in NON_NEGATIVE_COLUMNS and value < 0:
         raise ReportError(f"{where}: column '{column}': expected a non-negative {kind}, "
                           f"got {text!r}")
@@ -282,7 +287,24 @@ def load_csvs(paths):
     schema as an int, ops and hole_pattern always set, plus 'ts', the timestamp as a datetime)."""
     if not paths:
         raise ReportError("no CSV files to read")
-    return [row for path in paths for row in _read_table(path, COLUMNS, _parse_row)]
+    rows = [row for path in paths for row in _read_table(path, COLUMNS, _parse_row)]
+    warn_mixed_hosts(rows, paths)
+    return rows
+
+
+def warn_mixed_hosts(rows, paths):
+    """Warn on stderr for each run id whose rows come from more than one host: they are
+    pooled into one run by every section, which is rarely what was meant (two machines
+    given the same --run-id). Returns the {run_id: hosts} it warned about."""
+    hosts = {}
+    for row in rows:
+        hosts.setdefault(row["run_id"], set()).add(row["host"])
+    mixed = {run: sorted(h) for run, h in hosts.items() if len(h) > 1}
+    for run, h in sorted(mixed.items()):
+        print(f"{os.path.basename(sys.argv[0]) or 'report.py'}: warning: "
+              f"{', '.join(map(str, paths))}: run {run} mixes rows of {len(h)} hosts "
+              f"({', '.join(h)}); they are pooled as one run", file=sys.stderr)
+    return mixed
 
 
 def load_article(path):

@@ -755,7 +755,9 @@ S2_BAD = [  # (file line, column, value, message after "column '...': ")
     (6, "sample_cost_ns", "-2", "expected a non-negative number, got '-2'"),
     (7, "schema", "3", "expected 1 or 2, got '3'"),
     (7, "schema", "", "expected 1 or 2, got ''"),
-    (8, "elapsed_ns", "-5", "expected a non-negative integer, got '-5'"),
+    (8, "elapsed_ns", "-5", "expected a positive integer, got '-5'"),
+    (8, "elapsed_ns", "0", "expected a positive integer, got '0'"),
+    (8, "ns_per_op", "0", "expected a positive number, got '0'"),
     (8, "order", "backwards", "expected seq or random, got 'backwards'"),
     (8, "n", "0", "expected an integer >= 1, got '0'"),
     (9, "caps", "handles||holes", "expected words joined by | (e.g. handles|holes) or none, "
@@ -1058,3 +1060,18 @@ def test_memory_columns_make_a_memory_table(tmp_path):
     bad = [header] + [body[0][:-1] + ["-5"]]
     with pytest.raises(report.ReportError, match="committed_bytes"):
         report.load_csvs([write_rows(tmp_path / "bad.csv", bad)])
+
+
+def test_one_run_id_from_two_hosts_is_warned_about(tmp_path, capsys):
+    rows = read_rows(S2)
+    host = rows[0].index("host")
+    rows[2][host] = "otherbox"
+    path = write_rows(tmp_path / "two_hosts.csv", rows)
+    loaded = report.load_csvs([path])
+    err = capsys.readouterr().err
+    run = loaded[0]["run_id"]
+    assert f"warning: {path}: run {run} mixes rows of 2 hosts (otherbox, " in err
+    assert "they are pooled as one run" in err
+    # One host per run: no warning.
+    report.load_csvs([S2])
+    assert capsys.readouterr().err == ""
