@@ -437,6 +437,30 @@ static int parse_hole_patterns(struct hb_config *c, char *arg)
 	return rc;
 }
 
+/* The usage error for an option getopt_long refused: an unknown short option (named by
+ * its letter: in "run -xy" argv[optind - 1] is still "run"), an ambiguous prefix of several long
+ * options (they are listed), or an unknown long option. Returns 2. */
+static int bad_option(const struct option *opts, const char *arg)
+{
+	if (optopt > 0 && optopt < 256 && strncmp(arg, "--", 2) != 0)
+		return hb_usage_error("unknown option '-%c'", optopt);
+	if (strncmp(arg, "--", 2) != 0)
+		return hb_usage_error("unknown option '%s'", arg);
+	size_t len = strcspn(arg + 2, "=");
+	char names[400] = "";
+	int matches = 0;
+	for (const struct option *o = opts; o->name; o++)
+		if (len && strncmp(o->name, arg + 2, len) == 0 && strlen(o->name) > len) {
+			snprintf(names + strlen(names), sizeof names - strlen(names), "%s--%s",
+			         matches ? ", " : "", o->name);
+			matches++;
+		}
+	if (matches > 1)
+		return hb_usage_error("ambiguous option '%.*s': could be %s", (int)len + 2, arg,
+		                      names);
+	return hb_usage_error("unknown option '%.*s'", (int)len + 2, arg);
+}
+
 int hb_parse_run(struct hb_config *c, int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -536,7 +560,7 @@ int hb_parse_run(struct hb_config *c, int argc, char **argv)
 		case 'q': c->quiet = 1; break;
 		case 'h': hb_print_help(stdout); exit(0);
 		case ':': rc = hb_usage_error("%s needs a value", argv[optind - 1]); break;
-		default: rc = hb_usage_error("unknown option '%s'", argv[optind - 1]); break;
+		default: rc = bad_option(opts, argv[optind - 1]); break;
 		}
 	}
 	if (rc == 0 && optind < argc)
