@@ -136,6 +136,17 @@ int hb_check_fits(const struct hb_config *c, const struct hb_env *env)
 			fprintf(stderr, "dodbench: %s is built for --elem-bytes %s only: left out\n",
 			        c->containers[k]->name, sizes);
 	}
+	/* The repetition table (two uint64_t per case and rep), at most the product of the
+	 * axes: refused up front rather than found missing after the output is open. */
+	double cases = (double)c->n_containers * (double)c->n_scenarios * (double)c->n_elems *
+	               (double)c->n_ns * (double)(c->n_orders ? c->n_orders : 1) *
+	               (1.0 + (double)c->n_hole_ratios * (double)c->n_hole_patterns);
+	double table = cases * (double)c->reps * 2 * sizeof(uint64_t);
+	if (env->phys_mem_bytes && table > (double)env->phys_mem_bytes / 2)
+		return hb_usage_error("--reps: up to %.0f cases x %llu repetitions need %.1f GiB "
+		                      "of timing records; this machine has %.1f GiB: fewer reps "
+		                      "or cases", cases, c->reps, table / (1 << 30),
+		                      (double)env->phys_mem_bytes / (1 << 30));
 	for (size_t i = 0; i < c->n_ns; i++)
 		for (size_t e = 0; e < c->n_elems; e++) {
 			size_t n = c->ns[i], eb = c->elems[e];

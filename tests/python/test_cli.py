@@ -95,6 +95,11 @@ def test_help_documents_every_option():
     (["run", "--order", "seq,seq"], "listed twice"),
     (["run", "--samples-out", "/nonexistent-dir/s.csv"], "--samples-out: cannot open"),
     (["run", "-xy"], "unknown option '-x'"),
+    # ~5.4M cases x 1M reps: petabytes of timing records, refused before the output opens
+    (["run", "--container", "all", "--scenario", "all", "--reps", "1000000",
+      "--n", ",".join(str(i) for i in range(1, 101)), "--elem-bytes", "8,16,40,64,256",
+      "--hole-ratio", "0,0.1,0.2,0.3,0.4,0.5", "--hole-pattern", "random,clustered,oldest"],
+     "of timing records; this machine has"),
     (["run", "--s", "3"], "ambiguous option '--s': could be --scenario, --seed"),
     (["run", "--ou", "x.csv"], "ambiguous option '--ou': could be --out, --out-json"),
     (["run", "--bogus=3"], "unknown option '--bogus'"),
@@ -395,8 +400,12 @@ def test_page_faults_allocs_and_prefault(tmp_path):
         else:
             assert 1 <= allocs <= 10               # handle_map: a few arrays
     med = lambda rows, c: sorted(int(r["minflt"]) for r in rows if r["container"] == c)[2]
-    assert med(cold_rows, "handle_map") > 100      # 2 MB of fresh pages touched in the region
-    assert med(warm_rows, "handle_map") < med(cold_rows, "handle_map") / 10
+    # 2 MB of fresh memory touched in the region: at least one fault whatever the page
+    # size (about 500 with 4 KiB pages, 1 on a heap of 2 MiB huge pages, as with
+    # GLIBC_TUNABLES=glibc.malloc.hugetlb=1); the prefaulted heap takes (almost) none.
+    cold, warm = med(cold_rows, "handle_map"), med(warm_rows, "handle_map")
+    assert cold >= 1
+    assert warm == 0 or warm * 10 <= cold, (cold, warm)
     assert all(r["prefault"] == "1" for r in warm_rows)
 
 
