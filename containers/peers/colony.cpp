@@ -37,12 +37,21 @@ using Colony = plf::colony<Elem>;
 
 Elem *as_ptr(uint64_t h) { return reinterpret_cast<Elem *>(static_cast<uintptr_t>(h)); }
 
+/* Reserves cap elements one group per reserve() call. A single reserve() that needs
+ * several groups is not safe against allocation failure in Debian's plf::colony: when a
+ * group allocation after the first throws, its handler calls deallocate_group on a group
+ * that was never allocated and crashes (found by tests/test_alloc_fail.c). One group per
+ * call never enters that loop, and a failure leaves the groups reserved so far. */
+void reserve_by_groups(Colony &c, size_t cap)
+{
+	size_t step = c.block_capacity_limits().max;
+	while (c.capacity() < cap)
+		c.reserve(cap - c.capacity() > step ? c.capacity() + step : cap);
+}
+
 int create(void **out, size_t capacity_elems)
 {
-	return dod_cxx_create<Colony>(out, capacity_elems, [](Colony &c, size_t cap) {
-		if (cap)
-			c.reserve(cap);
-	});
+	return dod_cxx_create<Colony>(out, capacity_elems, reserve_by_groups);
 }
 
 void destroy(void *c) { delete static_cast<Colony *>(c); }
