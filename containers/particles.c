@@ -268,13 +268,11 @@ static int ps_insert_n(void *c, size_t n, uint64_t first_key, uint64_t *handles_
 	return DOD_OK;
 }
 
+static uint32_t *gen_of(void *c, uint32_t id) { return &((PS *)c)->gen[id]; }
 static inline int check(const PS *s, uint64_t h)
 {
-	uint32_t id = bulk_weak_id(h);
-	return bulk_weak_check(h, s->n_slots, id && id < s->n_slots ? s->gen[id] : 0);
+	return bulk_weak_check_at(h, s->n_slots, gen_of, s);
 }
-
-static uint32_t *gen_of(void *c, uint32_t id) { return &((PS *)c)->gen[id]; }
 
 static int ps_erase_n(void *c, const uint64_t *hs, size_t n)
 {
@@ -320,10 +318,7 @@ static int ps_lookup_sum(const void *c, const uint64_t *hs, size_t n, uint64_t *
 
 static size_t ps_count_valid(const void *c, const uint64_t *hs, size_t n)
 {
-	size_t valid = 0;
-	for (size_t k = 0; k < n; k++)
-		valid += check(c, hs[k]) == DOD_OK;
-	return valid;
+	return bulk_weak_count_valid(hs, n, ((const PS *)c)->n_slots, gen_of, c);
 }
 
 /* Every particle goes (zeroed); live generations are bumped so old weak pointers are

@@ -301,13 +301,11 @@ static int bh_insert_n(void *c, size_t n, uint64_t first_key, uint64_t *handles_
 	return DOD_OK;
 }
 
+static uint32_t *gen_of(void *c, uint32_t id) { return gen(c, id); }
 static inline int check(const BH *b, uint64_t h)
 {
-	uint32_t id = bulk_weak_id(h);
-	return bulk_weak_check(h, b->n_slots, id && id < b->n_slots ? *gen(b, id) : 0);
+	return bulk_weak_check_at(h, b->n_slots, gen_of, b);
 }
-
-static uint32_t *gen_of(void *c, uint32_t id) { return gen(c, id); }
 
 /* All or nothing without an extra allocation: bulk_weak_check_batch validates every weak
  * pointer first (a repeat fails as DOD_EFREE), then all are erased. */
@@ -437,10 +435,7 @@ static int bh_lookup_sum(const void *c, const uint64_t *hs, size_t n, uint64_t *
 
 static size_t bh_count_valid(const void *c, const uint64_t *hs, size_t n)
 {
-	size_t valid = 0;
-	for (size_t k = 0; k < n; k++)
-		valid += check(c, hs[k]) == DOD_OK;
-	return valid;
+	return bulk_weak_count_valid(hs, n, ((const BH *)c)->n_slots, gen_of, c);
 }
 
 /* Every item goes; live slots' generations are bumped, so old weak pointers are stale;

@@ -133,11 +133,6 @@ static int bd_insert_n(void *c, size_t n, uint64_t first_key, uint64_t *handles_
 	return DOD_OK;
 }
 
-static inline int check(const BD *b, uint64_t h)
-{
-	uint32_t s = bulk_weak_id(h);
-	return bulk_weak_check(h, b->n_slots, s && s < b->n_slots ? slot(b, s)->gen : 0);
-}
 
 /* Removes the live item of slot s from the dense array and frees the slot. */
 static void erase_valid(BD *b, uint32_t s)
@@ -166,6 +161,10 @@ static void erase_valid(BD *b, uint32_t s)
 }
 
 static uint32_t *gen_of(void *c, uint32_t s) { return &slot(c, s)->gen; }
+static inline int check(const BD *b, uint64_t h)
+{
+	return bulk_weak_check_at(h, b->n_slots, gen_of, b);
+}
 
 /* All or nothing without an extra allocation: bulk_weak_check_batch validates every weak
  * pointer first (a repeat fails as DOD_EFREE), then all are erased. */
@@ -213,10 +212,7 @@ static int bd_lookup_sum(const void *c, const uint64_t *hs, size_t n, uint64_t *
 
 static size_t bd_count_valid(const void *c, const uint64_t *hs, size_t n)
 {
-	size_t valid = 0;
-	for (size_t k = 0; k < n; k++)
-		valid += check(c, hs[k]) == DOD_OK;
-	return valid;
+	return bulk_weak_count_valid(hs, n, ((const BD *)c)->n_slots, gen_of, c);
 }
 
 /* Every item goes; their slots' generations are bumped, so old weak pointers are stale. */

@@ -39,6 +39,29 @@ static inline int bulk_weak_check(uint64_t h, size_t n_slots, uint32_t slot_gen)
 	return slot_gen == gen ? DOD_OK : DOD_ESTALE;
 }
 
+/* The error of weak pointer h (as bulk_weak_check) in a container of n_slots slots whose
+ * slot generations gen_of(ctx, id) gives, read only for an id in range. gen_of only reads
+ * here (the const is cast away for the signature bulk_weak_check_batch shares); it is a
+ * static function of the caller, so the call inlines. */
+static inline int bulk_weak_check_at(uint64_t h, size_t n_slots,
+                                     uint32_t *(*gen_of)(void *ctx, uint32_t id),
+                                     const void *ctx)
+{
+	uint32_t id = bulk_weak_id(h);
+	return bulk_weak_check(h, n_slots, id && id < n_slots ? *gen_of((void *)ctx, id) : 0);
+}
+
+/* How many of the n weak pointers are valid (the contract's count_valid). */
+static inline size_t bulk_weak_count_valid(const uint64_t *hs, size_t n, size_t n_slots,
+                                           uint32_t *(*gen_of)(void *ctx, uint32_t id),
+                                           const void *ctx)
+{
+	size_t valid = 0;
+	for (size_t k = 0; k < n; k++)
+		valid += bulk_weak_check_at(hs[k], n_slots, gen_of, ctx) == DOD_OK;
+	return valid;
+}
+
 /* Pass 1 of every bulk container's all-or-nothing erase_n: checks the n weak pointers
  * against their slots' generations (gen_of(ctx, id): the stored generation of slot id,
  * 1 <= id < n_slots), marking each slot on the way so a repeated pointer fails, then
@@ -64,8 +87,7 @@ static inline int bulk_weak_check_batch(const uint64_t *hs, size_t n, size_t n_s
 	if (err == DOD_OK)
 		return DOD_OK;
 	/* Its own error, not one our marks caused: valid once unmarked means a repeat. */
-	uint32_t id = bulk_weak_id(hs[k]);
-	int own = bulk_weak_check(hs[k], n_slots, id && id < n_slots ? *gen_of(ctx, id) : 0);
+	int own = bulk_weak_check_at(hs[k], n_slots, gen_of, ctx);
 	return own ? own : DOD_EFREE;
 }
 
