@@ -337,7 +337,8 @@ int hb_sim_run(int argc, char **argv, FILE *out, const char *out_path, const cha
 		                "valgrind, or make deps)\n");
 		return 2;
 	}
-	char dir[64], self[4096], out_file[300], child_csv[300], d1_opt[96], ll_opt[96];
+	char dir[64], self[4096], out_file[300], child_csv[300], d1_opt[96], ll_opt[96],
+	     log_opt[320], log_path[300];
 	remove_orphans();
 	snprintf(dir, sizeof dir, "/tmp/dodbench-cg-%ld-XXXXXX", (long)getpid());
 	ssize_t len = readlink("/proc/self/exe", self, sizeof self - 1);
@@ -369,6 +370,12 @@ int hb_sim_run(int argc, char **argv, FILE *out, const char *out_path, const cha
 	cargv[k++] = "--cache-sim=yes";
 	cargv[k++] = "--collect-atstart=no";
 	cargv[k++] = out_file;
+	/* --quiet: valgrind's own notices (e.g. which cache it simulates as LL) go to a log,
+	 * shown only if the run fails. */
+	snprintf(log_path, sizeof log_path, "%s/valgrind.log", dir);
+	snprintf(log_opt, sizeof log_opt, "--log-file=%s", log_path);
+	if (quiet)
+		cargv[k++] = log_opt;
 	if (d1) {
 		snprintf(d1_opt, sizeof d1_opt, "--D1=%s", d1);
 		cargv[k++] = d1_opt;
@@ -426,6 +433,13 @@ int hb_sim_run(int argc, char **argv, FILE *out, const char *out_path, const cha
 		return 1;
 	}
 	int rc = 0;
+	bool bad = pid < 0 || waited < 0 || WIFSIGNALED(status) ||
+	           (WIFEXITED(status) && WEXITSTATUS(status) > 1);
+	FILE *log = quiet && bad ? fopen(log_path, "r") : NULL;
+	for (int ch; log && (ch = fgetc(log)) != EOF;)
+		fputc(ch, stderr);
+	if (log)
+		fclose(log);
 	if (pid < 0 || waited < 0 || (WIFEXITED(status) && WEXITSTATUS(status) > 1)) {
 		fprintf(stderr, "dodbench: the callgrind run failed (exit status %d)\n",
 		        WIFEXITED(status) ? WEXITSTATUS(status) : -1);

@@ -369,6 +369,7 @@ def test_callgrind_host_geometry_is_recorded(tmp_path):
     p = run("run", "--container", "handle_map", "--scenario", "iterate", "--n", "1000",
             "--reps", "1", "--warmup", "0", "--counters", "callgrind", "--quiet", "--out", str(out))
     assert p.returncode == 0, p.stdout + p.stderr
+    assert p.stderr == "", "--quiet lets nothing through, valgrind's notices included"
     row = read_rows(out)[0]
     assert re.fullmatch(r"[1-9]\d*:[1-9]\d*:[1-9]\d*", row["sim_ll"]), row["sim_ll"]
     assert re.fullmatch(r"[1-9]\d*:[1-9]\d*:[1-9]\d*", row["sim_d1"]), row["sim_d1"]
