@@ -131,7 +131,7 @@ test-san: $(TESTS_SAN)
 
 # The CLI and output tests run a second time against the ASan+UBSan build of dodbench.
 SAN_CLI_TESTS := tests/python/test_cli.py tests/python/test_output.py tests/python/test_particles.py
-test-py: build $(B)/dodbench-san
+test-py: build $(B)/dodbench-san $(B)/dodbench-faults
 	$(PYTHON) -m pytest -q tests/python
 	DODBENCH=$(B)/dodbench-san $(PYTHON) -m pytest -q $(SAN_CLI_TESTS)
 
@@ -198,6 +198,12 @@ $(B)/dodbench: $(REL_OBJS) $(B)/rel/harness/main.o $(B)/rel/harness/alloc_count.
 	$(if $(Q),@echo "  LINK  $@";)$(CXX) $(OPT) -o $@ $^ $(PAPI_LIB) -lm
 $(B)/dodbench-sim: $(SIM_OBJS) $(B)/sim/harness/main.o $(B)/sim/harness/alloc_count.o
 	$(if $(Q),@echo "  LINK  $@";)$(CXX) $(OPT_SIM) -o $@ $^ $(PAPI_LIB) -lm
+
+# The test build of dodbench: the same objects plus scenarios that crash, hang or fail on
+# purpose (tests/faults/faults.c), for the case-isolation tests. Never used by make bench.
+$(B)/dodbench-faults: $(REL_OBJS) $(B)/rel/harness/main.o $(B)/rel/harness/alloc_count.o \
+                      $(B)/rel/tests/faults/faults.o
+	$(if $(Q),@echo "  LINK  $@";)$(CXX) $(OPT) -o $@ $^ $(PAPI_LIB) -lm
 
 # dodbench built with ASan+UBSan (make build-san): the CLI tests run it too. No allocator
 # counting (ASan interposes malloc itself), so its allocs/frees columns stay empty.

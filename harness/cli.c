@@ -45,7 +45,7 @@ static const char help_more[] =
 	"  --reps K             measured repetitions per case, 1..1000000 (default 5)\n"
 	"  --warmup W           unrecorded repetitions before them, 0..1000000 (default 1)\n"
 	"  --seed S             seed of every RNG (holes, shuffles), unsigned 64-bit (default 1)\n"
-	"  --out FILE.csv       append raw rows (schema 2) to FILE; header written when new\n"
+	"  --out FILE.csv       append raw rows (schema 3) to FILE; header written when new\n"
 	"  --resume             with --out: skip the repetitions FILE already holds, verified,\n"
 	"                       for this run (--run-id, else the run of its last row) and\n"
 	"                       --seed; rerun a killed sweep's command with it to complete it\n"
@@ -65,6 +65,15 @@ static const char help_more[] =
 	"  --prefault           pre-grow and touch the allocator's heap before timing, so\n"
 	"                       first-touch page faults stay out of the timed regions\n"
 	"  --pin CPU            pin the process to CPU (sched_setaffinity)\n"
+	"  --timeout S          stop a case whose repetitions (warm-ups included) have run S\n"
+	"                       seconds in all, 0 < S <= 1000000 (decimals allowed; default:\n"
+	"                       none): its row gets status timeout and the sweep goes on\n"
+	"  --no-fork            run the cases in dodbench's own process (for a debugger): a\n"
+	"                       crash then ends the sweep. By default each case runs in a child\n"
+	"                       process (with --interleave: one child runs the schedule and is\n"
+	"                       replaced after a failure), so a case that crashes, aborts, is\n"
+	"                       killed for memory or times out gets a row with its status and\n"
+	"                       the sweep goes on\n"
 	"  --out-json FILE      also write the run in google-benchmark's JSON format\n"
 	"  --run-id ID          run_id column ([A-Za-z0-9._-], at most 100 characters); default\n"
 	"                       a new one per invocation (UTC time-host-pid). make bench passes\n"
@@ -74,7 +83,8 @@ static const char help_more[] =
 	"environment: DODBENCH_PROGRESS_AFTER=S prints progress lines from S seconds on\n"
 	"(default 2); lines come every 10 s when stderr is not a terminal.\n"
 	"\n"
-	"exit status: 0 success; 1 a case failed verification or a container call failed;\n"
+	"exit status: 0 success; 1 a case did not end ok: its verification or a container call\n"
+	"failed, or it crashed, timed out or ran out of memory (status column, summary);\n"
 	"2 usage error (unknown name, bad or too large number, an output that cannot be\n"
 	"opened, is locked by another run or names the other output) - checked before any\n"
 	"work; 3 an output could not be written mid-run (the reason is printed).\n"
@@ -478,6 +488,7 @@ int hb_parse_run(struct hb_config *c, int argc, char **argv)
 		{"sim-child", no_argument, 0, 'X'},       {"hole-ratio", required_argument, 0, 'H'},
 		{"hole-pattern", required_argument, 0, 'T'},
 		{"samples-out", required_argument, 0, 'D'},
+		{"timeout", required_argument, 0, 't'},   {"no-fork", no_argument, 0, 'F'},
 		{0, 0, 0, 0},
 	};
 	char all_c[] = "all", all_s[] = "all", def_n[] = "100000", def_e[] = "8", def_o[] = "seq",
@@ -536,6 +547,17 @@ int hb_parse_run(struct hb_config *c, int argc, char **argv)
 		case 'R': c->resume = 1; break;
 		case 'J': c->out_json = optarg; break;
 		case 'X': c->sim_child = 1; break;
+		case 'F': c->no_fork = 1; break;
+		case 't': {
+			char *end;
+			errno = 0;
+			double v = strtod(optarg, &end);
+			if (end == optarg || *end || errno || !(v > 0 && v <= 1e6))
+				rc = hb_usage_error("--timeout: '%s' is not a number of seconds, 0 < S <= "
+				                    "1000000", optarg);
+			c->timeout_s = v;
+			break;
+		}
 		case 'p': {
 			unsigned long long cpu;
 			rc = parse_count("--pin", optarg, 0, 1023, &cpu);
@@ -579,6 +601,11 @@ int hb_parse_run(struct hb_config *c, int argc, char **argv)
 		rc = hb_usage_error("--resume needs --out: the file whose rows it completes");
 	if (rc == 0 && c->resume && c->counters == HB_COUNTERS_CALLGRIND)
 		rc = hb_usage_error("--resume does not work with --counters callgrind yet");
+	if (rc == 0 && c->timeout_s > 0 && c->no_fork)
+		rc = hb_usage_error("--timeout needs the cases in child processes: drop --no-fork");
+	if (rc == 0 && c->timeout_s > 0 && c->counters == HB_COUNTERS_CALLGRIND)
+		rc = hb_usage_error("--timeout does not work with --counters callgrind (its cases "
+		                    "run inside the one valgrind process)");
 	if (rc == 0 && c->pin >= 0 && hb_pin((int)c->pin) != 0)
 		rc = hb_usage_error("--pin: cannot pin to CPU %ld: %s", c->pin, strerror(errno));
 	return rc;

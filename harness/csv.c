@@ -1,4 +1,5 @@
-/* csv.c - CSV schema 2. One X-macro column list generates both the header and the row
+/* csv.c - CSV schema 3 (3: the status columns; a repetition that produced no
+ * measurement leaves its measured fields empty). One X-macro column list generates both the header and the row
  * writer (google-benchmark's idiom), so the two cannot drift apart. New columns go at
  * the end; a change of meaning bumps HB_SCHEMA_VERSION (2: ns_per_op divides by ops).
  *
@@ -22,7 +23,8 @@
 
 /* X(column name, kind, value): kinds are STR (text, quoted when needed), U64, SZ, DBL,
  * BOOL, CTR (counter i: empty when not measured), OPTLL and OPTDBL (empty when negative),
- * EMPTY, and
+ * MU64 (empty in a row without a measurement: a repetition that crashed, timed out or whose
+ * container call failed; see the status column), EMPTY, and
  * SIMTOKEN: under callgrind the token "@cg<seq>@" that sim.c later replaces, together
  * with the eight empty fields after it, by the region's simulated counts and cache
  * geometry (the process cannot read callgrind's counters itself). */
@@ -41,9 +43,9 @@
 	X(hole_ratio, DBL, r->hole_ratio)                                                \
 	X(order, STR, r->order)                                                          \
 	X(seed, U64, r->seed)                                                            \
-	X(rep, U64, r->rep)                                                              \
-	X(elapsed_ns, U64, r->region->elapsed_ns)                                        \
-	X(ns_per_op, DBL, r->ops ? (double)r->region->elapsed_ns / (double)r->ops : 0.0) \
+	X(rep, OPTLL, r->rep)                                                            \
+	X(elapsed_ns, OPTLL, r->measured ? (long long)r->region->elapsed_ns : -1)         \
+	X(ns_per_op, OPTDBL, r->measured && r->ops ? (double)r->region->elapsed_ns / (double)r->ops : -1.0) \
 	X(tsc_cycles, OPTLL, r->region->have_tsc ? (long long)r->region->tsc_cycles : -1) \
 	X(counter_source, STR, hb_counter_source())                                      \
 	X(papi_tot_cyc, CTR, 0)                                                          \
@@ -51,7 +53,7 @@
 	X(papi_l1_dcm, CTR, 2)                                                           \
 	X(papi_l2_dcm, CTR, 3)                                                           \
 	X(papi_l3_tcm, CTR, 4)                                                           \
-	X(checksum, U64, r->checksum)                                                    \
+	X(checksum, MU64, r->checksum)                                                   \
 	X(verified, BOOL, r->verified)                                                   \
 	X(run_id, STR, r->env->run_id)                                                   \
 	X(swaps, OPTLL, r->swaps)                                                        \
@@ -65,8 +67,8 @@
 	X(sim_d1, EMPTY, 0)                                                              \
 	X(sim_ll, EMPTY, 0)                                                              \
 	X(papi_multiplexed, STR, strcmp(hb_counter_source(), "papi") == 0 ? "0" : "")    \
-	X(minflt, OPTLL, (long long)r->region->minflt)                                   \
-	X(majflt, OPTLL, (long long)r->region->majflt)                                   \
+	X(minflt, OPTLL, r->measured ? (long long)r->region->minflt : -1)                \
+	X(majflt, OPTLL, r->measured ? (long long)r->region->majflt : -1)                \
 	X(allocs, OPTLL, r->region->have_allocs ? (long long)r->region->allocs : -1)     \
 	X(prefault, BOOL, r->prefault)                                                   \
 	X(interleave_pos, OPTLL, r->interleave_pos)                                      \
@@ -79,10 +81,10 @@
 	X(perf_paranoid, OPTLL, r->env->perf_paranoid == -99 ? -1LL : (long long)r->env->perf_paranoid) \
 	X(papi_status, STR, hb_papi_status())                                            \
 	X(frees, OPTLL, r->region->have_allocs ? (long long)r->region->frees : -1)       \
-	X(cpu_ns, U64, r->region->cpu_ns)                                                \
+	X(cpu_ns, MU64, r->region->cpu_ns)                                               \
 	X(pmu_scale, OPTDBL, r->region->have_pmu_scale ? r->region->pmu_scale : -1.0)    \
 	X(hole_pattern, STR, r->hole_pattern)                                            \
-	X(ops, U64, r->ops)                                                              \
+	X(ops, MU64, r->ops)                                                             \
 	X(p50_ns, OPTDBL, r->samples > 0 ? r->p50_ns : -1.0)                             \
 	X(p99_ns, OPTDBL, r->samples > 0 ? r->p99_ns : -1.0)                             \
 	X(p999_ns, OPTDBL, r->samples > 0 ? r->p999_ns : -1.0)                           \
@@ -96,7 +98,9 @@
 	X(caps, CAPS, r->ops_desc->caps)                                                 \
 	X(invocation, STR, r->env->invocation)                                           \
 	X(reserved_bytes, OPTLL, r->reserved_bytes)                                      \
-	X(committed_bytes, OPTLL, r->committed_bytes)
+	X(committed_bytes, OPTLL, r->committed_bytes)                                    \
+	X(status, STR, r->status ? r->status : "ok")                                     \
+	X(status_detail, STR, r->status_detail ? r->status_detail : "")
 
 static void put_str(FILE *f, const char *s)
 {
@@ -128,6 +132,8 @@ static void put_caps(FILE *f, unsigned caps)
 
 #define PUT_STR(f, v) put_str(f, v)
 #define PUT_U64(f, v) fprintf(f, "%" PRIu64, (uint64_t)(v))
+/* A measured figure: empty in a row whose repetition produced none (r->measured false). */
+#define PUT_MU64(f, v) (r->measured ? (void)fprintf(f, "%" PRIu64, (uint64_t)(v)) : (void)0)
 #define PUT_SZ(f, v) fprintf(f, "%zu", (size_t)(v))
 #define PUT_DBL(f, v) fprintf(f, "%.6g", (double)(v))
 #define PUT_BOOL(f, v) fputc((v) ? '1' : '0', f)

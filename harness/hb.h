@@ -33,6 +33,12 @@ enum hb_counter_mode {
  * Writes a one-line notice (or "") to notice. Returns 0 or -1. */
 int hb_counters_init(enum hb_counter_mode mode, char *notice, size_t notice_len,
                      char *err, size_t err_len);
+/* Counters are per thread: an event set opened by the parent would count the parent in
+ * a forked child. Before forking children that measure, the parent calls
+ * hb_counters_fork_prepare (releases PAPI's event set and the PMU probe; what init found
+ * stays in papi_status), and each child calls hb_counters_fork_child (opens its own). */
+void hb_counters_fork_prepare(void);
+void hb_counters_fork_child(void);
 /* "papi", "none" or "callgrind": the counter_source column. */
 const char *hb_counter_source(void);
 /* One line on PAPI's state for the papi_status column ("ok: 5 events", the reason it
@@ -86,10 +92,13 @@ int hb_pin(int cpu);
 /* Writes the current UTC time as 2026-11-21T23:59:01Z (needs 21 bytes). */
 void hb_utc_now(char *buf, size_t len);
 
-/* ---- CSV schema 2 (csv.c) ---- */
+/* ---- CSV schema 3 (csv.c) ---- */
 
-/* 2: ns_per_op = elapsed_ns / ops (1: / n); hole, latency and axis columns appended. */
-#define HB_SCHEMA_VERSION 2
+/* 2: ns_per_op = elapsed_ns / ops (1: / n); hole, latency and axis columns appended.
+ * 3: status and status_detail appended; a row whose status is not ok may have no
+ * measurement (elapsed_ns, ns_per_op, ops, checksum, cpu_ns ... empty) and, for a failure
+ * in a warm-up, no rep. */
+#define HB_SCHEMA_VERSION 3
 
 struct hb_row {
 	const struct hb_env *env;
@@ -99,8 +108,11 @@ struct hb_row {
 	size_t n;
 	double hole_ratio;        /* the real fraction erased */
 	uint64_t seed;
-	unsigned rep;
+	long long rep;            /* measured repetition; < 0: a warm-up (empty field) */
 	const struct hb_region *region;
+	bool measured;            /* false: the region's figures are empty in the row */
+	const char *status;       /* ok|failed|crashed|timeout|oom (NULL: ok) */
+	const char *status_detail; /* why, for a status other than ok (NULL: empty) */
 	uint64_t checksum;
 	bool verified;
 	uint64_t ops;             /* operations in the region (>= 1) */

@@ -83,7 +83,22 @@ int hb_json_write(FILE *f, const struct hb_env *env, const struct hb_case *cases
 	size_t family = 0;
 	for (size_t i = 0; i < n_cases; i++) {
 		const struct hb_case *c = &cases[i];
-		if (c->skip || c->done == 0)
+		if (c->skip)
+			continue;
+		if (c->status != HB_OK) { /* google-benchmark's form of a benchmark that failed */
+			fprintf(f, "%s\n    {\n      \"name\": ", first ? "" : ",");
+			first = false;
+			put_json_str(f, c->name);
+			fputs(",\n      \"run_name\": ", f);
+			put_json_str(f, c->name);
+			fprintf(f, ",\n      \"run_type\": \"iteration\",\n      \"error_occurred\": true,\n"
+			           "      \"error_message\": ");
+			char msg[300];
+			snprintf(msg, sizeof msg, "%s: %s", hb_status_names[c->status], c->status_detail);
+			put_json_str(f, msg);
+			fputs("\n    }", f);
+		}
+		if (c->done == 0)
 			continue;
 		for (size_t r = 0; r < c->done; r++)
 			entry(f, &first, c, family, "iteration", NULL, r, c->done,

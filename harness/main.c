@@ -230,9 +230,7 @@ static int cmd_run(int argc, char **argv)
 		fprintf(stderr, "dodbench: run %s, counter_source=%s, %zu cases, %llu reps + %llu "
 		        "warm-up%s%s\n", env.run_id, hb_counter_source(), r.n_cases, c.reps, c.warmup,
 		        c.interleave ? ", interleaved" : "", c.prefault ? ", prefaulted heap" : "");
-	if (c.prefault)
-		prefault_heap(&c);
-	int exec_rc = hb_execute(&r);
+	int exec_rc = hb_execute(&r, prefault_heap);
 	if (exec_rc == HB_EXIT_OUTPUT) {
 		fprintf(stderr, "dodbench: writing %s: %s; the sweep stopped (every row before "
 		        "this one is whole)\n", c.out, strerror(r.out_errno));

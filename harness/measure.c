@@ -154,6 +154,42 @@ int hb_counters_init(enum hb_counter_mode mode, char *notice, size_t notice_len,
 	return 0;
 }
 
+void hb_counters_fork_prepare(void)
+{
+#ifdef HAVE_PAPI
+	if (use_papi) {
+		PAPI_cleanup_eventset(event_set);
+		PAPI_destroy_eventset(&event_set);
+		PAPI_shutdown();
+		event_set = PAPI_NULL;
+	}
+#endif
+	if (probe_fd >= 0) {
+		close(probe_fd);
+		probe_fd = -1;
+	}
+}
+
+void hb_counters_fork_child(void)
+{
+#ifdef HAVE_PAPI
+	if (use_papi) {
+		char why[200];
+		for (int i = 0; i < HB_N_COUNTERS; i++)
+			added[i] = false;
+		int n_added = papi_setup(why, sizeof why);
+		use_papi = n_added > 0;
+		if (use_papi)
+			snprintf(papi_status, sizeof papi_status, "ok: %d of %d events", n_added,
+			         HB_N_COUNTERS);
+		else
+			snprintf(papi_status, sizeof papi_status, "in the child: %s", why);
+		probe_fd = use_papi ? hb_perf_probe_open(PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES)
+		                    : -1;
+	}
+#endif
+}
+
 static void ts_now(clockid_t clock, struct timespec_pair *t)
 {
 	struct timespec ts;

@@ -35,6 +35,8 @@ struct hb_config {
 	const char *out, *out_json, *samples_out, *run_id, *baseline, *sim_d1, *sim_ll;
 	enum hb_counter_mode counters;
 	int quiet, interleave, prefault, sim_child, resume;
+	int no_fork;                /* --no-fork: cases run in this process */
+	double timeout_s;           /* --timeout: seconds a case may run in all; 0: none */
 	long pin;
 	double progress_after_s;    /* no progress line before this many seconds */
 };
@@ -46,6 +48,14 @@ int hb_parse_run(struct hb_config *c, int argc, char **argv);
 void hb_print_help(FILE *f);
 /* Prints "dodbench: <message>\n(see dodbench --help)" on stderr; returns 2. */
 int hb_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* How a repetition (and a case: its first status other than ok) ended; the CSV's status
+ * column. failed: not verified, or a container call failed; crashed: a signal or an
+ * abnormal exit of the child that ran it; timeout: --timeout; oom: a container call
+ * returned DOD_ENOMEM, or the child was killed by SIGKILL that dodbench did not send (the
+ * kernel's OOM killer, as a rule). */
+enum hb_status { HB_OK, HB_FAILED, HB_CRASHED, HB_TIMEOUT, HB_OOM };
+extern const char *const hb_status_names[]; /* "ok", "failed", "crashed", "timeout", "oom" */
 
 struct hb_case {
 	const struct hb_container *container;
@@ -63,6 +73,11 @@ struct hb_case {
 	bool errored;                /* a container call failed: remaining reps not run */
 	unsigned char *have;         /* --resume: have[rep] = 1 when --out already holds it */
 	size_t resumed;              /* how many of its reps --out already holds */
+	enum hb_status status;       /* the first status other than ok, else HB_OK */
+	char status_detail[200];     /* why (a signal, the failed call, the check) */
+	long long status_rep;        /* the repetition it happened in; < 0: a warm-up */
+	bool stopped;                /* its remaining repetitions are not run */
+	double spent_s;              /* wall time its repetitions took so far (--timeout) */
 };
 
 /* Writes the case name google-benchmark style into buf:
@@ -91,6 +106,7 @@ struct hb_run {
 	bool tty;
 	bool any_samples;
 	int out_errno;             /* a failed write of a --out row: the sweep stops */
+	bool worker;               /* this process is a child running cases for the parent */
 	size_t resumed;            /* --resume: repetitions found in --out, not run again */
 };
 
@@ -106,9 +122,14 @@ int hb_resume_load(struct hb_run *r, const char *path, char *run_id, size_t run_
 #define HB_EXIT_OUTPUT 3
 
 /* Runs every repetition of every case that is not skipped (warm-ups first; interleaved
- * with --interleave); stops at the first row --out cannot take (r->out_errno). Returns
- * 0, 1 when the schedule does not fit in memory, HB_EXIT_OUTPUT on a failed write. */
-int hb_execute(struct hb_run *r);
+ * with --interleave); stops at the first row --out cannot take (r->out_errno). Unless
+ * --no-fork, the repetitions run in child processes (schedule.c): one per case, or with
+ * --interleave one per schedule, replaced after a failure; a crash, a kill or --timeout
+ * stops that case only (its status, a row, the sweep goes on). prefault (may be NULL)
+ * runs in the process that measures, before its first repetition. Returns 0, 1 when the
+ * schedule does not fit in memory or a child cannot be started, HB_EXIT_OUTPUT on a
+ * failed write. */
+int hb_execute(struct hb_run *r, void (*prefault)(const struct hb_config *));
 /* Opens the --samples-out file (header "run_id,case,rep,i,ns" when new). NULL with a
  * message in err. */
 FILE *hb_samples_open(const char *path, char *err, size_t err_len);

@@ -1,11 +1,35 @@
 /* schedule.c - runs the repetitions of the planned cases, in order or interleaved, and
- * writes one CSV row per measured repetition (and its latency samples) as it ends. */
+ * writes one CSV row per measured repetition (and its latency samples) as it ends.
+ *
+ * Case isolation (issue 8). The repetitions run in a child process, the worker, so that a
+ * case that crashes, aborts, is killed for memory or hangs takes only itself down:
+ *   - in order: one worker per case, forked from a parent that never runs container code,
+ *     so every case starts from the same process state; it runs the case's warm-ups, then
+ *     its measured repetitions, exactly as before;
+ *   - interleaved: one worker runs the whole schedule (all warm-ups, then the shuffled
+ *     repetitions), as one process did before. When it dies, the case in flight is
+ *     stopped and a new worker takes the rest of the schedule, after warm-ups of the
+ *     cases it still has to run (a warm-up in another process warms nothing).
+ * Everything measured happens in the worker, as it did in one process: the region, the
+ * row (written by the worker, one write each) and the samples. The parent only starts
+ * workers, reads one fixed-size message per repetition from a pipe (struct done, sent
+ * after the row), keeps the cases' figures for the summary and the JSON, prints progress
+ * and failures, enforces --timeout, and writes the row of a repetition whose worker died.
+ * The job in flight is the first job after the last one reported that the worker does not
+ * skip; both sides apply the same skip rule (stopped cases) to the same job list.
+ * --no-fork runs the same jobs in this process (for a debugger). */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
+#include <poll.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "run.h"
 
@@ -16,12 +40,14 @@ static double now_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
+const char *const hb_status_names[] = {"ok", "failed", "crashed", "timeout", "oom"};
+
 /* One updating line on a terminal, a plain line every 10 s otherwise; nothing before
  * progress_after_s seconds (2 by default: short sweeps stay quiet) or with --quiet. */
 static void progress(struct hb_run *r, const char *name)
 {
 	r->step++;
-	if (r->c->quiet)
+	if (r->c->quiet || r->worker)
 		return;
 	double t = now_s(), elapsed = t - r->t_start;
 	if (elapsed < r->c->progress_after_s ||
@@ -60,7 +86,7 @@ FILE *hb_samples_open(const char *path, char *err, size_t err_len)
 
 /* Fills the percentile fields of row from the region's samples (in ns) and writes the
  * raw samples to the --samples-out file. */
-static void latency(struct hb_run *r, const struct hb_case *k, unsigned rep,
+static void latency(struct hb_run *r, const struct hb_case *k, long long rep,
                     struct hb_region *reg, struct hb_row *row)
 {
 	size_t n = reg->samples_n;
@@ -69,8 +95,9 @@ static void latency(struct hb_run *r, const struct hb_case *k, unsigned rep,
 	double tick = hb_ns_per_tick();
 	if (r->samples) {
 		for (size_t i = 0; i < n; i++)
-			fprintf(r->samples, "%s,%s,%u,%zu,%.1f\n", r->env->run_id, k->name, rep, i,
+			fprintf(r->samples, "%s,%s,%lld,%zu,%.1f\n", r->env->run_id, k->name, rep, i,
 			        (double)reg->samples[i] * tick);
+		fflush(r->samples); /* a crash later loses none of them */
 	}
 	qsort(reg->samples, n, sizeof *reg->samples, cmp_u64);
 	row->samples = (long long)n;
@@ -82,107 +109,426 @@ static void latency(struct hb_run *r, const struct hb_case *k, unsigned rep,
 	r->any_samples = true;
 }
 
-/* Runs one repetition of case k: measured (rep >= 0, written to CSV) or warm-up
- * (rep < 0). pos: position in the interleaved order, or -1. */
-static void run_rep(struct hb_run *r, struct hb_case *k, long long rep, long long pos)
+/* One repetition to run: of case i, measured (rep >= 0) or warm-up (rep < 0: warm-up
+ * -rep - 1); pos: its position in the interleaved order, or -1; slot: its entry in the
+ * measured-repetition list (measured only). */
+struct job {
+	size_t i;
+	long long rep, pos;
+	size_t slot;
+};
+
+/* What a worker reports of each job, in one write to the parent's pipe (smaller than
+ * PIPE_BUF, so never torn). */
+struct done {
+	size_t job;             /* index in the worker's job list */
+	uint64_t elapsed_ns, cpu_ns, ops;
+	double hole_ratio;
+	int out_errno;          /* the row could not be written: the sweep stops */
+	unsigned char ran;      /* the scenario returned SCN_RAN */
+	unsigned char verified;
+	unsigned char oom;      /* a container call returned DOD_ENOMEM */
+	unsigned char any_samples;
+	char why[200];
+};
+
+/* A row of this repetition with the case's axes; the caller sets the rest. */
+static struct hb_row case_row(const struct hb_run *r, const struct hb_case *k, long long rep,
+                              long long pos, const struct hb_region *reg)
 {
-	if (k->errored)
-		return;
+	return (struct hb_row){
+		.env = r->env, .ops_desc = k->ops, .scenario = k->scn->name,
+		.order = k->p.order == SCN_RANDOM ? "random" : "seq", .n = k->p.n,
+		.hole_ratio = k->p.hole_ratio,
+		.hole_pattern = scn_hole_pattern_names[k->p.hole_pattern], .seed = r->c->seed,
+		.rep = rep, .region = reg, .prefault = r->c->prefault, .interleave_pos = pos,
+		.samples = -1, .swaps = -1, .reserved_bytes = -1, .committed_bytes = -1,
+	};
+}
+
+static void put_row(struct hb_run *r, struct hb_row *row)
+{
+	if (r->csv && !r->out_errno) {
+		hb_utc_now(row->timestamp, sizeof row->timestamp);
+		r->out_errno = hb_csv_put_row(r->csv, row);
+	}
+}
+
+/* Runs job j in this process: the repetition, its row (a measured one, or a failed
+ * warm-up) and its samples. Returns what happened. */
+static struct done run_rep(struct hb_run *r, const struct job *j, size_t index)
+{
+	struct hb_case *k = &r->cases[j->i];
 	struct hb_region reg = {0};
 	struct scn_result res = {.swaps = -1, .reserved_bytes = -1, .committed_bytes = -1};
 	int rc = k->scn->run(k->ops, &k->p, &reg, &res);
-	progress(r, k->name);
 	if (rc == SCN_RAN && res.ops == 0)
 		scn_fail(&res, "scenario %s reported 0 operations", k->scn->name);
-	if (rc != SCN_RAN || !res.verified) {
-		if (r->tty && !r->c->quiet)
-			fputs("\r\033[K", stderr);
-		printf("%-60s FAILED (%s %lld): %s\n", k->name, rep < 0 ? "warm-up" : "rep",
-		       rep < 0 ? -rep - 1 : rep, res.why[0] ? res.why : "not verified");
-		k->failed = true;
-		k->errored = rc != SCN_RAN;
-		if (k->errored) {
-			hb_region_release(&reg);
-			return;
-		}
+	struct done d = {.job = index, .ran = rc == SCN_RAN, .verified = rc == SCN_RAN && res.verified,
+	                 .oom = rc != SCN_RAN && res.err == DOD_ENOMEM};
+	snprintf(d.why, sizeof d.why, "%s", res.why[0] ? res.why : "not verified");
+	if (j->rep >= 0 || !d.verified) {
+		struct hb_row row = case_row(r, k, j->rep, j->pos, &reg);
+		row.measured = d.ran;
+		row.hole_ratio = d.ran ? res.hole_ratio : k->p.hole_ratio;
+		row.checksum = res.checksum;
+		row.verified = d.verified;
+		row.ops = res.ops;
+		row.swaps = res.swaps;
+		row.reserved_bytes = res.reserved_bytes;
+		row.committed_bytes = res.committed_bytes;
+		row.status = hb_status_names[d.verified ? HB_OK : d.oom ? HB_OOM : HB_FAILED];
+		row.status_detail = d.verified ? NULL : d.why;
+		if (d.ran && j->rep >= 0)
+			latency(r, k, j->rep, &reg, &row);
+		put_row(r, &row);
 	}
-	if (rep < 0) {
-		hb_region_release(&reg);
-		return;
-	}
-	k->elapsed_ns[k->done] = reg.elapsed_ns;
-	k->cpu_ns[k->done] = reg.cpu_ns;
-	k->done++;
-	k->ns_per_op_div = (double)res.ops;
-	k->hole_ratio = res.hole_ratio;
-	struct hb_row row = {
-		.env = r->env, .ops_desc = k->ops, .scenario = k->scn->name,
-		.order = k->p.order == SCN_RANDOM ? "random" : "seq", .n = k->p.n,
-		.hole_ratio = res.hole_ratio,
-		.hole_pattern = scn_hole_pattern_names[k->p.hole_pattern], .seed = r->c->seed,
-		.rep = (unsigned)rep, .region = &reg, .checksum = res.checksum,
-		.verified = res.verified, .ops = res.ops, .swaps = res.swaps,
-		.reserved_bytes = res.reserved_bytes, .committed_bytes = res.committed_bytes,
-		.prefault = r->c->prefault, .interleave_pos = pos, .samples = -1,
-	};
-	latency(r, k, (unsigned)rep, &reg, &row);
-	if (r->csv && !r->out_errno) {
-		hb_utc_now(row.timestamp, sizeof row.timestamp);
-		r->out_errno = hb_csv_put_row(r->csv, &row);
-	}
+	d.elapsed_ns = reg.elapsed_ns;
+	d.cpu_ns = reg.cpu_ns;
+	d.ops = res.ops;
+	d.hole_ratio = res.hole_ratio;
+	d.any_samples = r->any_samples;
+	d.out_errno = r->out_errno;
 	hb_region_release(&reg);
+	return d;
 }
 
-int hb_execute(struct hb_run *r)
+/* Prints a case's failure line (on stdout, beside the summary it precedes). */
+static void say_failed(const struct hb_run *r, const struct hb_case *k, const char *what,
+                       long long rep, const char *why)
+{
+	if (r->worker)
+		return;
+	if (r->tty && !r->c->quiet && r->t_last_progress > 0)
+		fputs("\r\033[K", stderr);
+	printf("%-60s %s (%s %lld): %s\n", k->name, what, rep < 0 ? "warm-up" : "rep",
+	       rep < 0 ? -rep - 1 : rep, why);
+	fflush(stdout);
+}
+
+/* Marks case k ended with status s in repetition rep (the first status other than ok is
+ * kept), and stops its remaining repetitions when stop. */
+static void set_status(struct hb_case *k, enum hb_status s, long long rep, const char *why,
+                       bool stop)
+{
+	k->failed = true;
+	k->stopped |= stop;
+	k->errored |= stop;
+	if (k->status == HB_OK) {
+		k->status = s;
+		k->status_rep = rep;
+		snprintf(k->status_detail, sizeof k->status_detail, "%s", why);
+	}
+}
+
+/* Takes what job j reported into the case (in the worker too: its skip rule needs it). */
+static void apply(struct hb_run *r, const struct job *j, const struct done *d, bool *slot_done)
+{
+	struct hb_case *k = &r->cases[j->i];
+	progress(r, k->name);
+	if (!d->verified) {
+		enum hb_status s = d->oom ? HB_OOM : HB_FAILED;
+		say_failed(r, k, d->oom ? "OUT OF MEMORY" : "FAILED", j->rep, d->why);
+		set_status(k, s, j->rep, d->why, !d->ran); /* a failed call stops the case */
+	}
+	r->any_samples |= d->any_samples;
+	if (d->out_errno)
+		r->out_errno = d->out_errno;
+	if (j->rep < 0 || !d->ran)
+		return;
+	slot_done[j->slot] = true;
+	k->elapsed_ns[k->done] = d->elapsed_ns;
+	k->cpu_ns[k->done] = d->cpu_ns;
+	k->done++;
+	k->ns_per_op_div = (double)d->ops;
+	k->hole_ratio = d->hole_ratio;
+}
+
+/* The worker and the parent skip the same jobs: those of stopped cases. */
+static size_t next_job(const struct hb_run *r, const struct job *jobs, size_t n, size_t from)
+{
+	while (from < n && r->cases[jobs[from].i].stopped)
+		from++;
+	return from;
+}
+
+/* The measured repetitions still to run, in schedule order. */
+struct slot {
+	size_t i;
+	unsigned long long rep;
+};
+
+static bool slot_pending(const struct hb_run *r, const struct slot *s, bool done)
+{
+	return !done && !r->cases[s->i].stopped;
+}
+
+/* The next segment of jobs one worker runs (see the top of the file): in order, the
+ * warm-ups and pending repetitions of the first case with any; interleaved (and
+ * --no-fork), the warm-ups of every case with pending repetitions, then all of those in
+ * schedule order. Returns the number of jobs written to jobs (0: nothing left). */
+static size_t build_segment(const struct hb_run *r, const struct slot *slots, size_t n_slots,
+                            const bool *slot_done, struct job *jobs)
 {
 	const struct hb_config *c = r->c;
-	for (size_t i = 0; i < r->n_cases; i++)
-		if (!r->cases[i].skip && r->cases[i].resumed < c->reps)
-			r->total_steps += c->warmup + c->reps - r->cases[i].resumed;
-	r->t_start = now_s();
+	size_t n = 0, first = 0;
+	while (first < n_slots && !slot_pending(r, &slots[first], slot_done[first]))
+		first++;
+	if (first == n_slots)
+		return 0;
 	if (!c->interleave) {
-		for (size_t i = 0; i < r->n_cases; i++) {
-			struct hb_case *k = &r->cases[i];
-			if (k->skip || k->resumed >= c->reps)
-				continue;
-			for (unsigned long long w = 0; w < c->warmup; w++)
-				run_rep(r, k, -(long long)w - 1, -1);
-			for (unsigned long long rep = 0; rep < c->reps && !r->out_errno; rep++)
-				if (!k->have || !k->have[rep])
-					run_rep(r, k, (long long)rep, -1);
-			if (r->out_errno)
-				break;
+		size_t i = slots[first].i;
+		for (unsigned long long w = 0; w < c->warmup; w++)
+			jobs[n++] = (struct job){i, -(long long)w - 1, -1, 0};
+		for (size_t s = first; s < n_slots && slots[s].i == i; s++)
+			if (slot_pending(r, &slots[s], slot_done[s]))
+				jobs[n++] = (struct job){i, (long long)slots[s].rep, -1, s};
+		return n;
+	}
+	for (size_t i = 0; i < r->n_cases; i++) {
+		bool pending = false;
+		for (size_t s = first; s < n_slots && !pending; s++)
+			pending = slots[s].i == i && slot_pending(r, &slots[s], slot_done[s]);
+		for (unsigned long long w = 0; pending && w < c->warmup; w++)
+			jobs[n++] = (struct job){i, -(long long)w - 1, -1, 0};
+	}
+	for (size_t s = first; s < n_slots; s++)
+		if (slot_pending(r, &slots[s], slot_done[s]))
+			jobs[n++] = (struct job){slots[s].i, (long long)slots[s].rep, (long long)s, s};
+	return n;
+}
+
+/* For progress: the n jobs of this segment, plus (in order) the warm-ups and pending
+ * repetitions of the cases after it. */
+static size_t steps_left(const struct hb_run *r, const struct slot *slots, size_t n_slots,
+                         const bool *slot_done, const struct job *jobs, size_t n)
+{
+	size_t left = n, prev = SIZE_MAX;
+	for (size_t s = 0; !r->c->interleave && s < n_slots; s++) {
+		if (!slot_pending(r, &slots[s], slot_done[s]) || slots[s].i == jobs[0].i)
+			continue;
+		left += 1 + (slots[s].i != prev ? r->c->warmup : 0);
+		prev = slots[s].i;
+	}
+	return left;
+}
+
+/* Runs a segment in this process (--no-fork, and the worker). In the worker each job's
+ * report goes to fd; the worker stops after a row --out could not take. */
+static void run_jobs(struct hb_run *r, const struct job *jobs, size_t n, bool *slot_done,
+                     int fd)
+{
+	for (size_t x = next_job(r, jobs, n, 0); x < n && !r->out_errno;
+	     x = next_job(r, jobs, n, x + 1)) {
+		struct done d = run_rep(r, &jobs[x], x);
+		apply(r, &jobs[x], &d, slot_done);
+		if (fd >= 0 && write(fd, &d, sizeof d) != (ssize_t)sizeof d)
+			_exit(70); /* the parent is gone (PR_SET_PDEATHSIG kills us anyway) */
+	}
+}
+
+/* The child side: dies with the parent, opens its own counters, pre-faults its own heap,
+ * runs the segment, reports each job on fd, and exits without running the parent's
+ * atexit handlers or flushing its stdio buffers twice. */
+static _Noreturn void worker(struct hb_run *r, const struct job *jobs, size_t n,
+                             bool *slot_done, int fd, pid_t parent,
+                             void (*prefault)(const struct hb_config *))
+{
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if (getppid() != parent)
+		_exit(71);
+	signal(SIGINT, SIG_DFL);
+	signal(SIGTERM, SIG_DFL);
+	r->worker = true;
+	hb_counters_fork_child();
+	if (prefault && r->c->prefault)
+		prefault(r->c);
+	run_jobs(r, jobs, n, slot_done, fd);
+	if (r->samples)
+		fflush(r->samples);
+	fflush(stdout);
+	_exit(0);
+}
+
+/* Describes how a worker ended: status and why. */
+static enum hb_status died_how(int wstatus, bool killed_by_us, char *why, size_t len)
+{
+	if (killed_by_us) {
+		snprintf(why, len, "stopped after --timeout");
+		return HB_TIMEOUT;
+	}
+	if (WIFSIGNALED(wstatus)) {
+		int sig = WTERMSIG(wstatus);
+		if (sig == SIGKILL) {
+			snprintf(why, len, "killed by SIGKILL, not sent by dodbench: the kernel's "
+			         "OOM killer, as a rule");
+			return HB_OOM;
 		}
-	} else {
-		/* Interleaved: all warm-ups first (case order), then every measured repetition
-		 * of every case in one seeded random order. */
-		struct slot { size_t i; unsigned long long rep; };
-		size_t n_slots = 0;
-		for (size_t i = 0; i < r->n_cases; i++)
-			n_slots += r->cases[i].skip ? 0 : c->reps - r->cases[i].resumed;
-		struct slot *slots = malloc((n_slots ? n_slots : 1) * sizeof *slots);
-		if (!slots) {
-			fprintf(stderr, "dodbench: out of memory for the interleaved schedule\n");
-			return 1;
+		snprintf(why, len, "killed by signal %d (SIG%s: %s)%s", sig, sigabbrev_np(sig)
+		         ? sigabbrev_np(sig) : "?", strsignal(sig),
+		         WCOREDUMP(wstatus) ? ", core dumped" : "");
+		return HB_CRASHED;
+	}
+	snprintf(why, len, "the process exited with status %d mid-case%s",
+	         WEXITSTATUS(wstatus), WEXITSTATUS(wstatus) == 1
+	                 ? " (a sanitizer report or exit(1) in the container?)" : "");
+	return HB_CRASHED;
+}
+
+/* The parent side of one worker: reads its reports, enforces --timeout, reaps it, and
+ * when it died with a job in flight, gives that job's case its status and a row. Returns
+ * 0, or 1 when the pipe cannot be read. */
+static int supervise(struct hb_run *r, const struct job *jobs, size_t n, bool *slot_done,
+                     pid_t pid, int fd)
+{
+	const double timeout = r->c->timeout_s;
+	double t_job = now_s();
+	size_t next = next_job(r, jobs, n, 0);
+	bool killed = false;
+	int rc = 0;
+	for (;;) {
+		int wait_ms = -1;
+		if (timeout > 0 && next < n && !killed) {
+			double left = timeout - r->cases[jobs[next].i].spent_s - (now_s() - t_job);
+			wait_ms = left <= 0 ? 0 : left > 1e6 ? 1000000000 : (int)ceil(left * 1000);
 		}
-		for (size_t i = 0; i < r->n_cases; i++) {
-			const struct hb_case *k = &r->cases[i];
-			for (unsigned long long w = 0; w < c->warmup && !k->skip && k->resumed < c->reps;
-			     w++)
-				run_rep(r, &r->cases[i], -(long long)w - 1, -1);
+		struct pollfd p = {.fd = fd, .events = POLLIN};
+		int got = poll(&p, 1, wait_ms);
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got == 0) { /* the case in flight ran out of time */
+			kill(pid, SIGKILL);
+			killed = true;
+			continue;
 		}
-		size_t s = 0;
-		for (size_t i = 0; i < r->n_cases; i++)
-			for (unsigned long long rep = 0; rep < c->reps && !r->cases[i].skip; rep++)
-				if (!r->cases[i].have || !r->cases[i].have[rep])
-					slots[s++] = (struct slot){i, rep};
+		struct done d;
+		ssize_t len = got < 0 ? -1 : read(fd, &d, sizeof d);
+		if (len < 0 && errno == EINTR)
+			continue;
+		if (len == 0)
+			break; /* the worker has ended */
+		if (len != (ssize_t)sizeof d || d.job >= n || d.job < next) {
+			fprintf(stderr, "dodbench: bad report from the worker process (%zd bytes): "
+			        "stopping it\n", len);
+			kill(pid, SIGKILL);
+			killed = true;
+			rc = 1;
+			while (read(fd, &d, sizeof d) > 0)
+				;
+			break;
+		}
+		double t = now_s();
+		r->cases[jobs[d.job].i].spent_s += t - t_job;
+		t_job = t;
+		apply(r, &jobs[d.job], &d, slot_done);
+		next = next_job(r, jobs, n, d.job + 1);
+		if (r->out_errno)
+			break; /* the worker stops after it, too */
+	}
+	int wstatus = 0;
+	while (waitpid(pid, &wstatus, 0) < 0 && errno == EINTR)
+		;
+	next = next_job(r, jobs, n, next);
+	if (rc || r->out_errno || next >= n || (WIFEXITED(wstatus) && WEXITSTATUS(wstatus) == 0))
+		return rc;
+	/* It died in jobs[next]. */
+	const struct job *j = &jobs[next];
+	struct hb_case *k = &r->cases[j->i];
+	char why[160];
+	enum hb_status s = died_how(wstatus, killed, why, sizeof why);
+	if (s == HB_TIMEOUT)
+		snprintf(why, sizeof why, "stopped after --timeout %g s (%.1f s in its repetitions)",
+		         timeout, k->spent_s + (now_s() - t_job));
+	static const char *const what[] = {"", "FAILED", "CRASHED", "TIMED OUT", "OUT OF MEMORY"};
+	r->step++;
+	say_failed(r, k, what[s], j->rep, why);
+	set_status(k, s, j->rep, why, true);
+	struct hb_region none = {0};
+	struct hb_row row = case_row(r, k, j->rep, j->pos, &none);
+	row.status = hb_status_names[s];
+	row.status_detail = why;
+	put_row(r, &row);
+	return 0;
+}
+
+/* Forks a worker for the segment and supervises it. Returns 0 or 1 (no fork, no pipe). */
+static int run_segment_forked(struct hb_run *r, const struct job *jobs, size_t n,
+                              bool *slot_done, void (*prefault)(const struct hb_config *))
+{
+	int fds[2];
+	if (pipe2(fds, O_CLOEXEC) != 0) {
+		fprintf(stderr, "dodbench: cannot make a pipe for the worker: %s\n", strerror(errno));
+		return 1;
+	}
+	fflush(NULL); /* nothing buffered is written twice */
+	pid_t parent = getpid(), pid = fork();
+	if (pid < 0) {
+		fprintf(stderr, "dodbench: cannot start a worker process: %s\n", strerror(errno));
+		close(fds[0]);
+		close(fds[1]);
+		return 1;
+	}
+	if (pid == 0) {
+		close(fds[0]);
+		worker(r, jobs, n, slot_done, fds[1], parent, prefault);
+	}
+	close(fds[1]);
+	int rc = supervise(r, jobs, n, slot_done, pid, fds[0]);
+	close(fds[0]);
+	return rc;
+}
+
+int hb_execute(struct hb_run *r, void (*prefault)(const struct hb_config *))
+{
+	const struct hb_config *c = r->c;
+	const bool fork_cases = !c->no_fork && !c->sim_child;
+	/* Every measured repetition still to run, in case order or shuffled (seeded). */
+	size_t n_slots = 0;
+	for (size_t i = 0; i < r->n_cases; i++)
+		if (!r->cases[i].skip)
+			n_slots += c->reps - r->cases[i].resumed;
+	size_t max_jobs = n_slots + r->n_cases * c->warmup;
+	struct slot *slots = malloc((n_slots ? n_slots : 1) * sizeof *slots);
+	bool *slot_done = calloc(n_slots ? n_slots : 1, sizeof *slot_done);
+	struct job *jobs = max_jobs < SIZE_MAX / sizeof *jobs
+	                           ? malloc((max_jobs ? max_jobs : 1) * sizeof *jobs) : NULL;
+	if (!slots || !slot_done || !jobs) {
+		fprintf(stderr, "dodbench: out of memory for the schedule\n");
+		free(slots);
+		free(slot_done);
+		free(jobs);
+		return 1;
+	}
+	size_t s = 0;
+	for (size_t i = 0; i < r->n_cases; i++)
+		for (unsigned long long rep = 0; rep < c->reps && !r->cases[i].skip; rep++)
+			if (!r->cases[i].have || !r->cases[i].have[rep])
+				slots[s++] = (struct slot){i, rep};
+	if (c->interleave) {
 		uint64_t rng = c->seed ^ 0x1e7e41ea5e5ull;
 		dod_shuffle(slots, n_slots, sizeof *slots, &rng);
-		for (size_t pos = 0; pos < n_slots && !r->out_errno; pos++)
-			run_rep(r, &r->cases[slots[pos].i], (long long)slots[pos].rep, (long long)pos);
-		free(slots);
 	}
+	/* Calibrated once here, so that no child spends its own 20 ms on it. */
+	hb_ns_per_tick();
+	hb_sample_cost_ns();
+	r->t_start = now_s();
+	int rc = 0;
+	if (fork_cases)
+		hb_counters_fork_prepare();
+	else if (prefault && c->prefault)
+		prefault(c);
+	size_t n;
+	while (!rc && !r->out_errno && (n = build_segment(r, slots, n_slots, slot_done, jobs))) {
+		r->total_steps = r->step + steps_left(r, slots, n_slots, slot_done, jobs, n);
+		if (fork_cases)
+			rc = run_segment_forked(r, jobs, n, slot_done, prefault);
+		else
+			run_jobs(r, jobs, n, slot_done, -1);
+	}
+	free(slots);
+	free(slot_done);
+	free(jobs);
 	if (r->tty && !c->quiet && r->t_last_progress > 0)
 		fputs("\r\033[K", stderr);
-	return r->out_errno ? HB_EXIT_OUTPUT : 0;
+	return r->out_errno ? HB_EXIT_OUTPUT : rc;
 }

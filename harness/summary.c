@@ -33,8 +33,14 @@ void hb_summarize(const struct hb_run *r, const char *base)
 			       k->name, k->resumed);
 			continue;
 		}
+		char status[300] = "";
+		if (k->status != HB_OK)
+			snprintf(status, sizeof status, "%s in %s %lld: %s", hb_status_names[k->status],
+			         k->status_rep < 0 ? "warm-up" : "rep",
+			         k->status_rep < 0 ? -k->status_rep - 1 : k->status_rep, k->status_detail);
 		if (k->done == 0) {
-			printf("%-60s FAILED: no repetition completed\n", k->name);
+			printf("%-60s FAILED: no repetition completed%s%s\n", k->name,
+			       status[0] ? "; " : "", status);
 			continue;
 		}
 		struct hb_stats st;
@@ -42,11 +48,14 @@ void hb_summarize(const struct hb_run *r, const char *base)
 		bool unstable = k->done >= 3 && hb_rel_dispersion(&st) > HB_UNSTABLE;
 		any_unstable |= unstable;
 		printf("%-60s median %11.4f ms  min %11.4f  max %11.4f  MAD %5.1f%%  CV %5.1f%%  "
-		       "%9.2f ns/op  %s%s\n",
+		       "%9.2f ns/op  %s%s%s%s\n",
 		       k->name, st.median / 1e6, st.min / 1e6, st.max / 1e6,
 		       st.median > 0 ? 100 * st.mad / st.median : 0, 100 * st.cv,
 		       st.median / (k->ns_per_op_div > 0 ? k->ns_per_op_div : 1),
-		       k->failed ? "NOT VERIFIED" : "verified", unstable ? "  unstable" : "");
+		       k->status == HB_OK ? "verified" : k->status == HB_FAILED ? "NOT VERIFIED" : "",
+		       unstable ? "  unstable" : "",
+		       k->status > HB_FAILED ? "STOPPED: " : "",
+		       k->status > HB_FAILED ? status : "");
 	}
 	if (r->any_samples)
 		printf("\nlatency samples: one hb_lap costs %.1f ns (median of 4096 empty laps), "
@@ -54,7 +63,7 @@ void hb_summarize(const struct hb_run *r, const char *base)
 	for (size_t i = 0; i < r->n_cases; i++) {
 		const struct hb_case *k = &r->cases[i], *b = baseline_of(r, k, base);
 		double ratio, lo, hi;
-		if (k->skip || !b || b == k || b->skip ||
+		if (k->skip || !b || b == k || b->skip || k->status != HB_OK || b->status != HB_OK ||
 		    hb_ratio_ci(b->elapsed_ns, b->done, k->elapsed_ns, k->done, r->c->seed, &ratio,
 		                &lo, &hi) != 0)
 			continue;

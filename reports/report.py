@@ -66,7 +66,8 @@ import numpy as np  # noqa: E402
 
 import stats as bench_stats  # noqa: E402  (reports/stats.py, next to this file)
 
-SCHEMAS = ("1", "2")  # 2: ns_per_op = elapsed_ns / ops; the SCHEMA2_COLUMNS appended
+SCHEMAS = ("1", "2", "3")  # 2: ns_per_op = elapsed_ns / ops; the SCHEMA2_COLUMNS appended
+# 3: the status columns appended (a row whose status is not ok may carry no measurement)
 COLUMNS = ("schema timestamp host cpu_model compiler cflags git_rev container scenario n "
            "elem_bytes hole_ratio order seed rep elapsed_ns ns_per_op tsc_cycles counter_source "
            "papi_tot_cyc papi_tot_ins papi_l1_dcm papi_l2_dcm papi_l3_tcm checksum verified "
@@ -80,10 +81,12 @@ EXT_COLUMNS = ("sim_ir sim_dr sim_dw sim_d1mr sim_d1mw sim_dlmr sim_dlmw sim_d1 
 SCHEMA2_COLUMNS = ("hole_pattern ops p50_ns p99_ns p999_ns max_ns samples sample_cost_ns "
                    "family removal alloc layout caps invocation reserved_bytes "
                    "committed_bytes").split()
+SCHEMA3_COLUMNS = ["status", "status_detail"]
+STATUSES = ("ok", "failed", "crashed", "timeout", "oom")  # the status column's words
 MEMORY_COLUMNS = ("reserved_bytes", "committed_bytes", "allocs")  # the memory scenario's
 EXT_TEXT_COLUMNS = {"sim_d1", "sim_ll", "governor", "turbo", "build_type", "papi_status",
                     "hole_pattern", "family", "removal", "alloc", "layout", "caps",
-                    "invocation"}
+                    "invocation", *SCHEMA3_COLUMNS}
 LATENCY_COLUMNS = ("p50_ns", "p99_ns", "p999_ns", "max_ns")  # ns per operation
 OPTIONAL_FLOAT_COLUMNS = {"pmu_scale", "sample_cost_ns", *LATENCY_COLUMNS}
 OPTIONAL_INT_COLUMNS = ({"tsc_cycles", "papi_tot_cyc", "papi_tot_ins", "papi_l1_dcm", "papi_l2_dcm",
@@ -199,15 +202,46 @@ def _typed(column, text, where):
     return value
 
 
+def _parse_unmeasured(fields, where):
+    """A schema-3 row of a repetition that produced no measurement (status crashed, timeout,
+    oom, or failed in a container call or a warm-up): only what names its case is read."""
+    row = {"measured": False, "status": fields["status"],
+           "status_detail": fields.get("status_detail", "")}
+    for column in ("container", "scenario", "run_id", "host", "order", "hole_pattern"):
+        row[column] = fields.get(column, "")
+    for column in ("n", "elem_bytes"):
+        row[column] = _typed(column, fields.get(column, ""), where)
+    row["rep"] = _typed("rep", fields["rep"], where) if fields.get("rep", "") else None
+    if fields.get("verified") != "0":
+        raise ReportError(f"{where}: column 'verified': a row with status "
+                          f"{fields['status']} must have verified 0")
+    return row
+
+
 def _parse_row(fields, where):
     """Validate one results row (a dict of strings; absent optional columns count as empty)
-    and return it with typed values; a schema-1 row gets ops = n and hole_pattern = none."""
+    and return it with typed values; a schema-1 row gets ops = n and hole_pattern = none.
+    A schema-3 row whose status is not ok and that has no measurement (or no rep: a
+    warm-up) comes back from _parse_unmeasured, with measured = False."""
     schema = fields.get("schema", "")
     if schema not in SCHEMAS:
-        raise ReportError(f"{where}: column 'schema': expected 1 or 2, got {schema!r}")
+        raise ReportError(f"{where}: column 'schema': expected 1, 2 or 3, got {schema!r}")
+    status = fields.get("status", "") if schema == "3" else "ok"
+    if status not in STATUSES:
+        raise ReportError(f"{where}: column 'status': expected one of {', '.join(STATUSES)}, "
+                          f"got {status!r}")
+    if status != "ok" and (fields.get("elapsed_ns", "") == "" or fields.get("rep", "") == ""):
+        return _parse_unmeasured(fields, where)
     row = {column: _typed(column, fields.get(column, ""), where)
-           for column in COLUMNS[1:] + EXT_COLUMNS + SCHEMA2_COLUMNS}
+           for column in COLUMNS[1:] + EXT_COLUMNS + SCHEMA2_COLUMNS + SCHEMA3_COLUMNS}
     row["schema"] = int(schema)
+    row["measured"] = True
+    if schema != "3":  # before the status column: verified says it
+        status = row["status"] = "ok" if row["verified"] == 1 else "failed"
+    row["status"] = status
+    if (status == "ok") != (row["verified"] == 1):
+        raise ReportError(f"{where}: column 'status': {status} with verified "
+                          f"{row['verified']} (ok means verified 1)")
     if row["n"] < 1:
         raise ReportError(f"{where}: column 'n': expected an integer >= 1, got {fields['n']!r}")
     if not 0 <= row["hole_ratio"] < 1:
@@ -281,15 +315,37 @@ def _read_table(path, required, parse):
     return rows
 
 
-def load_csvs(paths):
-    """Load and validate results CSVs of schema 1 or 2; return one dict of typed values per
-    row (COLUMNS, EXT_COLUMNS and SCHEMA2_COLUMNS, None for empty or absent optional fields,
-    schema as an int, ops and hole_pattern always set, plus 'ts', the timestamp as a datetime)."""
+def load_csvs(paths, unmeasured=None):
+    """Load and validate results CSVs of schema 1, 2 or 3; return one dict of typed values per
+    measured row (COLUMNS, EXT_COLUMNS, SCHEMA2_COLUMNS and SCHEMA3_COLUMNS, None for empty or
+    absent optional fields, schema as an int, ops, hole_pattern and status always set, plus
+    'ts', the timestamp as a datetime). The rows of repetitions that produced no measurement
+    (a case that crashed, timed out, ran out of memory or whose container call failed) are
+    left out, counted in a warning on stderr, and appended to the list `unmeasured` if one
+    is given."""
     if not paths:
         raise ReportError("no CSV files to read")
     rows = [row for path in paths for row in _read_table(path, COLUMNS, _parse_row)]
+    stopped = [row for row in rows if not row["measured"]]
+    rows = [row for row in rows if row["measured"]]
     warn_mixed_hosts(rows, paths)
+    warn_stopped(stopped, paths)
+    if unmeasured is not None:
+        unmeasured.extend(stopped)
     return rows
+
+
+def warn_stopped(stopped, paths):
+    """One warning line on stderr per case that has rows without a measurement, with its
+    status (crashed, timeout, oom, failed) and why (the status_detail column)."""
+    seen = {}
+    for row in stopped:
+        name = f"{row['scenario']}/{row['container']}/n:{row['n']}/elem:{row['elem_bytes']}"
+        seen.setdefault((row["run_id"], name), row)
+    for (run, name), row in sorted(seen.items()):
+        print(f"{os.path.basename(sys.argv[0]) or 'report.py'}: warning: "
+              f"{', '.join(map(str, paths))}: run {run}: case {name} has no measurement for "
+              f"a repetition: {row['status']} ({row['status_detail']})", file=sys.stderr)
 
 
 def warn_mixed_hosts(rows, paths):

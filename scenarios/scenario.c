@@ -108,6 +108,7 @@ int scn_error(struct scn_result *res, const char *what, int err)
 {
 	snprintf(res->why, sizeof res->why, "%s: %s", what, dod_strerror(err));
 	res->verified = false;
+	res->err = err;
 	return SCN_ERROR;
 }
 

@@ -53,6 +53,7 @@ struct scn_result {
 	long long swaps;       /* items moved by defragment; -1 when not applicable */
 	long long reserved_bytes, committed_bytes; /* the memory scenario's; -1 otherwise */
 	char why[200];         /* why verification failed, or the error of a failed call */
+	int err;               /* the DOD_E* error of a failed call (scn_error), else 0 */
 };
 
 /* Outcomes of scn_scenario.run. */
@@ -142,7 +143,8 @@ void scn_check_sum(struct scn_result *res, uint64_t sum, uint64_t expect);
 /* Records a failure: verified = false and a printf-style reason. Returns SCN_RAN. */
 int scn_fail(struct scn_result *res, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
-/* Records a container error: res->why gets "what: dod_strerror(err)". Returns SCN_ERROR. */
+/* Records a container error: res->why gets "what: dod_strerror(err)", res->err = err (the
+ * harness reports DOD_ENOMEM as status oom). Returns SCN_ERROR. */
 int scn_error(struct scn_result *res, const char *what, int err);
 /* Skip reasons for the common capability gaps. */
 const char *scn_needs_handles(const struct dod_ops *ops);

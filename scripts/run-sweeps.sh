@@ -29,7 +29,8 @@ for i in "${!lines[@]}"; do
 	read -r -a args <<<"${lines[$i]}"
 	echo "== sweep $((i + 1))/${#lines[@]} ($file): ${lines[$i]}" >&2
 	set -f # no pathname expansion of globs in the arguments
-	"$bin" run --seed 1 --run-id "$run_id" --out "$out" "${args[@]}"
+	"$bin" run --seed 1 --timeout "${SWEEP_TIMEOUT:-600}" --run-id "$run_id" --out "$out" \
+		"${args[@]}"
 	rc=$?
 	set +f
 	if [[ $rc -ne 0 ]]; then

@@ -1,4 +1,4 @@
-/* test_csv.c - CSV schema 2: exact header (the reports depend on the column order),
+/* test_csv.c - CSV schema 3: exact header (the reports depend on the column order),
  * RFC 4180 quoting, empty (never zero) counter fields, and hb_csv_open's header check. */
 #define _POSIX_C_SOURCE 200809L
 #include <setjmp.h>
@@ -14,7 +14,7 @@
 
 #include "hb.h"
 
-static const char header_v2[] =
+static const char header_v3[] =
 	"schema,timestamp,host,cpu_model,compiler,cflags,git_rev,container,scenario,n,"
 	"elem_bytes,hole_ratio,order,seed,rep,elapsed_ns,ns_per_op,tsc_cycles,counter_source,"
 	"papi_tot_cyc,papi_tot_ins,papi_l1_dcm,papi_l2_dcm,papi_l3_tcm,checksum,verified,"
@@ -23,7 +23,8 @@ static const char header_v2[] =
 	"minflt,majflt,allocs,prefault,interleave_pos,cores,hypervisor,governor,turbo,pinned_cpu,"
 	"build_type,perf_paranoid,papi_status,frees,cpu_ns,pmu_scale,"
 	"hole_pattern,ops,p50_ns,p99_ns,p999_ns,max_ns,samples,sample_cost_ns,"
-	"family,removal,alloc,layout,caps,invocation,reserved_bytes,committed_bytes\n";
+	"family,removal,alloc,layout,caps,invocation,reserved_bytes,committed_bytes,"
+	"status,status_detail\n";
 
 static char *write_to_string(void (*fn)(FILE *, const void *), const void *arg)
 {
@@ -39,11 +40,11 @@ static char *write_to_string(void (*fn)(FILE *, const void *), const void *arg)
 static void header_fn(FILE *f, const void *arg) { (void)arg; hb_csv_header(f); }
 static void row_fn(FILE *f, const void *arg) { hb_csv_row(f, arg); }
 
-static void test_header_is_schema_2(void **state)
+static void test_header_is_schema_3(void **state)
 {
 	(void)state;
 	char *s = write_to_string(header_fn, NULL);
-	assert_string_equal(s, header_v2);
+	assert_string_equal(s, header_v3);
 	free(s);
 }
 
@@ -67,13 +68,13 @@ static void test_row_quoting_and_missing_counters(void **state)
 	struct hb_row row = {
 		.env = &env, .timestamp = "2026-01-01T00:00:00Z", .ops_desc = &desc,
 		.scenario = "create", .order = "seq", .hole_pattern = "none", .n = 1000, .seed = 7,
-		.rep = 3, .region = &r, .checksum = 499500, .verified = true, .ops = 500,
+		.rep = 3, .region = &r, .measured = true, .checksum = 499500, .verified = true, .ops = 500,
 		.swaps = -1, .interleave_pos = -1, .samples = -1, .reserved_bytes = -1,
 		.committed_bytes = -1,
 	};
 	char *s = write_to_string(row_fn, &row);
 	/* ns_per_op = elapsed_ns / ops (2000 / 500), not / n. */
-	assert_string_equal(s, "2,2026-01-01T00:00:00Z,box,\"Some \"\"Fast\"\" CPU, 8 cores\","
+	assert_string_equal(s, "3,2026-01-01T00:00:00Z,box,\"Some \"\"Fast\"\" CPU, 8 cores\","
 	                       "gcc 12,-O2,abc,handle_map,create,1000,8,0,seq,7,3,2000,4,4000,"
 	                       "none,,0,,,,499500,1,r1,"
 	                       /* no sim, no PAPI multiplexing column, 3 faults, no alloc count,
@@ -81,7 +82,7 @@ static void test_row_quoting_and_missing_counters(void **state)
 	                       ",,,,,,,,,,,3,0,,0,,2,1,unavailable,on,,release,2,not used,,1900,,"
 	                       /* no holes, 500 ops, no latency samples, the descriptor's axes */
 	                       "none,500,,,,,,,handle_map,swappop,geometric_realloc,aos,"
-	                       "handles|detects_stale,t0-box-7,,\n");
+	                       "handles|detects_stale,t0-box-7,,,ok,\n");
 	free(s);
 	row.swaps = 12;
 	row.verified = false;
@@ -123,7 +124,31 @@ static void test_row_quoting_and_missing_counters(void **state)
 	s = write_to_string(row_fn, &row);
 	assert_non_null(strstr(s, ",handle_map,create,1000,8,0.25,seq,"));
 	assert_non_null(strstr(s, ",clustered,500,20,45.5,400,12000,1000,9.5,handle_map,swappop,"
-	                          "geometric_realloc,aos,none,t0-box-7,4096,1024\n"));
+	                          "geometric_realloc,aos,none,t0-box-7,4096,1024,ok,\n"));
+	free(s);
+	/* A repetition without a measurement (its child crashed in a warm-up): the measured
+	 * fields and rep are empty, never 0; status and why at the end. */
+	struct hb_region none = {0};
+	row.region = &none;
+	row.measured = false;
+	row.verified = false;
+	row.rep = -1;
+	row.samples = -1;
+	row.swaps = row.reserved_bytes = row.committed_bytes = -1;
+	row.status = "crashed";
+	row.status_detail = "killed by signal 11 (SIGSEGV: Segmentation fault)";
+	s = write_to_string(row_fn, &row);
+	assert_string_equal(s, "3,2026-01-01T00:00:00Z,box,\"Some \"\"Fast\"\" CPU, 8 cores\","
+	                       "gcc 12,-O2,abc,handle_map,create,1000,8,0.25,seq,7,"
+	                       /* rep, elapsed_ns, ns_per_op, tsc_cycles empty; no counters, no
+	                        * checksum, not verified */
+	                       ",,,,none,,,,,,,0,r1,"
+	                       /* no swaps, no sim; no faults or allocation counts */
+	                       ",,,,,,,,,,,,,,0,7,2,1,unavailable,on,,release,2,not used,,,,"
+	                       /* no ops, no latency */
+	                       "clustered,,,,,,,,handle_map,swappop,geometric_realloc,aos,none,"
+	                       "t0-box-7,,,crashed,killed by signal 11 (SIGSEGV: Segmentation "
+	                       "fault)\n");
 	free(s);
 }
 
@@ -162,7 +187,7 @@ static void test_open_checks_header(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_header_is_schema_2),
+		cmocka_unit_test(test_header_is_schema_3),
 		cmocka_unit_test(test_row_quoting_and_missing_counters),
 		cmocka_unit_test(test_open_checks_header),
 	};

@@ -20,6 +20,7 @@ ROOT = Path(__file__).resolve().parents[2]
 BIN = os.environ.get("DODBENCH", str(ROOT / "build" / "dodbench"))
 SCHEMA2_APPENDED = ("hole_pattern,ops,p50_ns,p99_ns,p999_ns,max_ns,samples,sample_cost_ns,"
                     "family,removal,alloc,layout,caps,invocation,reserved_bytes,committed_bytes").split(",")
+SCHEMA3_APPENDED = ["status", "status_detail"]
 V1_COLUMNS = ("schema,timestamp,host,cpu_model,compiler,cflags,git_rev,container,scenario,"
               "n,elem_bytes,hole_ratio,order,seed,rep,elapsed_ns,ns_per_op,tsc_cycles,"
               "counter_source,papi_tot_cyc,papi_tot_ins,papi_l1_dcm,papi_l2_dcm,papi_l3_tcm,"
@@ -153,7 +154,7 @@ def test_unknown_names_list_every_registered_name():
         assert valid.split(", ")[:len(names(kind))] == names(kind)
 
 
-def test_good_run_writes_schema2_rows(tmp_path):
+def test_good_run_writes_schema3_rows(tmp_path):
     out = tmp_path / "r.csv"
     p = run("run", "--container", "handle_map,plain_array", "--scenario", "create,lookup",
             "--n", "1000,2000", "--order", "seq,random", "--reps", "3", "--warmup", "0",
@@ -163,13 +164,16 @@ def test_good_run_writes_schema2_rows(tmp_path):
         rows = list(csv.DictReader(f))
     header = list(rows[0].keys())
     assert header[:len(V1_COLUMNS)] == V1_COLUMNS          # schema-1 columns keep their place
-    assert header[-len(SCHEMA2_APPENDED):] == SCHEMA2_APPENDED
+    schema2_end = len(header) - len(SCHEMA3_APPENDED)
+    assert header[schema2_end - len(SCHEMA2_APPENDED):schema2_end] == SCHEMA2_APPENDED
+    assert header[schema2_end:] == SCHEMA3_APPENDED
     # create: 2 containers x 2 n x 3 reps; lookup (plain_array by raw index too):
     # 2 containers x 2 n x 2 orders x 3 reps
     assert len(rows) == 12 + 24
     table = variant_table()
     for r in rows:
-        assert r["schema"] == "2" and r["verified"] == "1"
+        assert r["schema"] == "3" and r["verified"] == "1"
+        assert r["status"] == "ok" and r["status_detail"] == ""
         assert int(r["elapsed_ns"]) > 0
         n = int(r["n"])
         assert int(r["checksum"]) == n * (n - 1) // 2

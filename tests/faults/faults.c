@@ -1,0 +1,85 @@
+/* faults.c - scenarios that fail on purpose, linked only into build/dodbench-faults (the
+ * test build of dodbench; never into build/dodbench): the isolation tests
+ * (tests/python/test_isolation.py) check that each way a case can die gives its row the
+ * right status while the rest of the sweep runs on. Each does the iterate scenario's honest
+ * work (n items, a timed iterate_sum, the key sum verified) and then, or instead:
+ *   fault_segv     writes to a PROT_NONE page: a real SIGSEGV, every call
+ *   fault_abort    abort(): SIGABRT, every call
+ *   fault_exit     exit(3) mid-case, every call
+ *   fault_hang     sleeps forever, every call (status timeout with --timeout)
+ *   fault_kill     SIGKILL to itself, what the kernel's OOM killer sends (status oom)
+ *   fault_enomem   reports the container error DOD_ENOMEM (status oom, no crash)
+ *   fault_late     verified for its first 3 calls in a process, SIGSEGV on the 4th: with
+ *                  --warmup 1 the crash hits measured repetition 2, after 2 whole rows
+ *   fault_wrong    a wrong checksum on every call (status failed, not verified)
+ */
+#define _GNU_SOURCE
+#include <signal.h>
+#include <stdlib.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "scenario.h"
+
+enum fault { F_SEGV, F_ABORT, F_EXIT, F_HANG, F_KILL, F_ENOMEM, F_LATE, F_WRONG };
+
+static void segv(void)
+{
+	volatile char *p = mmap(NULL, 4096, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED)
+		raise(SIGSEGV);
+	p[0] = 1;
+	raise(SIGSEGV); /* not reached */
+}
+
+static int run_fault(enum fault f, const struct dod_ops *ops, const struct scn_params *p,
+                     struct hb_region *r, struct scn_result *res)
+{
+	static unsigned calls;
+	calls++;
+	struct scn_filled fill;
+	if (scn_fill_holes(ops, p, &fill, res))
+		return SCN_ERROR;
+	hb_begin(r);
+	uint64_t sum = ops->iterate_sum(fill.c);
+	DOD_KEEP(sum);
+	hb_end(r);
+	res->ops = fill.n_live;
+	scn_check_sum(res, f == F_WRONG ? sum + 1 : sum, fill.live_key_sum);
+	scn_filled_free(ops, &fill);
+	switch (f) {
+	case F_SEGV: segv(); break;
+	case F_ABORT: abort();
+	case F_EXIT: exit(3);
+	case F_HANG:
+		for (;;)
+			pause();
+	case F_KILL: raise(SIGKILL); break;
+	case F_ENOMEM: return scn_error(res, "insert_n (fault_enomem)", DOD_ENOMEM);
+	case F_LATE:
+		if (calls > 3)
+			segv();
+		break;
+	case F_WRONG: break;
+	}
+	return SCN_RAN;
+}
+
+#define FAULT(id, kind, text)                                                             \
+	static int run_##id(const struct dod_ops *ops, const struct scn_params *p,            \
+	                    struct hb_region *r, struct scn_result *res)                      \
+	{                                                                                     \
+		return run_fault(kind, ops, p, r, res);                                           \
+	}                                                                                     \
+	static const struct scn_scenario id = {.name = #id, .help = "test build: " text,      \
+	                                       .run = run_##id};                              \
+	SCN_REGISTER(id)
+
+FAULT(fault_segv, F_SEGV, "SIGSEGV on every call")
+FAULT(fault_abort, F_ABORT, "abort() on every call")
+FAULT(fault_exit, F_EXIT, "exit(3) on every call")
+FAULT(fault_hang, F_HANG, "never returns")
+FAULT(fault_kill, F_KILL, "SIGKILL to itself, as the OOM killer")
+FAULT(fault_enomem, F_ENOMEM, "reports DOD_ENOMEM")
+FAULT(fault_late, F_LATE, "verified 3 times in a process, then SIGSEGV")
+FAULT(fault_wrong, F_WRONG, "a wrong checksum")
