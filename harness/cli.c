@@ -489,6 +489,7 @@ int hb_parse_run(struct hb_config *c, int argc, char **argv)
 		{"hole-pattern", required_argument, 0, 'T'},
 		{"samples-out", required_argument, 0, 'D'},
 		{"timeout", required_argument, 0, 't'},   {"no-fork", no_argument, 0, 'F'},
+		{"sim-resume-from", required_argument, 0, 'Y'},
 		{0, 0, 0, 0},
 	};
 	char all_c[] = "all", all_s[] = "all", def_n[] = "100000", def_e[] = "8", def_o[] = "seq",
@@ -548,6 +549,7 @@ int hb_parse_run(struct hb_config *c, int argc, char **argv)
 		case 'J': c->out_json = optarg; break;
 		case 'X': c->sim_child = 1; break;
 		case 'F': c->no_fork = 1; break;
+		case 'Y': c->sim_resume_from = optarg; break;
 		case 't': {
 			char *end;
 			errno = 0;
@@ -599,8 +601,8 @@ int hb_parse_run(struct hb_config *c, int argc, char **argv)
 		rc = hb_usage_error("--sim-d1/--sim-ll need --counters callgrind");
 	if (rc == 0 && c->resume && !c->out)
 		rc = hb_usage_error("--resume needs --out: the file whose rows it completes");
-	if (rc == 0 && c->resume && c->counters == HB_COUNTERS_CALLGRIND)
-		rc = hb_usage_error("--resume does not work with --counters callgrind yet");
+	if (rc == 0 && c->sim_resume_from && !c->sim_child)
+		rc = hb_usage_error("--sim-resume-from is internal to --counters callgrind");
 	if (rc == 0 && c->timeout_s > 0 && c->no_fork)
 		rc = hb_usage_error("--timeout needs the cases in child processes: drop --no-fork");
 	if (rc == 0 && c->timeout_s > 0 && c->counters == HB_COUNTERS_CALLGRIND)

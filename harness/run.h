@@ -33,6 +33,7 @@ struct hb_config {
 	size_t n_hole_patterns;
 	unsigned long long reps, warmup, seed;
 	const char *out, *out_json, *samples_out, *run_id, *baseline, *sim_d1, *sim_ll;
+	const char *sim_resume_from; /* callgrind child with --resume: the user's --out file */
 	enum hb_counter_mode counters;
 	int quiet, interleave, prefault, sim_child, resume;
 	int no_fork;                /* --no-fork: cases run in this process */

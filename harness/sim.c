@@ -329,8 +329,7 @@ static int skip_arg(const char *a)
 }
 
 int hb_sim_run(int argc, char **argv, FILE *out, const char *out_path, const char *d1,
-               const char *ll,
-               bool quiet)
+               const char *ll, bool quiet, bool resume)
 {
 	if (!on_path("valgrind")) {
 		fprintf(stderr, "dodbench: --counters callgrind needs valgrind (apt-get install "
@@ -398,6 +397,10 @@ int hb_sim_run(int argc, char **argv, FILE *out, const char *out_path, const cha
 	cargv[k++] = "--sim-child";
 	cargv[k++] = "--out";
 	cargv[k++] = child_csv;
+	if (resume) { /* the child skips what the user's file holds (it is in argv already) */
+		cargv[k++] = "--sim-resume-from";
+		cargv[k++] = (char *)out_path;
+	}
 	cargv[k] = NULL;
 
 	fflush(stdout);

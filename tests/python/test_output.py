@@ -191,6 +191,26 @@ def test_resume_ignores_other_runs_and_seeds_and_needs_out(tmp_path):
     assert p.returncode == 2 and "--resume needs --out" in p.stderr
 
 
+def test_resume_under_callgrind_skips_what_the_file_holds(tmp_path):
+    """The valgrind child writes a private file; with --resume it skips the repetitions the
+    user's --out (held locked by the parent) already has, and the parent merges the rest."""
+    out = tmp_path / "r.csv"
+    sim = [*CASE, "--warmup", "0", "--counters", "callgrind", "--run-id", "cg", "--out", str(out)]
+    assert run("run", *sim, "--reps", "2", "--quiet").returncode == 0
+    p = run("run", *sim, "--reps", "3", "--resume")
+    assert p.returncode == 0, p.stderr
+    assert f"2 repetitions of run cg are already in {out}" in p.stderr
+    rows = rows_of(out)
+    header = out.read_text().splitlines()[0].split(",")
+    rep, ir = header.index("rep"), header.index("sim_ir")
+    assert sorted(int(r[rep]) for r in rows) == [0, 1, 2]
+    assert all(int(r[ir]) > 0 for r in rows)
+    p = run("run", *sim, "--reps", "3", "--resume", "--quiet")  # complete: nothing to run
+    assert p.returncode == 0 and len(rows_of(out)) == 3
+    p = run("run", *CASE, "--sim-resume-from", str(out))
+    assert p.returncode == 2 and "internal to --counters callgrind" in p.stderr
+
+
 def _callgrind_child(pid):
     """The valgrind child of dodbench `pid` and its temporary directory, once both exist
     (waits; any moment after that is a valid moment for the test's signal)."""
