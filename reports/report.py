@@ -329,10 +329,27 @@ def load_csvs(paths, unmeasured=None):
     stopped = [row for row in rows if not row["measured"]]
     rows = [row for row in rows if row["measured"]]
     warn_mixed_hosts(rows, paths)
+    warn_mixed_prefault(rows, paths)
     warn_stopped(stopped, paths)
     if unmeasured is not None:
         unmeasured.extend(stopped)
     return rows
+
+
+def warn_mixed_prefault(rows, paths):
+    """Warn on stderr for each case of a run whose rows were measured both with and without
+    --prefault: first-touch page faults are in one kind and not the other, and every
+    section pools them. Returns the [(run_id, case name)] it warned about."""
+    kinds = {}
+    for row in rows:
+        if row["prefault"] is not None and not is_sim_row(row):
+            kinds.setdefault((row["run_id"], case_key(row)), set()).add(row["prefault"])
+    mixed = sorted((run, case_name(*key)) for (run, key), k in kinds.items() if len(k) > 1)
+    for run, name in mixed:
+        print(f"{os.path.basename(sys.argv[0]) or 'report.py'}: warning: "
+              f"{', '.join(map(str, paths))}: run {run}: case {name} pools rows measured with "
+              "and without --prefault; give the two their own run ids", file=sys.stderr)
+    return mixed
 
 
 def warn_stopped(stopped, paths):

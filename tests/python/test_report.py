@@ -1075,3 +1075,51 @@ def test_one_run_id_from_two_hosts_is_warned_about(tmp_path, capsys):
     # One host per run: no warning.
     report.load_csvs([S2])
     assert capsys.readouterr().err == ""
+
+
+def test_a_case_with_and_without_prefault_is_warned_about(tmp_path, capsys):
+    rows = read_rows(S2)
+    pre = rows[0].index("prefault")
+    key = [rows[0].index(c) for c in report.CASE_FIELDS]
+    same = [r for r in rows[1:] if [r[i] for i in key] == [rows[1][i] for i in key]]
+    assert len(same) >= 2
+    same[0][pre] = "1" if same[1][pre] == "0" else "0"
+    path = write_rows(tmp_path / "mixed_prefault.csv", rows)
+    report.load_csvs([path])
+    err = capsys.readouterr().err
+    assert "pools rows measured with and without --prefault" in err
+    report.load_csvs([S2])
+    assert capsys.readouterr().err == ""
+
+
+def test_schema3_status_rows(tmp_path, capsys):
+    """Rows without a measurement (a crash) are left out with a warning naming the case;
+    an unknown status, and a status that contradicts verified, are errors."""
+    rows = read_rows(S2)
+    header = rows[0] + ["status", "status_detail"]
+    col = {c: i for i, c in enumerate(header)}
+    body = []
+    for r in rows[1:]:
+        r = r + ["ok" if r[col["verified"]] == "1" else "failed", ""]
+        r[col["schema"]] = "3"
+        body.append(r)
+    crashed = list(body[0])
+    for c in ("rep", "elapsed_ns", "ns_per_op", "checksum", "ops", "cpu_ns", "tsc_cycles"):
+        crashed[col[c]] = ""
+    crashed[col["verified"]] = "0"
+    crashed[col["status"]] = "crashed"
+    crashed[col["status_detail"]] = "killed by signal 11 (SIGSEGV: Segmentation fault)"
+    path = write_rows(tmp_path / "s3.csv", [header, *body, crashed])
+    stopped = []
+    loaded = report.load_csvs([path], unmeasured=stopped)
+    assert len(loaded) == len(body) and len(stopped) == 1
+    assert {r["status"] for r in loaded} <= {"ok", "failed"}
+    err = capsys.readouterr().err
+    assert "has no measurement for a repetition: crashed (killed by signal 11" in err
+    for status, verified, message in (("exploded", "0", "column 'status': expected one of"),
+                                      ("ok", "0", "ok with verified 0"),
+                                      ("crashed", "1", "must have verified 0")):
+        bad = list(crashed if status == "crashed" else body[0])
+        bad[col["status"]], bad[col["verified"]] = status, verified
+        with pytest.raises(report.ReportError, match=message):
+            report.load_csvs([write_rows(tmp_path / "bad.csv", [header, bad])])
