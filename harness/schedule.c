@@ -12,9 +12,11 @@
  *     cases it still has to run (a warm-up in another process warms nothing).
  * Everything measured happens in the worker, as it did in one process: the region, the
  * row (written by the worker, one write each) and the samples. The parent only starts
- * workers, reads one fixed-size message per repetition from a pipe (struct done, sent
- * after the row), keeps the cases' figures for the summary and the JSON, prints progress
- * and failures, enforces --timeout, and writes the row of a repetition whose worker died.
+ * workers and sleeps; the worker reports each job in shared memory (struct shared), which
+ * the parent reads when it wakes: when the worker ends, when the case in flight reaches
+ * --timeout, or to print progress, never once per repetition (a wake-up beside a timed
+ * region could take its CPU). The parent keeps the cases' figures for the summary and the
+ * JSON, prints failures, and writes the row of a repetition whose worker died.
  * The job in flight is the first job after the last one reported that the worker does not
  * skip; both sides apply the same skip rule (stopped cases) to the same job list.
  * --no-fork runs the same jobs in this process (for a debugger). */
@@ -26,6 +28,8 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdatomic.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -118,10 +122,11 @@ struct job {
 	size_t slot;
 };
 
-/* What a worker reports of each job, in one write to the parent's pipe (smaller than
- * PIPE_BUF, so never torn). */
+/* What happened in one job (in the worker: its report to the parent, struct shared). */
 struct done {
 	size_t job;             /* index in the worker's job list */
+	double t_end;           /* when it ended (now_s, CLOCK_MONOTONIC) */
+	unsigned char set;      /* reported */
 	uint64_t elapsed_ns, cpu_ns, ops;
 	double hole_ratio;
 	int out_errno;          /* the row could not be written: the sweep stops */
@@ -313,25 +318,40 @@ static size_t steps_left(const struct hb_run *r, const struct slot *slots, size_
 	return left;
 }
 
+/* What a worker and its parent share (an anonymous MAP_SHARED mapping made before the
+ * fork): the worker writes d[x] when job x ends, then publishes reported = x + 1 (release);
+ * the parent reads reported (acquire) and every d[] below it that is set. */
+struct shared {
+	_Atomic size_t reported;    /* jobs below this index have ended or were skipped */
+	_Atomic double t_start;     /* when the worker began its first job (now_s) */
+	struct done d[];            /* per job; d[x].set when job x ran */
+};
+
 /* Runs a segment in this process (--no-fork, and the worker). In the worker each job's
- * report goes to fd; the worker stops after a row --out could not take. */
+ * report goes to sh; the worker stops after a row --out could not take. */
 static void run_jobs(struct hb_run *r, const struct job *jobs, size_t n, bool *slot_done,
-                     int fd)
+                     struct shared *sh)
 {
+	if (sh)
+		sh->t_start = now_s();
 	for (size_t x = next_job(r, jobs, n, 0); x < n && !r->out_errno;
 	     x = next_job(r, jobs, n, x + 1)) {
 		struct done d = run_rep(r, &jobs[x], x);
 		apply(r, &jobs[x], &d, slot_done);
-		if (fd >= 0 && write(fd, &d, sizeof d) != (ssize_t)sizeof d)
-			_exit(70); /* the parent is gone (PR_SET_PDEATHSIG kills us anyway) */
+		if (sh) {
+			d.t_end = now_s();
+			d.set = 1;
+			sh->d[x] = d;
+			atomic_store_explicit(&sh->reported, x + 1, memory_order_release);
+		}
 	}
 }
 
 /* The child side: dies with the parent, opens its own counters, pre-faults its own heap,
- * runs the segment, reports each job on fd, and exits without running the parent's
+ * runs the segment, reports each job in sh, and exits without running the parent's
  * atexit handlers or flushing its stdio buffers twice. */
 static _Noreturn void worker(struct hb_run *r, const struct job *jobs, size_t n,
-                             bool *slot_done, int fd, pid_t parent,
+                             bool *slot_done, struct shared *sh, pid_t parent,
                              void (*prefault)(const struct hb_config *))
 {
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
@@ -343,7 +363,7 @@ static _Noreturn void worker(struct hb_run *r, const struct job *jobs, size_t n,
 	hb_counters_fork_child();
 	if (prefault && r->c->prefault)
 		prefault(r->c);
-	run_jobs(r, jobs, n, slot_done, fd);
+	run_jobs(r, jobs, n, slot_done, sh);
 	if (r->samples)
 		fflush(r->samples);
 	fflush(stdout);
@@ -375,62 +395,74 @@ static enum hb_status died_how(int wstatus, bool killed_by_us, char *why, size_t
 	return HB_CRASHED;
 }
 
-/* The parent side of one worker: reads its reports, enforces --timeout, reaps it, and
- * when it died with a job in flight, gives that job's case its status and a row. Returns
- * 0, or 1 when the pipe cannot be read. */
+/* Takes the jobs the worker has reported since *seen into the cases; returns the index
+ * of the job in flight (the first not reported that the worker does not skip) and sets
+ * *t_in_flight to when it began (the end of the job before it). */
+static size_t take_reports(struct hb_run *r, const struct job *jobs, size_t n, bool *slot_done,
+                           struct shared *sh, size_t *seen, double *t_in_flight)
+{
+	size_t upto = atomic_load_explicit(&sh->reported, memory_order_acquire);
+	for (; *seen < upto; (*seen)++) {
+		const struct done *d = &sh->d[*seen];
+		if (!d->set)
+			continue;
+		struct hb_case *k = &r->cases[jobs[*seen].i];
+		k->spent_s += d->t_end - *t_in_flight;
+		*t_in_flight = d->t_end;
+		apply(r, &jobs[*seen], d, slot_done);
+	}
+	return next_job(r, jobs, n, *seen);
+}
+
+/* The parent side of one worker. It does not wake per repetition (a wake-up beside a
+ * timed region could share its CPU): it sleeps in poll on a pipe whose only writer is the
+ * worker, which never writes, so poll returns when the worker ends; or when the case in
+ * flight reaches --timeout (then SIGKILL); or every 0.2 s (terminal) or 10 s to print
+ * progress. Then it reaps the worker and, when it died with a job in flight, gives that
+ * job's case its status and a row. Returns 0. */
 static int supervise(struct hb_run *r, const struct job *jobs, size_t n, bool *slot_done,
-                     pid_t pid, int fd)
+                     pid_t pid, int fd, struct shared *sh)
 {
 	const double timeout = r->c->timeout_s;
-	double t_job = now_s();
-	size_t next = next_job(r, jobs, n, 0);
+	const bool show = !r->c->quiet;
+	size_t seen = 0, next = next_job(r, jobs, n, 0);
+	double t_in_flight = 0;
 	bool killed = false;
-	int rc = 0;
 	for (;;) {
-		int wait_ms = -1;
+		double started = sh->t_start; /* 0 until the worker has pre-faulted its heap */
+		if (t_in_flight == 0 && started > 0)
+			t_in_flight = started;
+		if (t_in_flight > 0)
+			next = take_reports(r, jobs, n, slot_done, sh, &seen, &t_in_flight);
+		double wait_s = show ? (r->tty ? 0.2 : 10) : -1;
 		if (timeout > 0 && next < n && !killed) {
-			double left = timeout - r->cases[jobs[next].i].spent_s - (now_s() - t_job);
-			wait_ms = left <= 0 ? 0 : left > 1e6 ? 1000000000 : (int)ceil(left * 1000);
+			double left = started > 0 ? timeout - r->cases[jobs[next].i].spent_s -
+			                                    (now_s() - t_in_flight)
+			                          : 1; /* look again once it has started */
+			if (left <= 0) {
+				kill(pid, SIGKILL);
+				killed = true;
+				continue;
+			}
+			wait_s = wait_s < 0 || left < wait_s ? left : wait_s;
 		}
+		int wait_ms = wait_s < 0 ? -1 : wait_s > 1e6 ? 1000000000 : (int)ceil(wait_s * 1000);
 		struct pollfd p = {.fd = fd, .events = POLLIN};
 		int got = poll(&p, 1, wait_ms);
-		if (got < 0 && errno == EINTR)
-			continue;
-		if (got == 0) { /* the case in flight ran out of time */
-			kill(pid, SIGKILL);
-			killed = true;
-			continue;
+		if (got > 0) {
+			char byte;
+			if (read(fd, &byte, 1) <= 0)
+				break; /* end of file: the worker has ended */
 		}
-		struct done d;
-		ssize_t len = got < 0 ? -1 : read(fd, &d, sizeof d);
-		if (len < 0 && errno == EINTR)
-			continue;
-		if (len == 0)
-			break; /* the worker has ended */
-		if (len != (ssize_t)sizeof d || d.job >= n || d.job < next) {
-			fprintf(stderr, "dodbench: bad report from the worker process (%zd bytes): "
-			        "stopping it\n", len);
-			kill(pid, SIGKILL);
-			killed = true;
-			rc = 1;
-			while (read(fd, &d, sizeof d) > 0)
-				;
-			break;
-		}
-		double t = now_s();
-		r->cases[jobs[d.job].i].spent_s += t - t_job;
-		t_job = t;
-		apply(r, &jobs[d.job], &d, slot_done);
-		next = next_job(r, jobs, n, d.job + 1);
-		if (r->out_errno)
-			break; /* the worker stops after it, too */
 	}
 	int wstatus = 0;
 	while (waitpid(pid, &wstatus, 0) < 0 && errno == EINTR)
 		;
-	next = next_job(r, jobs, n, next);
-	if (rc || r->out_errno || next >= n || (WIFEXITED(wstatus) && WEXITSTATUS(wstatus) == 0))
-		return rc;
+	if (t_in_flight == 0)
+		t_in_flight = sh->t_start > 0 ? sh->t_start : now_s();
+	next = take_reports(r, jobs, n, slot_done, sh, &seen, &t_in_flight);
+	if (r->out_errno || next >= n || (WIFEXITED(wstatus) && WEXITSTATUS(wstatus) == 0))
+		return 0;
 	/* It died in jobs[next]. */
 	const struct job *j = &jobs[next];
 	struct hb_case *k = &r->cases[j->i];
@@ -438,7 +470,7 @@ static int supervise(struct hb_run *r, const struct job *jobs, size_t n, bool *s
 	enum hb_status s = died_how(wstatus, killed, why, sizeof why);
 	if (s == HB_TIMEOUT)
 		snprintf(why, sizeof why, "stopped after --timeout %g s (%.1f s in its repetitions)",
-		         timeout, k->spent_s + (now_s() - t_job));
+		         timeout, k->spent_s + (now_s() - t_in_flight));
 	static const char *const what[] = {"", "FAILED", "CRASHED", "TIMED OUT", "OUT OF MEMORY"};
 	r->step++;
 	say_failed(r, k, what[s], j->rep, why);
@@ -451,13 +483,23 @@ static int supervise(struct hb_run *r, const struct job *jobs, size_t n, bool *s
 	return 0;
 }
 
-/* Forks a worker for the segment and supervises it. Returns 0 or 1 (no fork, no pipe). */
+/* Forks a worker for the segment and supervises it. Returns 0 or 1 (no fork, no pipe,
+ * no shared memory). */
 static int run_segment_forked(struct hb_run *r, const struct job *jobs, size_t n,
                               bool *slot_done, void (*prefault)(const struct hb_config *))
 {
+	size_t bytes = sizeof(struct shared) + n * sizeof(struct done);
+	struct shared *sh = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS,
+	                         -1, 0);
+	if (sh == MAP_FAILED) {
+		fprintf(stderr, "dodbench: cannot map memory for the worker's reports: %s\n",
+		        strerror(errno));
+		return 1;
+	}
 	int fds[2];
 	if (pipe2(fds, O_CLOEXEC) != 0) {
 		fprintf(stderr, "dodbench: cannot make a pipe for the worker: %s\n", strerror(errno));
+		munmap(sh, bytes);
 		return 1;
 	}
 	fflush(NULL); /* nothing buffered is written twice */
@@ -466,15 +508,17 @@ static int run_segment_forked(struct hb_run *r, const struct job *jobs, size_t n
 		fprintf(stderr, "dodbench: cannot start a worker process: %s\n", strerror(errno));
 		close(fds[0]);
 		close(fds[1]);
+		munmap(sh, bytes);
 		return 1;
 	}
 	if (pid == 0) {
 		close(fds[0]);
-		worker(r, jobs, n, slot_done, fds[1], parent, prefault);
+		worker(r, jobs, n, slot_done, sh, parent, prefault);
 	}
 	close(fds[1]);
-	int rc = supervise(r, jobs, n, slot_done, pid, fds[0]);
+	int rc = supervise(r, jobs, n, slot_done, pid, fds[0], sh);
 	close(fds[0]);
+	munmap(sh, bytes);
 	return rc;
 }
 
@@ -523,7 +567,7 @@ int hb_execute(struct hb_run *r, void (*prefault)(const struct hb_config *))
 		if (fork_cases)
 			rc = run_segment_forked(r, jobs, n, slot_done, prefault);
 		else
-			run_jobs(r, jobs, n, slot_done, -1);
+			run_jobs(r, jobs, n, slot_done, NULL);
 	}
 	free(slots);
 	free(slot_done);
