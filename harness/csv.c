@@ -15,8 +15,11 @@
 #include <inttypes.h>
 #include <stdio_ext.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "hb.h"
@@ -195,6 +198,58 @@ static long long drop_torn_tail(int fd)
 	return ftruncate(fd, pos) == 0 ? (long long)(end - pos) : -1;
 }
 
+/* The process /proc/locks names as holding the flock on the file fd is open on, or -1
+ * (no such lock, or /proc/locks unreadable). For flock that is the process that took the
+ * lock: after a kill -9 of dodbench it is the dead parent, while its worker, which shares
+ * the open file and so the lock, is still being torn down. */
+static long flock_holder(int fd)
+{
+	struct stat st;
+	FILE *f = fstat(fd, &st) == 0 ? fopen("/proc/locks", "r") : NULL;
+	long holder = -1;
+	char line[256];
+	while (f && fgets(line, sizeof line, f)) {
+		unsigned maj, min;
+		unsigned long long ino;
+		long pid;
+		char type[16];
+		if (sscanf(line, "%*[^:]: %15s %*s %*s %ld %x:%x:%llu", type, &pid, &maj, &min, &ino) == 5 &&
+		    strcmp(type, "FLOCK") == 0 && maj == major(st.st_dev) && min == minor(st.st_dev) &&
+		    ino == (unsigned long long)st.st_ino) {
+			holder = pid;
+			break;
+		}
+	}
+	if (f)
+		fclose(f);
+	return holder;
+}
+
+/* Takes the exclusive lock without waiting for a live holder: a run that is running keeps
+ * it (EWOULDBLOCK). When the process that took it is gone, the lock is held only by the
+ * worker of a killed run, on its way out (PR_SET_PDEATHSIG): then it waits for that, up
+ * to 60 s (and without /proc/locks, up to 60 s for any holder). Returns 0 or -1 with
+ * errno. */
+static int lock_output(int fd)
+{
+	for (int waited_ms = 0;; waited_ms += 10) {
+		if (flock(fd, LOCK_EX | LOCK_NB) == 0)
+			return 0;
+		if (errno != EWOULDBLOCK)
+			return -1;
+		/* No lock listed: it went away since the flock (or /proc is not there); a live
+		 * holder, or a minute gone: refused. */
+		long holder = flock_holder(fd);
+		bool dead = holder > 0 && kill((pid_t)holder, 0) != 0 && errno == ESRCH;
+		if ((holder > 0 && !dead) || waited_ms >= 60000) {
+			errno = EWOULDBLOCK;
+			return -1;
+		}
+		struct timespec ts = {0, 10 * 1000 * 1000};
+		nanosleep(&ts, NULL);
+	}
+}
+
 FILE *hb_csv_open(const char *path, char *err, size_t err_len)
 {
 	if (!*path) {
@@ -207,7 +262,7 @@ FILE *hb_csv_open(const char *path, char *err, size_t err_len)
 		return NULL;
 	}
 	/* One writer at a time: the lock lives as long as the descriptor (the whole run). */
-	if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+	if (lock_output(fd) != 0) {
 		snprintf(err, err_len,
 		         errno == EWOULDBLOCK
 		                 ? "%s is being written by another dodbench run (it holds the file's "

@@ -407,9 +407,17 @@ int hb_sim_run(int argc, char **argv, FILE *out, const char *out_path, const cha
 	fflush(stderr);
 	struct sigaction sa = {.sa_handler = pass_on}, old[3];
 	const int sigs[3] = {SIGINT, SIGTERM, SIGHUP};
+	sigset_t block, saved;
 	sigemptyset(&sa.sa_mask);
-	for (int i = 0; i < 3; i++)
+	sigemptyset(&block);
+	for (int i = 0; i < 3; i++) {
 		sigaction(sigs[i], &sa, &old[i]);
+		sigaddset(&block, sigs[i]);
+	}
+	/* Blocked from the fork until child_pid is set: a signal in between waits, and then
+	 * reaches the child through pass_on (else it would find no child to pass on to and
+	 * dodbench would wait for the whole simulation). */
+	sigprocmask(SIG_BLOCK, &block, &saved);
 	pid_t parent = getpid(), pid = fork();
 	if (pid == 0) {
 		/* valgrind dies with dodbench, even of kill -9 (kept across execve). */
@@ -418,10 +426,12 @@ int hb_sim_run(int argc, char **argv, FILE *out, const char *out_path, const cha
 			_exit(127);
 		for (int i = 0; i < 3; i++)
 			sigaction(sigs[i], &old[i], NULL);
+		sigprocmask(SIG_SETMASK, &saved, NULL);
 		execvp("valgrind", cargv);
 		_exit(127);
 	}
 	child_pid = pid;
+	sigprocmask(SIG_SETMASK, &saved, NULL);
 	int status = 0;
 	pid_t waited;
 	while ((waited = waitpid(pid, &status, 0)) < 0 && errno == EINTR)

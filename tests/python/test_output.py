@@ -51,6 +51,43 @@ def test_a_second_writer_is_refused(tmp_path):
     assert len(rows_of(out)) == 4
 
 
+def test_a_lock_left_by_a_killed_runs_worker_is_waited_for(tmp_path):
+    """After kill -9 of dodbench its worker, which shares the locked --out, lives on for a
+    moment (PR_SET_PDEATHSIG is asynchronous). The lock's taker (in /proc/locks) is then
+    dead: a new run waits for the worker instead of refusing. Here a taker that exits and
+    a child that keeps the descriptor play the two; the child goes only once the new run
+    has the file open, so the new run did meet the lock."""
+    out = tmp_path / "r.csv"
+    assert run("run", *CASE, "--reps", "1", "--out", str(out)).returncode == 0
+    r, w = os.pipe()
+    taker = os.fork()
+    if taker == 0:  # takes the lock, forks a sharer, exits: as dodbench and its worker
+        f = open(out, "a")
+        fcntl.flock(f, fcntl.LOCK_EX)
+        if os.fork() == 0:
+            os.close(w)
+            os.read(r, 1)  # until the test closes the pipe
+            os._exit(0)
+        os._exit(0)
+    os.waitpid(taker, 0)
+    os.close(r)
+    proc = subprocess.Popen([BIN, "run", *CASE, "--reps", "1", "--out", str(out)],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    try:
+        for _ in range(60000):  # until it has the file open (or has ended)
+            try:
+                fds = [os.readlink(f"/proc/{proc.pid}/fd/{x}") for x in os.listdir(f"/proc/{proc.pid}/fd")]
+            except OSError:
+                fds = []
+            if str(out) in fds or proc.poll() is not None:
+                break
+            time.sleep(0.001)
+    finally:
+        os.close(w)  # the sharer exits, the lock goes
+    assert proc.wait(timeout=120) == 0, proc.stderr.read()
+    assert len(rows_of(out)) == 2
+
+
 def test_kill_9_mid_sweep_leaves_only_whole_rows(tmp_path):
     out = tmp_path / "k.csv"
     proc = subprocess.Popen([BIN, "run", *CASE, "--n", "20000", "--reps", "100000",
