@@ -216,3 +216,9 @@ $(B)/san/test_%: $(B)/san/tests/test_%.o $(SAN_OBJS)
 	$(if $(Q),@echo "  LINK  $@";)$(CXX) $(SAN) -o $@ $^ -lcmocka $(PAPI_LIB) -lm
 
 -include $(shell find $(B) -name '*.d' 2>/dev/null)
+
+# ==== fuzzing and the shared test model (tests/model.c, tests/fuzz/) ====================
+# test_conformance and test_alloc_fail link the reference model tests/model.c.
+$(B)/rel/test_conformance $(B)/rel/test_alloc_fail: $(B)/rel/tests/model.o
+$(B)/san/test_conformance $(B)/san/test_alloc_fail: $(B)/san/tests/model.o
+# ==== end of fuzzing ======================================================================
