@@ -11,6 +11,8 @@
  * (peers only). Then every registered
  * scenario runs on every container, with and without holes, and must verify. Containers
  * and scenarios come from the registries: a new one is tested without an edit here. */
+/* handle_map's layout at 8-byte elements, for test_checks_catch_corruption. */
+#define ELEM_BYTES 8
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -22,6 +24,7 @@
 #include <cmocka.h>
 
 #include "dod_common.h"
+#include "handle_map.h"
 #include "hb.h"
 #include "model.h"
 #include "scenario.h"
@@ -231,6 +234,60 @@ static void test_invariant_hooks(void **state)
 	assert_true(with > without);
 }
 
+/* A check that passes everything would pass every test above: handle_map's check must
+ * name each corruption of its layout (handle_map.h), one at a time, and pass again once
+ * it is undone. */
+static void test_checks_catch_corruption(void **state)
+{
+	(void)state;
+	const struct dod_ops *ops = hb_find_ops("handle_map", 8);
+	void *c;
+	uint64_t hs[6];
+	char why[256];
+	assert_non_null(ops);
+	assert_int_equal(ops->create(&c, 8), DOD_OK);
+	assert_int_equal(ops->insert_n(c, 6, 0, hs), DOD_OK);
+	assert_int_equal(ops->erase_n(c, (uint64_t[]){hs[1], hs[3], hs[4]}, 3), DOD_OK);
+	assert_int_equal(ops->check(c, why, sizeof why), DOD_OK);
+	struct hmap_8 *m = c;
+	hmap_id saved;
+	uint32_t meta0;
+	/* A cycle in the free list: its last slot points back at its first. */
+	saved = m->sparse[m->free_back];
+	m->sparse[m->free_back] = (saved & ~(hmap_id)UINT32_MAX) | m->free_front;
+	assert_int_not_equal(ops->check(c, why, sizeof why), DOD_OK);
+	assert_non_null(strstr(why, "cycle"));
+	m->sparse[m->free_back] = saved;
+	/* A free slot left off the list. */
+	saved = m->sparse[m->free_front];
+	uint32_t front = m->free_front;
+	m->free_front = hmap_id_index(saved);
+	assert_int_not_equal(ops->check(c, why, sizeof why), DOD_OK);
+	assert_non_null(strstr(why, "free list holds"));
+	m->free_front = front;
+	/* meta pointing at a free slot: the item's handle no longer reaches it. */
+	meta0 = m->meta[0];
+	m->meta[0] = front;
+	assert_int_not_equal(ops->check(c, why, sizeof why), DOD_OK);
+	m->meta[0] = meta0;
+	/* A live count that disagrees with the sparse set. */
+	m->n--;
+	assert_int_not_equal(ops->check(c, why, sizeof why), DOD_OK);
+	assert_non_null(strstr(why, "live sparse entries"));
+	m->n++;
+	/* Defragment's sorted prefix broken while the map says it is not fragmented. */
+	size_t swaps;
+	assert_int_equal(ops->defragment(c, 0, &swaps), DOD_OK);
+	assert_int_equal(ops->check(c, why, sizeof why), DOD_OK);
+	uint64_t k0 = m->dense[0].key;
+	m->dense[0].key = UINT64_MAX;
+	assert_int_not_equal(ops->check(c, why, sizeof why), DOD_OK);
+	assert_non_null(strstr(why, "out of order"));
+	m->dense[0].key = k0;
+	assert_int_equal(ops->check(c, why, sizeof why), DOD_OK);
+	ops->destroy(c);
+}
+
 /* Footprint grows with content and is at least the payload bytes. */
 static void test_footprint(void **state)
 {
@@ -424,6 +481,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_registry_entries),
 		cmocka_unit_test(test_invariant_hooks),
+		cmocka_unit_test(test_checks_catch_corruption),
 		cmocka_unit_test(test_every_container_against_model),
 		cmocka_unit_test(test_footprint),
 		cmocka_unit_test(test_scenarios_verify_small),
