@@ -14,10 +14,12 @@
  *   then ops, each an opcode byte (mod 16) and its argument bytes:
  *     0 insert       k = b < 200 ? b mod 32 : (b - 200) x 8   (live items kept <= 2048)
  *     1 erase        c = b mod 16 + 1 distinct live items, each picked by a byte
- *     2 erase-bad    a batch of (b mod 8) live handles and one bad handle (kind byte,
- *                    argument byte, position byte): must fail whole, unchanged, unless
- *                    the "bad" one equals a live handle (then it is good)
- *     3 lookup       (b mod 8) live handles and one bad: lookup_sum and count_valid
+ *     2 erase-bad    a batch of c = b mod 8 distinct live handles (a byte picks each)
+ *                    and one bad handle (kind byte, argument byte(s), then a position
+ *                    byte): must fail whole, unchanged, unless the "bad" one equals a
+ *                    live handle (then it is good); a repeat must give DOD_EFREE
+ *     3 lookup       as erase-bad without the position byte: count_valid and
+ *                    lookup_sum of the batch
  *     4 count-bad    (b mod 8) + 1 bad handles: count_valid, and lookup_sum one by one
  *     5 iterate      iterate_sum (compared after every op anyway)
  *     6 clear        7 reset (when offered)   8 shuffle (seed byte, when offered)
