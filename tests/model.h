@@ -30,6 +30,7 @@
 
 #define MODEL_DEAD_KEEP 256      /* dead handles remembered (a ring of the latest) */
 #define MODEL_ABA_EVENTS 65536u  /* erases + clears after which a dead handle may return */
+#define MODEL_FIRST_KEEP 16      /* first handles remembered for good */
 
 enum { MODEL_DIED_ERASE, MODEL_DIED_CLEAR, MODEL_DIED_RESET };
 
@@ -54,6 +55,10 @@ struct model {
 	size_t n, cap;
 	struct model_dead dead[MODEL_DEAD_KEEP];
 	size_t n_dead;           /* deaths ever; the ring holds the last MODEL_DEAD_KEEP */
+	uint64_t first[MODEL_FIRST_KEEP]; /* the first handles ever issued, never forgotten:
+	                          * probed after every step too, so a handle that comes back
+	                          * after a generation wrap-around (or a reset) is seen */
+	size_t n_first;
 	uint64_t next_key;       /* key of the next inserted item */
 	uint64_t events;         /* erased items + clears so far */
 	bool sorted;             /* storage order is key order: the caller sets it after a full
@@ -98,8 +103,8 @@ uint64_t model_dead_at(const struct model *m, size_t i);
 
 /* Compares container c with the model: size, iterate_sum, dump_keys (the same keys;
  * insertion order under DOD_CAP_KEEPS_ORDER; ascending after a full defragment),
- * lookup_sum and count_valid of every live handle, and of the recent dead ones (valid
- * exactly when they equal a live handle), then the container's invariant check
+ * lookup_sum and count_valid of every live handle, and of the recent dead ones and the
+ * first ones ever issued (valid exactly when they equal a live handle), then the container's invariant check
  * (dod_ops.check) when it has one. Returns 0 or -1 with the first mismatch in why. */
 int model_compare(const struct model *m, const void *c, char *why, size_t why_len);
 
