@@ -39,6 +39,15 @@ static void ix_store(struct model *m, const struct model_index *ix)
 	m->ix_mask = ix->mask;
 	m->ix_n = ix->n;
 }
+/* The same for the dead ring's index, which makes "did this handle die recently" O(1):
+ * the fuzzer's churn op asks it 65536 times in a row. */
+#define DIX(m) (&(struct model_index){(m)->dix, (m)->dix_mask, (m)->dix_n})
+static void dix_store(struct model *m, const struct model_index *ix)
+{
+	m->dix = ix->s;
+	m->dix_mask = ix->mask;
+	m->dix_n = ix->n;
+}
 
 /* murmur3's 64-bit finalizer: a bijection that mixes every bit. */
 static uint64_t hash(uint64_t h)
@@ -128,9 +137,11 @@ int model_init(struct model *m, const struct dod_ops *ops, char *why, size_t len
 	m->ops = ops;
 	m->handles = ops->caps & DOD_CAP_HANDLES;
 	m->detects_stale = ops->caps & DOD_CAP_DETECTS_STALE;
-	struct model_index ix = {0};
+	struct model_index ix = {0}, dix = {0};
 	ix_grow(&ix);
 	ix_store(m, &ix);
+	ix_grow(&dix);
+	dix_store(m, &dix);
 	m->lookup_validates = true;
 	if (!m->handles)
 		return 0;
@@ -168,6 +179,8 @@ void model_free(struct model *m)
 {
 	free(m->ix);
 	m->ix = NULL;
+	free(m->dix);
+	m->dix = NULL;
 	free(m->live);
 	m->live = NULL;
 	m->n = m->cap = 0;
@@ -185,8 +198,23 @@ long model_find(const struct model *m, uint64_t h)
 
 static void push_dead(struct model *m, uint64_t h, int how)
 {
-	struct model_dead *d = &m->dead[m->n_dead++ % MODEL_DEAD_KEEP];
+	struct model_index ix = *DIX(m);
+	struct model_dead *d = &m->dead[m->n_dead % MODEL_DEAD_KEEP];
+	struct model_slot *x;
+	if (m->n_dead >= MODEL_DEAD_KEEP) { /* the oldest leaves the ring */
+		x = (struct model_slot *)ix_find(&ix, d->handle);
+		if (x->key > 1)
+			x->key--;
+		else
+			ix_del(&ix, d->handle);
+	}
 	*d = (struct model_dead){h, m->events, how};
+	m->n_dead++;
+	if ((x = (struct model_slot *)ix_find(&ix, h)) != NULL)
+		x->key++;
+	else
+		ix_put(&ix, h, 1);
+	dix_store(m, &ix);
 }
 
 int model_inserted(struct model *m, size_t k, const uint64_t *hs, char *why, size_t len)
@@ -209,7 +237,8 @@ int model_inserted(struct model *m, size_t k, const uint64_t *hs, char *why, siz
 				return fail(why, len, "insert issued handle %#llx (key %llu), which is live "
 				            "(key %llu)", (unsigned long long)h, (unsigned long long)key,
 				            (unsigned long long)ix_find(ix, h)->key);
-			for (size_t d = 0; m->detects_stale && d < model_n_dead(m); d++) {
+			bool died = m->detects_stale && ix_find(DIX(m), h);
+			for (size_t d = 0; died && d < model_n_dead(m); d++) {
 				const struct model_dead *x = &m->dead[(m->n_dead - 1 - d) % MODEL_DEAD_KEEP];
 				if (x->handle == h && x->how != MODEL_DIED_RESET &&
 				    m->events - x->events_at < MODEL_ABA_EVENTS)

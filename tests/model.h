@@ -65,6 +65,8 @@ struct model {
 	                          * defragment; insert, erase and clear drop it */
 	struct model_slot *ix;   /* handle -> key index of the live items (model.c) */
 	size_t ix_mask, ix_n;
+	struct model_slot *dix;  /* handle -> occurrences in the dead ring (model.c) */
+	size_t dix_mask, dix_n;
 };
 
 /* An empty model of a new container of ops. Probes once (a container of its own) whether

@@ -155,33 +155,31 @@ static bool offers(const struct dod_ops *ops, int op)
 	}
 }
 
-/* Runs op on c; on success applies it to the model. victims: the handles erase_n gets. */
-static int run_op(const struct dod_ops *ops, void *c, struct model *m, int op,
-                  const uint64_t *victims, size_t n_victims)
+/* Runs op on c (the model is left alone: it allocates, and the hook may be armed).
+ * victims: the handles erase_n gets. */
+static int run_op(const struct dod_ops *ops, void *c, int op, const uint64_t *victims,
+                  size_t n_victims)
 {
 	size_t swaps = 0;
-	int err;
 	switch (op) {
-	case OP_ERASE:
-		if ((err = ops->erase_n(c, victims, n_victims)) == DOD_OK)
-			model_erased(m, victims, n_victims);
-		return err;
-	case OP_CLEAR:
-		if ((err = ops->clear(c)) == DOD_OK)
-			model_cleared(m, MODEL_DIED_CLEAR);
-		return err;
-	case OP_RESET:
-		if ((err = ops->reset(c)) == DOD_OK)
-			model_cleared(m, MODEL_DIED_RESET);
-		return err;
-	case OP_SHUFFLE:
-		return ops->shuffle(c, 99);
-	case OP_DEFRAG:
-		if ((err = ops->defragment(c, 0, &swaps)) == DOD_OK)
-			m->sorted = true;
-		return err;
-	default:
-		return ops->defragment(c, 3, &swaps);
+	case OP_ERASE: return ops->erase_n(c, victims, n_victims);
+	case OP_CLEAR: return ops->clear(c);
+	case OP_RESET: return ops->reset(c);
+	case OP_SHUFFLE: return ops->shuffle(c, 99);
+	case OP_DEFRAG: return ops->defragment(c, 0, &swaps);
+	default: return ops->defragment(c, 3, &swaps);
+	}
+}
+
+/* What a successful op did, applied to the model. */
+static void apply_op(struct model *m, int op, const uint64_t *victims, size_t n_victims)
+{
+	switch (op) {
+	case OP_ERASE: model_erased(m, victims, n_victims); break;
+	case OP_CLEAR: model_cleared(m, MODEL_DIED_CLEAR); break;
+	case OP_RESET: model_cleared(m, MODEL_DIED_RESET); break;
+	case OP_DEFRAG: m->sorted = true; break;
+	default: break;
 	}
 }
 
@@ -228,7 +226,7 @@ static void op_fails_cleanly(const struct dod_ops *ops, int op)
 		if (model_compare(&m, c, why, sizeof why) != 0)
 			fail_msg("%s/%zu: before %s: %s", ops->name, ops->elem_bytes, op_names[op], why);
 		arm(k);
-		int err = run_op(ops, c, &m, op, victims, n_victims);
+		int err = run_op(ops, c, op, victims, n_victims);
 		long made = calls;
 		arm(0);
 		if (err == DOD_ENOMEM) {
@@ -236,8 +234,10 @@ static void op_fails_cleanly(const struct dod_ops *ops, int op)
 			if (model_compare(&m, c, why, sizeof why) != 0)
 				fail_msg("%s/%zu: %s failing at allocation %ld changed the container: %s",
 				         ops->name, ops->elem_bytes, op_names[op], k, why);
-			err = run_op(ops, c, &m, op, victims, n_victims);
+			err = run_op(ops, c, op, victims, n_victims);
 		}
+		if (err == DOD_OK)
+			apply_op(&m, op, victims, n_victims);
 		if (err != DOD_OK)
 			fail_msg("%s/%zu: %s (allocation %ld failing, then again): %s", ops->name,
 			         ops->elem_bytes, op_names[op], k, dod_strerror(err));
