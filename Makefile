@@ -216,3 +216,59 @@ $(B)/san/test_%: $(B)/san/tests/test_%.o $(SAN_OBJS)
 	$(if $(Q),@echo "  LINK  $@";)$(CXX) $(SAN) -o $@ $^ -lcmocka $(PAPI_LIB) -lm
 
 -include $(shell find $(B) -name '*.d' 2>/dev/null)
+
+# ==== fuzzing and the shared test model (tests/model.c, tests/fuzz/) ====================
+# make fuzz: every registered variant (VARIANTS, from the variant table: no list here) runs
+# under libFuzzer for FUZZ_SECONDS, one run and one corpus directory each
+# (build/fuzz/corpus/NAME, seeded from tests/fuzz/corpus/common and
+# tests/fuzz/corpus/NAME), and its executions are printed. make test runs each for
+# FUZZ_CI_RUNS inputs (a count, not a clock). The fuzz build is clang's (Debian clang
+# 14), with libFuzzer, ASan and UBSan; see tests/fuzz/fuzz_containers.c and
+# docs/ARCHITECTURE.md, "Fuzzing".
+FUZZ_SECONDS ?= 60
+FUZZ_CI_RUNS ?= 400
+FUZZ_CC      ?= clang
+FUZZ_CXX     ?= clang++
+FUZZ_SAN     := -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+CFLAGS_fuzz  := -std=c11 $(FUZZ_SAN) -fsanitize=fuzzer-no-link $(WARN)
+CXXFLAGS_fuzz:= -std=c++20 $(FUZZ_SAN) -fsanitize=fuzzer-no-link -Wall -Wextra
+FUZZ_WRAP    := $(foreach f,malloc calloc realloc aligned_alloc posix_memalign,-Wl,--wrap=$(f))
+FUZZ_BIN     := $(B)/fuzz/fuzz_containers
+FUZZ_OBJS    := $(addprefix $(B)/fuzz/,$(VARIANT_OBJS)) \
+                $(patsubst %.c,$(B)/fuzz/%.o,containers/dod_common.c \
+                  $(sort $(wildcard containers/alloc/*.c)) containers/peers/stb_ds_impl.c \
+                  harness/registry.c tests/model.c tests/fuzz/fuzz_containers.c \
+                  tests/fuzz/alloc_hook.c) \
+                $(B)/fuzz/tests/fuzz/alloc_hook_new.o
+
+.PHONY: fuzz fuzz-run test-fuzz test-fuzz-run
+fuzz: deps
+	@$(MAKE) --no-print-directory fuzz-run
+fuzz-run: $(FUZZ_BIN)
+	bash tests/fuzz/run.sh $(FUZZ_BIN) time $(FUZZ_SECONDS) $(VARIANTS)
+# make test runs the short fuzz pass too (after deps: clang comes from there).
+test: test-fuzz
+test-fuzz: deps
+	@$(MAKE) --no-print-directory test-fuzz-run
+test-fuzz-run: $(FUZZ_BIN)
+	bash tests/fuzz/run.sh $(FUZZ_BIN) runs $(FUZZ_CI_RUNS) $(VARIANTS)
+
+# The variant objects come from the generated rules (compile_variant, which reads CC and
+# CXX when it runs); the other objects from these two.
+$(B)/fuzz/%: CC := $(FUZZ_CC)
+$(B)/fuzz/%: CXX := $(FUZZ_CXX)
+$(B)/fuzz/%.o: %.c $(B)/flags.stamp
+	@mkdir -p $(@D)
+	$(if $(Q),@echo "  CC    $@";)$(FUZZ_CC) $(CFLAGS_fuzz) $(INC) -MMD -MP -c $< -o $@
+$(B)/fuzz/%.o: %.cpp $(B)/flags.stamp
+	@mkdir -p $(@D)
+	$(if $(Q),@echo "  CXX   $@";)$(FUZZ_CXX) $(CXXFLAGS_fuzz) $(INC) -MMD -MP -c $< -o $@
+$(B)/fuzz/tests/fuzz/%.o: INC += -Itests -Itests/fuzz
+$(B)/fuzz/tests/model.o: INC += -Itests
+$(FUZZ_BIN): $(FUZZ_OBJS)
+	$(if $(Q),@echo "  LINK  $@";)$(FUZZ_CXX) $(FUZZ_SAN) -fsanitize=fuzzer $(FUZZ_WRAP) -o $@ $^ -lm
+
+# test_conformance and test_alloc_fail link the reference model tests/model.c.
+$(B)/rel/test_conformance $(B)/rel/test_alloc_fail: $(B)/rel/tests/model.o
+$(B)/san/test_conformance $(B)/san/test_alloc_fail: $(B)/san/tests/model.o
+# ==== end of fuzzing ======================================================================

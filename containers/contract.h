@@ -22,8 +22,9 @@
 
 /* Version 2 added erase_n and the removal axis; descriptors are filled from the variant
  * table (containers/variants.tsv) through DOD_DESCRIPTOR, see below. Version 3 added the
- * particle kernels (tick, simulate, particle_sums) at the end. */
-#define DOD_OPS_VERSION 3
+ * particle kernels (tick, simulate, particle_sums) at the end. Version 4 added the
+ * invariant check (check) at the end: optional, NULL for the C++ peers. */
+#define DOD_OPS_VERSION 4
 
 /* Capability flags (dod_ops.caps). */
 enum {
@@ -129,6 +130,19 @@ struct dod_ops {
 	/* Untimed verification: *t_sum = the sum of t and *pos_sum = the sum of pos[0] +
 	 * pos[1] + pos[2] over the live particles, in double. */
 	void (*particle_sums)(const void *c, double *t_sum, double *pos_sum);
+
+	/* ---- version 4 ---- */
+	/* Invariant check for tests (tests/test_conformance.c after every step, the fuzzer
+	 * tests/fuzz/ after every operation): walks the whole structure and checks what the
+	 * container file's opening comment lists as its invariants: the free list well formed
+	 * (within bounds, no cycle, every free slot on it exactly once), the counts consistent
+	 * (live + free == slots), generations consistent with liveness, every live item's
+	 * handle resolving to it (handle_map: dense, sparse and meta agree). Returns 0 when
+	 * all hold; otherwise non-zero, with a NUL-terminated reason written to why[0 ..
+	 * why_len) (why may be NULL when why_len is 0; truncated to fit). Never changes the
+	 * container, never prints. O(slots). NULL: the container has no check (the C++ peers,
+	 * whose libraries keep their own invariants); tests name such containers. */
+	int (*check)(const void *c, char *why, size_t why_len);
 };
 
 /* The descriptor fields of the variant being compiled. The Makefile compiles a

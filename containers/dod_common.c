@@ -1,5 +1,9 @@
 /* dod_common.c - the size-independent parts of dod_common.h. */
 #include "dod_common.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+
 #include "contract.h"
 
 const char *dod_strerror(int err)
@@ -16,6 +20,17 @@ const char *dod_strerror(int err)
 	case DOD_ENOTSUP: return "operation not supported by this container";
 	default: return "unknown error";
 	}
+}
+
+int dod_check_fail(char *why, size_t why_len, const char *fmt, ...)
+{
+	if (why && why_len) {
+		va_list ap;
+		va_start(ap, fmt);
+		vsnprintf(why, why_len, fmt, ap);
+		va_end(ap);
+	}
+	return DOD_EINVAL;
 }
 
 const char *const dod_cap_names[DOD_N_CAPS] = {

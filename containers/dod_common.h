@@ -34,6 +34,12 @@ enum {
 /* Returns a static, human-readable name for a DOD_* code ("stale handle", ...). */
 const char *dod_strerror(int err);
 
+/* For the invariant checks (dod_ops.check): writes the printf-style reason to why[0 ..
+ * why_len) (nothing when why is NULL or why_len is 0; truncated to fit, NUL-terminated)
+ * and returns DOD_EINVAL, so a check can `return dod_check_fail(why, len, "...", ...)`. */
+int dod_check_fail(char *why, size_t why_len, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
 /* Compiler barrier: the value is assumed read and modified, so the computation that
  * produced it cannot be deleted or hoisted out of a timed region (jemalloc/benchmark's
  * DoNotOptimize idiom). */

@@ -374,29 +374,82 @@ int SFX(hmap_shuffle)(HMAP *m, uint64_t seed)
 	return DOD_OK;
 }
 
-int SFX(hmap_check_invariants)(const HMAP *m)
+/* Every invariant of handle_map.h, with the first violation's reason in why (see
+ * dod_ops.check): counts, dense <-> meta <-> sparse, the free list (in bounds, free,
+ * acyclic, every free slot exactly once, ending at free_back), the fast lookup path
+ * (every live item's handle resolves to it) and defragment's sorted prefix. */
+static int check_all(const HMAP *m, char *why, size_t len)
 {
-	if (m->n > m->n_slots || m->n > m->cap || m->n_slots > m->slot_cap)
-		return DOD_EINVAL;
-	for (size_t d = 0; d < m->n; d++) {
-		uint32_t slot = m->meta[d];
-		if (slot >= m->n_slots)
-			return DOD_EINVAL;
-		hmap_id s = m->sparse[slot];
-		if (hmap_id_free(s) || hmap_id_index(s) != d || hmap_id_type(s) != m->type_id)
-			return DOD_EINVAL;
+	if (m->n > m->n_slots || m->n > m->cap || m->n_slots > m->slot_cap ||
+	    m->n_slots > HMAP_MAX_ELEMS)
+		return dod_check_fail(why, len, "counts: n %zu, cap %zu, n_slots %zu, slot_cap %zu",
+		                      m->n, m->cap, m->n_slots, m->slot_cap);
+	size_t live_slots = 0;
+	for (size_t i = 0; i < m->n_slots; i++) {
+		hmap_id s = m->sparse[i];
+		if (hmap_id_type(s) != m->type_id)
+			return dod_check_fail(why, len, "sparse[%zu] has type id %u, not %u", i,
+			                      hmap_id_type(s), m->type_id);
+		if (!hmap_id_free(s))
+			live_slots++;
 	}
+	if (live_slots != m->n)
+		return dod_check_fail(why, len, "%zu live sparse entries for %zu items", live_slots,
+		                      m->n);
+	for (size_t d = 0; d < m->n; d++) {
+		uint32_t slot = m->meta[d], got;
+		if (slot >= m->n_slots)
+			return dod_check_fail(why, len, "meta[%zu] = %u, past %zu slots", d, slot,
+			                      m->n_slots);
+		hmap_id s = m->sparse[slot];
+		if (hmap_id_free(s) || hmap_id_index(s) != d)
+			return dod_check_fail(why, len, "meta[%zu] = %u, but sparse[%u] is %s index %u", d,
+			                      slot, slot, hmap_id_free(s) ? "free," : "live at",
+			                      hmap_id_index(s));
+		hmap_id h = SFX(hmap_id_at)(m, d);
+		if (!resolve(m->sparse, m->n_slots, m->type_id, h, &got) || got != d)
+			return dod_check_fail(why, len, "the handle of dense[%zu] does not resolve to it", d);
+	}
+	/* Walking at most free_slots + 1 steps: a cycle or a live entry on the list shows. */
 	size_t n_free = 0;
 	uint32_t prev = HMAP_END;
 	for (uint32_t i = m->free_front; i != HMAP_END; i = hmap_id_index(m->sparse[i])) {
-		if (i >= m->n_slots || !hmap_id_free(m->sparse[i]) || ++n_free > free_slots(m))
-			return DOD_EINVAL;
+		if (i >= m->n_slots)
+			return dod_check_fail(why, len, "free list reaches slot %u, past %zu slots", i,
+			                      m->n_slots);
+		if (!hmap_id_free(m->sparse[i]))
+			return dod_check_fail(why, len, "free list reaches live slot %u", i);
+		if (++n_free > free_slots(m))
+			return dod_check_fail(why, len, "free list longer than the %zu free slots (a cycle)",
+			                      free_slots(m));
 		prev = i;
 	}
-	if (n_free != free_slots(m) || prev != m->free_back)
-		return DOD_EINVAL;
+	if (n_free != free_slots(m))
+		return dod_check_fail(why, len, "free list holds %zu of %zu free slots", n_free,
+		                      free_slots(m));
+	if (prev != m->free_back)
+		return dod_check_fail(why, len, "free list ends at %u, free_back is %u", prev,
+		                      m->free_back);
+	if ((m->free_front == HMAP_END) != (m->free_back == HMAP_END))
+		return dod_check_fail(why, len, "free_front %u, free_back %u", m->free_front,
+		                      m->free_back);
+	/* Defragment trusts dense[0, defrag_next) to be sorted, and all of it when the map is
+	 * not fragmented. */
+	if (m->defrag_next < 1)
+		return dod_check_fail(why, len, "defrag_next is 0");
+	size_t sorted = m->fragmented ? (m->defrag_next < m->n ? m->defrag_next : m->n) : m->n;
+	for (size_t d = 1; d < sorted; d++) {
+		int c = m->defrag_cmp ? m->defrag_cmp(&m->dense[d - 1], &m->dense[d])
+		                      : cmp_key(&m->dense[d - 1], &m->dense[d]);
+		if (c > 0)
+			return dod_check_fail(why, len, "dense[%zu] and [%zu] out of order inside the "
+			                      "sorted prefix of %zu%s", d - 1, d, sorted,
+			                      m->fragmented ? "" : " (not fragmented)");
+	}
 	return DOD_OK;
 }
+
+int SFX(hmap_check_invariants)(const HMAP *m) { return check_all(m, NULL, 0); }
 
 /* ---- dodbench contract (containers/contract.h) ---- */
 
@@ -475,6 +528,7 @@ static void ops_dump_keys(const void *c, uint64_t *keys_out)
 }
 
 static size_t ops_size(const void *c) { return SFX(hmap_size)(c); }
+static int ops_check(const void *c, char *why, size_t len) { return check_all(c, why, len); }
 static size_t ops_footprint(const void *c) { return SFX(hmap_footprint_bytes)(c); }
 
 const struct dod_ops DOD_OPS_SYMBOL = {
@@ -495,4 +549,5 @@ const struct dod_ops DOD_OPS_SYMBOL = {
 	.dump_keys = ops_dump_keys,
 	.size = ops_size,
 	.footprint_bytes = ops_footprint,
+	.check = ops_check,
 };

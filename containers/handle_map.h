@@ -79,7 +79,10 @@ static inline hmap_id hmap_id_make(uint32_t index, uint16_t generation, uint16_t
  *   - for every dense d < n: sparse[meta[d]] is live and its index is d;
  *   - exactly s - n sparse entries are free, and they form one singly linked list from
  *     free_front to free_back through their index fields, ending in HMAP_END;
- *   - free_front == free_back == HMAP_END iff the list is empty.
+ *   - free_front == free_back == HMAP_END iff the list is empty;
+ *   - every sparse entry below n_slots carries the map's type id;
+ *   - dense[0, defrag_next) is sorted under defrag_cmp, and all of dense when the map is
+ *     not fragmented (defragment relies on both).
  * The free list is FIFO: erase appends at the back, insert takes the front, so a slot is
  * reused as late as possible and a stale handle survives many reuses before its
  * generation can wrap around to match again (it does after 65536 erases of one slot:
@@ -181,8 +184,9 @@ int SFX(hmap_defragment)(HMAP *m, SFX(hmap_cmp) cmp, size_t max_swaps, size_t *s
  * defragment; marks the map fragmented. Returns 0. O(n). */
 int SFX(hmap_shuffle)(HMAP *m, uint64_t seed);
 
-/* Checks every invariant listed above. Returns 0, or DOD_EINVAL at the first violation.
- * For tests; O(slots). */
+/* Checks every invariant listed above. Returns 0, or DOD_EINVAL at the first violation
+ * (the contract's dod_ops.check gives the same check with its reason). For tests;
+ * O(slots). */
 int SFX(hmap_check_invariants)(const HMAP *m);
 
 #undef HMAP

@@ -501,6 +501,58 @@ static void ps_particle_sums(const void *c, double *t_sum, double *pos_sum)
 	*pos_sum = pos;
 }
 
+/* The invariants of the opening comment, with the first violation's reason in why (see
+ * dod_ops.check): counts (n_slots <= high <= cap, cap a multiple of GROUP), generations
+ * (slot 0 and the slots past n_slots never live, no erase_n mark left, as many live slots
+ * as the live count), every live slot's weak pointer valid, holes and slot 0 all zeros
+ * (the kernels run over them), and the free list (next[]) holding exactly the free slots
+ * below n_slots (in bounds, acyclic, each once, ending at 0). O(cap). */
+static int ps_check(const void *c, char *why, size_t len)
+{
+	const PS *s = c;
+	if (s->n_slots < 1 || s->n_slots > s->high || s->high > s->cap || s->cap % GROUP ||
+	    s->live > s->n_slots - 1)
+		return dod_check_fail(why, len, "counts: n_slots %zu, high %zu, cap %zu, live %zu",
+		                      s->n_slots, s->high, s->cap, s->live);
+	if (s->gen[0] != 0)
+		return dod_check_fail(why, len, "slot 0 (the header) has generation %u", s->gen[0]);
+	size_t live = 0;
+	for (size_t i = 0; i < s->cap; i++) {
+		uint32_t g = s->gen[i];
+		if (g & BULK_MARK)
+			return dod_check_fail(why, len, "slot %zu keeps erase_n's mark", i);
+		if ((g & 1) && i >= s->n_slots)
+			return dod_check_fail(why, len, "slot %zu past n_slots %zu is live", i, s->n_slots);
+		if (g & 1) {
+			live++;
+			if (check(s, bulk_weak((uint32_t)i, g)) != DOD_OK)
+				return dod_check_fail(why, len, "live slot %zu's weak pointer is rejected", i);
+			continue;
+		}
+		/* A hole is zeros, except t, which the kernels advance harmlessly. */
+		for (int f = F_PX; f < N_FIELDS; f++)
+			if (*fld(s, f, i) != 0)
+				return dod_check_fail(why, len, "hole %zu has field %d = %g, not 0", i, f,
+				                      (double)*fld(s, f, i));
+	}
+	if (live != s->live)
+		return dod_check_fail(why, len, "%zu live slots, live count %zu", live, s->live);
+	size_t n_free = s->n_slots - 1 - s->live, on_list = 0;
+	for (uint32_t x = s->next[0]; x != 0; x = s->next[x]) {
+		if (x >= s->n_slots)
+			return dod_check_fail(why, len, "free list reaches slot %u, past n_slots %zu", x,
+			                      s->n_slots);
+		if (s->gen[x] & 1)
+			return dod_check_fail(why, len, "free list reaches live slot %u", x);
+		if (++on_list > n_free)
+			return dod_check_fail(why, len, "free list longer than the %zu free slots (a cycle)",
+			                      n_free);
+	}
+	if (on_list != n_free)
+		return dod_check_fail(why, len, "free list holds %zu of %zu free slots", on_list, n_free);
+	return DOD_OK;
+}
+
 const struct dod_ops DOD_OPS_SYMBOL = {
 	DOD_DESCRIPTOR,
 	.source = "Niklas Gray, Data Structures for game programmers: Bulk Data (Our Machinery), "
@@ -520,4 +572,5 @@ const struct dod_ops DOD_OPS_SYMBOL = {
 	.tick = ps_tick,
 	.simulate = ps_simulate,
 	.particle_sums = ps_particle_sums,
+	.check = ps_check,
 };

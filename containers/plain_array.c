@@ -125,6 +125,16 @@ static size_t parr_footprint(const void *c)
 	return sizeof(PARR) + ((const PARR *)c)->cap * sizeof(DOD_ELEM);
 }
 
+/* dod_ops.check: n items fit the capacity, which has memory behind it. O(1). */
+static int parr_check(const void *c, char *why, size_t len)
+{
+	const PARR *a = c;
+	if (a->n > a->cap || (a->cap && !a->items))
+		return dod_check_fail(why, len, "n %zu, capacity %zu, items %s", a->n, a->cap,
+		                      a->items ? "allocated" : "NULL");
+	return DOD_OK;
+}
+
 const struct dod_ops DOD_OPS_SYMBOL = {
 	DOD_DESCRIPTOR,
 	.source = "calibration baseline (docs/ARCHITECTURE.md)",
@@ -140,4 +150,5 @@ const struct dod_ops DOD_OPS_SYMBOL = {
 	.key_array = parr_key_array,
 	.size = parr_size,
 	.footprint_bytes = parr_footprint,
+	.check = parr_check,
 };

@@ -7,6 +7,7 @@ set -euo pipefail
 packages=(
 	gcc g++ make            # build
 	libcmocka-dev           # C unit tests
+	clang libclang-rt-14-dev  # fuzzing: clang 14, libFuzzer and the sanitizer runtimes
 	libplf-colony-dev libstb-dev  # peers: plf::colony, stb_ds (header-only)
 	libpapi-dev papi-tools  # hardware counters (optional at run time)
 	valgrind                # callgrind cache simulation

@@ -1,111 +1,105 @@
 /* test_conformance.c - drives every registered container variant (hb_containers x size
- * classes, from containers/variants.tsv) through the same operation sequences against a
- * simple model: a list of the handles and keys it holds. Steps: insert, erase_n (a
- * random subset; and batches that must fail whole: a repeated, an erased, a foreign or an
- * out-of-range handle), clear, reset, shuffle + resumable defragment. After each step:
- * size, key sum by iteration and by handle, and the validity of erased and old handles
- * must match what the container's capability flags promise. Then every registered
+ * classes, from containers/variants.tsv) through the same operation sequences against
+ * the reference model of tests/model.h (shared with the fuzzer, tests/fuzz/): the live
+ * handles and keys in insertion order and the recent dead handles. Steps: insert,
+ * erase_n (a random subset; and batches that must fail whole: a repeated, an erased, a
+ * foreign or an out-of-range handle), clear, reset, shuffle + resumable defragment. After
+ * each step model_compare checks size, key sum by iteration, by dump_keys and by handle,
+ * order (keeps_order, after defragment), the validity of dead handles (valid exactly when
+ * equal to a live one; never re-issued soon for detects_stale) and the container's
+ * invariant check (dod_ops.check); test_invariant_hooks names the containers without one
+ * (peers only). Then every registered
  * scenario runs on every container, with and without holes, and must verify. Containers
  * and scenarios come from the registries: a new one is tested without an edit here. */
+/* handle_map's layout at 8-byte elements, for test_checks_catch_corruption. */
+#define ELEM_BYTES 8
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <cmocka.h>
 
 #include "dod_common.h"
+#include "handle_map.h"
 #include "hb.h"
+#include "model.h"
 #include "scenario.h"
 
 #define MAX_LIVE 5000
 
-struct model {
-	uint64_t handles[MAX_LIVE], keys[MAX_LIVE];
-	size_t n;
-	uint64_t next_key;
-};
-
-static void check_against_model(const struct dod_ops *ops, void *c, const struct model *m)
+/* Every comparison with the model (tests/model.c), which ends with the container's
+ * invariant check (dod_ops.check). */
+static void compare(const struct model *m, const void *c)
 {
-	uint64_t sum = 0;
-	for (size_t i = 0; i < m->n; i++)
-		sum += m->keys[i];
-	assert_int_equal(ops->size(c), m->n);
-	assert_int_equal(ops->iterate_sum(c), sum);
-	if (ops->dump_keys) {
-		uint64_t *keys = calloc(m->n + 1, sizeof *keys), dumped = 0;
-		ops->dump_keys(c, keys);
-		for (size_t i = 0; i < m->n; i++)
-			dumped += keys[i];
-		assert_int_equal(dumped, sum);
-		free(keys);
-	}
-	if (ops->caps & DOD_CAP_HANDLES) {
-		uint64_t by_handle = ~(uint64_t)0;
-		assert_int_equal(ops->lookup_sum(c, m->handles, m->n, &by_handle), DOD_OK);
-		assert_int_equal(by_handle, sum);
-		assert_int_equal(ops->count_valid(c, m->handles, m->n), m->n);
-	}
+	char why[512];
+	if (model_compare(m, c, why, sizeof why) != 0)
+		fail_msg("%s/%zu: %s", m->ops->name, m->ops->elem_bytes, why);
 }
 
 static void insert_some(const struct dod_ops *ops, void *c, struct model *m, size_t k)
 {
-	uint64_t *hs = (ops->caps & DOD_CAP_HANDLES) ? &m->handles[m->n] : NULL;
-	assert_int_equal(ops->insert_n(c, k, m->next_key, hs), DOD_OK);
-	for (size_t i = 0; i < k; i++)
-		m->keys[m->n + i] = m->next_key + i;
-	m->n += k;
-	m->next_key += k;
+	static uint64_t hs[MAX_LIVE];
+	char why[512];
+	assert_int_equal(ops->insert_n(c, k, m->next_key, m->handles ? hs : NULL), DOD_OK);
+	if (model_inserted(m, k, m->handles ? hs : NULL, why, sizeof why) != 0)
+		fail_msg("%s/%zu: %s", ops->name, ops->elem_bytes, why);
 }
 
-/* Erases a random subset of the model's items with one erase_n, then checks that the
- * erased handles are rejected; before that, batches that must fail leave everything as
- * it was (checked against the model by the caller's check_against_model). */
+/* Erases a random subset of the model's items with one erase_n; before that, batches
+ * that must fail (a repeated handle; after it, an erased one, and one never issued)
+ * leave everything as it was. */
 static void erase_some(const struct dod_ops *ops, void *c, struct model *m, uint64_t *rng)
 {
 	static uint64_t victims[MAX_LIVE + 1];
 	size_t k = m->n ? (size_t)dod_rng_below(rng, m->n / 2 + 1) : 0;
-	/* Choose k distinct model positions: a seeded shuffle of the model, take the tail. */
-	for (size_t i = m->n; i > 1; i--) {
-		size_t j = (size_t)dod_rng_below(rng, i);
-		uint64_t th = m->handles[i - 1], tk = m->keys[i - 1];
-		m->handles[i - 1] = m->handles[j], m->keys[i - 1] = m->keys[j];
-		m->handles[j] = th, m->keys[j] = tk;
+	/* k distinct live items: a partial Fisher-Yates over the positions. */
+	static size_t pos[MAX_LIVE];
+	for (size_t i = 0; i < m->n; i++)
+		pos[i] = i;
+	for (size_t i = 0; i < k; i++) {
+		size_t j = i + (size_t)dod_rng_below(rng, m->n - i);
+		size_t t = pos[i];
+		pos[i] = pos[j], pos[j] = t;
+		victims[i] = m->live[pos[i]].handle;
 	}
-	for (size_t i = 0; i < k; i++)
-		victims[i] = m->handles[m->n - k + i];
 	if (k > 0) {
 		/* A repeated handle at the end: the whole batch fails, nothing is erased. */
 		victims[k] = victims[0];
-		int err = ops->erase_n(c, victims, k + 1);
-		assert_true(err != DOD_OK);
-		check_against_model(ops, c, m);
+		assert_int_equal(model_erase_expect(m, victims, k + 1), DOD_EFREE);
+		assert_int_equal(ops->erase_n(c, victims, k + 1), DOD_EFREE);
+		compare(m, c);
 	}
+	assert_int_equal(model_erase_expect(m, victims, k), DOD_OK);
 	assert_int_equal(ops->erase_n(c, victims, k), DOD_OK);
-	m->n -= k;
+	model_erased(m, victims, k);
 	if (k > 0) {
-		assert_int_equal(ops->count_valid(c, victims, k), 0);
+		assert_int_equal(ops->count_valid(c, victims, k), model_count_valid(m, victims, k));
 		/* An erased handle in a batch fails it whole too. */
 		if (m->n > 0) {
-			uint64_t mixed[2] = {m->handles[0], victims[0]};
+			uint64_t mixed[2] = {m->live[0].handle, victims[0]};
+			assert_true(model_erase_expect(m, mixed, 2) != DOD_OK);
 			assert_true(ops->erase_n(c, mixed, 2) != DOD_OK);
 		}
 	}
 	/* A handle that was never issued: foreign or out of range, never accepted. */
 	uint64_t bogus = UINT64_C(0x7FFF7FFF7FFFFFFE);
+	assert_true(model_erase_expect(m, &bogus, 1) != DOD_OK);
 	assert_true(ops->erase_n(c, &bogus, 1) != DOD_OK);
 	assert_true(ops->erase_n(c, NULL, 0) == DOD_OK);
 }
 
 static void drive(const struct dod_ops *ops, uint64_t seed)
 {
-	static struct model m, old;
+	static struct model m;
+	char why[512];
 	void *c = NULL;
 	uint64_t rng = seed;
-	memset(&m, 0, sizeof m);
+	if (model_init(&m, ops, why, sizeof why) != 0)
+		fail_msg("%s", why);
 	/* A small reserve, so growth past it is exercised too; a fixed-capacity container
 	 * gets room for the model, and must refuse one item more with DOD_EFULL, cleanly. */
 	bool fixed = ops->caps & DOD_CAP_FIXED_CAPACITY;
@@ -123,9 +117,11 @@ static void drive(const struct dod_ops *ops, uint64_t seed)
 			assert_int_equal(ops->insert_n(small, 1, 9, h), DOD_OK);
 			assert_int_equal(ops->iterate_sum(small), 9);
 		}
+		if (ops->check)
+			assert_int_equal(ops->check(small, why, sizeof why), DOD_OK);
 		ops->destroy(small);
 	}
-	check_against_model(ops, c, &m);
+	compare(&m, c);
 	for (int step = 0; step < 400; step++) {
 		unsigned op = (unsigned)dod_rng_below(&rng, 20);
 		if (op < 11 && m.n + 64 <= MAX_LIVE) {
@@ -133,35 +129,29 @@ static void drive(const struct dod_ops *ops, uint64_t seed)
 		} else if (op < 14 && ops->erase_n) {
 			erase_some(ops, c, &m, &rng);
 		} else if (op < 17 && ops->clear) {
-			old = m;
 			assert_int_equal(ops->clear(c), DOD_OK);
-			m.n = 0;
+			model_cleared(&m, MODEL_DIED_CLEAR);
 			assert_int_equal(ops->size(c), 0);
-			if (ops->caps & DOD_CAP_DETECTS_STALE)
-				assert_int_equal(ops->count_valid(c, old.handles, old.n), 0);
 		} else if (op < 18 && ops->reset) {
 			assert_int_equal(ops->reset(c), DOD_OK);
-			m.n = 0;
+			model_cleared(&m, MODEL_DIED_RESET);
 		} else if (ops->shuffle && ops->defragment && m.n > 1) {
 			assert_int_equal(ops->shuffle(c, rng), DOD_OK);
-			size_t swaps = 0, total = 0;
+			m.sorted = false;
+			size_t swaps = 0;
 			do {
 				assert_int_equal(ops->defragment(c, 5, &swaps), DOD_OK);
 				assert_true(swaps <= 5);
-				total += swaps;
-				check_against_model(ops, c, &m); /* handles hold while in progress */
+				compare(&m, c); /* handles hold while in progress */
 			} while (swaps == 5);
-			uint64_t *keys = calloc(m.n, sizeof *keys);
-			ops->dump_keys(c, keys);
-			for (size_t i = 1; i < m.n; i++)
-				assert_true(keys[i - 1] <= keys[i]);
-			free(keys);
+			m.sorted = true; /* compare checks the order from here on */
 			assert_int_equal(ops->defragment(c, 0, &swaps), DOD_OK);
 			assert_int_equal(swaps, 0);
 		}
-		check_against_model(ops, c, &m);
+		compare(&m, c);
 	}
 	ops->destroy(c);
+	model_free(&m);
 }
 
 static void test_registry_entries(void **state)
@@ -208,6 +198,119 @@ static void test_every_container_against_model(void **state)
 		for (size_t s = 0; s < HB_N_SIZES; s++)
 			if (hb_containers[i].ops[s])
 				drive(hb_containers[i].ops[s], 1000 + i * 10 + s);
+}
+
+/* Every container of ours has an invariant check (dod_ops.check); only peers, whose
+ * libraries keep their own invariants, may leave it NULL, and those are named here, so a
+ * missing check is reported rather than passed in silence. */
+static void test_invariant_hooks(void **state)
+{
+	(void)state;
+	size_t with = 0, without = 0;
+	for (size_t i = 0; i < hb_n_containers; i++)
+		for (size_t s = 0; s < HB_N_SIZES; s++) {
+			const struct dod_ops *ops = hb_containers[i].ops[s];
+			if (!ops)
+				continue;
+			if (ops->check) {
+				with++;
+				continue;
+			}
+			if (strcmp(ops->family, "peer") != 0)
+				fail_msg("%s/%zu (family %s) has no invariant check (dod_ops.check)", ops->name,
+				         ops->elem_bytes, ops->family);
+			without++;
+		}
+	/* One line naming the variants without a check (each once, whatever its sizes). */
+	fprintf(stderr, "conformance: no invariant check (dod_ops.check, peers only):");
+	for (size_t i = 0; i < hb_n_containers; i++) {
+		const struct dod_ops *any = NULL;
+		for (size_t s = 0; s < HB_N_SIZES && !any; s++)
+			any = hb_containers[i].ops[s];
+		if (any && !any->check)
+			fprintf(stderr, " %s", hb_containers[i].name);
+	}
+	fprintf(stderr, " (%zu of %zu variant x size class tables)\n", without, with + without);
+	assert_true(with > without);
+}
+
+/* A check that passes everything would pass every test above: handle_map's check must
+ * name each corruption of its layout (handle_map.h), one at a time, and pass again once
+ * it is undone. */
+static void test_checks_catch_corruption(void **state)
+{
+	(void)state;
+	const struct dod_ops *ops = hb_find_ops("handle_map", 8);
+	void *c;
+	uint64_t hs[6];
+	char why[256];
+	assert_non_null(ops);
+	assert_int_equal(ops->create(&c, 8), DOD_OK);
+	assert_int_equal(ops->insert_n(c, 6, 0, hs), DOD_OK);
+	assert_int_equal(ops->erase_n(c, (uint64_t[]){hs[1], hs[3], hs[4]}, 3), DOD_OK);
+	assert_int_equal(ops->check(c, why, sizeof why), DOD_OK);
+	struct hmap_8 *m = c;
+	hmap_id saved;
+	uint32_t meta0;
+	/* A cycle in the free list: its last slot points back at its first. */
+	saved = m->sparse[m->free_back];
+	m->sparse[m->free_back] = (saved & ~(hmap_id)UINT32_MAX) | m->free_front;
+	assert_int_not_equal(ops->check(c, why, sizeof why), DOD_OK);
+	assert_non_null(strstr(why, "cycle"));
+	m->sparse[m->free_back] = saved;
+	/* A free slot left off the list. */
+	saved = m->sparse[m->free_front];
+	uint32_t front = m->free_front;
+	m->free_front = hmap_id_index(saved);
+	assert_int_not_equal(ops->check(c, why, sizeof why), DOD_OK);
+	assert_non_null(strstr(why, "free list holds"));
+	m->free_front = front;
+	/* meta pointing at a free slot: the item's handle no longer reaches it. */
+	meta0 = m->meta[0];
+	m->meta[0] = front;
+	assert_int_not_equal(ops->check(c, why, sizeof why), DOD_OK);
+	m->meta[0] = meta0;
+	/* A live count that disagrees with the sparse set. */
+	m->n--;
+	assert_int_not_equal(ops->check(c, why, sizeof why), DOD_OK);
+	assert_non_null(strstr(why, "live sparse entries"));
+	m->n++;
+	/* Defragment's sorted prefix broken while the map says it is not fragmented. */
+	size_t swaps;
+	assert_int_equal(ops->defragment(c, 0, &swaps), DOD_OK);
+	assert_int_equal(ops->check(c, why, sizeof why), DOD_OK);
+	uint64_t k0 = m->dense[0].key;
+	m->dense[0].key = UINT64_MAX;
+	assert_int_not_equal(ops->check(c, why, sizeof why), DOD_OK);
+	assert_non_null(strstr(why, "out of order"));
+	m->dense[0].key = k0;
+	assert_int_equal(ops->check(c, why, sizeof why), DOD_OK);
+	ops->destroy(c);
+}
+
+/* What handle_map documents it cannot detect (handle_map.h): its 16-bit generation wraps
+ * after 65536 erases of one slot, and then the first handle of that slot is accepted again
+ * and reaches the new item. The fuzzer's model allows exactly this (tests/model.h). */
+static void test_handle_map_generation_wraps(void **state)
+{
+	(void)state;
+	const struct dod_ops *ops = hb_find_ops("handle_map", 8);
+	void *c;
+	uint64_t h0, h, sum = 0;
+	assert_int_equal(ops->create(&c, 1), DOD_OK);
+	assert_int_equal(ops->insert_n(c, 1, 0, &h0), DOD_OK);
+	h = h0;
+	for (uint64_t k = 1; k <= 65536; k++) {
+		assert_int_equal(ops->erase_n(c, &h, 1), DOD_OK);
+		assert_int_equal(ops->insert_n(c, 1, k, &h), DOD_OK);
+		if (k < 65536)
+			assert_int_equal(ops->count_valid(c, &h0, 1), 0); /* stale: detected */
+	}
+	assert_true(h == h0);
+	assert_int_equal(ops->count_valid(c, &h0, 1), 1);
+	assert_int_equal(ops->lookup_sum(c, &h0, 1, &sum), DOD_OK);
+	assert_int_equal(sum, 65536);
+	ops->destroy(c);
 }
 
 /* Footprint grows with content and is at least the payload bytes. */
@@ -402,6 +505,9 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_registry_entries),
+		cmocka_unit_test(test_invariant_hooks),
+		cmocka_unit_test(test_checks_catch_corruption),
+		cmocka_unit_test(test_handle_map_generation_wraps),
 		cmocka_unit_test(test_every_container_against_model),
 		cmocka_unit_test(test_footprint),
 		cmocka_unit_test(test_scenarios_verify_small),

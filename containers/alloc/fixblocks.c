@@ -12,7 +12,13 @@ int dod_fixblocks_init(struct dod_fixblocks_store *s, size_t elem_bytes, size_t 
 	s->blocks = NULL;
 	s->n_blocks = s->blocks_cap = 0;
 	s->elem_bytes = elem_bytes;
-	return dod_fixblocks_reserve(s, reserve_elems);
+	/* reserve keeps a block table it grew when a block then fails (harmless for a live
+	 * store); a store that fails to start must hold nothing (found by tests/fuzz: the
+	 * table leaked when create's first block allocation failed). */
+	int err = dod_fixblocks_reserve(s, reserve_elems);
+	if (err)
+		dod_fixblocks_free(s);
+	return err;
 }
 
 void dod_fixblocks_free(struct dod_fixblocks_store *s)

@@ -502,6 +502,118 @@ static size_t bh_reserved(const void *c)
 	        ;
 }
 
+/* The invariants of the opening comment, with the first violation's reason in why (see
+ * dod_ops.check): counts and capacities, generations (slot 0 and the slots past n_slots
+ * never live, no erase_n mark left), every live slot's weak pointer valid, the bitmask
+ * equal to liveness, and the free list: holes, holes_bitmask a singly linked list of
+ * exactly the free slots below n_slots (in bounds, acyclic, each once, ending at 0);
+ * holes_runs the skip array (0 on live slots, a maximal run's length at both its ends)
+ * and a circular doubly linked list of exactly the runs' first slots. O(high). */
+static int bh_check(const void *c, char *why, size_t len)
+{
+	const BH *b = c;
+	size_t cap = store_capacity(&b->items);
+	if (b->n_slots < 1 || b->n_slots > b->high || b->high > cap || b->live > b->n_slots - 1)
+		return dod_check_fail(why, len, "counts: n_slots %zu, high %zu, capacity %zu, live %zu",
+		                      b->n_slots, b->high, cap, b->live);
+#if !BULK_GEN_INLINE
+	if (store_capacity(&b->gens) < b->high)
+		return dod_check_fail(why, len, "gens hold %zu of %zu slots",
+		                      store_capacity(&b->gens), b->high);
+#endif
+#if BULK_RUNS
+	if (store_capacity(&b->skip) < b->high)
+		return dod_check_fail(why, len, "skip holds %zu of %zu slots",
+		                      store_capacity(&b->skip), b->high);
+#endif
+	if (*gen(b, 0) != 0)
+		return dod_check_fail(why, len, "slot 0 (the header) has generation %u", *gen(b, 0));
+	size_t live = 0;
+	for (size_t i = 1; i < b->high; i++) {
+		uint32_t g = *gen(b, i);
+		if (g & BULK_MARK)
+			return dod_check_fail(why, len, "slot %zu keeps erase_n's mark", i);
+		if ((g & 1) && i >= b->n_slots)
+			return dod_check_fail(why, len, "slot %zu past n_slots %zu is live", i, b->n_slots);
+		if (g & 1) {
+			live++;
+			if (check(b, bulk_weak((uint32_t)i, g)) != DOD_OK)
+				return dod_check_fail(why, len, "live slot %zu's weak pointer is rejected", i);
+		}
+	}
+	if (live != b->live)
+		return dod_check_fail(why, len, "%zu live slots, live count %zu", live, b->live);
+	size_t n_free = b->n_slots - 1 - b->live;
+#if BULK_BITMASK
+	if (store_capacity(&b->mask) < (b->high + 63) / 64)
+		return dod_check_fail(why, len, "mask holds %zu words for %zu slots",
+		                      store_capacity(&b->mask), b->high);
+	for (size_t i = 0; i < (b->high + 63) / 64 * 64; i++) {
+		int bit = (int)(*mask_word(b, i) >> (i % 64) & 1);
+		int is_live = i < b->high && (*gen(b, i) & 1);
+		if (bit != is_live)
+			return dod_check_fail(why, len, "mask bit %zu is %d, slot is %s", i, bit,
+			                      is_live ? "live" : "free");
+	}
+#endif
+#if BULK_RUNS
+	size_t runs = 0;
+	if (*skip(b, 0) != 0)
+		return dod_check_fail(why, len, "skip[0] is %u", *skip(b, 0));
+	for (size_t i = 1; i < b->n_slots;) {
+		if (*gen(b, i) & 1) {
+			if (*skip(b, i) != 0)
+				return dod_check_fail(why, len, "live slot %zu has skip %u", i, *skip(b, i));
+			i++;
+			continue;
+		}
+		size_t e = i;
+		while (e + 1 < b->n_slots && !(*gen(b, e + 1) & 1))
+			e++;
+		uint32_t want = (uint32_t)(e - i + 1);
+		if (*skip(b, i) != want || *skip(b, e) != want)
+			return dod_check_fail(why, len, "run of holes [%zu, %zu]: skip %u at its start and "
+			                      "%u at its end, not %u", i, e, *skip(b, i), *skip(b, e), want);
+		runs++;
+		i = e + 1;
+	}
+	/* The circular list of runs: only run starts, each once (a node is a run start, and
+	 * the walk is bounded by the number of runs), back links matching. */
+	size_t nodes = 0;
+	uint32_t prev = 0;
+	for (uint32_t x = next_of(b, 0); x != 0; prev = x, x = next_of(b, x)) {
+		if (x >= b->n_slots || (*gen(b, x) & 1) || (x > 1 && !(*gen(b, x - 1) & 1)))
+			return dod_check_fail(why, len, "run list reaches slot %u, not the start of a run", x);
+		if (prev_of(b, x) != prev)
+			return dod_check_fail(why, len, "run list: slot %u's prev is %u, not %u", x,
+			                      prev_of(b, x), prev);
+		if (++nodes > runs)
+			return dod_check_fail(why, len, "run list longer than the %zu runs (a cycle)", runs);
+	}
+	if (nodes != runs)
+		return dod_check_fail(why, len, "run list holds %zu of %zu runs", nodes, runs);
+	if (prev_of(b, 0) != prev)
+		return dod_check_fail(why, len, "run list: header's prev is %u, not %u", prev_of(b, 0),
+		                      prev);
+#else
+	size_t on_list = 0;
+	for (uint32_t x = next_of(b, 0); x != 0; x = next_of(b, x)) {
+		if (x >= b->n_slots)
+			return dod_check_fail(why, len, "free list reaches slot %u, past n_slots %zu", x,
+			                      b->n_slots);
+		if (*gen(b, x) & 1)
+			return dod_check_fail(why, len, "free list reaches live slot %u", x);
+		if (++on_list > n_free)
+			return dod_check_fail(why, len, "free list longer than the %zu free slots (a cycle)",
+			                      n_free);
+	}
+	if (on_list != n_free)
+		return dod_check_fail(why, len, "free list holds %zu of %zu free slots", on_list, n_free);
+#endif
+	(void)n_free;
+	return DOD_OK;
+}
+
 const struct dod_ops DOD_OPS_SYMBOL = {
 	DOD_DESCRIPTOR,
 	.source = "Niklas Gray, Data Structures for game programmers: Bulk Data (Our Machinery)"
@@ -525,4 +637,5 @@ const struct dod_ops DOD_OPS_SYMBOL = {
 	.size = bh_size,
 	.footprint_bytes = bh_footprint,
 	.reserved_bytes = bh_reserved,
+	.check = bh_check,
 };

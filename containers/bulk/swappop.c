@@ -252,6 +252,62 @@ static size_t bd_reserved(const void *c)
 	       store_reserved_bytes(&b->slots);
 }
 
+/* The invariants of the opening comment, with the first violation's reason in why (see
+ * dod_ops.check): counts and capacities; ids and slots agree (slots[ids[d]] is live and
+ * points back at d, so every weak pointer of a live item resolves to it); generations
+ * (slot 0 and the slots past n_slots never live, no erase_n mark left, as many live slots
+ * as items); the free list holds exactly the free slots below n_slots (in bounds,
+ * acyclic, each once, ending at 0). O(high). */
+static int bd_check(const void *c, char *why, size_t len)
+{
+	const BD *b = c;
+	if (b->n_slots < 1 || b->n_slots > b->high || b->high > store_capacity(&b->slots) ||
+	    b->n > b->n_slots - 1 || b->n > store_capacity(&b->items) ||
+	    b->n > store_capacity(&b->ids))
+		return dod_check_fail(why, len, "counts: n %zu, n_slots %zu, high %zu, capacities %zu "
+		                      "items %zu ids %zu slots", b->n, b->n_slots, b->high,
+		                      store_capacity(&b->items), store_capacity(&b->ids),
+		                      store_capacity(&b->slots));
+	if (slot(b, 0)->gen != 0)
+		return dod_check_fail(why, len, "slot 0 (the header) has generation %u", slot(b, 0)->gen);
+	size_t live = 0;
+	for (size_t s = 1; s < b->high; s++) {
+		uint32_t g = slot(b, s)->gen;
+		if (g & BULK_MARK)
+			return dod_check_fail(why, len, "slot %zu keeps erase_n's mark", s);
+		if ((g & 1) && s >= b->n_slots)
+			return dod_check_fail(why, len, "slot %zu past n_slots %zu is live", s, b->n_slots);
+		live += g & 1;
+	}
+	if (live != b->n)
+		return dod_check_fail(why, len, "%zu live slots for %zu items", live, b->n);
+	for (size_t d = 0; d < b->n; d++) {
+		uint32_t s = *id_at(b, d);
+		if (s == 0 || s >= b->n_slots)
+			return dod_check_fail(why, len, "ids[%zu] = %u, outside [1, %zu)", d, s, b->n_slots);
+		const struct bulk_slot *e = slot(b, s);
+		if (!(e->gen & 1) || e->index != d)
+			return dod_check_fail(why, len, "ids[%zu] = %u, but slot %u is %s index %u", d, s, s,
+			                      e->gen & 1 ? "live at" : "free, next", e->index);
+		if (check(b, bulk_weak(s, e->gen)) != DOD_OK)
+			return dod_check_fail(why, len, "the weak pointer of dense[%zu] is rejected", d);
+	}
+	size_t n_free = b->n_slots - 1 - b->n, on_list = 0;
+	for (uint32_t x = slot(b, 0)->index; x != 0; x = slot(b, x)->index) {
+		if (x >= b->n_slots)
+			return dod_check_fail(why, len, "free list reaches slot %u, past n_slots %zu", x,
+			                      b->n_slots);
+		if (slot(b, x)->gen & 1)
+			return dod_check_fail(why, len, "free list reaches live slot %u", x);
+		if (++on_list > n_free)
+			return dod_check_fail(why, len, "free list longer than the %zu free slots (a cycle)",
+			                      n_free);
+	}
+	if (on_list != n_free)
+		return dod_check_fail(why, len, "free list holds %zu of %zu free slots", on_list, n_free);
+	return DOD_OK;
+}
+
 const struct dod_ops DOD_OPS_SYMBOL = {
 	DOD_DESCRIPTOR,
 	.source = "Niklas Gray, Data Structures for game programmers: Bulk Data (Our Machinery), "
@@ -273,4 +329,5 @@ const struct dod_ops DOD_OPS_SYMBOL = {
 	.size = bd_size,
 	.footprint_bytes = bd_footprint,
 	.reserved_bytes = bd_reserved,
+	.check = bd_check,
 };

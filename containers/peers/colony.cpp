@@ -10,7 +10,8 @@
  * O(1), so lookup_sum dereferences the pointers as a colony user does, without
  * validation (the contract's exception for raw-pointer handles); erase_n and count_valid
  * validate each pointer with colony::get_iterator, which walks the groups (O(groups),
- * about log2(n) + n / 8192) and is also how a pointer becomes the iterator erase needs.
+ * about log2(n) + n / 8192) and is also how a pointer becomes the iterator erase needs,
+ * plus a check that it points at a slot's start (find, below).
  * A pointer to a slot that a later insert reused looks valid again (no detects_stale). A
  * repeated pointer in one erase_n batch is found by sorting a copy of the batch.
  * Compiled once per size class (-DELEM_BYTES=N); exceptions never cross into C.
@@ -90,12 +91,42 @@ uint64_t iterate_sum(const void *c)
 	return sum;
 }
 
-/* DOD_EFOREIGN for a pointer outside the colony's memory or to an erased slot: colony
- * cannot tell the two apart. */
+/* The group of a colony iterator, which colony_iterator keeps private. An explicit
+ * instantiation may name a private member (C++20 [temp.spec.general]/6): the one below
+ * hands a pointer to colony_iterator::group_pointer to group_member(), once. */
+struct group_tag {};
+auto group_member(group_tag);
+template <auto Member> struct expose_group {
+	friend auto group_member(group_tag) { return Member; }
+};
+template struct expose_group<&Colony::iterator::group_pointer>;
+
+/* The iterator of the live element h points at, or end(). colony::get_iterator alone
+ * trusts h to be a slot's start: it divides h's offset in its group by the slot size
+ * (pointer subtraction), so an address inside a live slot read the skipfield at a wrong,
+ * misaligned place and could come back valid, and erasing through it wrote colony's
+ * free-list links into the neighbouring element (found by tests/fuzz: a forged handle a
+ * few bytes past a live one). So the groups are walked here as get_iterator walks them
+ * (last to first), and h goes to get_iterator only when it is a slot's start in one:
+ * inside [elements, last_endpoint) at a multiple of the slot size. Same cost, O(groups). */
+Colony::iterator find(Colony *col, uint64_t h)
+{
+	for (auto g = col->end().*group_member(group_tag{}); g; g = g->previous_group) {
+		uintptr_t first = reinterpret_cast<uintptr_t>(g->elements);
+		uintptr_t past = reinterpret_cast<uintptr_t>(g->last_endpoint);
+		if (h >= first && h < past)
+			return (h - first) % sizeof *g->elements == 0 ? col->get_iterator(as_ptr(h))
+			                                              : col->end();
+	}
+	return col->end();
+}
+
+/* DOD_EFOREIGN for a pointer outside the colony's memory, to an erased slot or not to a
+ * slot's start: colony cannot tell these apart. */
 inline int check(const Colony *col, uint64_t h)
 {
-	return col->get_iterator(static_cast<const Elem *>(as_ptr(h))) == col->cend() ? DOD_EFOREIGN
-	                                                                            : DOD_OK;
+	Colony *c = const_cast<Colony *>(col); /* find only reads; get_iterator's non-const form */
+	return find(c, h) == c->end() ? DOD_EFOREIGN : DOD_OK;
 }
 
 /* No validation: see the file comment. */
@@ -115,7 +146,7 @@ int erase_n(void *c, const uint64_t *hs, size_t n)
 {
 	Colony *col = static_cast<Colony *>(c);
 	if (n == 1) {
-		Colony::iterator it = col->get_iterator(as_ptr(hs[0]));
+		Colony::iterator it = find(col, hs[0]);
 		if (it == col->end())
 			return DOD_EFOREIGN;
 		col->erase(it);
@@ -124,7 +155,7 @@ int erase_n(void *c, const uint64_t *hs, size_t n)
 	try {
 		std::vector<Colony::iterator> its(n);
 		for (size_t k = 0; k < n; k++)
-			if ((its[k] = col->get_iterator(as_ptr(hs[k]))) == col->end())
+			if ((its[k] = find(col, hs[k])) == col->end())
 				return DOD_EFOREIGN;
 		std::vector<uint64_t> sorted(hs, hs + n);
 		std::sort(sorted.begin(), sorted.end());
@@ -186,4 +217,5 @@ extern "C" const struct dod_ops DOD_OPS_SYMBOL = {
 	.tick = nullptr,
 	.simulate = nullptr,
 	.particle_sums = nullptr,
+	.check = nullptr, /* the library keeps its own invariants */
 };

@@ -180,6 +180,24 @@ static size_t mptrs_footprint(const void *c)
 	return sizeof *v + v->cap * sizeof *v->ptrs + v->live * sizeof(DOD_ELEM);
 }
 
+/* dod_ops.check: n slots fit the capacity, live is the number of non-NULL slots, and no
+ * pointer keeps erase_n's low-bit mark. O(n). */
+static int mptrs_check(const void *c, char *why, size_t len)
+{
+	const MPTRS *v = c;
+	if (v->n > v->cap || v->live > v->n)
+		return dod_check_fail(why, len, "n %zu, capacity %zu, live %zu", v->n, v->cap, v->live);
+	size_t live = 0;
+	for (size_t i = 0; i < v->n; i++) {
+		if ((uintptr_t)v->ptrs[i] & 1)
+			return dod_check_fail(why, len, "slot %zu keeps erase_n's mark", i);
+		live += v->ptrs[i] != NULL;
+	}
+	if (live != v->live)
+		return dod_check_fail(why, len, "%zu non-NULL slots, live count %zu", live, v->live);
+	return DOD_OK;
+}
+
 const struct dod_ops DOD_OPS_SYMBOL = {
 	DOD_DESCRIPTOR,
 	.source = "vector<unique_ptr<T>> as in Kiah, handle_map (2016)",
@@ -195,4 +213,5 @@ const struct dod_ops DOD_OPS_SYMBOL = {
 	.dump_keys = mptrs_dump_keys,
 	.size = mptrs_size,
 	.footprint_bytes = mptrs_footprint,
+	.check = mptrs_check,
 };

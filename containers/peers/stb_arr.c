@@ -315,6 +315,34 @@ static size_t stba_footprint(const void *c)
 	       arr_bytes(arrcap(s->ids), sizeof *s->ids) + dod_stbds_hm_bytes(s->map);
 }
 
+/* dod_ops.check: the invariants of the opening comment: items, ids and map hold the same
+ * number of entries; every ids[d] is the key of an issued id and maps to d, without the
+ * mark bit (so every live handle resolves to its item). O(n) expected. */
+static int stba_check(const void *c, char *why, size_t len)
+{
+	const STBA *s = c;
+	size_t n = arrlenu(s->items);
+	if (arrlenu(s->ids) != n || (size_t)hmlen(s->map) != n)
+		return dod_check_fail(why, len, "%zu items, %zu ids, %zu map entries", n,
+		                      arrlenu(s->ids), (size_t)hmlen(s->map));
+	if (s->next_id < 1 || s->next_id > STBA_MAX_ID + 1)
+		return dod_check_fail(why, len, "next_id %llu", (unsigned long long)s->next_id);
+	for (size_t d = 0; d < n; d++) {
+		uint64_t key = s->ids[d];
+		uint64_t id = (key & UINT64_C(0x7FFFFFFF)) | (key >> 32 << 31); /* id_key^-1 */
+		if (key & (UINT64_C(1) << 31 | UINT64_C(1) << 63) || id_key(id) != key ||
+		    !issued(s, id))
+			return dod_check_fail(why, len, "ids[%zu] = %#llx is not the key of an issued id", d,
+			                      (unsigned long long)key);
+		ptrdiff_t i = find(s, id);
+		if (i < 0 || s->map[i].value != d)
+			return dod_check_fail(why, len, "id %llu of items[%zu] maps to %lld",
+			                      (unsigned long long)id, d,
+			                      i < 0 ? (long long)i : (long long)s->map[i].value);
+	}
+	return DOD_OK;
+}
+
 const struct dod_ops DOD_OPS_SYMBOL = {
 	DOD_DESCRIPTOR,
 	.source = "stb_ds (Sean Barrett, libstb-dev): arrput/arrdelswap + hmput/hmgeti/hmdel "
@@ -331,4 +359,5 @@ const struct dod_ops DOD_OPS_SYMBOL = {
 	.dump_keys = stba_dump_keys,
 	.size = stba_size,
 	.footprint_bytes = stba_footprint,
+	.check = stba_check,
 };

@@ -1,0 +1,515 @@
+/* fuzz_containers.c - libFuzzer target: differential fuzzing of one registered container
+ * variant against the reference model (tests/model.h), with its invariant check
+ * (dod_ops.check) and a failing allocator (alloc_hook.h).
+ *
+ * The variant is named by the environment: DODFUZZ_TARGET=NAME (a name from the registry,
+ * harness/registry.c, generated from containers/variants.tsv; `make fuzz` runs every one,
+ * each with its own corpus directory). Unset or unknown, the binary lists the names and
+ * exits 2.
+ *
+ * Input decoding (a byte past the end reads as 0, so every input is a valid program):
+ *   byte 0      size class: the (b mod k)-th of the k classes the variant is built at
+ *   byte 1      capacity given to create: b (fixed-capacity containers: 8 + b)
+ *   byte 2      allocation failing inside create: (b mod 8), 0 = none
+ *   then ops, each an opcode byte (mod 16) and its argument bytes:
+ *     0 insert       k = b < 200 ? b mod 32 : (b - 200) x 8   (live items kept <= 2048)
+ *     1 erase        c = b mod 16 + 1 distinct live items, each picked by a byte
+ *     2 erase-bad    a batch of c = b mod 8 distinct live handles (a byte picks each)
+ *                    and one bad handle (kind byte, argument byte(s), then a position
+ *                    byte): must fail whole, unchanged, unless the "bad" one equals a
+ *                    live handle (then it is good); a repeat must give DOD_EFREE
+ *     3 lookup       as erase-bad without the position byte: count_valid and
+ *                    lookup_sum of the batch
+ *     4 count-bad    (b mod 8) + 1 bad handles: count_valid, and lookup_sum one by one
+ *     5 iterate      iterate_sum (compared after every op anyway)
+ *     6 clear        7 reset (when offered)   8 shuffle (seed byte, when offered)
+ *     9 defragment   swap budget b mod 8 (0 = no limit); storage sorted when it finishes
+ *    10 fail-alloc   the next mutating op runs with allocation (b mod 32) + 1 failing
+ *                    (alloc_hook.h): it must succeed, or return DOD_ENOMEM with the
+ *                    container unchanged (model comparison, invariant check) and then
+ *                    succeed when run again
+ *    11 churn        erase and re-insert the newest live item b times, for b >= 250
+ *                    65536 >> (255 - b) times (generation wrap-around: handle_map's
+ *                    16-bit generation wraps after 65536)
+ *    12 foreign      insert (b mod 8) + 1 items into a second container of the same
+ *                    variant, whose handles are the "foreign" bad handles
+ *    13 erase-all    every live item in one batch, last first
+ *    14 forged       count_valid of a handle made of the next 8 bytes
+ *    15 compare      (nothing: the comparison runs after every op)
+ *   Bad-handle kinds (kind byte mod 7), argument byte a:
+ *     0 stale (a recent dead handle, the a-th latest)  1 forged (8 input bytes)
+ *     2 a live handle with bit (a mod 64) flipped       3 foreign (the other container's)
+ *     4 out of range (all ones, zero, high bits set on a live handle, the top bit)
+ *     5 a repeat of a live handle (a repeat within the batch for erase)
+ *     6 a live handle plus (a + 1)
+ * After every op: model_compare (size, sums by iteration, dump and handle, order, dead
+ * handles valid exactly when equal to a live one, the invariant check). A mismatch prints
+ * the variant, size, op number and reason, and aborts (libFuzzer saves the input).
+ * A container whose lookup_sum does not validate (the contract's raw-pointer exception,
+ * found by model_init's probe) is never given a handle the model does not know live.
+ */
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "alloc_hook.h"
+#include "hb.h"
+#include "model.h"
+
+#define MAX_LIVE 2048
+#define MAX_BATCH 64
+
+static const struct hb_container *target;
+
+int LLVMFuzzerInitialize(int *argc, char ***argv);
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+	(void)argc;
+	(void)argv;
+	const char *name = getenv("DODFUZZ_TARGET");
+	for (size_t i = 0; name && i < hb_n_containers; i++)
+		if (strcmp(hb_containers[i].name, name) == 0)
+			target = &hb_containers[i];
+	if (!target) {
+		fprintf(stderr, "fuzz_containers: set DODFUZZ_TARGET to one of:");
+		for (size_t i = 0; i < hb_n_containers; i++)
+			fprintf(stderr, " %s", hb_containers[i].name);
+		fprintf(stderr, "\n");
+		exit(2);
+	}
+	return 0;
+}
+
+/* ---- the input ---- */
+struct input {
+	const uint8_t *p;
+	size_t n, at;
+};
+static uint8_t byte(struct input *in) { return in->at < in->n ? in->p[in->at++] : 0; }
+static uint64_t u64(struct input *in)
+{
+	uint64_t v = 0;
+	for (int i = 0; i < 8; i++)
+		v |= (uint64_t)byte(in) << (8 * i);
+	return v;
+}
+
+/* ---- one run ---- */
+struct run {
+	const struct dod_ops *ops;
+	void *c, *other;
+	struct model m;
+	uint64_t other_h[256];
+	size_t n_other;
+	size_t capacity; /* create's, for fixed-capacity containers */
+	long fail_next;  /* armed for the next mutating op (fail-alloc), 0 = none */
+	size_t op_no;
+	const char *op;
+};
+
+static void die(const struct run *r, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3), noreturn));
+static void die(const struct run *r, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	fprintf(stderr, "dodfuzz %s/%zu: op %zu (%s): ", r->ops->name, r->ops->elem_bytes, r->op_no,
+	        r->op ? r->op : "setup");
+	vfprintf(stderr, fmt, ap);
+	fprintf(stderr, "\n");
+	va_end(ap);
+	abort();
+}
+
+static void compare(struct run *r)
+{
+	char why[512];
+	if (model_compare(&r->m, r->c, why, sizeof why) != 0)
+		die(r, "%s", why);
+}
+
+/* Arms the failing allocator for a mutating op if fail-alloc asked for it. */
+static bool arm(struct run *r)
+{
+	long k = r->fail_next;
+	r->fail_next = 0;
+	dod_fuzz_alloc_arm(k);
+	return k > 0;
+}
+
+/* After a mutating op that ran armed and returned err: DOD_ENOMEM must leave the
+ * container as the model says (unchanged); returns whether to run the op again. Any
+ * other result goes on to be checked as usual. Without arming, DOD_ENOMEM is a failure. */
+static bool failed_cleanly(struct run *r, bool armed, int err)
+{
+	dod_fuzz_alloc_arm(0);
+	if (err != DOD_ENOMEM)
+		return false;
+	if (!armed)
+		die(r, "DOD_ENOMEM with no allocation failing");
+	compare(r);
+	return true;
+}
+
+/* A random live handle (n > 0), picked by a byte. */
+static uint64_t live_handle(const struct run *r, uint8_t b)
+{
+	return r->m.live[b % r->m.n].handle;
+}
+
+/* One bad handle of the kind and argument read from the input (see the file comment);
+ * batch/len: the batch it joins (for kind 5, a repeat). */
+static uint64_t bad_handle(struct run *r, struct input *in, const uint64_t *batch, size_t len)
+{
+	uint8_t kind = byte(in) % 7, a = byte(in);
+	size_t nd = model_n_dead(&r->m);
+	switch (kind) {
+	case 0:
+		if (nd)
+			return model_dead_at(&r->m, a % nd);
+		return UINT64_C(0x0123456789ABCDEF) ^ a;
+	case 1:
+		return u64(in);
+	case 2:
+		return r->m.n ? live_handle(r, a) ^ (UINT64_C(1) << (a % 64)) : (uint64_t)a << 40;
+	case 3:
+		return r->n_other ? r->other_h[a % r->n_other] : UINT64_MAX - a;
+	case 4: {
+		uint64_t base = r->m.n ? live_handle(r, a) : 0;
+		switch (a % 4) {
+		case 0: return UINT64_MAX;
+		case 1: return 0;
+		case 2: return base | UINT64_C(0xFFFF) << 32;
+		default: return base | UINT64_C(1) << 63;
+		}
+	}
+	case 5:
+		if (len)
+			return batch[a % len];
+		return r->m.n ? live_handle(r, a) : UINT64_MAX - 1;
+	default:
+		return r->m.n ? live_handle(r, a) + (uint64_t)a + 1 : (uint64_t)a + 1;
+	}
+}
+
+/* c distinct live handles picked by bytes (c <= n). */
+static size_t pick_live(struct run *r, struct input *in, uint64_t *out, size_t c)
+{
+	static unsigned char used[MAX_LIVE];
+	if (c > r->m.n)
+		c = r->m.n;
+	memset(used, 0, r->m.n);
+	for (size_t i = 0; i < c; i++) {
+		size_t j = byte(in) % r->m.n;
+		while (used[j])
+			j = (j + 1) % r->m.n;
+		used[j] = 1;
+		out[i] = r->m.live[j].handle;
+	}
+	return c;
+}
+
+static void do_insert(struct run *r, size_t k, void *c, struct model *m)
+{
+	static uint64_t hs[MAX_LIVE + 2048];
+	char why[512];
+	bool fixed = r->ops->caps & DOD_CAP_FIXED_CAPACITY;
+	for (;;) {
+		bool armed = arm(r);
+		int err = r->ops->insert_n(c, k, m->next_key, m->handles ? hs : NULL);
+		if (failed_cleanly(r, armed, err))
+			continue;
+		if (fixed && m->n + k > r->capacity) {
+			if (err != DOD_EFULL)
+				die(r, "insert of %zu into %zu of capacity %zu: %s, not DOD_EFULL", k, m->n,
+				    r->capacity, dod_strerror(err));
+			return; /* unchanged: the comparison after the op checks it */
+		}
+		if (err != DOD_OK)
+			die(r, "insert of %zu (live %zu): %s", k, m->n, dod_strerror(err));
+		if (model_inserted(m, k, m->handles ? hs : NULL, why, sizeof why) != 0)
+			die(r, "%s", why);
+		return;
+	}
+}
+
+/* erase_n of a batch: the model decides whether it must succeed. */
+static void do_erase(struct run *r, const uint64_t *hs, size_t n)
+{
+	int want = model_erase_expect(&r->m, hs, n);
+	for (;;) {
+		bool armed = arm(r);
+		int err = r->ops->erase_n(r->c, hs, n);
+		if (failed_cleanly(r, armed, err))
+			continue;
+		if (want == DOD_OK) {
+			if (err != DOD_OK)
+				die(r, "erase_n of %zu live, distinct handles: %s", n, dod_strerror(err));
+			model_erased(&r->m, hs, n);
+		} else if (err == DOD_OK) {
+			die(r, "erase_n accepted a batch of %zu with a %s handle", n,
+			    want == DOD_EFREE ? "repeated" : "bad");
+		} else if (want == DOD_EFREE && err != DOD_EFREE) {
+			die(r, "erase_n of a batch whose only fault is a repeat: %s, not DOD_EFREE",
+			    dod_strerror(err));
+		}
+		return;
+	}
+}
+
+/* A mutating op without arguments (clear, reset, shuffle, defragment): run armed if
+ * asked, again if it failed cleanly. */
+static int run_op(struct run *r, int (*op)(struct run *r))
+{
+	for (;;) {
+		bool armed = arm(r);
+		int err = op(r);
+		if (!failed_cleanly(r, armed, err))
+			return err;
+	}
+}
+
+static uint64_t shuffle_seed;
+static size_t defrag_budget, defrag_swaps;
+static int op_clear(struct run *r) { return r->ops->clear(r->c); }
+static int op_reset(struct run *r) { return r->ops->reset(r->c); }
+static int op_shuffle(struct run *r) { return r->ops->shuffle(r->c, shuffle_seed); }
+static int op_defrag(struct run *r)
+{
+	return r->ops->defragment(r->c, defrag_budget, &defrag_swaps);
+}
+
+static void step(struct run *r, struct input *in)
+{
+	static uint64_t batch[MAX_BATCH + 2];
+	const struct dod_ops *ops = r->ops;
+	struct model *m = &r->m;
+	uint8_t opcode = byte(in) % 16;
+	switch (opcode) {
+	case 0: {
+		r->op = "insert";
+		uint8_t b = byte(in);
+		size_t k = b < 200 ? b % 32 : (size_t)(b - 200) * 8;
+		if (k > MAX_LIVE - m->n)
+			k = MAX_LIVE - m->n;
+		do_insert(r, k, r->c, m);
+		break;
+	}
+	case 1:
+		r->op = "erase";
+		if (ops->erase_n) {
+			size_t c = pick_live(r, in, batch, byte(in) % 16 + 1);
+			do_erase(r, batch, c);
+		}
+		break;
+	case 2: {
+		r->op = "erase-bad";
+		if (!ops->erase_n)
+			break;
+		size_t c = pick_live(r, in, batch, byte(in) % 8);
+		uint64_t bad = bad_handle(r, in, batch, c);
+		size_t at = byte(in) % (c + 1);
+		memmove(&batch[at + 1], &batch[at], (c - at) * sizeof *batch);
+		batch[at] = bad;
+		do_erase(r, batch, c + 1);
+		break;
+	}
+	case 3: {
+		r->op = "lookup";
+		if (!m->handles)
+			break;
+		size_t c = pick_live(r, in, batch, byte(in) % 8);
+		batch[c] = bad_handle(r, in, batch, c);
+		size_t n = c + 1;
+		if (ops->count_valid(r->c, batch, n) != model_count_valid(m, batch, n))
+			die(r, "count_valid of %zu handles: %zu, model %zu", n,
+			    ops->count_valid(r->c, batch, n), model_count_valid(m, batch, n));
+		uint64_t want = 0, got = 0;
+		bool ok = model_lookup_expect(m, batch, n, &want);
+		if (!m->lookup_validates && !ok)
+			n = c; /* raw pointers: the live ones only */
+		ok = model_lookup_expect(m, batch, n, &want);
+		int err = ops->lookup_sum(r->c, batch, n, &got);
+		if ((err == DOD_OK) != ok || (ok && got != want))
+			die(r, "lookup_sum of %zu handles: %s, sum %llu; model: %s, sum %llu", n,
+			    dod_strerror(err), (unsigned long long)got, ok ? "valid" : "invalid",
+			    (unsigned long long)want);
+		break;
+	}
+	case 4: {
+		r->op = "count-bad";
+		if (!m->handles)
+			break;
+		size_t n = byte(in) % 8 + 1;
+		for (size_t i = 0; i < n; i++)
+			batch[i] = bad_handle(r, in, batch, i);
+		if (ops->count_valid(r->c, batch, n) != model_count_valid(m, batch, n))
+			die(r, "count_valid of %zu bad handles: %zu, model %zu", n,
+			    ops->count_valid(r->c, batch, n), model_count_valid(m, batch, n));
+		for (size_t i = 0; i < n; i++) {
+			uint64_t want = 0, got = 0;
+			bool ok = model_lookup_expect(m, &batch[i], 1, &want);
+			if (!m->lookup_validates && !ok)
+				continue;
+			int err = ops->lookup_sum(r->c, &batch[i], 1, &got);
+			if ((err == DOD_OK) != ok || (ok && got != want))
+				die(r, "lookup_sum of handle %#llx: %s; model: %s",
+				    (unsigned long long)batch[i], dod_strerror(err), ok ? "valid" : "invalid");
+		}
+		break;
+	}
+	case 5:
+		r->op = "iterate";
+		(void)ops->iterate_sum(r->c);
+		break;
+	case 6:
+		r->op = "clear";
+		if (ops->clear) {
+			int err = run_op(r, op_clear);
+			if (err != DOD_OK)
+				die(r, "clear: %s", dod_strerror(err));
+			model_cleared(m, MODEL_DIED_CLEAR);
+		}
+		break;
+	case 7:
+		r->op = "reset";
+		if (ops->reset) {
+			int err = run_op(r, op_reset);
+			if (err != DOD_OK)
+				die(r, "reset: %s", dod_strerror(err));
+			model_cleared(m, MODEL_DIED_RESET);
+		}
+		break;
+	case 8:
+		r->op = "shuffle";
+		shuffle_seed = byte(in);
+		if (ops->shuffle) {
+			int err = run_op(r, op_shuffle);
+			if (err != DOD_OK)
+				die(r, "shuffle: %s", dod_strerror(err));
+			m->sorted = false;
+		}
+		break;
+	case 9:
+		r->op = "defragment";
+		defrag_budget = byte(in) % 8;
+		if (ops->defragment) {
+			defrag_swaps = SIZE_MAX;
+			int err = run_op(r, op_defrag);
+			if (err != DOD_OK)
+				die(r, "defragment: %s", dod_strerror(err));
+			if (defrag_budget && defrag_swaps > defrag_budget)
+				die(r, "defragment moved %zu items, budget %zu", defrag_swaps, defrag_budget);
+			/* Fewer moves than the budget: it ran out of work, the order is final. */
+			if (!defrag_budget || defrag_swaps < defrag_budget)
+				m->sorted = true;
+		}
+		break;
+	case 10:
+		r->op = "fail-alloc";
+		r->fail_next = byte(in) % 32 + 1;
+		break;
+	case 11: {
+		r->op = "churn";
+		uint8_t b = byte(in);
+		size_t times = b < 250 ? b : (size_t)65536 >> (255 - b);
+		if (!ops->erase_n || m->n == 0 || (ops->caps & DOD_CAP_FIXED_CAPACITY))
+			break;
+		for (size_t t = 0; t < times; t++) {
+			uint64_t h = m->live[m->n - 1].handle;
+			do_erase(r, &h, 1);
+			do_insert(r, 1, r->c, m);
+		}
+		break;
+	}
+	case 12: {
+		r->op = "foreign";
+		size_t k = byte(in) % 8 + 1;
+		static uint64_t hs[8];
+		if (r->n_other + k > sizeof r->other_h / sizeof r->other_h[0])
+			break;
+		bool fixed = ops->caps & DOD_CAP_FIXED_CAPACITY;
+		int err = ops->insert_n(r->other, k, UINT64_C(1) << 40, m->handles ? hs : NULL);
+		if (err == DOD_EFULL && fixed)
+			break;
+		if (err != DOD_OK)
+			die(r, "insert into the second container: %s", dod_strerror(err));
+		for (size_t i = 0; i < k && m->handles; i++)
+			r->other_h[r->n_other++] = hs[i];
+		break;
+	}
+	case 13: {
+		r->op = "erase-all";
+		if (!ops->erase_n)
+			break;
+		static uint64_t all[MAX_LIVE];
+		size_t n = m->n;
+		for (size_t i = 0; i < n; i++)
+			all[i] = m->live[n - 1 - i].handle;
+		do_erase(r, all, n);
+		break;
+	}
+	case 14: {
+		r->op = "forged";
+		if (!m->handles)
+			break;
+		uint64_t h = u64(in);
+		if (ops->count_valid(r->c, &h, 1) != model_count_valid(m, &h, 1))
+			die(r, "count_valid of forged handle %#llx: %zu, model %zu", (unsigned long long)h,
+			    ops->count_valid(r->c, &h, 1), model_count_valid(m, &h, 1));
+		break;
+	}
+	default:
+		r->op = "compare";
+		break;
+	}
+	compare(r);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	static struct run r;
+	struct input in = {data, size, 0};
+	char why[512];
+	const struct dod_ops *built[HB_N_SIZES];
+	size_t k = 0;
+	for (size_t s = 0; s < HB_N_SIZES; s++)
+		if (target->ops[s])
+			built[k++] = target->ops[s];
+	memset(&r, 0, sizeof r);
+	r.ops = built[byte(&in) % k];
+	bool fixed = r.ops->caps & DOD_CAP_FIXED_CAPACITY;
+	r.capacity = byte(&in) + (fixed ? 8 : 0);
+	long create_fail = byte(&in) % 8;
+	if (model_init(&r.m, r.ops, why, sizeof why) != 0)
+		die(&r, "%s", why);
+	for (;;) {
+		dod_fuzz_alloc_arm(create_fail);
+		int err = r.ops->create(&r.c, r.capacity);
+		dod_fuzz_alloc_arm(0);
+		if (err == DOD_ENOMEM && create_fail) { /* nothing to compare yet: again */
+			create_fail = 0;
+			continue;
+		}
+		if (err != DOD_OK)
+			die(&r, "create(%zu): %s", r.capacity, dod_strerror(err));
+		break;
+	}
+	if (r.ops->create(&r.other, 8) != DOD_OK)
+		die(&r, "create of the second container failed");
+	compare(&r);
+	while (in.at < in.n) {
+		r.op_no++;
+		step(&r, &in);
+	}
+	r.ops->destroy(r.c);
+	r.ops->destroy(r.other);
+	model_free(&r.m);
+	return 0;
+}

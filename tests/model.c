@@ -1,0 +1,432 @@
+/* model.c - the reference model of tests/model.h. The live items are an array in
+ * insertion order plus an open-addressing index (handle -> key, linear probing, deletion
+ * by backward shift) so that the oracle's "equals a live handle" costs O(1) per handle
+ * even when the fuzzer asks it for every dead handle after every step. */
+#include "model.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int fail(char *why, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static int fail(char *why, size_t len, const char *fmt, ...)
+{
+	if (why && len) {
+		va_list ap;
+		va_start(ap, fmt);
+		vsnprintf(why, len, fmt, ap);
+		va_end(ap);
+	}
+	return -1;
+}
+
+/* ---- the index: handle -> key; slots with used == 0 are empty ---- */
+struct model_slot {
+	uint64_t handle, key;
+	int used;
+};
+struct model_index {
+	struct model_slot *s;
+	size_t mask, n; /* capacity - 1 (a power of two), entries */
+};
+
+/* The index fields of a model, as one struct for the functions below. */
+#define IX(m) (&(struct model_index){(m)->ix, (m)->ix_mask, (m)->ix_n})
+static void ix_store(struct model *m, const struct model_index *ix)
+{
+	m->ix = ix->s;
+	m->ix_mask = ix->mask;
+	m->ix_n = ix->n;
+}
+/* The same for the dead ring's index, which makes "did this handle die recently" O(1):
+ * the fuzzer's churn op asks it 65536 times in a row. */
+#define DIX(m) (&(struct model_index){(m)->dix, (m)->dix_mask, (m)->dix_n})
+static void dix_store(struct model *m, const struct model_index *ix)
+{
+	m->dix = ix->s;
+	m->dix_mask = ix->mask;
+	m->dix_n = ix->n;
+}
+
+/* murmur3's 64-bit finalizer: a bijection that mixes every bit. */
+static uint64_t hash(uint64_t h)
+{
+	h ^= h >> 33;
+	h *= 0xff51afd7ed558ccdull;
+	h ^= h >> 33;
+	h *= 0xc4ceb9fe1a85ec53ull;
+	h ^= h >> 33;
+	return h;
+}
+
+static const struct model_slot *ix_find(const struct model_index *ix, uint64_t h)
+{
+	for (size_t i = hash(h) & ix->mask;; i = (i + 1) & ix->mask) {
+		if (!ix->s[i].used)
+			return NULL;
+		if (ix->s[i].handle == h)
+			return &ix->s[i];
+	}
+}
+
+static void ix_put(struct model_index *ix, uint64_t h, uint64_t key);
+
+static void ix_grow(struct model_index *ix)
+{
+	struct model_index old = *ix;
+	size_t cap = old.s ? (old.mask + 1) * 2 : 64;
+	ix->s = calloc(cap, sizeof *ix->s);
+	if (!ix->s)
+		abort(); /* the model itself out of memory: nothing to test */
+	ix->mask = cap - 1;
+	ix->n = 0;
+	if (old.s)
+		for (size_t i = 0; i <= old.mask; i++)
+			if (old.s[i].used)
+				ix_put(ix, old.s[i].handle, old.s[i].key);
+	free(old.s);
+}
+
+static void ix_put(struct model_index *ix, uint64_t h, uint64_t key)
+{
+	if (!ix->s || (ix->n + 1) * 2 > ix->mask + 1)
+		ix_grow(ix);
+	size_t i = hash(h) & ix->mask;
+	while (ix->s[i].used)
+		i = (i + 1) & ix->mask;
+	ix->s[i] = (struct model_slot){h, key, 1};
+	ix->n++;
+}
+
+static void ix_del(struct model_index *ix, uint64_t h)
+{
+	size_t i = hash(h) & ix->mask;
+	while (ix->s[i].handle != h || !ix->s[i].used)
+		i = (i + 1) & ix->mask;
+	/* Backward shift: pull later entries of the probe run into the gap. */
+	for (size_t j = (i + 1) & ix->mask; ix->s[j].used; j = (j + 1) & ix->mask) {
+		size_t home = hash(ix->s[j].handle) & ix->mask;
+		if (((j - home) & ix->mask) >= ((j - i) & ix->mask)) {
+			ix->s[i] = ix->s[j];
+			i = j;
+		}
+	}
+	ix->s[i].used = 0;
+	ix->n--;
+}
+
+static void ix_clear(struct model_index *ix)
+{
+	if (ix->s)
+		memset(ix->s, 0, (ix->mask + 1) * sizeof *ix->s);
+	ix->n = 0;
+}
+
+/* ---- the model ---- */
+
+/* Memory the model owns, whose address serves as a handle in model_init's probe. */
+static union {
+	uint64_t key;
+	unsigned char bytes[256];
+} probe_item = {.key = UINT64_C(0x5A17ED0BADC0FFEE)};
+
+int model_init(struct model *m, const struct dod_ops *ops, char *why, size_t len)
+{
+	memset(m, 0, sizeof *m);
+	m->ops = ops;
+	m->handles = ops->caps & DOD_CAP_HANDLES;
+	m->detects_stale = ops->caps & DOD_CAP_DETECTS_STALE;
+	struct model_index ix = {0}, dix = {0};
+	ix_grow(&ix);
+	ix_store(m, &ix);
+	ix_grow(&dix);
+	dix_store(m, &dix);
+	m->lookup_validates = true;
+	if (!m->handles)
+		return 0;
+	/* The probe's answer per ops table, so a fuzzer run creates no extra container per
+	 * input. */
+	static const struct dod_ops *probed[256];
+	static bool validates[256];
+	for (size_t i = 0; i < 256 && probed[i]; i++)
+		if (probed[i] == ops) {
+			m->lookup_validates = validates[i];
+			return 0;
+		}
+	void *c;
+	uint64_t h, sum = 0;
+	if (ops->create(&c, 1) != DOD_OK || ops->insert_n(c, 1, 1, &h) != DOD_OK)
+		return fail(why, len, "%s: the lookup probe could not create and fill a container",
+		            ops->name);
+	uint64_t forged = (uint64_t)(uintptr_t)&probe_item;
+	int err = ops->lookup_sum(c, &forged, 1, &sum);
+	ops->destroy(c);
+	if (err == DOD_OK && sum != probe_item.key)
+		return fail(why, len, "%s: lookup_sum accepted a handle to memory it does not own "
+		            "and returned %llu", ops->name, (unsigned long long)sum);
+	m->lookup_validates = err != DOD_OK;
+	for (size_t i = 0; i < 256; i++)
+		if (!probed[i]) {
+			probed[i] = ops;
+			validates[i] = m->lookup_validates;
+			break;
+		}
+	return 0;
+}
+
+void model_free(struct model *m)
+{
+	free(m->ix);
+	m->ix = NULL;
+	free(m->dix);
+	m->dix = NULL;
+	free(m->live);
+	m->live = NULL;
+	m->n = m->cap = 0;
+}
+
+long model_find(const struct model *m, uint64_t h)
+{
+	if (!ix_find(IX(m), h))
+		return -1;
+	for (size_t i = m->n; i-- > 0;) /* from the end: recent items go first */
+		if (m->live[i].handle == h)
+			return (long)i;
+	return -1;
+}
+
+static void push_dead(struct model *m, uint64_t h, int how)
+{
+	struct model_index ix = *DIX(m);
+	struct model_dead *d = &m->dead[m->n_dead % MODEL_DEAD_KEEP];
+	struct model_slot *x;
+	if (m->n_dead >= MODEL_DEAD_KEEP) { /* the oldest leaves the ring */
+		x = (struct model_slot *)ix_find(&ix, d->handle);
+		if (x->key > 1)
+			x->key--;
+		else
+			ix_del(&ix, d->handle);
+	}
+	*d = (struct model_dead){h, m->events, how};
+	m->n_dead++;
+	if ((x = (struct model_slot *)ix_find(&ix, h)) != NULL)
+		x->key++;
+	else
+		ix_put(&ix, h, 1);
+	dix_store(m, &ix);
+}
+
+int model_inserted(struct model *m, size_t k, const uint64_t *hs, char *why, size_t len)
+{
+	if (m->n + k > m->cap) {
+		size_t cap = m->cap ? m->cap : 64;
+		while (cap < m->n + k)
+			cap *= 2;
+		struct model_item *p = realloc(m->live, cap * sizeof *p);
+		if (!p)
+			abort();
+		m->live = p;
+		m->cap = cap;
+	}
+	struct model_index ixv = *IX(m), *ix = &ixv;
+	for (size_t i = 0; i < k; i++) {
+		uint64_t h = hs ? hs[i] : 0, key = m->next_key + i;
+		if (hs) {
+			if (ix_find(ix, h))
+				return fail(why, len, "insert issued handle %#llx (key %llu), which is live "
+				            "(key %llu)", (unsigned long long)h, (unsigned long long)key,
+				            (unsigned long long)ix_find(ix, h)->key);
+			bool died = m->detects_stale && ix_find(DIX(m), h);
+			for (size_t d = 0; died && d < model_n_dead(m); d++) {
+				const struct model_dead *x = &m->dead[(m->n_dead - 1 - d) % MODEL_DEAD_KEEP];
+				if (x->handle == h && x->how != MODEL_DIED_RESET &&
+				    m->events - x->events_at < MODEL_ABA_EVENTS)
+					return fail(why, len, "insert issued handle %#llx again %llu erases/clears "
+					            "after it died by %s: a stale handle would be accepted",
+					            (unsigned long long)h,
+					            (unsigned long long)(m->events - x->events_at),
+					            x->how == MODEL_DIED_ERASE ? "erase" : "clear");
+			}
+			ix_put(ix, h, key);
+			ix_store(m, ix);
+			if (m->n_first < MODEL_FIRST_KEEP)
+				m->first[m->n_first++] = h;
+		}
+		m->live[m->n++] = (struct model_item){h, key};
+	}
+	m->next_key += k;
+	if (k)
+		m->sorted = false; /* the contract promises key order right after defragment only */
+	return 0;
+}
+
+int model_erase_expect(const struct model *m, const uint64_t *hs, size_t n)
+{
+	const struct model_index *ix = IX(m);
+	int result = DOD_OK;
+	for (size_t i = 0; i < n; i++) {
+		if (!ix_find(ix, hs[i]))
+			return 1;
+		for (size_t j = 0; j < i && result == DOD_OK; j++)
+			if (hs[j] == hs[i])
+				result = DOD_EFREE;
+	}
+	return result;
+}
+
+void model_erased(struct model *m, const uint64_t *hs, size_t n)
+{
+	struct model_index ixv = *IX(m), *ix = &ixv;
+	for (size_t i = 0; i < n; i++) {
+		long at = model_find(m, hs[i]);
+		memmove(&m->live[at], &m->live[at + 1], (m->n - (size_t)at - 1) * sizeof *m->live);
+		m->n--;
+		ix_del(ix, hs[i]);
+		ix_store(m, ix);
+		m->events++;
+		push_dead(m, hs[i], MODEL_DIED_ERASE);
+	}
+	if (n)
+		m->sorted = false;
+}
+
+void model_cleared(struct model *m, int how)
+{
+	if (how == MODEL_DIED_RESET)
+		for (size_t d = 0; d < MODEL_DEAD_KEEP; d++)
+			m->dead[d].how = MODEL_DIED_RESET;
+	for (size_t i = 0; i < m->n; i++)
+		push_dead(m, m->live[i].handle, how);
+	m->events++;
+	m->n = 0;
+	m->sorted = false;
+	struct model_index ix = *IX(m);
+	ix_clear(&ix);
+	ix_store(m, &ix);
+}
+
+size_t model_count_valid(const struct model *m, const uint64_t *hs, size_t n)
+{
+	const struct model_index *ix = IX(m);
+	size_t valid = 0;
+	for (size_t i = 0; i < n; i++)
+		valid += ix_find(ix, hs[i]) != NULL;
+	return valid;
+}
+
+bool model_lookup_expect(const struct model *m, const uint64_t *hs, size_t n, uint64_t *sum)
+{
+	const struct model_index *ix = IX(m);
+	uint64_t s = 0;
+	for (size_t i = 0; i < n; i++) {
+		const struct model_slot *x = ix_find(ix, hs[i]);
+		if (!x)
+			return false;
+		s += x->key;
+	}
+	*sum = s;
+	return true;
+}
+
+size_t model_n_dead(const struct model *m)
+{
+	return m->n_dead < MODEL_DEAD_KEEP ? m->n_dead : MODEL_DEAD_KEEP;
+}
+
+uint64_t model_dead_at(const struct model *m, size_t i)
+{
+	return m->dead[(m->n_dead - 1 - i) % MODEL_DEAD_KEEP].handle;
+}
+
+int model_compare(const struct model *m, const void *c, char *why, size_t len)
+{
+	const struct dod_ops *ops = m->ops;
+	uint64_t sum = 0;
+	for (size_t i = 0; i < m->n; i++)
+		sum += m->live[i].key;
+	if (ops->size(c) != m->n)
+		return fail(why, len, "size %zu, model %zu", ops->size(c), m->n);
+	if (ops->iterate_sum(c) != sum)
+		return fail(why, len, "iterate_sum %llu, model %llu",
+		            (unsigned long long)ops->iterate_sum(c), (unsigned long long)sum);
+	int rc = 0;
+	uint64_t *buf = malloc((m->n + 1) * 2 * sizeof *buf);
+	if (!buf)
+		abort();
+	uint64_t *keys = buf, *want = buf + m->n + 1;
+	if (ops->dump_keys) {
+		ops->dump_keys(c, keys);
+		for (size_t i = 0; i < m->n; i++)
+			want[i] = m->live[i].key;
+		if ((ops->caps & DOD_CAP_KEEPS_ORDER) && memcmp(keys, want, m->n * sizeof *keys)) {
+			rc = fail(why, len, "dump_keys is not in insertion order (keeps_order)");
+			goto out;
+		}
+		for (size_t i = 1; m->sorted && i < m->n; i++)
+			if (keys[i - 1] > keys[i]) {
+				rc = fail(why, len, "after a full defragment, keys[%zu] = %llu > keys[%zu] = "
+				          "%llu", i - 1, (unsigned long long)keys[i - 1], i,
+				          (unsigned long long)keys[i]);
+				goto out;
+			}
+		/* The same keys (the model's are distinct): a sum of a 64-bit mix of each, which
+		 * differs for any other multiset of equal size but with probability ~2^-64. */
+		uint64_t fp_dump = 0, fp_model = 0;
+		for (size_t i = 0; i < m->n; i++) {
+			fp_dump += hash(keys[i] + UINT64_C(0x9E3779B97F4A7C15)) | 1;
+			fp_model += hash(want[i] + UINT64_C(0x9E3779B97F4A7C15)) | 1;
+		}
+		if (fp_dump != fp_model) {
+			rc = fail(why, len, "dump_keys holds other keys than the model");
+			goto out;
+		}
+	}
+	if (m->handles) {
+		for (size_t i = 0; i < m->n; i++)
+			keys[i] = m->live[i].handle;
+		uint64_t by_handle = ~sum;
+		int err = ops->lookup_sum(c, keys, m->n, &by_handle);
+		if (err != DOD_OK || by_handle != sum) {
+			rc = fail(why, len, "lookup_sum of the %zu live handles: %s, sum %llu, model %llu",
+			          m->n, dod_strerror(err), (unsigned long long)by_handle,
+			          (unsigned long long)sum);
+			goto out;
+		}
+		if (ops->count_valid(c, keys, m->n) != m->n) {
+			rc = fail(why, len, "count_valid of the %zu live handles: %zu", m->n,
+			          ops->count_valid(c, keys, m->n));
+			goto out;
+		}
+		/* Dead and first handles: valid exactly when equal to a live one (the oracle). */
+		size_t nd = model_n_dead(m);
+		for (size_t d = 0; d < nd + m->n_first; d++) {
+			uint64_t h = d < nd ? model_dead_at(m, d) : m->first[d - nd], got = 0;
+			bool alive = model_lookup_expect(m, &h, 1, &got);
+			if (ops->count_valid(c, &h, 1) != alive) {
+				rc = fail(why, len, "old handle %#llx: count_valid says %s, model %s",
+				          (unsigned long long)h, alive ? "invalid" : "valid",
+				          alive ? "valid (equals a live handle)" : "invalid");
+				goto out;
+			}
+			if (!m->lookup_validates && !alive)
+				continue; /* a raw-pointer lookup must not be given it */
+			uint64_t s = ~got;
+			err = ops->lookup_sum(c, &h, 1, &s);
+			if ((err == DOD_OK) != alive || (alive && s != got)) {
+				rc = fail(why, len, "old handle %#llx: lookup_sum %s (sum %llu), model %s",
+				          (unsigned long long)h, dod_strerror(err), (unsigned long long)s,
+				          alive ? "valid" : "invalid");
+				goto out;
+			}
+		}
+	}
+	if (ops->check) {
+		char reason[256] = "";
+		if (ops->check(c, reason, sizeof reason) != 0)
+			rc = fail(why, len, "invariant check: %s", reason[0] ? reason : "(no reason given)");
+	}
+out:
+	free(buf);
+	return rc;
+}
