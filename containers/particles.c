@@ -507,6 +507,10 @@ static void ps_particle_sums(const void *c, double *t_sum, double *pos_sum)
  * as the live count), every live slot's weak pointer valid, holes and slot 0 all zeros
  * (the kernels run over them), and the free list (next[]) holding exactly the free slots
  * below n_slots (in bounds, acyclic, each once, ending at 0). O(cap). */
+/* The free list's links and the generations, for bulk_check_free_list. */
+static uint32_t free_link(const void *c, uint32_t x) { return ((const PS *)c)->next[x]; }
+static uint32_t free_gen(const void *c, uint32_t x) { return ((const PS *)c)->gen[x]; }
+
 static int ps_check(const void *c, char *why, size_t len)
 {
 	const PS *s = c;
@@ -537,20 +541,8 @@ static int ps_check(const void *c, char *why, size_t len)
 	}
 	if (live != s->live)
 		return dod_check_fail(why, len, "%zu live slots, live count %zu", live, s->live);
-	size_t n_free = s->n_slots - 1 - s->live, on_list = 0;
-	for (uint32_t x = s->next[0]; x != 0; x = s->next[x]) {
-		if (x >= s->n_slots)
-			return dod_check_fail(why, len, "free list reaches slot %u, past n_slots %zu", x,
-			                      s->n_slots);
-		if (s->gen[x] & 1)
-			return dod_check_fail(why, len, "free list reaches live slot %u", x);
-		if (++on_list > n_free)
-			return dod_check_fail(why, len, "free list longer than the %zu free slots (a cycle)",
-			                      n_free);
-	}
-	if (on_list != n_free)
-		return dod_check_fail(why, len, "free list holds %zu of %zu free slots", on_list, n_free);
-	return DOD_OK;
+	return bulk_check_free_list(s, free_link, free_gen, s->n_slots, s->n_slots - 1 - s->live, why,
+	                            len);
 }
 
 const struct dod_ops DOD_OPS_SYMBOL = {

@@ -509,6 +509,12 @@ static size_t bh_reserved(const void *c)
  * exactly the free slots below n_slots (in bounds, acyclic, each once, ending at 0);
  * holes_runs the skip array (0 on live slots, a maximal run's length at both its ends)
  * and a circular doubly linked list of exactly the runs' first slots. O(high). */
+#if !BULK_RUNS
+/* The free list's links and the generations, for bulk_check_free_list. */
+static uint32_t free_link(const void *c, uint32_t x) { return next_of(c, x); }
+static uint32_t free_gen(const void *c, uint32_t x) { return *gen(c, x); }
+#endif
+
 static int bh_check(const void *c, char *why, size_t len)
 {
 	const BH *b = c;
@@ -596,19 +602,8 @@ static int bh_check(const void *c, char *why, size_t len)
 		return dod_check_fail(why, len, "run list: header's prev is %u, not %u", prev_of(b, 0),
 		                      prev);
 #else
-	size_t on_list = 0;
-	for (uint32_t x = next_of(b, 0); x != 0; x = next_of(b, x)) {
-		if (x >= b->n_slots)
-			return dod_check_fail(why, len, "free list reaches slot %u, past n_slots %zu", x,
-			                      b->n_slots);
-		if (*gen(b, x) & 1)
-			return dod_check_fail(why, len, "free list reaches live slot %u", x);
-		if (++on_list > n_free)
-			return dod_check_fail(why, len, "free list longer than the %zu free slots (a cycle)",
-			                      n_free);
-	}
-	if (on_list != n_free)
-		return dod_check_fail(why, len, "free list holds %zu of %zu free slots", on_list, n_free);
+	if (bulk_check_free_list(b, free_link, free_gen, b->n_slots, n_free, why, len) != DOD_OK)
+		return DOD_EINVAL;
 #endif
 	(void)n_free;
 	return DOD_OK;

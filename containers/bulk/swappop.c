@@ -258,6 +258,10 @@ static size_t bd_reserved(const void *c)
  * (slot 0 and the slots past n_slots never live, no erase_n mark left, as many live slots
  * as items); the free list holds exactly the free slots below n_slots (in bounds,
  * acyclic, each once, ending at 0). O(high). */
+/* The free list's links and the generations, for bulk_check_free_list. */
+static uint32_t free_link(const void *c, uint32_t x) { return slot(c, x)->index; }
+static uint32_t free_gen(const void *c, uint32_t x) { return slot(c, x)->gen; }
+
 static int bd_check(const void *c, char *why, size_t len)
 {
 	const BD *b = c;
@@ -292,20 +296,8 @@ static int bd_check(const void *c, char *why, size_t len)
 		if (check(b, bulk_weak(s, e->gen)) != DOD_OK)
 			return dod_check_fail(why, len, "the weak pointer of dense[%zu] is rejected", d);
 	}
-	size_t n_free = b->n_slots - 1 - b->n, on_list = 0;
-	for (uint32_t x = slot(b, 0)->index; x != 0; x = slot(b, x)->index) {
-		if (x >= b->n_slots)
-			return dod_check_fail(why, len, "free list reaches slot %u, past n_slots %zu", x,
-			                      b->n_slots);
-		if (slot(b, x)->gen & 1)
-			return dod_check_fail(why, len, "free list reaches live slot %u", x);
-		if (++on_list > n_free)
-			return dod_check_fail(why, len, "free list longer than the %zu free slots (a cycle)",
-			                      n_free);
-	}
-	if (on_list != n_free)
-		return dod_check_fail(why, len, "free list holds %zu of %zu free slots", on_list, n_free);
-	return DOD_OK;
+	return bulk_check_free_list(b, free_link, free_gen, b->n_slots, b->n_slots - 1 - b->n, why,
+	                            len);
 }
 
 const struct dod_ops DOD_OPS_SYMBOL = {

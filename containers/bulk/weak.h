@@ -94,4 +94,28 @@ static inline int bulk_weak_check_batch(const uint64_t *hs, size_t n, size_t n_s
 /* The generation after next: allocating or erasing a slot. */
 static inline uint32_t bulk_gen_next(uint32_t gen) { return (gen + 1) & BULK_GEN_MASK; }
 
+/* Invariant check (dod_ops.check) of a free list that starts at slot 0's link: every slot
+ * on it below n_slots and free (even generation), no cycle, exactly n_free slots on it.
+ * link(c, x): the slot after x (0 ends the list); gen(c, x): x's generation. Returns
+ * DOD_OK, or dod_check_fail's DOD_EINVAL with the reason in why. */
+static inline int bulk_check_free_list(const void *c, uint32_t (*link)(const void *, uint32_t),
+                                       uint32_t (*gen)(const void *, uint32_t),
+                                       size_t n_slots, size_t n_free, char *why, size_t len)
+{
+	size_t on_list = 0;
+	for (uint32_t x = link(c, 0); x != 0; x = link(c, x)) {
+		if (x >= n_slots)
+			return dod_check_fail(why, len, "free list reaches slot %u, past n_slots %zu", x,
+			                      n_slots);
+		if (gen(c, x) & 1)
+			return dod_check_fail(why, len, "free list reaches live slot %u", x);
+		if (++on_list > n_free)
+			return dod_check_fail(why, len, "free list longer than the %zu free slots (a cycle)",
+			                      n_free);
+	}
+	if (on_list != n_free)
+		return dod_check_fail(why, len, "free list holds %zu of %zu free slots", on_list, n_free);
+	return DOD_OK;
+}
+
 #endif
