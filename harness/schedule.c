@@ -124,7 +124,6 @@ struct job {
 
 /* What happened in one job (in the worker: its report to the parent, struct shared). */
 struct done {
-	size_t job;             /* index in the worker's job list */
 	double t_end;           /* when it ended (now_s, CLOCK_MONOTONIC) */
 	unsigned char set;      /* reported */
 	uint64_t elapsed_ns, cpu_ns, ops;
@@ -161,7 +160,7 @@ static void put_row(struct hb_run *r, struct hb_row *row)
 
 /* Runs job j in this process: the repetition, its row (a measured one, or a failed
  * warm-up) and its samples. Returns what happened. */
-static struct done run_rep(struct hb_run *r, const struct job *j, size_t index)
+static struct done run_rep(struct hb_run *r, const struct job *j)
 {
 	struct hb_case *k = &r->cases[j->i];
 	struct hb_region reg = {0};
@@ -169,7 +168,7 @@ static struct done run_rep(struct hb_run *r, const struct job *j, size_t index)
 	int rc = k->scn->run(k->ops, &k->p, &reg, &res);
 	if (rc == SCN_RAN && res.ops == 0)
 		scn_fail(&res, "scenario %s reported 0 operations", k->scn->name);
-	struct done d = {.job = index, .ran = rc == SCN_RAN, .verified = rc == SCN_RAN && res.verified,
+	struct done d = {.ran = rc == SCN_RAN, .verified = rc == SCN_RAN && res.verified,
 	                 .oom = rc != SCN_RAN && res.err == DOD_ENOMEM};
 	snprintf(d.why, sizeof d.why, "%s", res.why[0] ? res.why : "not verified");
 	if (j->rep >= 0 || !d.verified) {
@@ -336,7 +335,7 @@ static void run_jobs(struct hb_run *r, const struct job *jobs, size_t n, bool *s
 		sh->t_start = now_s();
 	for (size_t x = next_job(r, jobs, n, 0); x < n && !r->out_errno;
 	     x = next_job(r, jobs, n, x + 1)) {
-		struct done d = run_rep(r, &jobs[x], x);
+		struct done d = run_rep(r, &jobs[x]);
 		apply(r, &jobs[x], &d, slot_done);
 		if (sh) {
 			d.t_end = now_s();
