@@ -130,7 +130,8 @@ test-san: $(TESTS_SAN)
 	$(Q)for t in $^; do echo "== $$t (ASan+UBSan)"; ./$$t || exit 1; done
 
 # The CLI and output tests run a second time against the ASan+UBSan build of dodbench.
-SAN_CLI_TESTS := tests/python/test_cli.py tests/python/test_output.py tests/python/test_particles.py
+SAN_CLI_TESTS := tests/python/test_cli.py tests/python/test_output.py tests/python/test_output2.py \
+                 tests/python/test_particles.py
 test-py: build $(B)/dodbench-san $(B)/dodbench-faults
 	$(PYTHON) -m pytest -q tests/python
 	DODBENCH=$(B)/dodbench-san $(PYTHON) -m pytest -q $(SAN_CLI_TESTS)

@@ -151,11 +151,6 @@ static void put_caps(FILE *f, unsigned caps)
 #define HEADER_FIELD(name, kind, value) "," #name
 static const char header[] = HB_COLUMNS(HEADER_FIELD);
 
-int hb_csv_header(FILE *f)
-{
-	fprintf(f, "%s\n", header + 1);
-	return fflush(f) == 0 && !ferror(f) ? 0 : -1;
-}
 
 #define ROW_FIELD(name, kind, value) \
 	if (!first)                      \
@@ -168,6 +163,61 @@ void hb_csv_row(FILE *f, const struct hb_row *r)
 	bool first = true;
 	HB_COLUMNS(ROW_FIELD)
 	fputc('\n', f);
+}
+
+/* Sends what f buffers (one row, or one repetition's samples) in one write where it fits;
+ * on failure (a full disk or a file-size limit can take part of it) drops the rest from
+ * the buffer and cuts the file back to `before` (>= 0: a regular file), so no partial line
+ * stays behind. Returns 0 or the errno of the first failed write since hb_out_mark (which
+ * cleared errno: a write that fails while lines are formatted sets it then). */
+static int commit(FILE *f, long long before)
+{
+	if (fflush(f) == 0 && !ferror(f))
+		return 0;
+	int e = errno ? errno : EIO;
+	__fpurge(f);
+	clearerr(f);
+	if (before >= 0 && ftruncate(fileno(f), (off_t)before) != 0)
+		fprintf(stderr, "dodbench: cannot cut the partial line off an output: %s\n",
+		        strerror(errno));
+	return e;
+}
+
+long long hb_out_mark(FILE *f)
+{
+	struct stat st;
+	fflush(f);
+	bool regular = fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode);
+	errno = 0;
+	return regular ? (long long)st.st_size : -1;
+}
+
+int hb_out_commit(FILE *f, long long mark)
+{
+	return commit(f, mark);
+}
+
+int hb_csv_header(FILE *f)
+{
+	long long mark = hb_out_mark(f);
+	fprintf(f, "%s\n", header + 1);
+	int e = commit(f, mark);
+	errno = e;
+	return e ? -1 : 0;
+}
+
+int hb_csv_put_row(FILE *f, const struct hb_row *r)
+{
+	long long mark = hb_out_mark(f);
+	hb_csv_row(f, r);
+	return commit(f, mark);
+}
+
+int hb_csv_put_line(FILE *f, const char *line)
+{
+	long long mark = hb_out_mark(f);
+	fputs(line, f);
+	return commit(f, mark);
 }
 
 /* The file's torn tail: a last line without its newline (a run killed mid-row by an older
@@ -250,6 +300,79 @@ static int lock_output(int fd)
 	}
 }
 
+/* What an existing file's first line says about appending to it. */
+enum head { HEAD_EMPTY, HEAD_OURS, HEAD_TORN, HEAD_OTHER };
+
+/* Reads the first line of the regular file fd (size bytes) without changing anything:
+ * empty; our header (rows may follow); a torn header (the whole file is the start of our
+ * header, without a newline: a run killed while writing it); or anything else (another
+ * schema's header, not a CSV of ours at all). Returns the enum head, or -1 with errno. */
+static int read_head(int fd, off_t size)
+{
+	char line[sizeof header + 2];
+	ssize_t got = pread(fd, line, sizeof line - 1, 0);
+	if (got <= 0)
+		return got < 0 ? -1 : HEAD_EMPTY;
+	line[got] = '\0';
+	size_t len = strcspn(line, "\r\n");
+	bool whole = len < (size_t)got;
+	line[len] = '\0';
+	if (whole && strcmp(line, header + 1) == 0)
+		return HEAD_OURS;
+	if (!whole && got == size && strncmp(line, header + 1, len) == 0)
+		return HEAD_TORN;
+	return HEAD_OTHER;
+}
+
+/* Checks an existing regular file before anything is written to it, then repairs what a
+ * killed run left: a torn last line after our header is cut off, a torn header is
+ * removed (both with a notice). A file whose first line is not our header is refused
+ * untouched. Returns the enum head, or -1 with the reason in err. */
+static int prepare_regular(int fd, const char *path, off_t size, char *err, size_t err_len)
+{
+	int head = read_head(fd, size);
+	long long dropped = 0;
+	if (head == HEAD_OURS)
+		dropped = drop_torn_tail(fd);
+	else if (head == HEAD_TORN)
+		dropped = ftruncate(fd, 0) == 0 ? (long long)size : -1;
+	if (head < 0 || dropped < 0) {
+		snprintf(err, err_len, "cannot repair %s: %s", path, strerror(errno));
+		return -1;
+	}
+	if (head == HEAD_OTHER) {
+		snprintf(err, err_len, "%s exists with a different header (another schema, or not a "
+		         "dodbench CSV): it was left as it is; write to a new file", path);
+		return -1;
+	}
+	if (dropped > 0)
+		fprintf(stderr, "dodbench: %s ended in a torn line (%lld bytes without a newline, "
+		        "from a killed run?): removed it\n", path, dropped);
+	return head;
+}
+
+/* The stream on fd (the descriptor is the stream's, or closed on failure), fully
+ * buffered so that a row leaves in one write; writes the header when with_header.
+ * Returns it, or NULL with the reason in err. */
+static FILE *open_stream(int fd, const char *path, bool with_header, char *err, size_t err_len)
+{
+	FILE *f = fdopen(fd, "a");
+	if (!f || setvbuf(f, NULL, _IOFBF, HB_ROW_BUFFER) != 0) {
+		snprintf(err, err_len, "cannot open %s: %s", path, strerror(errno));
+		if (f)
+			fclose(f);
+		else
+			close(fd);
+		return NULL;
+	}
+	if (with_header && hb_csv_header(f) != 0) {
+		snprintf(err, err_len, "cannot write to %s: %s", path, strerror(errno));
+		fclose(f);
+		return NULL;
+	}
+	return f;
+}
+
 FILE *hb_csv_open(const char *path, char *err, size_t err_len)
 {
 	if (!*path) {
@@ -272,101 +395,20 @@ FILE *hb_csv_open(const char *path, char *err, size_t err_len)
 		close(fd);
 		return NULL;
 	}
+	/* A device (/dev/null, /dev/full) or a pipe: nothing to check or repair. */
 	struct stat st;
-	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-		/* A device (/dev/null, /dev/full) or pipe: nothing to check or repair. */
-		FILE *f = fdopen(fd, "a");
-		if (!f) {
-			snprintf(err, err_len, "cannot open %s: %s", path, strerror(errno));
-			close(fd);
-		} else if (setvbuf(f, NULL, _IOFBF, HB_ROW_BUFFER) != 0 || hb_csv_header(f) != 0) {
-			snprintf(err, err_len, "cannot write to %s: %s", path, strerror(errno));
-			fclose(f);
-			f = NULL;
-		}
-		return f;
+	int head = HEAD_EMPTY;
+	if (fstat(fd, &st) != 0) {
+		snprintf(err, err_len, "cannot open %s: %s", path, strerror(errno));
+		head = -1;
+	} else if (S_ISREG(st.st_mode)) {
+		head = prepare_regular(fd, path, st.st_size, err, err_len);
 	}
-	long long dropped = drop_torn_tail(fd);
-	if (dropped < 0) {
-		snprintf(err, err_len, "cannot repair %s: %s", path, strerror(errno));
+	if (head < 0) {
 		close(fd);
 		return NULL;
 	}
-	if (dropped > 0)
-		fprintf(stderr, "dodbench: %s ended in a torn line (%lld bytes without a newline, "
-		        "from a killed run?): removed it\n", path, dropped);
-	char line[sizeof header + 2];
-	ssize_t got = pread(fd, line, sizeof line - 1, 0);
-	FILE *f = fdopen(fd, "a");
-	if (!f || got < 0 || setvbuf(f, NULL, _IOFBF, HB_ROW_BUFFER) != 0) {
-		snprintf(err, err_len, "cannot open %s: %s", path, strerror(errno));
-		if (f)
-			fclose(f);
-		else
-			close(fd);
-		return NULL;
-	}
-	if (got == 0) {
-		if (hb_csv_header(f) != 0) {
-			snprintf(err, err_len, "cannot write to %s: %s", path, strerror(errno));
-			fclose(f);
-			return NULL;
-		}
-		return f;
-	}
-	line[got] = '\0';
-	line[strcspn(line, "\r\n")] = '\0';
-	if (strcmp(line, header + 1) != 0) {
-		snprintf(err, err_len,
-		         "%s exists with a different header (another schema?): write to a new file",
-		         path);
-		fclose(f);
-		return NULL;
-	}
-	return f;
-}
-
-/* Sends what f buffers (one row) in one write; on failure (a full disk can take part of
- * it) drops the rest from the buffer and cuts the file back to `before`, so no half row
- * stays behind. Returns 0 or the errno. */
-static int commit(FILE *f, bool regular, off_t before)
-{
-	errno = 0;
-	if (fflush(f) == 0 && !ferror(f))
-		return 0;
-	int e = errno ? errno : EIO;
-	__fpurge(f);
-	clearerr(f);
-	if (regular && ftruncate(fileno(f), before) != 0)
-		fprintf(stderr, "dodbench: cannot cut the partial row off the output: %s\n",
-		        strerror(errno));
-	return e;
-}
-
-/* The output's size now, and whether it is a regular file (the file is ours alone: it
- * is locked, so its size is where the next row starts). */
-static bool regular_size(FILE *f, off_t *size)
-{
-	struct stat st;
-	bool regular = fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode);
-	*size = regular ? st.st_size : 0;
-	return regular;
-}
-
-int hb_csv_put_row(FILE *f, const struct hb_row *r)
-{
-	off_t before;
-	bool regular = regular_size(f, &before);
-	hb_csv_row(f, r);
-	return commit(f, regular, before);
-}
-
-int hb_csv_put_line(FILE *f, const char *line)
-{
-	off_t before;
-	bool regular = regular_size(f, &before);
-	fputs(line, f);
-	return commit(f, regular, before);
+	return open_stream(fd, path, head != HEAD_OURS, err, err_len);
 }
 
 size_t hb_csv_split(char *line, char **fields, size_t max)

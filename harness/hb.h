@@ -126,14 +126,17 @@ struct hb_row {
 
 /* Opens path for appending rows, before any work: creates it if needed, takes an
  * exclusive lock for the life of the stream (a second dodbench on the same file is
- * refused), cuts off a torn last line (with a notice on stderr), writes the header when
- * the file is empty and checks it otherwise. Returns the stream (fully buffered, rows go
- * through hb_csv_put_row), or NULL with the reason in err (errno text included): cannot
- * open or lock, another header, an empty path. */
+ * refused), checks the first line of an existing file (our header; a file that is not a
+ * dodbench CSV of this schema is refused and left untouched), then cuts off a torn last
+ * line or a torn header (with a notice on stderr) and writes the header when the file is
+ * empty. Returns the stream (fully buffered, rows go through hb_csv_put_row), or NULL
+ * with the reason in err (errno text included): cannot open or lock, another header or
+ * no dodbench CSV, an empty path, the header cannot be written. */
 FILE *hb_csv_open(const char *path, char *err, size_t err_len);
 /* Buffer of the output stream: larger than any row, so one row is one write(2). */
 #define HB_ROW_BUFFER (64 * 1024)
-/* Writes the header line and flushes it. Returns 0 or -1 (I/O error, errno set). */
+/* Writes the header line and flushes it (cut off again if it could not be written
+ * whole). Returns 0 or -1 (I/O error, errno set). */
 int hb_csv_header(FILE *f);
 /* Formats one row; text fields are RFC 4180 quoted when needed. */
 void hb_csv_row(FILE *f, const struct hb_row *r);
@@ -143,6 +146,14 @@ void hb_csv_row(FILE *f, const struct hb_row *r);
 int hb_csv_put_row(FILE *f, const struct hb_row *r);
 /* The same for a row already formatted (one line with its newline; sim.c's merge). */
 int hb_csv_put_line(FILE *f, const char *line);
+/* Whole lines only, for any output stream f (--out, --samples-out): hb_out_mark flushes
+ * f, clears errno and returns where the next line will begin (the size of a regular
+ * file; -1 for a pipe or a device); after formatting lines into f (stdio may write some
+ * on the way), hb_out_commit(f, mark) flushes them and on failure cuts the file back to
+ * mark. Returns 0 or the errno of the failed write (ENOSPC on a full disk, EFBIG past a
+ * file-size limit, ...). */
+long long hb_out_mark(FILE *f);
+int hb_out_commit(FILE *f, long long mark);
 /* Splits a CSV line (RFC 4180 quoting, no embedded newlines; a trailing newline is
  * dropped) into at most max fields, in place; returns the number of fields. */
 size_t hb_csv_split(char *line, char **fields, size_t max);

@@ -10,6 +10,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <malloc.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -50,15 +51,84 @@ static void prefault_heap(const struct hb_config *c)
 	}
 }
 
-/* Opens the --out-json target before any work. A regular file (or a new one) is written
- * to a temporary file beside it, "PATH.tmp-PID", renamed over PATH only when complete
- * (tmp gets its name); anything else (a device) is opened directly (tmp stays ""). Refuses
- * an empty name, a directory, a path that cannot be created or written, and the file the
- * --out stream csv already holds. Returns the stream or NULL with the reason in err. */
-static FILE *json_open(const char *path, FILE *csv, char *tmp, size_t tmp_len, char *err,
-                       size_t err_len)
+/* The run's output files (--out, --samples-out, --out-json): opened and checked together
+ * before any work (outputs_open), so that every refusal comes first (exit 2), and
+ * finished (outputs_close) or dropped (outputs_discard) together. */
+struct outputs {
+	FILE *csv, *samples, *json;
+	char json_tmp[4200];       /* "PATH.tmp-PID" while the JSON is written there, else "" */
+	bool csv_new, samples_new; /* created by this run: a refused run removes them */
+};
+
+/* The --out-json temporary file while it exists, for remove_json_tmp, and the process
+ * that made it: a worker, forked with the handler before it resets it, must not remove
+ * the parent's file. */
+static const char *volatile json_tmp_live;
+static volatile sig_atomic_t json_tmp_owner;
+static const int json_tmp_sigs[3] = {SIGINT, SIGTERM, SIGHUP};
+static struct sigaction json_tmp_old[3];
+
+/* SIGINT, SIGTERM or SIGHUP while the temporary file exists: remove it, then die of the
+ * signal as without a handler. (A kill -9 cannot be caught: it leaves the file.) */
+static void remove_json_tmp(int sig)
 {
-	struct stat st, cs;
+	const char *tmp = json_tmp_live;
+	if (tmp && json_tmp_owner == getpid())
+		unlink(tmp);
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+/* Arms remove_json_tmp for tmp, or with NULL disarms it (restoring the handlers it
+ * replaced). A signal the user ignores (nohup) stays ignored. */
+static void guard_json_tmp(const char *tmp)
+{
+	struct sigaction sa = {.sa_handler = remove_json_tmp};
+	sigemptyset(&sa.sa_mask);
+	for (int i = 0; i < 3; i++)
+		sigaddset(&sa.sa_mask, json_tmp_sigs[i]);
+	if (tmp) {
+		json_tmp_owner = getpid();
+		json_tmp_live = tmp;
+	} else if (!json_tmp_live) {
+		return;
+	}
+	for (int i = 0; i < 3; i++) {
+		if (!tmp)
+			sigaction(json_tmp_sigs[i], &json_tmp_old[i], NULL);
+		else if (sigaction(json_tmp_sigs[i], NULL, &json_tmp_old[i]) == 0 &&
+		         json_tmp_old[i].sa_handler != SIG_IGN)
+			sigaction(json_tmp_sigs[i], &sa, NULL);
+	}
+	if (!tmp)
+		json_tmp_live = NULL;
+}
+
+/* The option whose open output (--out, --samples-out, --out-json) is the file st
+ * describes, or NULL: two outputs on one file would mix their lines or lose one. */
+static const char *output_named(const struct outputs *o, const struct stat *st)
+{
+	FILE *const f[3] = {o->csv, o->samples, o->json};
+	static const char *const opt[3] = {"--out", "--samples-out", "--out-json"};
+	for (int i = 0; i < 3; i++) {
+		struct stat os;
+		if (f[i] && fstat(fileno(f[i]), &os) == 0 && os.st_dev == st->st_dev &&
+		    os.st_ino == st->st_ino)
+			return opt[i];
+	}
+	return NULL;
+}
+
+/* Opens the --out-json target before any work. A regular file (or a new one) is written
+ * to a temporary file beside it, "PATH.tmp-PID" (o->json_tmp), renamed over PATH only
+ * when complete and removed if a signal ends the run first; anything else (a device) is
+ * opened directly (json_tmp stays ""). Refuses an empty name, a directory, a path that
+ * cannot be created or written, and a file another output of o already has. Returns
+ * the stream or NULL with the reason in err. */
+static FILE *json_open(const char *path, struct outputs *o, char *err, size_t err_len)
+{
+	struct stat st;
+	char *tmp = o->json_tmp;
 	tmp[0] = '\0';
 	if (!*path) {
 		snprintf(err, err_len, "an empty file name");
@@ -69,9 +139,10 @@ static FILE *json_open(const char *path, FILE *csv, char *tmp, size_t tmp_len, c
 		snprintf(err, err_len, "%s is a directory", path);
 		return NULL;
 	}
-	if (exists && csv && fstat(fileno(csv), &cs) == 0 && cs.st_dev == st.st_dev &&
-	    cs.st_ino == st.st_ino) {
-		snprintf(err, err_len, "%s is also the --out file: give the JSON its own file", path);
+	const char *other = exists ? output_named(o, &st) : NULL;
+	if (other) {
+		snprintf(err, err_len, "%s is also the %s file: give each output its own file", path,
+		         other);
 		return NULL;
 	}
 	if (exists && !S_ISREG(st.st_mode)) {
@@ -84,56 +155,240 @@ static FILE *json_open(const char *path, FILE *csv, char *tmp, size_t tmp_len, c
 		snprintf(err, err_len, "cannot write %s: %s", path, strerror(errno));
 		return NULL;
 	}
-	if ((size_t)snprintf(tmp, tmp_len, "%s.tmp-%ld", path, (long)getpid()) >= tmp_len) {
+	if ((size_t)snprintf(tmp, sizeof o->json_tmp, "%s.tmp-%ld", path, (long)getpid()) >=
+	    sizeof o->json_tmp) {
 		snprintf(err, err_len, "%s: the name is too long", path);
 		tmp[0] = '\0';
 		return NULL;
 	}
 	int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-	FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
-	if (!f) {
+	if (fd < 0) { /* not ours to remove */
 		snprintf(err, err_len, "cannot create %.300s: %s", tmp, strerror(errno));
-		if (fd >= 0) {
-			close(fd);
-			unlink(tmp);
-		}
 		tmp[0] = '\0';
+		return NULL;
+	}
+	guard_json_tmp(tmp);
+	FILE *f = fdopen(fd, "w");
+	if (!f) { /* json_discard removes the file */
+		snprintf(err, err_len, "cannot open %.300s: %s", tmp, strerror(errno));
+		close(fd);
 	}
 	return f;
 }
 
 /* Drops an unfinished --out-json: closes it and removes its temporary file. */
-static void json_discard(FILE *f, const char *tmp)
+static void json_discard(struct outputs *o)
 {
-	if (f)
-		fclose(f);
-	if (tmp[0])
-		unlink(tmp);
+	if (o->json)
+		fclose(o->json);
+	o->json = NULL;
+	if (o->json_tmp[0])
+		unlink(o->json_tmp);
+	o->json_tmp[0] = '\0';
+	guard_json_tmp(NULL);
 }
 
 /* Writes the JSON, then renames the temporary file over path: the file at path is the
  * old one or the complete new one, never a partial write. Returns 0 or -1 (message
  * printed, temporary file removed). */
-static int json_finish(FILE *f, const char *tmp, const char *path, const struct hb_env *env,
+static int json_finish(struct outputs *o, const char *path, const struct hb_env *env,
                        const struct hb_case *cases, size_t n_cases)
 {
-	int bad = hb_json_write(f, env, cases, n_cases) != 0;
+	int bad = hb_json_write(o->json, env, cases, n_cases) != 0;
 	int saved = errno;
-	if (fclose(f) != 0 && !bad) {
+	if (fclose(o->json) != 0 && !bad) {
 		bad = 1;
 		saved = errno;
 	}
-	if (!bad && tmp[0] && rename(tmp, path) != 0) {
+	o->json = NULL;
+	if (!bad && o->json_tmp[0] && rename(o->json_tmp, path) != 0) {
 		bad = 1;
 		saved = errno;
 	}
-	if (bad) {
+	if (!bad)
+		o->json_tmp[0] = '\0';
+	json_discard(o);
+	if (bad)
 		fprintf(stderr, "dodbench: writing %s: %s\n", path, strerror(saved));
-		if (tmp[0])
-			unlink(tmp);
+	return bad ? -1 : 0;
+}
+
+/* Opens --samples-out into o, refusing the file --out already has and an existing
+ * --out-json target (json_path, or NULL), which it is opened before: json_open then
+ * refuses the samples' file even when it is new. Returns 0 or -1 with the reason in err. */
+static int samples_open(struct outputs *o, const char *path, const char *json_path, char *err,
+                        size_t err_len)
+{
+	struct stat st, js;
+	bool exists = stat(path, &st) == 0;
+	const char *other = exists ? output_named(o, &st) : NULL;
+	if (exists && !other && json_path && stat(json_path, &js) == 0 &&
+	    js.st_dev == st.st_dev && js.st_ino == st.st_ino)
+		other = "--out-json";
+	if (other) {
+		snprintf(err, err_len, "%s is also the %s file: give each output its own file", path,
+		         other);
 		return -1;
 	}
+	o->samples_new = !exists;
+	o->samples = hb_samples_open(path, err, err_len);
+	return o->samples ? 0 : -1;
+}
+
+/* Closes --samples-out unwritten (and removes it when remove_new and this run made it). */
+static void samples_drop(struct outputs *o, const struct hb_config *c, bool remove_new)
+{
+	if (!o->samples)
+		return;
+	if (remove_new && o->samples_new)
+		unlink(c->samples_out);
+	fclose(o->samples);
+	o->samples = NULL;
+}
+
+/* Drops every output of a run that ends early: the JSON's temporary file goes, and when
+ * the run was refused (exit 2), so do the files it created. */
+static void outputs_discard(struct outputs *o, const struct hb_config *c, bool refused)
+{
+	json_discard(o);
+	samples_drop(o, c, refused);
+	if (o->csv) {
+		if (refused && o->csv_new) /* still locked: no other run has it */
+			unlink(c->out);
+		fclose(o->csv);
+		o->csv = NULL;
+	}
+}
+
+/* An output on the file standard output is (--out /dev/stdout, /proc/self/fd/1, or the
+ * file stdout is redirected to) would take the summary, which goes to stdout, into its
+ * rows: then stdout becomes a copy of stderr for the rest of the run, the worker and the
+ * valgrind child included. */
+static void summary_off_stdout(const struct outputs *o)
+{
+	struct stat st;
+	FILE *const f[3] = {o->csv, o->samples, o->json};
+	for (int i = 0; i < 3; i++)
+		if (f[i] && fileno(f[i]) == STDOUT_FILENO)
+			return; /* stdout was closed and an output got its number: it is not stdout */
+	if (fstat(STDOUT_FILENO, &st) == 0 && output_named(o, &st)) {
+		fflush(stdout);
+		dup2(STDERR_FILENO, STDOUT_FILENO);
+	}
+}
+
+/* Opens every output of c into o before any work: --resume's file is checked first, then
+ * --out, --samples-out and --out-json are opened in that order, none on a file an earlier
+ * one has (even a new one: it exists once opened). Under callgrind delegation (delegated)
+ * the valgrind child writes the samples and the JSON: here they are only checked. Returns
+ * 0, or 2 with the usage error printed and what it created removed. */
+static int outputs_open(struct outputs *o, const struct hb_config *c, bool delegated)
+{
+	char err[400];
+	const char *what = NULL;
+	/* A file-size limit (ulimit -f) is then a failed write, EFBIG, handled as a full
+	 * disk, not a death by SIGXFSZ halfway through a row; workers and valgrind inherit it. */
+	signal(SIGXFSZ, SIG_IGN);
+	o->csv_new = c->out && access(c->out, F_OK) != 0;
+	if (c->resume && c->out && hb_resume_check(c->out, err, sizeof err) != 0)
+		what = "--resume";
+	else if (c->out && !(o->csv = hb_csv_open(c->out, err, sizeof err)))
+		what = "--out";
+	else if (c->samples_out && samples_open(o, c->samples_out, c->out_json, err, sizeof err) != 0)
+		what = "--samples-out";
+	else if (c->out_json && !(o->json = json_open(c->out_json, o, err, sizeof err)))
+		what = "--out-json";
+	if (what) {
+		outputs_discard(o, c, true);
+		return hb_usage_error("%s: %s", what, err);
+	}
+	summary_off_stdout(o);
+	if (delegated) { /* the child writes them: the check was all */
+		json_discard(o);
+		samples_drop(o, c, true);
+	}
 	return 0;
+}
+
+/* Finishes the outputs of a run that went to its end: the JSON written and renamed into
+ * place, --samples-out and --out closed. Returns 0 or HB_EXIT_OUTPUT (message printed). */
+static int outputs_close(struct outputs *o, const struct hb_config *c, const struct hb_env *env,
+                         const struct hb_case *cases, size_t n_cases)
+{
+	int rc = 0;
+	if (o->json && json_finish(o, c->out_json, env, cases, n_cases) != 0)
+		rc = HB_EXIT_OUTPUT;
+	FILE *const f[2] = {o->samples, o->csv};
+	const char *const path[2] = {c->samples_out, c->out};
+	for (int i = 0; i < 2; i++)
+		if (f[i] && fclose(f[i]) != 0) {
+			fprintf(stderr, "dodbench: writing %s: %s\n", path[i], strerror(errno));
+			rc = HB_EXIT_OUTPUT;
+		}
+	o->samples = o->csv = NULL;
+	return rc;
+}
+
+/* --resume: marks the repetitions --out already holds, and new rows join their run.
+ * Returns 0 or 2 (message printed). */
+static int resume_load(struct hb_run *r, struct hb_env *env)
+{
+	const struct hb_config *c = r->c;
+	char resume_id[sizeof env->run_id], err[400];
+	snprintf(resume_id, sizeof resume_id, "%s", c->run_id ? env->run_id : "");
+	/* Under callgrind the child writes a private file: the rows to skip are in the
+	 * user's, which the parent holds locked and merges into. */
+	const char *from = c->sim_resume_from ? c->sim_resume_from : c->out;
+	if (hb_resume_load(r, from, resume_id, sizeof resume_id, err, sizeof err) != 0)
+		return hb_usage_error("--resume: %s", err);
+	if (resume_id[0]) /* new rows join the run they complete */
+		snprintf(env->run_id, sizeof env->run_id, "%s", resume_id);
+	if (!c->quiet)
+		fprintf(stderr, "dodbench: --resume: %zu repetitions of run %s are already in "
+		        "%s and are not run again\n", r->resumed, env->run_id, from);
+	return 0;
+}
+
+/* The run in this process (not delegated to callgrind): counters, the plan, --resume, the
+ * repetitions, the summary, then the outputs. Returns the exit status. */
+static int run_cases(const struct hb_config *c, struct hb_env *env, struct outputs *o)
+{
+	struct hb_run r = {.c = c, .env = env, .tty = isatty(2), .csv = o->csv,
+	                   .samples = o->samples};
+	char notice[400], err[400];
+	if (hb_counters_init(c->counters, notice, sizeof notice, err, sizeof err)) {
+		outputs_discard(o, c, true);
+		return hb_usage_error("%s", err);
+	}
+	if (notice[0] && !c->quiet)
+		fprintf(stderr, "dodbench: %s\n", notice);
+	if (!c->quiet && !c->sim_child)
+		hb_env_warn(env, stderr);
+	int rc = hb_plan(c, &r.cases, &r.n_cases) ? 1 : c->resume ? resume_load(&r, env) : 0;
+	if (rc == 0 && !c->quiet)
+		fprintf(stderr, "dodbench: run %s, counter_source=%s, %zu cases, %llu reps + %llu "
+		        "warm-up%s%s\n", env->run_id, hb_counter_source(), r.n_cases, c->reps,
+		        c->warmup, c->interleave ? ", interleaved" : "",
+		        c->prefault ? ", prefaulted heap" : "");
+	if (rc == 0)
+		rc = hb_execute(&r, prefault_heap);
+	if (rc == HB_EXIT_OUTPUT)
+		fprintf(stderr, "dodbench: writing %s: %s; the sweep stopped (every row before "
+		        "this one is whole)\n", r.out_failed, strerror(r.out_errno));
+	if (rc) {
+		outputs_discard(o, c, rc == 2);
+		hb_plan_free(r.cases, r.n_cases);
+		return rc;
+	}
+	if (c->counters == HB_COUNTERS_CALLGRIND)
+		printf("(times below ran under callgrind, 20-200x slower than native: not comparable)\n");
+	hb_summarize(&r, c->baseline ? c->baseline : c->containers[0]->name);
+	int failed = 0;
+	for (size_t i = 0; i < r.n_cases; i++)
+		failed |= r.cases[i].failed;
+	rc = outputs_close(o, c, env, r.cases, r.n_cases);
+	hb_plan_free(r.cases, r.n_cases);
+	return rc ? rc : failed;
 }
 
 static int cmd_run(int argc, char **argv)
@@ -158,112 +413,22 @@ static int cmd_run(int argc, char **argv)
 	if (rc == 0)
 		rc = hb_check_fits(&c, &env);
 	/* Every output is opened and checked before any work: a bad path, a file another run
-	 * is writing, a full device or --out and --out-json naming one file are refused here
-	 * (exit 2), not found after the sweep. */
-	char err[400], json_tmp[4200] = "";
-	struct hb_run r = {.c = &c, .env = &env, .tty = isatty(2)};
-	FILE *json = NULL;
+	 * is writing, a full device or two outputs naming one file are refused here (exit 2),
+	 * not found after the sweep. */
+	struct outputs o = {0};
 	bool delegated = rc == 0 && c.counters == HB_COUNTERS_CALLGRIND && !c.sim_child && n_orig > 0;
-	bool out_new = c.out && access(c.out, F_OK) != 0; /* a refused run leaves no file */
-	if (rc == 0 && c.out && !(r.csv = hb_csv_open(c.out, err, sizeof err)))
-		rc = hb_usage_error("--out: %s", err);
-	if (rc == 0 && c.out_json &&
-	    !(json = json_open(c.out_json, r.csv, json_tmp, sizeof json_tmp, err, sizeof err))) {
-		rc = hb_usage_error("--out-json: %s", err);
-	} else if (rc == 0 && json && delegated) { /* the child writes it: the check was all */
-		fclose(json);
-		if (json_tmp[0])
-			unlink(json_tmp);
-		json = NULL;
-	}
+	if (rc == 0)
+		rc = outputs_open(&o, &c, delegated);
 	if (delegated && rc == 0)
-		rc = hb_sim_run(argc, orig, r.csv, c.out, c.sim_d1, c.sim_ll, c.quiet, c.resume);
+		rc = hb_sim_run(argc, orig, o.csv, c.out, c.sim_d1, c.sim_ll, c.quiet, c.resume);
 	for (int i = 0; i < n_orig; i++)
 		free(orig[i]);
 	free(orig);
 	if (rc || delegated) {
-		json_discard(json, json_tmp);
-		if (r.csv)
-			fclose(r.csv);
-		if (rc == 2 && !delegated && out_new && r.csv)
-			unlink(c.out);
+		outputs_discard(&o, &c, rc == 2);
 		return rc;
 	}
-
-	char notice[400];
-	if (hb_counters_init(c.counters, notice, sizeof notice, err, sizeof err)) {
-		json_discard(json, json_tmp);
-		if (r.csv && (fclose(r.csv), out_new))
-			unlink(c.out);
-		return hb_usage_error("%s", err);
-	}
-	if (notice[0] && !c.quiet)
-		fprintf(stderr, "dodbench: %s\n", notice);
-	if (!c.quiet && !c.sim_child)
-		hb_env_warn(&env, stderr);
-
-	if (c.samples_out && !(r.samples = hb_samples_open(c.samples_out, err, sizeof err))) {
-		json_discard(json, json_tmp);
-		if (r.csv && (fclose(r.csv), out_new))
-			unlink(c.out);
-		return hb_usage_error("--samples-out: %s", err);
-	}
-	if (hb_plan(&c, &r.cases, &r.n_cases)) {
-		json_discard(json, json_tmp);
-		return 1;
-	}
-	if (c.resume) {
-		char resume_id[sizeof env.run_id];
-		snprintf(resume_id, sizeof resume_id, "%s", c.run_id ? env.run_id : "");
-		/* Under callgrind the child writes a private file: the rows to skip are in the
-		 * user's, which the parent holds locked and merges into. */
-		const char *from = c.sim_resume_from ? c.sim_resume_from : c.out;
-		if (hb_resume_load(&r, from, resume_id, sizeof resume_id, err, sizeof err) != 0) {
-			json_discard(json, json_tmp);
-			hb_plan_free(r.cases, r.n_cases);
-			return hb_usage_error("--resume: %s", err);
-		}
-		if (resume_id[0]) /* new rows join the run they complete */
-			snprintf(env.run_id, sizeof env.run_id, "%s", resume_id);
-		if (!c.quiet)
-			fprintf(stderr, "dodbench: --resume: %zu repetitions of run %s are already in "
-			        "%s and are not run again\n", r.resumed, env.run_id, from);
-	}
-	if (!c.quiet)
-		fprintf(stderr, "dodbench: run %s, counter_source=%s, %zu cases, %llu reps + %llu "
-		        "warm-up%s%s\n", env.run_id, hb_counter_source(), r.n_cases, c.reps, c.warmup,
-		        c.interleave ? ", interleaved" : "", c.prefault ? ", prefaulted heap" : "");
-	int exec_rc = hb_execute(&r, prefault_heap);
-	if (exec_rc == HB_EXIT_OUTPUT) {
-		fprintf(stderr, "dodbench: writing %s: %s; the sweep stopped (every row before "
-		        "this one is whole)\n", c.out, strerror(r.out_errno));
-		json_discard(json, json_tmp);
-		return HB_EXIT_OUTPUT;
-	}
-	if (exec_rc) {
-		json_discard(json, json_tmp);
-		return 1;
-	}
-	if (c.counters == HB_COUNTERS_CALLGRIND)
-		printf("(times below ran under callgrind, 20-200x slower than native: not comparable)\n");
-	hb_summarize(&r, c.baseline ? c.baseline : c.containers[0]->name);
-
-	int failed = 0;
-	for (size_t i = 0; i < r.n_cases; i++)
-		failed |= r.cases[i].failed;
-	int out_rc = 0;
-	if (json && json_finish(json, json_tmp, c.out_json, &env, r.cases, r.n_cases) != 0)
-		out_rc = HB_EXIT_OUTPUT;
-	hb_plan_free(r.cases, r.n_cases);
-	if (r.samples && fclose(r.samples) != 0) {
-		fprintf(stderr, "dodbench: writing %s: %s\n", c.samples_out, strerror(errno));
-		out_rc = HB_EXIT_OUTPUT;
-	}
-	if (r.csv && fclose(r.csv) != 0) {
-		fprintf(stderr, "dodbench: writing %s: %s\n", c.out, strerror(errno));
-		out_rc = HB_EXIT_OUTPUT;
-	}
-	return out_rc ? out_rc : failed;
+	return run_cases(&c, &env, &o);
 }
 
 /* `list containers`: one line per variant with its axes, size classes and capabilities

@@ -9,10 +9,14 @@
  * is the one. Rows of other runs, other seeds, unverified rows and repetitions beyond
  * --reps are ignored: those repetitions run again.
  */
+#define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "run.h"
 
@@ -54,14 +58,45 @@ static struct hb_case *find_case(struct hb_run *r, char **f)
 	return NULL;
 }
 
+/* Opens the rows at path for reading: a regular file only. A pipe or a device holds no
+ * rows to skip and reading it would wait for ever (O_NONBLOCK: nor may opening a FIFO
+ * wait for a writer). Returns the stream, or NULL with the reason in err. */
+static FILE *open_rows(const char *path, char *err, size_t err_len)
+{
+	struct stat st;
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0 || fstat(fd, &st) != 0) {
+		snprintf(err, err_len, "cannot read %s: %s", path, strerror(errno));
+	} else if (!S_ISREG(st.st_mode)) {
+		snprintf(err, err_len, "%s is not a regular file (a pipe or a device): it holds no "
+		         "rows to complete", path);
+	} else {
+		FILE *in = fdopen(fd, "r");
+		if (in)
+			return in;
+		snprintf(err, err_len, "cannot read %s: %s", path, strerror(errno));
+	}
+	if (fd >= 0)
+		close(fd);
+	return NULL;
+}
+
+int hb_resume_check(const char *path, char *err, size_t err_len)
+{
+	if (access(path, F_OK) != 0 && errno == ENOENT)
+		return 0;
+	FILE *in = open_rows(path, err, err_len);
+	if (in)
+		fclose(in);
+	return in ? 0 : -1;
+}
+
 int hb_resume_load(struct hb_run *r, const char *path, char *run_id, size_t run_id_len,
                    char *err, size_t err_len)
 {
-	FILE *in = fopen(path, "r");
-	if (!in) {
-		snprintf(err, err_len, "cannot read %s: %s", path, strerror(errno));
+	FILE *in = open_rows(path, err, err_len);
+	if (!in)
 		return -1;
-	}
 	static char line[16384];
 	char *f[256];
 	int col[R_N_COLS];

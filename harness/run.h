@@ -106,7 +106,9 @@ struct hb_run {
 	double t_start, t_last_progress;
 	bool tty;
 	bool any_samples;
-	int out_errno;             /* a failed write of a --out row: the sweep stops */
+	int out_errno;             /* a failed write of a --out row or of --samples-out
+	                              samples: the sweep stops */
+	const char *out_failed;    /* then the path of that file (c->out or c->samples_out) */
 	bool worker;               /* this process is a child running cases for the parent */
 	size_t resumed;            /* --resume: repetitions found in --out, not run again */
 };
@@ -114,16 +116,22 @@ struct hb_run {
 /* --resume (resume.c): marks in each case's `have` the repetitions the --out file at
  * path already holds, verified, for run run_id (when empty: the run of the file's last
  * row, written back to run_id) and the run's seed; sets the cases' and r's `resumed`.
- * Returns 0, or -1 with the reason in err (unreadable file, a column missing, memory). */
+ * Returns 0, or -1 with the reason in err (unreadable file, not a regular file, a column
+ * missing, memory). */
 int hb_resume_load(struct hb_run *r, const char *path, char *run_id, size_t run_id_len,
                    char *err, size_t err_len);
+/* Checks before any work that --resume can read the rows at path: a regular file or no
+ * file yet (a pipe, a device or /dev/stdout is refused). Returns 0, or -1 with the
+ * reason in err. */
+int hb_resume_check(const char *path, char *err, size_t err_len);
 
 /* Exit status when an output file cannot be written mid-run (full disk, I/O error):
  * distinct from 1 (verification failed) and 2 (usage, checked before any work). */
 #define HB_EXIT_OUTPUT 3
 
 /* Runs every repetition of every case that is not skipped (warm-ups first; interleaved
- * with --interleave); stops at the first row --out cannot take (r->out_errno). Unless
+ * with --interleave); stops at the first row --out or samples --samples-out cannot take
+ * (r->out_errno, r->out_failed). Unless
  * --no-fork, the repetitions run in child processes (schedule.c): one per case, or with
  * --interleave one per schedule, replaced after a failure; a crash, a kill or --timeout
  * stops that case only (its status, a row, the sweep goes on). prefault (may be NULL)
@@ -131,8 +139,9 @@ int hb_resume_load(struct hb_run *r, const char *path, char *run_id, size_t run_
  * schedule does not fit in memory or a child cannot be started, HB_EXIT_OUTPUT on a
  * failed write. */
 int hb_execute(struct hb_run *r, void (*prefault)(const struct hb_config *));
-/* Opens the --samples-out file (header "run_id,case,rep,i,ns" when new). NULL with a
- * message in err. */
+/* Opens the --samples-out file for appending and writes its header
+ * "run_id,case,rep,i,ns" when it is empty. NULL with the reason in err (cannot open, the
+ * header cannot be written: /dev/full). */
 FILE *hb_samples_open(const char *path, char *err, size_t err_len);
 /* Prints the per-case summary and the ratios to container `base`. */
 void hb_summarize(const struct hb_run *r, const char *base);

@@ -78,14 +78,37 @@ static uint64_t pct(const uint64_t *x, size_t n, double q)
 
 FILE *hb_samples_open(const char *path, char *err, size_t err_len)
 {
-	FILE *f = fopen(path, "a");
+	FILE *f = fopen(path, "ae");
 	if (!f) {
 		snprintf(err, err_len, "cannot open %s for appending: %s", path, strerror(errno));
 		return NULL;
 	}
-	if (ftell(f) == 0)
-		fputs("run_id,case,rep,i,ns\n", f);
+	/* The header is written now, so that a file that cannot take it (/dev/full) is
+	 * refused before any work, as --out is. */
+	int e = ftell(f) == 0 ? hb_csv_put_line(f, "run_id,case,rep,i,ns\n") : 0;
+	if (e) {
+		snprintf(err, err_len, "cannot write to %s: %s", path, strerror(e));
+		fclose(f);
+		return NULL;
+	}
 	return f;
+}
+
+/* Writes a repetition's raw samples (ns) to the --samples-out file, whole lines only:
+ * a failed write (full disk, file-size limit) cuts the file back to where they began
+ * and, like a failed --out row, stops the sweep (r->out_errno). */
+static void put_samples(struct hb_run *r, const struct hb_case *k, long long rep,
+                        const struct hb_region *reg, double tick)
+{
+	long long mark = hb_out_mark(r->samples);
+	for (size_t i = 0; i < reg->samples_n && !ferror(r->samples); i++)
+		fprintf(r->samples, "%s,%s,%lld,%zu,%.1f\n", r->env->run_id, k->name, rep, i,
+		        (double)reg->samples[i] * tick);
+	int e = hb_out_commit(r->samples, mark); /* a crash later loses none of them */
+	if (e) {
+		r->out_errno = e;
+		r->out_failed = r->c->samples_out;
+	}
 }
 
 /* Fills the percentile fields of row from the region's samples (in ns) and writes the
@@ -97,12 +120,8 @@ static void latency(struct hb_run *r, const struct hb_case *k, long long rep,
 	if (n == 0)
 		return;
 	double tick = hb_ns_per_tick();
-	if (r->samples) {
-		for (size_t i = 0; i < n; i++)
-			fprintf(r->samples, "%s,%s,%lld,%zu,%.1f\n", r->env->run_id, k->name, rep, i,
-			        (double)reg->samples[i] * tick);
-		fflush(r->samples); /* a crash later loses none of them */
-	}
+	if (r->samples && !r->out_errno)
+		put_samples(r, k, rep, reg, tick);
 	qsort(reg->samples, n, sizeof *reg->samples, cmp_u64);
 	row->samples = (long long)n;
 	row->p50_ns = (double)pct(reg->samples, n, 0.50) * tick;
@@ -128,7 +147,8 @@ struct done {
 	unsigned char set;      /* reported */
 	uint64_t elapsed_ns, cpu_ns, ops;
 	double hole_ratio;
-	int out_errno;          /* the row could not be written: the sweep stops */
+	int out_errno;          /* the row or the samples could not be written: the sweep stops */
+	unsigned char samples_failed; /* out_errno is --samples-out's, not --out's */
 	unsigned char ran;      /* the scenario returned SCN_RAN */
 	unsigned char verified;
 	unsigned char oom;      /* a container call returned DOD_ENOMEM */
@@ -154,7 +174,8 @@ static void put_row(struct hb_run *r, struct hb_row *row)
 {
 	if (r->csv && !r->out_errno) {
 		hb_utc_now(row->timestamp, sizeof row->timestamp);
-		r->out_errno = hb_csv_put_row(r->csv, row);
+		if ((r->out_errno = hb_csv_put_row(r->csv, row)) != 0)
+			r->out_failed = r->c->out;
 	}
 }
 
@@ -193,6 +214,7 @@ static struct done run_rep(struct hb_run *r, const struct job *j)
 	d.hole_ratio = res.hole_ratio;
 	d.any_samples = r->any_samples;
 	d.out_errno = r->out_errno;
+	d.samples_failed = r->out_errno && r->out_failed == r->c->samples_out;
 	hb_region_release(&reg);
 	return d;
 }
@@ -236,8 +258,10 @@ static void apply(struct hb_run *r, const struct job *j, const struct done *d, b
 		set_status(k, s, j->rep, d->why, !d->ran); /* a failed call stops the case */
 	}
 	r->any_samples |= d->any_samples;
-	if (d->out_errno)
+	if (d->out_errno) {
 		r->out_errno = d->out_errno;
+		r->out_failed = d->samples_failed ? r->c->samples_out : r->c->out;
+	}
 	if (j->rep < 0 || !d->ran)
 		return;
 	slot_done[j->slot] = true;
@@ -356,8 +380,14 @@ static _Noreturn void worker(struct hb_run *r, const struct job *jobs, size_t n,
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
 	if (getppid() != parent)
 		_exit(71);
-	signal(SIGINT, SIG_DFL);
-	signal(SIGTERM, SIG_DFL);
+	/* The parent's handlers (main.c's removes the --out-json temporary file) are not the
+	 * worker's business; a signal the user ignores (nohup) stays ignored. */
+	const int sigs[] = {SIGINT, SIGTERM, SIGHUP};
+	for (size_t i = 0; i < sizeof sigs / sizeof *sigs; i++) {
+		struct sigaction sa;
+		if (sigaction(sigs[i], NULL, &sa) == 0 && sa.sa_handler != SIG_IGN)
+			signal(sigs[i], SIG_DFL);
+	}
 	r->worker = true;
 	hb_counters_fork_child();
 	if (prefault && r->c->prefault)
