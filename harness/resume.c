@@ -25,12 +25,9 @@ static const char *const names[R_N_COLS] = {"container", "scenario", "n", "elem_
 /* The fraction of n the hole setup erases for a requested ratio (scn_hole_indices). */
 static double erased_fraction(const struct hb_case *k)
 {
-	size_t n = k->p.n, m = (size_t)llround(k->p.hole_ratio * (double)n);
-	if (!k->scn->uses_holes || k->p.hole_pattern == SCN_HOLES_NONE || k->p.hole_ratio <= 0)
+	if (!k->scn->uses_holes || k->p.hole_pattern == SCN_HOLES_NONE)
 		return 0;
-	if (m > n - 1)
-		m = n - 1;
-	return (double)m / (double)n;
+	return (double)scn_hole_count(k->p.n, k->p.hole_ratio) / (double)k->p.n;
 }
 
 static struct hb_case *find_case(struct hb_run *r, char **f)
