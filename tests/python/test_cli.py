@@ -94,6 +94,14 @@ def test_help_documents_every_option():
     (["run", "--hole-pattern", "none"], "not random, clustered or oldest"),
     (["run", "--hole-pattern", "random,random"], "listed twice"),
     (["run", "--order", "seq,seq"], "listed twice"),
+    # issue 13 F: holes that round to none at every n wrote hole_ratio 0 with a pattern
+    (["run", "--container", "handle_map", "--scenario", "iterate", "--n", "1000",
+      "--hole-ratio", "0.0001"],
+     "--hole-ratio: 0.0001 of n 1000 rounds to 0 holes (round(0.0001 x 1000) = 0"),
+    (["run", "--n", "1", "--hole-ratio", "0.5"],
+     "--hole-ratio: 0.5 of n 1 rounds to 0 holes (round(0.5 x 1) = 1, at most n - 1 = 0)"),
+    (["run", "--n", "1,1000", "--hole-ratio", "0,0.5,0.0001"],
+     "0.0001 of n 1000 (the largest --n) rounds to 0 holes"),
     (["run", "--samples-out", "/nonexistent-dir/s.csv"], "--samples-out: cannot open"),
     (["run", "-xy"], "unknown option '-x'"),
     # ~5.4M cases x 1M reps: petabytes of timing records, refused before the output opens
@@ -240,6 +248,25 @@ def test_selection_globs_axis_filters_and_removal():
                                                      if not n.startswith("peer_")]
     assert selected("--container", "plain_array,handle_map") == ["plain_array", "handle_map"]
     assert selected("--container", "handle_map,handle_map,h*") == ["handle_map"]
+
+
+def test_holes_that_round_to_none_at_one_n_are_skipped(tmp_path):
+    """Issue 13 F: --n 1,1000 --hole-ratio 0,0.5 runs; at n 1 round(0.5 x 1) = 1 hole is
+    capped to n - 1 = 0, which ran the no-holes case again, recorded as hole_ratio 0 with
+    pattern random (the reports refuse such a row). Now it is skipped, with the reason."""
+    out = tmp_path / "h.csv"
+    p = run("run", "--container", "handle_map", "--scenario", "iterate,create", "--n",
+            "1,1000", "--hole-ratio", "0,0.5", "--hole-pattern", "random,clustered",
+            "--reps", "1", "--warmup", "0", "--out", str(out), "--quiet")
+    assert p.returncode == 0, p.stderr
+    for pattern in ("random", "clustered"):
+        assert re.search(rf"iterate/handle_map/n:1/elem:8/holes:0.5:{pattern} +skipped: "
+                         r"round\(hole ratio x n\) is 0 holes", p.stdout), p.stdout
+    rows = read_rows(out)
+    cases = sorted((r["scenario"], r["n"], r["hole_ratio"], r["hole_pattern"]) for r in rows)
+    assert cases == [("create", "1", "0", "none"), ("create", "1000", "0", "none"),
+                     ("iterate", "1", "0", "none"), ("iterate", "1000", "0", "none"),
+                     ("iterate", "1000", "0.5", "clustered"), ("iterate", "1000", "0.5", "random")]
 
 
 def test_no_silent_cap_on_list_lengths(tmp_path):
