@@ -116,7 +116,8 @@ struct hb_run {
 /* --resume (resume.c): marks in each case's `have` the repetitions the --out file at
  * path already holds, verified, for run run_id (when empty: the run of the file's last
  * row, written back to run_id) and the run's seed; sets the cases' and r's `resumed`.
- * Returns 0, or -1 with the reason in err (unreadable file, a column missing, memory). */
+ * Returns 0, or -1 with the reason in err (unreadable file, a column missing, memory, a
+ * planned case the run measured with another seed). */
 int hb_resume_load(struct hb_run *r, const char *path, char *run_id, size_t run_id_len,
                    char *err, size_t err_len);
 

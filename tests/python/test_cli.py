@@ -269,6 +269,38 @@ def test_holes_that_round_to_none_at_one_n_are_skipped(tmp_path):
                      ("iterate", "1000", "0.5", "clustered"), ("iterate", "1000", "0.5", "random")]
 
 
+def test_resume_refuses_a_case_of_the_run_with_another_seed(tmp_path):
+    """Issue 13 E: --resume --seed 8 after a killed --seed 7 sweep put both seeds under one
+    run id (compare.py then pooled 2 x --reps samples per case). Now refused before any
+    work, naming the seed the run used; another run id starts a new run. --resume with more
+    containers adds their cases to the run (documented), and a case the run does not hold
+    may have its own seed (a sweep line may set one)."""
+    out = tmp_path / "e.csv"
+    case = ["--scenario", "iterate", "--n", "100", "--reps", "2", "--warmup", "0", "--quiet",
+            "--out", str(out)]
+    assert run("run", "--container", "handle_map", *case, "--seed", "7",
+               "--run-id", "X").returncode == 0
+    before = out.read_bytes()
+    for run_id in ([], ["--run-id", "X"]):  # the run of the last row, or named
+        p = run("run", "--container", "handle_map", *case, "--seed", "8", *run_id, "--resume")
+        assert p.returncode == 2, p.stderr
+        assert ("--resume: run X of " + str(out) + " measured iterate/handle_map/n:100/elem:8 "
+                "with --seed 7, not 8: resume with --seed 7") in p.stderr
+        assert out.read_bytes() == before
+    p = run("run", "--container", "handle_map,plain_array", *case, "--seed", "7", "--resume")
+    assert p.returncode == 0, p.stderr
+    p = run("run", "--container", "peer_stb_arr", *case, "--seed", "8", "--run-id", "X",
+            "--resume")
+    assert p.returncode == 0, p.stderr
+    p = run("run", "--container", "handle_map", *case, "--seed", "8", "--run-id", "Y",
+            "--resume")
+    assert p.returncode == 0, p.stderr
+    assert sorted((r["run_id"], r["container"], r["seed"], r["rep"]) for r in read_rows(out)) == [
+        ("X", c, seed, rep) for c, seed in (("handle_map", "7"), ("peer_stb_arr", "8"),
+                                            ("plain_array", "7")) for rep in "01"] + [
+        ("Y", "handle_map", "8", rep) for rep in "01"]
+
+
 def test_no_silent_cap_on_list_lengths(tmp_path):
     """100 sizes n: all 100 cases run (the old harness stopped at 64 items)."""
     out = tmp_path / "many.csv"
