@@ -28,10 +28,12 @@ static const char help_options[] =
 	"  --container SEL[,..] containers (default all). Each item is a name, a glob ('bulk_*'),\n"
 	"                       an axis filter AXIS=GLOB (family, removal, alloc, layout, caps:\n"
 	"                       family=peer, alloc=vm, caps=holes), 'all', or -ITEM to remove\n"
-	"                       what ITEM selects ('all,-peer_*'); see 'list containers'\n"
+	"                       what ITEM selects ('all,-peer_*'); see 'list containers'. One\n"
+	"                       selected by several items ('handle_map,h*') runs once\n"
 	"  --scenario SEL[,..]  scenarios (default all): names, globs, 'all', -ITEM\n"
-	"  --n N[,M..]          elements per container, integers >= 1 (default 100000)\n"
-	"  --elem-bytes E[,..]  payload bytes per element: 8, 16, 64 or 256 (default 8)\n"
+	"  --n N[,M..]          elements per container, distinct integers >= 1 (default 100000)\n"
+	"  --elem-bytes E[,..]  payload bytes per element, distinct: 8, 16, 40 (the particles),\n"
+	"                       64 or 256 (default 8)\n"
 	"  --order O[,..]       seq or random handle order for scenarios that use an order\n"
 	"                       (lookup); other scenarios run once, recorded as seq (default seq)\n"
 	"  --hole-ratio R[,..]  fraction of the n items erased before the timed region, 0 <= R\n"
@@ -122,6 +124,15 @@ static int parse_u64(const char *s, unsigned long long *out)
 	errno = 0;
 	*out = strtoull(s, NULL, 10);
 	return errno ? -1 : 0;
+}
+
+/* Is v[i] one of v[0..i)? A value listed twice would run its cases twice. */
+static bool listed_before(const size_t *v, size_t i)
+{
+	for (size_t j = 0; j < i; j++)
+		if (v[j] == v[i])
+			return true;
+	return false;
 }
 
 static int parse_count(const char *opt, const char *arg, unsigned long long lo,
@@ -348,6 +359,8 @@ static int parse_ns(struct hb_config *c, char *arg)
 			rc = hb_usage_error("--n: %s is too large to allocate", items[i]);
 		else
 			c->ns[i] = (size_t)v;
+		if (!rc && listed_before(c->ns, i))
+			rc = hb_usage_error("--n: %s listed twice", items[i]);
 	}
 	free(items);
 	return rc;
@@ -370,6 +383,8 @@ static int parse_elems(struct hb_config *c, char *arg)
 		if (!found)
 			rc = hb_usage_error("--elem-bytes: '%s' is not one of 8, 16, 40, 64, 256", items[i]);
 		c->elems[i] = (size_t)v;
+		if (!rc && listed_before(c->elems, i))
+			rc = hb_usage_error("--elem-bytes: %s listed twice", items[i]);
 	}
 	free(items);
 	return rc;

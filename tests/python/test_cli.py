@@ -94,6 +94,10 @@ def test_help_documents_every_option():
     (["run", "--hole-pattern", "none"], "not random, clustered or oldest"),
     (["run", "--hole-pattern", "random,random"], "listed twice"),
     (["run", "--order", "seq,seq"], "listed twice"),
+    # issue 13 Q: a repeated n or element size ran its cases twice
+    (["run", "--n", "100,1000,100"], "--n: 100 listed twice"),
+    (["run", "--n", "100,0100"], "--n: 0100 listed twice"),
+    (["run", "--elem-bytes", "8,16,8"], "--elem-bytes: 8 listed twice"),
     # issue 13 F: holes that round to none at every n wrote hole_ratio 0 with a pattern
     (["run", "--container", "handle_map", "--scenario", "iterate", "--n", "1000",
       "--hole-ratio", "0.0001"],
@@ -248,6 +252,18 @@ def test_selection_globs_axis_filters_and_removal():
                                                      if not n.startswith("peer_")]
     assert selected("--container", "plain_array,handle_map") == ["plain_array", "handle_map"]
     assert selected("--container", "handle_map,handle_map,h*") == ["handle_map"]
+
+
+def test_an_item_selected_twice_runs_once(tmp_path):
+    """Issue 13 Q: --n and --elem-bytes refuse a repeated value (above); a container or a
+    scenario selected by several items (a name and a glob overlap) runs once."""
+    out = tmp_path / "twice.csv"
+    p = run("run", "--container", "handle_map,handle_map,h*", "--scenario",
+            "iterate,iterate,it*,-iterate_inline", "--n", "10", "--reps", "2", "--warmup", "0",
+            "--out", str(out), "--quiet")
+    assert p.returncode == 0, p.stderr
+    assert sorted((r["container"], r["scenario"], r["rep"]) for r in read_rows(out)) == [
+        ("handle_map", "iterate", "0"), ("handle_map", "iterate", "1")]
 
 
 def test_holes_that_round_to_none_at_one_n_are_skipped(tmp_path):
