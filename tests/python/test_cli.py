@@ -106,6 +106,12 @@ def test_help_documents_every_option():
      "--hole-ratio: 0.5 of n 1 rounds to 0 holes (round(0.5 x 1) = 1, at most n - 1 = 0)"),
     (["run", "--n", "1,1000", "--hole-ratio", "0,0.5,0.0001"],
      "0.0001 of n 1000 (the largest --n) rounds to 0 holes"),
+    # issue 13 R
+    (["run", "--samples-out", ""], "--samples-out: an empty file name"),
+    (["run", "--timeout", "0x10"], "--timeout: '0x10' is not a number of seconds"),
+    (["run", "--timeout", " 5"], "--timeout: ' 5' is not a number of seconds"),
+    (["run", "--timeout", "1e1"], "in decimal (2.5)"),
+    (["run", "--timeout", "inf"], "in decimal (2.5)"),
     (["run", "--samples-out", "/nonexistent-dir/s.csv"], "--samples-out: cannot open"),
     (["run", "-xy"], "unknown option '-x'"),
     # ~5.4M cases x 1M reps: petabytes of timing records, refused before the output opens
