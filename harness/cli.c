@@ -28,15 +28,19 @@ static const char help_options[] =
 	"  --container SEL[,..] containers (default all). Each item is a name, a glob ('bulk_*'),\n"
 	"                       an axis filter AXIS=GLOB (family, removal, alloc, layout, caps:\n"
 	"                       family=peer, alloc=vm, caps=holes), 'all', or -ITEM to remove\n"
-	"                       what ITEM selects ('all,-peer_*'); see 'list containers'\n"
+	"                       what ITEM selects ('all,-peer_*'); see 'list containers'. One\n"
+	"                       selected by several items ('handle_map,h*') runs once\n"
 	"  --scenario SEL[,..]  scenarios (default all): names, globs, 'all', -ITEM\n"
-	"  --n N[,M..]          elements per container, integers >= 1 (default 100000)\n"
-	"  --elem-bytes E[,..]  payload bytes per element: 8, 16, 64 or 256 (default 8)\n"
+	"  --n N[,M..]          elements per container, distinct integers >= 1 (default 100000)\n"
+	"  --elem-bytes E[,..]  payload bytes per element, distinct: 8, 16, 40 (the particles),\n"
+	"                       64 or 256 (default 8)\n"
 	"  --order O[,..]       seq or random handle order for scenarios that use an order\n"
 	"                       (lookup); other scenarios run once, recorded as seq (default seq)\n"
 	"  --hole-ratio R[,..]  fraction of the n items erased before the timed region, 0 <= R\n"
 	"                       < 1, for scenarios with holes (iterate, lookup, clear,\n"
-	"                       defragment); others run without (default 0)\n"
+	"                       defragment); others run without (default 0). round(R * n) items\n"
+	"                       are erased, at most n - 1: a ratio that erases none at an n is\n"
+	"                       skipped there, and refused when it erases none at every n\n"
 	"  --hole-pattern P[,..] which items are erased: random (uniform), clustered (runs of\n"
 	"                       geometric length, mean 64), oldest (the first R*n inserted)\n"
 	"                       (default random); ratio 0 runs once, pattern none\n"
@@ -48,7 +52,9 @@ static const char help_more[] =
 	"  --out FILE.csv       append raw rows (schema 3) to FILE; header written when new\n"
 	"  --resume             with --out: skip the repetitions FILE already holds, verified,\n"
 	"                       for this run (--run-id, else the run of its last row) and\n"
-	"                       --seed; rerun a killed sweep's command with it to complete it\n"
+	"                       --seed; rerun a killed sweep's command with it to complete it.\n"
+	"                       Other lists (--container ...) add their new cases to that run;\n"
+	"                       a case the run measured with another --seed is refused\n"
 	"  --samples-out FILE   append the raw latency samples of scenarios that record them\n"
 	"                       (push_latency) to FILE: run_id,case,rep,i,ns\n"
 	"  --counters MODE      auto (PAPI when it has counters, else none), papi (fail if\n"
@@ -66,7 +72,7 @@ static const char help_more[] =
 	"                       first-touch page faults stay out of the timed regions\n"
 	"  --pin CPU            pin the process to CPU (sched_setaffinity)\n"
 	"  --timeout S          stop a case whose repetitions (warm-ups included) have run S\n"
-	"                       seconds in all, 0 < S <= 1000000 (decimals allowed; default:\n"
+	"                       seconds in all, 0 < S <= 1000000 (decimal, e.g. 2.5; default:\n"
 	"                       none): its row gets status timeout and the sweep goes on\n"
 	"  --no-fork            run the cases in dodbench's own process (for a debugger): a\n"
 	"                       crash then ends the sweep. By default each case runs in a child\n"
@@ -118,6 +124,27 @@ static int parse_u64(const char *s, unsigned long long *out)
 	errno = 0;
 	*out = strtoull(s, NULL, 10);
 	return errno ? -1 : 0;
+}
+
+/* Strict unsigned decimal number: digits with at most one '.', nothing else (strtod alone
+ * takes " 5", "0x10", "1e3" and "inf"). */
+static int parse_decimal(const char *s, double *out)
+{
+	char *end;
+	if (!*s || strspn(s, "0123456789.") != strlen(s))
+		return -1;
+	errno = 0;
+	*out = strtod(s, &end);
+	return *end || errno || end == s || !isfinite(*out) ? -1 : 0;
+}
+
+/* Is v[i] one of v[0..i)? A value listed twice would run its cases twice. */
+static bool listed_before(const size_t *v, size_t i)
+{
+	for (size_t j = 0; j < i; j++)
+		if (v[j] == v[i])
+			return true;
+	return false;
 }
 
 static int parse_count(const char *opt, const char *arg, unsigned long long lo,
@@ -344,6 +371,8 @@ static int parse_ns(struct hb_config *c, char *arg)
 			rc = hb_usage_error("--n: %s is too large to allocate", items[i]);
 		else
 			c->ns[i] = (size_t)v;
+		if (!rc && listed_before(c->ns, i))
+			rc = hb_usage_error("--n: %s listed twice", items[i]);
 	}
 	free(items);
 	return rc;
@@ -366,6 +395,8 @@ static int parse_elems(struct hb_config *c, char *arg)
 		if (!found)
 			rc = hb_usage_error("--elem-bytes: '%s' is not one of 8, 16, 40, 64, 256", items[i]);
 		c->elems[i] = (size_t)v;
+		if (!rc && listed_before(c->elems, i))
+			rc = hb_usage_error("--elem-bytes: %s listed twice", items[i]);
 	}
 	free(items);
 	return rc;
@@ -403,11 +434,8 @@ static int parse_hole_ratios(struct hb_config *c, char *arg)
 		return hb_usage_error("--hole-ratio: out of memory");
 	int rc = 0;
 	for (size_t i = 0; i < c->n_hole_ratios && !rc; i++) {
-		char *end;
-		errno = 0;
-		double v = strtod(items[i], &end);
-		if (*end || errno || end == items[i] || !isfinite(v) ||
-		    strspn(items[i], "0123456789.") != strlen(items[i]))
+		double v = 0;
+		if (parse_decimal(items[i], &v))
 			rc = hb_usage_error("--hole-ratio: '%s' is not a decimal number", items[i]);
 		else if (!(v >= 0 && v < 1))
 			rc = hb_usage_error("--hole-ratio: %s is outside 0 <= r < 1", items[i]);
@@ -469,6 +497,35 @@ static int bad_option(const struct option *opts, const char *arg)
 		return hb_usage_error("ambiguous option '%.*s': could be %s", (int)len + 2, arg,
 		                      names);
 	return hb_usage_error("unknown option '%.*s'", (int)len + 2, arg);
+}
+
+/* The checks of options against each other (and of values no single parser sees whole),
+ * once all are parsed. Returns 0 or 2. */
+static int check_combinations(const struct hb_config *c)
+{
+	if (c->baseline) {
+		size_t k = 0;
+		while (k < c->n_containers && strcmp(c->containers[k]->name, c->baseline) != 0)
+			k++;
+		if (k == c->n_containers)
+			return hb_usage_error("--baseline: '%s' is not one of the containers of this "
+			                      "run", c->baseline);
+	}
+	/* hb_samples_open would say "cannot open  for appending": as --out and --out-json. */
+	if (c->samples_out && !*c->samples_out)
+		return hb_usage_error("--samples-out: an empty file name");
+	if ((c->sim_d1 || c->sim_ll) && c->counters != HB_COUNTERS_CALLGRIND)
+		return hb_usage_error("--sim-d1/--sim-ll need --counters callgrind");
+	if (c->resume && !c->out)
+		return hb_usage_error("--resume needs --out: the file whose rows it completes");
+	if (c->sim_resume_from && !c->sim_child)
+		return hb_usage_error("--sim-resume-from is internal to --counters callgrind");
+	if (c->timeout_s > 0 && c->no_fork)
+		return hb_usage_error("--timeout needs the cases in child processes: drop --no-fork");
+	if (c->timeout_s > 0 && c->counters == HB_COUNTERS_CALLGRIND)
+		return hb_usage_error("--timeout does not work with --counters callgrind (its cases "
+		                      "run inside the one valgrind process)");
+	return 0;
 }
 
 int hb_parse_run(struct hb_config *c, int argc, char **argv)
@@ -550,16 +607,12 @@ int hb_parse_run(struct hb_config *c, int argc, char **argv)
 		case 'X': c->sim_child = 1; break;
 		case 'F': c->no_fork = 1; break;
 		case 'Y': c->sim_resume_from = optarg; break;
-		case 't': {
-			char *end;
-			errno = 0;
-			double v = strtod(optarg, &end);
-			if (end == optarg || *end || errno || !(v > 0 && v <= 1e6))
+		case 't':
+			if (parse_decimal(optarg, &c->timeout_s) ||
+			    !(c->timeout_s > 0 && c->timeout_s <= 1e6))
 				rc = hb_usage_error("--timeout: '%s' is not a number of seconds, 0 < S <= "
-				                    "1000000", optarg);
-			c->timeout_s = v;
+				                    "1000000, in decimal (2.5)", optarg);
 			break;
-		}
 		case 'p': {
 			unsigned long long cpu;
 			rc = parse_count("--pin", optarg, 0, 1023, &cpu);
@@ -589,25 +642,8 @@ int hb_parse_run(struct hb_config *c, int argc, char **argv)
 	}
 	if (rc == 0 && optind < argc)
 		rc = hb_usage_error("unexpected argument '%s'", argv[optind]);
-	if (rc == 0 && c->baseline) {
-		size_t k = 0;
-		while (k < c->n_containers && strcmp(c->containers[k]->name, c->baseline) != 0)
-			k++;
-		if (k == c->n_containers)
-			rc = hb_usage_error("--baseline: '%s' is not one of the containers of this run",
-			                    c->baseline);
-	}
-	if (rc == 0 && (c->sim_d1 || c->sim_ll) && c->counters != HB_COUNTERS_CALLGRIND)
-		rc = hb_usage_error("--sim-d1/--sim-ll need --counters callgrind");
-	if (rc == 0 && c->resume && !c->out)
-		rc = hb_usage_error("--resume needs --out: the file whose rows it completes");
-	if (rc == 0 && c->sim_resume_from && !c->sim_child)
-		rc = hb_usage_error("--sim-resume-from is internal to --counters callgrind");
-	if (rc == 0 && c->timeout_s > 0 && c->no_fork)
-		rc = hb_usage_error("--timeout needs the cases in child processes: drop --no-fork");
-	if (rc == 0 && c->timeout_s > 0 && c->counters == HB_COUNTERS_CALLGRIND)
-		rc = hb_usage_error("--timeout does not work with --counters callgrind (its cases "
-		                    "run inside the one valgrind process)");
+	if (rc == 0)
+		rc = check_combinations(c);
 	if (rc == 0 && c->pin >= 0 && hb_pin((int)c->pin) != 0)
 		rc = hb_usage_error("--pin: cannot pin to CPU %ld: %s", c->pin, strerror(errno));
 	return rc;

@@ -1,6 +1,7 @@
 /* plan.c - the cases of a run: the product of the selected axes, each with its name and,
  * when it cannot run, the reason it is skipped. */
 #define _GNU_SOURCE
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -52,6 +53,12 @@ static int add_case(const struct hb_config *c, struct hb_case **cases, size_t *n
 	             s->uses_order ? order_name(order) : NULL, ratio,
 	             scn_hole_pattern_names[pattern]);
 	x->skip = scn_cannot_run(s, x->ops, &x->p);
+	/* Run, it would be the no-holes case recorded as holed (hole_ratio 0 with a pattern,
+	 * which the reports refuse): hb_check_fits refuses a ratio for which this holds at
+	 * every n, so here it is one n of a sweep. */
+	if (!x->skip && s->uses_holes && ratio > 0 && scn_hole_count(n_elems, ratio) == 0)
+		x->skip = "round(hole ratio x n) is 0 holes (at most n - 1): nothing to erase at "
+		          "this n";
 	x->elapsed_ns = calloc(c->reps, sizeof *x->elapsed_ns);
 	x->cpu_ns = calloc(c->reps, sizeof *x->cpu_ns);
 	(*n)++;
@@ -109,10 +116,36 @@ void hb_plan_free(struct hb_case *cases, size_t n)
 	free(cases);
 }
 
+/* Refuses a hole ratio > 0 that erases no item at any --n of the run (it rounds to 0
+ * holes even at the largest n, as round(R * n), at most n - 1, grows with n), when a
+ * selected scenario uses holes: every case it asks for would be skipped. At some n only
+ * (--n 1,1000 --hole-ratio 0.5) those cases are skipped (add_case). Returns 0 or 2. */
+static int check_hole_counts(const struct hb_config *c)
+{
+	bool holes = false;
+	for (size_t s = 0; s < c->n_scenarios; s++)
+		holes |= c->scenarios[s]->uses_holes;
+	size_t n = 0;
+	for (size_t i = 0; i < c->n_ns; i++)
+		n = c->ns[i] > n ? c->ns[i] : n;
+	for (size_t h = 0; holes && h < c->n_hole_ratios; h++) {
+		double r = c->hole_ratios[h];
+		if (r > 0 && scn_hole_count(n, r) == 0)
+			return hb_usage_error("--hole-ratio: %g of n %zu%s rounds to 0 holes (round(%g x "
+			                      "%zu) = %lld, at most n - 1 = %zu): give a larger ratio or "
+			                      "n, or 0 for no holes", r, n,
+			                      c->n_ns > 1 ? " (the largest --n)" : "", r, n,
+			                      llround(r * (double)n), n - 1);
+	}
+	return 0;
+}
+
 /* The estimate (two copies of the payload plus 64 bytes of bookkeeping per element:
  * handles, sparse set, nodes, hole setup) is deliberately generous. */
 int hb_check_fits(const struct hb_config *c, const struct hb_env *env)
 {
+	if (check_hole_counts(c))
+		return 2;
 	/* Pairs of a container and a size class it is not built at are left out of the plan
 	 * (--container all at 8 B leaves out the particles, built at 40 B only), with a
 	 * notice; when that leaves nothing to run it is an error. */

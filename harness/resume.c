@@ -6,8 +6,11 @@
  * planned case by scenario, container, n, elem_bytes, order (for scenarios with one),
  * hole pattern and hole ratio: the CSV holds the fraction really erased, m / n with
  * m = round(ratio * n) (scn_hole_indices), so the case whose requested ratio gives that m
- * is the one. Rows of other runs, other seeds, unverified rows and repetitions beyond
- * --reps are ignored: those repetitions run again.
+ * is the one. Rows of other runs, unverified rows and repetitions beyond --reps are
+ * ignored: those repetitions run again. A row of the run and a planned case with another
+ * seed is refused: the case would get repetitions of two seeds under one run id, which
+ * the reports and compare.py pool as one sample (16 repetitions of a --reps 8 case).
+ * Another case's rows of the run may have another seed (a sweep line may set its own).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -29,12 +32,9 @@ static const char *const names[R_N_COLS] = {"container", "scenario", "n", "elem_
 /* The fraction of n the hole setup erases for a requested ratio (scn_hole_indices). */
 static double erased_fraction(const struct hb_case *k)
 {
-	size_t n = k->p.n, m = (size_t)llround(k->p.hole_ratio * (double)n);
-	if (!k->scn->uses_holes || k->p.hole_pattern == SCN_HOLES_NONE || k->p.hole_ratio <= 0)
+	if (!k->scn->uses_holes || k->p.hole_pattern == SCN_HOLES_NONE)
 		return 0;
-	if (m > n - 1)
-		m = n - 1;
-	return (double)m / (double)n;
+	return (double)scn_hole_count(k->p.n, k->p.hole_ratio) / (double)k->p.n;
 }
 
 static struct hb_case *find_case(struct hb_run *r, char **f)
@@ -89,6 +89,30 @@ int hb_resume_check(const char *path, char *err, size_t err_len)
 	if (in)
 		fclose(in);
 	return in ? 0 : -1;
+}
+
+/* Takes row g of the run: marks its repetition in its planned case when it is verified.
+ * Returns 0, or -1 with the reason in err when the row's case is planned with another
+ * seed. */
+static int take_row(struct hb_run *r, char **g, const char *seed, const char *path,
+                    char *err, size_t err_len)
+{
+	struct hb_case *k = find_case(r, g);
+	if (!k)
+		return 0;
+	if (strcmp(g[R_SEED], seed) != 0) {
+		snprintf(err, err_len, "run %s of %.120s measured %.120s with --seed %s, not %s: "
+		         "resume with --seed %s, or start a new run (a new --run-id, or none and no "
+		         "--resume)", g[R_RUN_ID], path, k->name, g[R_SEED], seed, g[R_SEED]);
+		return -1;
+	}
+	unsigned long long rep = strtoull(g[R_REP], NULL, 10);
+	if (strcmp(g[R_VERIFIED], "1") == 0 && rep < r->c->reps && !k->have[rep]) {
+		k->have[rep] = 1;
+		k->resumed++;
+		r->resumed++;
+	}
+	return 0;
 }
 
 int hb_resume_load(struct hb_run *r, const char *path, char *run_id, size_t run_id_len,
@@ -153,15 +177,10 @@ int hb_resume_load(struct hb_run *r, const char *path, char *run_id, size_t run_
 		bool ok = true;
 		for (int c = 0; c < R_N_COLS && ok; c++)
 			ok = (size_t)col[c] < nf && (g[c] = f[col[c]]) != NULL;
-		if (!ok || strcmp(g[R_VERIFIED], "1") != 0 || strcmp(g[R_RUN_ID], run_id) != 0 ||
-		    strcmp(g[R_SEED], seed) != 0)
-			continue;
-		struct hb_case *k = find_case(r, g);
-		unsigned long long rep = strtoull(g[R_REP], NULL, 10);
-		if (k && rep < r->c->reps && !k->have[rep]) {
-			k->have[rep] = 1;
-			k->resumed++;
-			r->resumed++;
+		if (ok && strcmp(g[R_RUN_ID], run_id) == 0 &&
+		    take_row(r, g, seed, path, err, err_len) != 0) {
+			fclose(in);
+			return -1;
 		}
 	}
 	fclose(in);

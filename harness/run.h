@@ -90,9 +90,11 @@ void hb_case_name(char *buf, size_t len, const char *scenario, const char *conta
 
 /* The cases of c: the product scenarios x containers x elem sizes x n x orders (for
  * scenarios with uses_order) x holes (for uses_holes: ratio 0 once, every other ratio
- * with every pattern). Returns 0 or 1 (out of memory, message printed). */
+ * with every pattern; one that rounds to 0 holes at an n is skipped there). Returns 0 or 1
+ * (out of memory, message printed). */
 int hb_plan(const struct hb_config *c, struct hb_case **cases_out, size_t *n_out);
-/* Rejects sizes a container cannot index or this machine cannot hold. Returns 0 or 2. */
+/* Rejects sizes a container cannot index or this machine cannot hold, and a hole ratio
+ * that rounds to 0 holes at every n. Returns 0 or 2. */
 int hb_check_fits(const struct hb_config *c, const struct hb_env *env);
 void hb_plan_free(struct hb_case *cases, size_t n);
 
@@ -117,7 +119,7 @@ struct hb_run {
  * path already holds, verified, for run run_id (when empty: the run of the file's last
  * row, written back to run_id) and the run's seed; sets the cases' and r's `resumed`.
  * Returns 0, or -1 with the reason in err (unreadable file, not a regular file, a column
- * missing, memory). */
+ * missing, memory, a planned case the run measured with another seed). */
 int hb_resume_load(struct hb_run *r, const char *path, char *run_id, size_t run_id_len,
                    char *err, size_t err_len);
 /* Checks before any work that --resume can read the rows at path: a regular file or no

@@ -156,15 +156,21 @@ static double rng_unit(uint64_t *rng)
 	return (double)((dod_rng_next(rng) >> 11) + 1) * 0x1.0p-53;
 }
 
+size_t scn_hole_count(size_t n, double ratio)
+{
+	if (n == 0 || ratio <= 0)
+		return 0;
+	size_t m = (size_t)llround(ratio * (double)n);
+	return m > n - 1 ? n - 1 : m; /* at least one survivor: every scenario visits something */
+}
+
 size_t scn_hole_indices(size_t n, double ratio, enum scn_hole_pattern pattern, uint64_t seed,
                         unsigned char *erased, size_t *order_out)
 {
 	memset(erased, 0, n);
-	size_t m = (size_t)llround(ratio * (double)n);
-	if (n == 0 || pattern == SCN_HOLES_NONE || ratio <= 0)
+	size_t m = scn_hole_count(n, ratio);
+	if (pattern == SCN_HOLES_NONE || m == 0)
 		return 0;
-	if (m > n - 1)
-		m = n - 1; /* at least one survivor: every scenario visits something */
 	uint64_t rng = seed ^ 0x401e5ca77e12edull;
 	switch (pattern) {
 	case SCN_HOLES_OLDEST:

@@ -124,9 +124,13 @@ static inline uint64_t scn_live_key(const struct scn_filled *f, size_t k)
 }
 /* Destroys f's container and frees its arrays. */
 void scn_filled_free(const struct dod_ops *ops, struct scn_filled *f);
+/* How many of n items the hole setup erases at ratio: round(ratio * n), at most n - 1
+ * (one survivor), 0 for ratio <= 0 or n == 0. A ratio > 0 can round to 0 holes. */
+size_t scn_hole_count(size_t n, double ratio);
 /* Marks in erased[0..n) (1 = erased) the insertion indices pattern erases at ratio, and
  * writes them to order_out (may be NULL; room for n) in the order they are erased.
- * Returns how many: round(ratio * n), at most n - 1 (n >= 1). Deterministic for a seed. */
+ * Returns how many: scn_hole_count(n, ratio) (0 for pattern none). Deterministic for a
+ * seed. */
 size_t scn_hole_indices(size_t n, double ratio, enum scn_hole_pattern pattern, uint64_t seed,
                         unsigned char *erased, size_t *order_out);
 

@@ -94,6 +94,24 @@ def test_help_documents_every_option():
     (["run", "--hole-pattern", "none"], "not random, clustered or oldest"),
     (["run", "--hole-pattern", "random,random"], "listed twice"),
     (["run", "--order", "seq,seq"], "listed twice"),
+    # issue 13 Q: a repeated n or element size ran its cases twice
+    (["run", "--n", "100,1000,100"], "--n: 100 listed twice"),
+    (["run", "--n", "100,0100"], "--n: 0100 listed twice"),
+    (["run", "--elem-bytes", "8,16,8"], "--elem-bytes: 8 listed twice"),
+    # issue 13 F: holes that round to none at every n wrote hole_ratio 0 with a pattern
+    (["run", "--container", "handle_map", "--scenario", "iterate", "--n", "1000",
+      "--hole-ratio", "0.0001"],
+     "--hole-ratio: 0.0001 of n 1000 rounds to 0 holes (round(0.0001 x 1000) = 0"),
+    (["run", "--n", "1", "--hole-ratio", "0.5"],
+     "--hole-ratio: 0.5 of n 1 rounds to 0 holes (round(0.5 x 1) = 1, at most n - 1 = 0)"),
+    (["run", "--n", "1,1000", "--hole-ratio", "0,0.5,0.0001"],
+     "0.0001 of n 1000 (the largest --n) rounds to 0 holes"),
+    # issue 13 R
+    (["run", "--samples-out", ""], "--samples-out: an empty file name"),
+    (["run", "--timeout", "0x10"], "--timeout: '0x10' is not a number of seconds"),
+    (["run", "--timeout", " 5"], "--timeout: ' 5' is not a number of seconds"),
+    (["run", "--timeout", "1e1"], "in decimal (2.5)"),
+    (["run", "--timeout", "inf"], "in decimal (2.5)"),
     (["run", "--samples-out", "/nonexistent-dir/s.csv"], "--samples-out: cannot open"),
     (["run", "-xy"], "unknown option '-x'"),
     # ~5.4M cases x 1M reps: petabytes of timing records, refused before the output opens
@@ -240,6 +258,69 @@ def test_selection_globs_axis_filters_and_removal():
                                                      if not n.startswith("peer_")]
     assert selected("--container", "plain_array,handle_map") == ["plain_array", "handle_map"]
     assert selected("--container", "handle_map,handle_map,h*") == ["handle_map"]
+
+
+def test_an_item_selected_twice_runs_once(tmp_path):
+    """Issue 13 Q: --n and --elem-bytes refuse a repeated value (above); a container or a
+    scenario selected by several items (a name and a glob overlap) runs once."""
+    out = tmp_path / "twice.csv"
+    p = run("run", "--container", "handle_map,handle_map,h*", "--scenario",
+            "iterate,iterate,it*,-iterate_inline", "--n", "10", "--reps", "2", "--warmup", "0",
+            "--out", str(out), "--quiet")
+    assert p.returncode == 0, p.stderr
+    assert sorted((r["container"], r["scenario"], r["rep"]) for r in read_rows(out)) == [
+        ("handle_map", "iterate", "0"), ("handle_map", "iterate", "1")]
+
+
+def test_holes_that_round_to_none_at_one_n_are_skipped(tmp_path):
+    """Issue 13 F: --n 1,1000 --hole-ratio 0,0.5 runs; at n 1 round(0.5 x 1) = 1 hole is
+    capped to n - 1 = 0, which ran the no-holes case again, recorded as hole_ratio 0 with
+    pattern random (the reports refuse such a row). Now it is skipped, with the reason."""
+    out = tmp_path / "h.csv"
+    p = run("run", "--container", "handle_map", "--scenario", "iterate,create", "--n",
+            "1,1000", "--hole-ratio", "0,0.5", "--hole-pattern", "random,clustered",
+            "--reps", "1", "--warmup", "0", "--out", str(out), "--quiet")
+    assert p.returncode == 0, p.stderr
+    for pattern in ("random", "clustered"):
+        assert re.search(rf"iterate/handle_map/n:1/elem:8/holes:0.5:{pattern} +skipped: "
+                         r"round\(hole ratio x n\) is 0 holes", p.stdout), p.stdout
+    rows = read_rows(out)
+    cases = sorted((r["scenario"], r["n"], r["hole_ratio"], r["hole_pattern"]) for r in rows)
+    assert cases == [("create", "1", "0", "none"), ("create", "1000", "0", "none"),
+                     ("iterate", "1", "0", "none"), ("iterate", "1000", "0", "none"),
+                     ("iterate", "1000", "0.5", "clustered"), ("iterate", "1000", "0.5", "random")]
+
+
+def test_resume_refuses_a_case_of_the_run_with_another_seed(tmp_path):
+    """Issue 13 E: --resume --seed 8 after a killed --seed 7 sweep put both seeds under one
+    run id (compare.py then pooled 2 x --reps samples per case). Now refused before any
+    work, naming the seed the run used; another run id starts a new run. --resume with more
+    containers adds their cases to the run (documented), and a case the run does not hold
+    may have its own seed (a sweep line may set one)."""
+    out = tmp_path / "e.csv"
+    case = ["--scenario", "iterate", "--n", "100", "--reps", "2", "--warmup", "0", "--quiet",
+            "--out", str(out)]
+    assert run("run", "--container", "handle_map", *case, "--seed", "7",
+               "--run-id", "X").returncode == 0
+    before = out.read_bytes()
+    for run_id in ([], ["--run-id", "X"]):  # the run of the last row, or named
+        p = run("run", "--container", "handle_map", *case, "--seed", "8", *run_id, "--resume")
+        assert p.returncode == 2, p.stderr
+        assert ("--resume: run X of " + str(out) + " measured iterate/handle_map/n:100/elem:8 "
+                "with --seed 7, not 8: resume with --seed 7") in p.stderr
+        assert out.read_bytes() == before
+    p = run("run", "--container", "handle_map,plain_array", *case, "--seed", "7", "--resume")
+    assert p.returncode == 0, p.stderr
+    p = run("run", "--container", "peer_stb_arr", *case, "--seed", "8", "--run-id", "X",
+            "--resume")
+    assert p.returncode == 0, p.stderr
+    p = run("run", "--container", "handle_map", *case, "--seed", "8", "--run-id", "Y",
+            "--resume")
+    assert p.returncode == 0, p.stderr
+    assert sorted((r["run_id"], r["container"], r["seed"], r["rep"]) for r in read_rows(out)) == [
+        ("X", c, seed, rep) for c, seed in (("handle_map", "7"), ("peer_stb_arr", "8"),
+                                            ("plain_array", "7")) for rep in "01"] + [
+        ("Y", "handle_map", "8", rep) for rep in "01"]
 
 
 def test_no_silent_cap_on_list_lengths(tmp_path):

@@ -215,14 +215,15 @@ def test_resume_completes_a_killed_sweep_with_the_same_rows(tmp_path):
 def test_resume_ignores_other_runs_and_seeds_and_needs_out(tmp_path):
     out = tmp_path / "r.csv"
     assert run("run", *CASE, "--reps", "3", "--run-id", "A", "--out", str(out)).returncode == 0
-    # Another run id, then another seed: nothing of run A counts, all 3 reps run.
+    # Another run id, then another seed in a third run (another seed for a case of run B is
+    # refused: test_cli.py): nothing of the other runs counts, all 3 reps run.
     assert run("run", *CASE, "--reps", "3", "--run-id", "B", "--out", str(out),
                "--resume").returncode == 0
-    assert run("run", *CASE, "--reps", "3", "--run-id", "B", "--seed", "2", "--out", str(out),
+    assert run("run", *CASE, "--reps", "3", "--run-id", "C", "--seed", "2", "--out", str(out),
                "--resume").returncode == 0
     assert len(rows_of(out)) == 9
-    # Without --run-id the run of the last row is completed: run B, seed 1, all there.
-    p = run("run", *CASE, "--reps", "3", "--out", str(out), "--resume")
+    # Without --run-id the run of the last row is completed: run C, seed 2, all there.
+    p = run("run", *CASE, "--reps", "3", "--seed", "2", "--out", str(out), "--resume")
     assert p.returncode == 0 and len(rows_of(out)) == 9
     p = run("run", *CASE, "--resume")
     assert p.returncode == 2 and "--resume needs --out" in p.stderr
