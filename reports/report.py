@@ -40,7 +40,10 @@ A section for which the inputs hold no rows (no callgrind rows, no calibration p
 at 3 sizes, no handle_map table case ...) is left as committed, and so is its chart. With no
 CSV at all (fresh clone: results/ empty or missing) nothing is written and the exit status
 is 0. Rows with verified=0 are excluded and counted in a warning. Bad input prints one
-"report.py: FILE:LINE: message" line on stderr and exits with status 2.
+"report.py: FILE:LINE: message" line on stderr and exits with status 2; bad input is also
+any value no run can write: an integer that is negative, not a plain decimal, or beyond the
+C type the harness writes it with (elapsed_ns 1..2^63-1, checksum 0..2^64-1), elem_bytes
+outside ELEM_BYTES, an empty container or scenario, a NUL byte anywhere.
 
 Usage: /usr/bin/python3 reports/report.py [--results-dir DIR] [--out-dir DIR]
            [--results-md FILE] [--article FILE] [--run RUN_ID|latest] [--baseline NAME]

@@ -827,7 +827,8 @@ IMPOSSIBLE = [  # (file line, column, value, message after "column '...': ")
     (15, "ns_per_op", "1e999", "expected a number, got '1e999'"),
 ]
 
-@pytest.mark.parametrize("line, column, value, message", IMPOSSIBLE)
+@pytest.mark.parametrize("line, column, value, message", IMPOSSIBLE,
+                         ids=[f"{line}-{column}" for line, column, _, _ in IMPOSSIBLE])
 def test_impossible_values_exit_2_with_file_and_line(tmp_path, capsys, line, column, value,
                                                      message):
     path = write_rows(tmp_path / "s2_bad.csv", set_field(read_rows(S2), line, column, value))
