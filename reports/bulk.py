@@ -136,8 +136,9 @@ def load_article(path=ARTICLE):
                      number(fields, "figure", float, where, what="a number or empty"),
                      fields["unit"],
                      number(fields, "n", int, where, lambda v: v >= 1, "an integer >= 1"),
-                     number(fields, "elem_bytes", int, where, lambda v: v >= 1,
-                            "an integer >= 1"),
+                     number(fields, "elem_bytes", int, where, lambda v: v in rp.ELEM_BYTES,
+                            f"a size class of the harness "
+                            f"({', '.join(map(str, rp.ELEM_BYTES))}) or empty"),
                      number(fields, "hole_ratio", float, where, lambda v: 0 <= v < 1,
                             "a fraction 0 <= r < 1"),
                      pattern, order)

@@ -21,8 +21,10 @@ loading, harness setup and teardown outside the region, CSV write), and
 once the fixed startup cost is removed. Writes the "process" section of RESULTS.md between
 its BEGIN/END marker lines, keeping the rest of the file.
 
-Bad input prints one "process.py: FILE: message" line on stderr and exits with status 2;
-an unwritable RESULTS.md exits with 1.
+Bad input (a malformed CSV row; a hyperfine entry without a command or with a time that is
+not a positive number of seconds ...) prints one "process.py: FILE:LINE: message" line (for
+the JSON "FILE: results[I].KEY: message") on stderr and exits with status 2; an unwritable
+RESULTS.md exits with 1.
 
 Usage: /usr/bin/python3 reports/process.py [HYPERFINE.json [DODBENCH.csv]]
            [--baseline FILE] [--results-md FILE] [--results-dir DIR]
@@ -53,7 +55,8 @@ class InputError(Exception):
 # --- reading -------------------------------------------------------------------------------
 
 def load_hyperfine(path):
-    """The 'results' list of a hyperfine --export-json file, each entry checked."""
+    """The 'results' list of a hyperfine --export-json file, each entry checked
+    (_check_result); raises InputError naming the file and the entry."""
     try:
         with open(path, encoding="utf-8") as f:
             data = json.load(f)
@@ -65,22 +68,44 @@ def load_hyperfine(path):
     if not isinstance(results, list) or not results:
         raise InputError(f"{path}: no 'results' list (not a hyperfine --export-json file?)")
     for i, r in enumerate(results):
-        where = f"{path}: results[{i}]"
-        if not isinstance(r, dict) or not isinstance(r.get("command"), str):
-            raise InputError(f"{where}: no 'command'")
-        for key in ("mean", "median"):
-            if not _is_num(r.get(key)):
-                raise InputError(f"{where}: '{key}' is not a number")
-        if r.get("stddev") is not None and not _is_num(r["stddev"]):
-            raise InputError(f"{where}: 'stddev' is not a number")
-        times = r.get("times")
-        if not isinstance(times, list) or not times or not all(map(_is_num, times)):
-            raise InputError(f"{where}: 'times' is not a non-empty list of seconds")
+        _check_result(r, f"{path}: results[{i}]")
     return results
 
 
+def _check_result(r, where):
+    """Raise InputError (text starting with `where`, FILE: results[I]) unless the hyperfine
+    result r has a command, 'parameters' absent or an object, and its mean, median and every
+    one of its 'times' are positive numbers of seconds, its stddev absent or >= 0: a process
+    takes time, and a zero or negative one would come out as a wrong ratio, not an error."""
+    if not isinstance(r, dict) or not isinstance(r.get("command"), str):
+        raise InputError(f"{where}: no 'command'")
+    if r.get("parameters") is not None and not isinstance(r["parameters"], dict):
+        raise InputError(f"{where}: 'parameters' is not an object")
+    for key in ("mean", "median"):
+        if not _is_num(r.get(key)):
+            raise InputError(f"{where}: '{key}' is not a number")
+    if r.get("stddev") is not None and not _is_num(r["stddev"]):
+        raise InputError(f"{where}: 'stddev' is not a number")
+    times = r.get("times")
+    if not isinstance(times, list) or not times or not all(map(_is_num, times)):
+        raise InputError(f"{where}: 'times' is not a non-empty list of seconds")
+    named = [(key, r[key]) for key in ("mean", "median")]
+    for key, value in named + [(f"times[{j}]", t) for j, t in enumerate(times)]:
+        if value <= 0:
+            raise InputError(f"{where}.{key}: expected a positive number of seconds, "
+                             f"got {value!r}")
+    if r.get("stddev") is not None and r["stddev"] < 0:
+        raise InputError(f"{where}.stddev: expected seconds >= 0, got {r['stddev']!r}")
+
+
 def _is_num(x):
-    return isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x)
+    """True for a JSON number that is a finite float (an int past the float range is not)."""
+    if not isinstance(x, (int, float)) or isinstance(x, bool):
+        return False
+    try:
+        return math.isfinite(x)
+    except OverflowError:
+        return False
 
 
 def load_csv(path):
@@ -108,7 +133,7 @@ def command_case(result):
     n = params.get("n") or _option(cmd, "n")
     try:
         return container, int(n)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):  # OverflowError: "n": 1e400 (inf)
         return None
 
 

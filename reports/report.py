@@ -40,7 +40,10 @@ A section for which the inputs hold no rows (no callgrind rows, no calibration p
 at 3 sizes, no handle_map table case ...) is left as committed, and so is its chart. With no
 CSV at all (fresh clone: results/ empty or missing) nothing is written and the exit status
 is 0. Rows with verified=0 are excluded and counted in a warning. Bad input prints one
-"report.py: FILE:LINE: message" line on stderr and exits with status 2.
+"report.py: FILE:LINE: message" line on stderr and exits with status 2; bad input is also
+any value no run can write: an integer that is negative, not a plain decimal, or beyond the
+C type the harness writes it with (elapsed_ns 1..2^63-1, checksum 0..2^64-1), elem_bytes
+outside ELEM_BYTES, an empty container or scenario, a NUL byte anywhere.
 
 Usage: /usr/bin/python3 reports/report.py [--results-dir DIR] [--out-dir DIR]
            [--results-md FILE] [--article FILE] [--run RUN_ID|latest] [--baseline NAME]
@@ -92,10 +95,22 @@ OPTIONAL_FLOAT_COLUMNS = {"pmu_scale", "sample_cost_ns", *LATENCY_COLUMNS}
 OPTIONAL_INT_COLUMNS = ({"tsc_cycles", "papi_tot_cyc", "papi_tot_ins", "papi_l1_dcm", "papi_l2_dcm",
                          "papi_l3_tcm", "swaps"} | set(EXT_COLUMNS + SCHEMA2_COLUMNS)
                         - EXT_TEXT_COLUMNS - OPTIONAL_FLOAT_COLUMNS)
-NON_NEGATIVE_COLUMNS = {"elapsed_ns", "samples", "pmu_scale", "sample_cost_ns", *LATENCY_COLUMNS,
-                        "reserved_bytes", "committed_bytes"}
+NON_NEGATIVE_COLUMNS = {"pmu_scale", "sample_cost_ns", *LATENCY_COLUMNS}  # every integer too
 # A timed region takes time: zero is as impossible as negative (issue 8, defect 8).
 POSITIVE_COLUMNS = {"elapsed_ns", "ns_per_op"}
+AT_LEAST_ONE = {"n", "ops"}  # integer columns from 1; every other integer column from 0
+# The harness writes these as uint64_t or size_t (harness/csv.c), every other integer column
+# as a long long that is left empty when negative: no integer column is ever below 0.
+U64_COLUMNS = {"schema", "n", "elem_bytes", "seed", "checksum", "cpu_ns", "ops"}
+U64_MAX, I64_MAX = 2 ** 64 - 1, 2 ** 63 - 1
+# The size classes of the harness (harness/registry.c, hb_elem_sizes): the one list every
+# reader checks elem_bytes against.
+ELEM_BYTES = (8, 16, 40, 64, 256)
+NAME_COLUMNS = ("container", "scenario")  # a case without them names nothing
+# The harness writes plain ASCII decimals (%llu, %zu, %.6g); Python's int() and float() also
+# take spaces, underscores, other scripts' digits, "inf" and "nan", none of which it writes.
+INT_SYNTAX = re.compile(r"-?[0-9]+")
+FLOAT_SYNTAX = re.compile(r"-?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][-+]?[0-9]+)?")
 FLAG_COLUMNS = {"papi_multiplexed", "prefault", "hypervisor"}  # 0/1 (or empty)
 GEOMETRY_COLUMNS = {"sim_d1", "sim_ll"}  # "size_bytes:assoc:line_bytes" (or empty)
 ORDERS = ("seq", "random")
@@ -181,25 +196,62 @@ def _typed(column, text, where):
     if column in GEOMETRY_COLUMNS and not re.fullmatch(r"[1-9]\d*:[1-9]\d*:[1-9]\d*", text):
         raise ReportError(f"{where}: column '{column}': expected size_bytes:assoc:line_bytes "
                           f"like 8388608:16:64, got {text!r}")
-    is_float = column in FLOAT_COLUMNS or column in OPTIONAL_FLOAT_COLUMNS
-    is_int = column in INT_COLUMNS or column in OPTIONAL_INT_COLUMNS
-    if not (is_float or is_int):
-        return text
-    kind = "number" if is_float else "integer"
-    try:
-        value = float(text) if is_float else int(text)
-    except ValueError:
-        value = None
-    if value is None or (is_float and not math.isfinite(value)):
-        raise ReportError(f"{where}: column '{column}': expected "
-                          f"{'a number' if is_float else 'an integer'}, got {text!r}")
+    if column in FLOAT_COLUMNS or column in OPTIONAL_FLOAT_COLUMNS:
+        return _number(column, text, where)
+    if column in INT_COLUMNS or column in OPTIONAL_INT_COLUMNS:
+        return _integer(column, text, where)
+    return text
+
+
+def _number(column, text, where):
+    """The value of a float column's field: a finite decimal number, > 0 for
+    POSITIVE_COLUMNS and >= 0 for NON_NEGATIVE_COLUMNS; raises ReportError otherwise."""
+    value = float(text) if FLOAT_SYNTAX.fullmatch(text) else math.nan  # 1e999 gives inf
+    if not math.isfinite(value):
+        raise ReportError(f"{where}: column '{column}': expected a number, got {text!r}")
     if column in POSITIVE_COLUMNS and value <= 0:
-        raise ReportError(f"{where}: column '{column}': expected a positive {kind}, "
+        raise ReportError(f"{where}: column '{column}': expected a positive number, "
                           f"got {text!r}")
     if column in NON_NEGATIVE_COLUMNS and value < 0:
-        raise ReportError(f"{where}: column '{column}': expected a non-negative {kind}, "
+        raise ReportError(f"{where}: column '{column}': expected a non-negative number, "
                           f"got {text!r}")
     return value
+
+
+def _integer(column, text, where):
+    """The value of an integer column's field: a decimal integer from 0 (1 for
+    POSITIVE_COLUMNS and AT_LEAST_ONE) to the largest value of the C type the harness writes
+    it with (U64_MAX for U64_COLUMNS, else I64_MAX); raises ReportError otherwise, so no
+    reader gets a number no run can produce (numpy cannot even hold 2^64)."""
+    if not INT_SYNTAX.fullmatch(text):
+        raise ReportError(f"{where}: column '{column}': expected an integer, got {text!r}")
+    # int() refuses strings of 4300+ digits: anything past 20 digits is out of range anyway
+    too_long = len(text.lstrip("-").lstrip("0")) > 20
+    value = (-1 if text[0] == "-" else U64_MAX + 1) if too_long else int(text)
+    low, kind = ((1, "a positive integer") if column in POSITIVE_COLUMNS else
+                 (1, "an integer >= 1") if column in AT_LEAST_ONE else
+                 (0, "a non-negative integer"))
+    high, c_type = ((U64_MAX, "an unsigned") if column in U64_COLUMNS else
+                    (I64_MAX, "a signed"))
+    if value < low:
+        raise ReportError(f"{where}: column '{column}': expected {kind}, got {text!r}")
+    if value > high:
+        raise ReportError(f"{where}: column '{column}': expected {kind} of at most {high} "
+                          f"({c_type} 64-bit value), got {text!r}")
+    return value
+
+
+def _check_case(row, where):
+    """Raise ReportError unless the fields that name a row's case are possible: container and
+    scenario not empty, elem_bytes one of the harness's size classes (ELEM_BYTES). Shared
+    by the rows with and without a measurement."""
+    for column in NAME_COLUMNS:
+        if not row[column].strip():
+            raise ReportError(f"{where}: column '{column}': empty (expected a name)")
+    if row["elem_bytes"] not in ELEM_BYTES:
+        raise ReportError(f"{where}: column 'elem_bytes': expected a size class of the "
+                          f"harness ({', '.join(map(str, ELEM_BYTES))}), "
+                          f"got {str(row['elem_bytes'])!r}")
 
 
 def _parse_unmeasured(fields, where):
@@ -209,9 +261,10 @@ def _parse_unmeasured(fields, where):
            "status_detail": fields.get("status_detail", "")}
     for column in ("container", "scenario", "run_id", "host", "order", "hole_pattern"):
         row[column] = fields.get(column, "")
-    for column in ("n", "elem_bytes"):
+    for column in ("n", "elem_bytes", "seed"):
         row[column] = _typed(column, fields.get(column, ""), where)
     row["rep"] = _typed("rep", fields["rep"], where) if fields.get("rep", "") else None
+    _check_case(row, where)
     if fields.get("verified") != "0":
         raise ReportError(f"{where}: column 'verified': a row with status "
                           f"{fields['status']} must have verified 0")
@@ -242,8 +295,7 @@ def _parse_row(fields, where):
     if (status == "ok") != (row["verified"] == 1):
         raise ReportError(f"{where}: column 'status': {status} with verified "
                           f"{row['verified']} (ok means verified 1)")
-    if row["n"] < 1:
-        raise ReportError(f"{where}: column 'n': expected an integer >= 1, got {fields['n']!r}")
+    _check_case(row, where)
     if not 0 <= row["hole_ratio"] < 1:
         raise ReportError(f"{where}: column 'hole_ratio': expected a fraction 0 <= r < 1, "
                           f"got {fields['hole_ratio']!r}")
@@ -268,8 +320,6 @@ def _parse_row(fields, where):
                           f"(e.g. handles|holes) or none, got {row['caps']!r}")
     if row["verified"] not in (0, 1):
         raise ReportError(f"{where}: column 'verified': expected 0 or 1, got {row['verified']}")
-    if not 0 <= row["checksum"] < 2 ** 64:
-        raise ReportError(f"{where}: column 'checksum': not an unsigned 64-bit integer")
     try:
         ts = datetime.fromisoformat(row["timestamp"].replace("Z", "+00:00"))
     except ValueError:
@@ -277,6 +327,17 @@ def _parse_row(fields, where):
                           f"2026-11-21T23:59:01Z, got {row['timestamp']!r}") from None
     row["ts"] = ts if ts.tzinfo else ts.replace(tzinfo=timezone.utc)
     return row
+
+
+def _reject_nul(fields, header, where):
+    """Raise ReportError naming the column of the first field that holds a NUL byte: the csv
+    module reads one as text (Python >= 3.11), but no writer of these files puts one there,
+    so the line is damaged (a disk or copy error), not data."""
+    for i, text in enumerate(fields):
+        if "\0" in text:
+            named = i < len(header) and "\0" not in header[i]
+            column = f"column '{header[i]}'" if named else f"field {i + 1}"
+            raise ReportError(f"{where}: {column}: NUL byte in the field (a damaged line?)")
 
 
 def _read_table(path, required, parse):
@@ -291,6 +352,7 @@ def _read_table(path, required, parse):
             header = next(reader, None)
             if header is None:
                 raise ReportError(f"{path}: empty file (expected a header row)")
+            _reject_nul(header, header, f"{path}:{reader.line_num}")
             missing = [c for c in required if c not in header]
             if missing:
                 raise ReportError(f"{path}:1: missing required column(s) "
@@ -299,6 +361,7 @@ def _read_table(path, required, parse):
                 where = f"{path}:{reader.line_num}"
                 if not fields:  # blank line
                     continue
+                _reject_nul(fields, header, where)
                 if fields[0] == required[0] and all(c in fields for c in required):
                     header = fields  # header of a concatenated file
                     continue

@@ -109,16 +109,21 @@ def test_subprocess_success():
     assert table(proc.stdout)["lookup" + CASE][-1] == "faster"
 
 
-@pytest.fixture
-def bad_csv(tmp_path):
-    """compare_b.csv with a unit in the elapsed_ns field of file line 5."""
+def _b_with(tmp_path, line, column, value):
+    """compare_b.csv with `column` of file line `line` set to value, as tmp_path/bad.csv."""
     with open(B, newline="") as f:
         rows = list(csv.reader(f))
-    rows[4][rows[0].index("elapsed_ns")] = "12ms"
+    rows[line - 1][rows[0].index(column)] = value
     path = tmp_path / "bad.csv"
     with open(path, "w", newline="") as f:
         csv.writer(f, lineterminator="\n").writerows(rows)
     return path
+
+
+@pytest.fixture
+def bad_csv(tmp_path):
+    """compare_b.csv with a unit in the elapsed_ns field of file line 5."""
+    return _b_with(tmp_path, 5, "elapsed_ns", "12ms")
 
 
 def test_malformed_file_through_main(capsys, bad_csv, tmp_path):
@@ -137,6 +142,36 @@ def test_malformed_file_through_subprocess(bad_csv):
     assert "Traceback" not in proc.stderr
     assert proc.stderr.strip().splitlines() == [
         f"compare.py: {bad_csv}:5: column 'elapsed_ns': expected an integer, got '12ms'"]
+
+
+def test_elapsed_ns_past_64_bits_exits_2_not_a_traceback(tmp_path):
+    """Issue 13: 2^64 was read as a number and crashed the statistics (TypeError, exit 1)."""
+    path = _b_with(tmp_path, 3, "elapsed_ns", "18446744073709551616")
+    proc = subprocess.run(["/usr/bin/python3", str(SCRIPT), str(A), str(path)],
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 2 and proc.stdout == "" and "Traceback" not in proc.stderr
+    assert proc.stderr == (f"compare.py: {path}:3: column 'elapsed_ns': expected a positive "
+                           f"integer of at most {2 ** 63 - 1} (a signed 64-bit value), "
+                           "got '18446744073709551616'\n")
+
+
+@pytest.mark.parametrize("line, column, value, message", [
+    (2, "rep", "-1", "expected a non-negative integer, got '-1'"),
+    (3, "seed", "-1", "expected a non-negative integer, got '-1'"),
+    (4, "elem_bytes", "7", "expected a size class of the harness (8, 16, 40, 64, 256), "
+                           "got '7'"),
+    (5, "container", "", "empty (expected a name)"),
+    (6, "scenario", "", "empty (expected a name)"),
+    (7, "run_id", "b\0", "NUL byte in the field (a damaged line?)"),
+    (8, "checksum", str(2 ** 64), f"expected a non-negative integer of at most {2 ** 64 - 1} "
+                                  "(an unsigned 64-bit value), got '18446744073709551616'"),
+])
+def test_impossible_values_exit_2_with_file_and_line(capsys, tmp_path, line, column, value,
+                                                     message):
+    path = _b_with(tmp_path, line, column, value)
+    status, out, err = run_main(capsys, A, path)
+    assert status == 2 and out == ""
+    assert err == f"compare.py: {path}:{line}: column '{column}': {message}\n"
 
 
 # --- schema 2: hole cases, mixed schemas ---------------------------------------------------

@@ -204,6 +204,36 @@ def _json_without_startup(tmp_path):
     return _write(tmp_path, "alone.json", JSON.read_text())
 
 
+def _json_with(tmp_path, edit, startup=False):
+    """x.json and its sibling x.startup.json from the fixtures, edit(results) applied to the
+    main file's results (or to the startup file's when `startup`); returns the main file."""
+    main, base = json.loads(JSON.read_text()), json.loads(STARTUP.read_text())
+    edit((base if startup else main)["results"])
+    _write(tmp_path, "x.startup.json", json.dumps(base))
+    return _write(tmp_path, "x.json", json.dumps(main))
+
+
+def _set(results, i, key, value, j=None):
+    """results[i][key] = value, or results[i][key][j] = value."""
+    if j is None:
+        results[i][key] = value
+    else:
+        results[i][key][j] = value
+
+
+def _csv_with(tmp_path, line, column, value):
+    """The fixture CSV with `column` of file line `line` set to value, as x.csv."""
+    with open(CSV, newline="") as f:
+        rows = list(csv.reader(f))
+    rows[line - 1][rows[0].index(column)] = value
+    with open(tmp_path / "x.csv", "w", newline="") as f:
+        csv.writer(f, lineterminator="\n").writerows(rows)
+    return tmp_path / "x.csv"
+
+
+SECONDS = "expected a positive number of seconds, got"
+
+
 BAD = {
     "missing json": (lambda t: (t / "nope.json", CSV), "nope.json: cannot read"),
     "not json": (lambda t: (_write(t, "x.json", "{oops"), CSV), "x.json: not JSON"),
@@ -227,6 +257,40 @@ BAD = {
                                                         and r["elapsed_ns"] != "1500000"))),
         "bad.csv: 1 rows for container=handle_map n=100000"),
     "no baseline": (lambda t: (_json_without_startup(t), CSV), "alone.json: no startup baseline"),
+    # issue 13: zero and negative times were written into RESULTS.md ("ratio -1.33")
+    "negative time": (lambda t: (_json_with(t, lambda r: _set(r, 1, "times", -0.0122, 2)), CSV),
+                      f"x.json: results[1].times[2]: {SECONDS} -0.0122"),
+    "zero time": (lambda t: (_json_with(t, lambda r: _set(r, 0, "times", 0, 0)), CSV),
+                  f"x.json: results[0].times[0]: {SECONDS} 0"),
+    "negative median": (lambda t: (_json_with(t, lambda r: _set(r, 2, "median", -0.02)), CSV),
+                        f"x.json: results[2].median: {SECONDS} -0.02"),
+    "zero mean": (lambda t: (_json_with(t, lambda r: _set(r, 3, "mean", 0.0)), CSV),
+                  f"x.json: results[3].mean: {SECONDS} 0.0"),
+    "negative stddev": (lambda t: (_json_with(t, lambda r: _set(r, 0, "stddev", -1e-4)), CSV),
+                        "x.json: results[0].stddev: expected seconds >= 0, got -0.0001"),
+    "negative startup": (lambda t: (_json_with(t, lambda r: _set(r, 0, "median", -0.002),
+                                               startup=True), CSV),
+                         f"x.startup.json: results[0].median: {SECONDS} -0.002"),
+    "time past float": (lambda t: (_json_with(t, lambda r: _set(r, 0, "median", 10 ** 400)),
+                                   CSV), "x.json: results[0]: 'median' is not a number"),
+    "parameters not an object": (lambda t: (_json_with(t, lambda r: _set(r, 0, "parameters",
+                                                                         [1])), CSV),
+                                 "x.json: results[0]: 'parameters' is not an object"),
+    # the CSV goes through report.py's loader: the same checks as report.py and compare.py
+    "csv rep -1": (lambda t: (JSON, _csv_with(t, 3, "rep", "-1")),
+                   "x.csv:3: column 'rep': expected a non-negative integer, got '-1'"),
+    "csv seed -1": (lambda t: (JSON, _csv_with(t, 4, "seed", "-1")),
+                    "x.csv:4: column 'seed': expected a non-negative integer, got '-1'"),
+    "csv elem_bytes 7": (lambda t: (JSON, _csv_with(t, 5, "elem_bytes", "7")),
+                         "x.csv:5: column 'elem_bytes': expected a size class of the harness "
+                         "(8, 16, 40, 64, 256), got '7'"),
+    "csv empty container": (lambda t: (JSON, _csv_with(t, 6, "container", "")),
+                            "x.csv:6: column 'container': empty (expected a name)"),
+    "csv NUL byte": (lambda t: (JSON, _csv_with(t, 7, "git_rev", "4d5\0")),
+                     "x.csv:7: column 'git_rev': NUL byte in the field"),
+    "csv elapsed_ns 2^64": (lambda t: (JSON, _csv_with(t, 8, "elapsed_ns", str(2 ** 64))),
+                            "x.csv:8: column 'elapsed_ns': expected a positive integer of at "
+                            f"most {2 ** 63 - 1}"),
 }
 
 
@@ -260,6 +324,16 @@ def test_malformed_input_via_subprocess(tmp_path):
     assert p.returncode == 2 and p.stdout == ""
     assert p.stderr == f"process.py: {tmp_path / 'gone.json'}: cannot read: " \
                        "No such file or directory\n"
+
+
+def test_negative_time_via_subprocess(tmp_path):
+    js = _json_with(tmp_path, lambda r: [_set(r, 0, "times", -t, j)
+                                         for j, t in enumerate(r[0]["times"])])
+    p = subprocess.run(["/usr/bin/python3", str(SCRIPT), str(js), str(CSV),
+                        "--results-md", str(tmp_path / "R.md")],
+                       capture_output=True, text=True, timeout=60)
+    assert p.returncode == 2 and p.stdout == "" and not (tmp_path / "R.md").exists()
+    assert p.stderr == f"process.py: {js}: results[0].times[0]: {SECONDS} -0.0046\n"
 
 
 # --- scripts/bench-process.sh --------------------------------------------------------------

@@ -7,6 +7,7 @@ Every output goes to pytest's tmp_path; nothing is written into the repository.
 """
 import csv
 import math
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -800,6 +801,82 @@ def test_bad_schema2_value_through_subprocess(tmp_path):
     assert proc.returncode == 2 and proc.stdout == "" and "Traceback" not in proc.stderr
     assert proc.stderr == (f"report.py: {path}:5: column 'ops': expected an integer >= 1, "
                            "got '-7'\n")
+
+
+# Issue 13: values no run can write were read as numbers (2^64 crashed compare.py's
+# statistics; rep -1, seed -1, elem_bytes 7, an empty name and a NUL byte were accepted).
+IMPOSSIBLE = [  # (file line, column, value, message after "column '...': ")
+    (2, "elapsed_ns", str(2 ** 64), f"expected a positive integer of at most {2 ** 63 - 1} "
+                                    f"(a signed 64-bit value), got '{2 ** 64}'"),
+    (3, "elapsed_ns", str(2 ** 63), f"expected a positive integer of at most {2 ** 63 - 1} "
+                                    f"(a signed 64-bit value), got '{2 ** 63}'"),
+    (4, "checksum", str(2 ** 64), f"expected a non-negative integer of at most {2 ** 64 - 1} "
+                                  f"(an unsigned 64-bit value), got '{2 ** 64}'"),
+    (5, "n", "9" * 5000, f"expected an integer >= 1 of at most {2 ** 64 - 1} (an unsigned "
+                         f"64-bit value), got '{'9' * 5000}'"),
+    (6, "rep", "-1", "expected a non-negative integer, got '-1'"),
+    (7, "seed", "-1", "expected a non-negative integer, got '-1'"),
+    (8, "elem_bytes", "7", "expected a size class of the harness (8, 16, 40, 64, 256), "
+                           "got '7'"),
+    (9, "container", "", "empty (expected a name)"),
+    (10, "scenario", "", "empty (expected a name)"),
+    (11, "host", "vm\0", "NUL byte in the field (a damaged line?)"),
+    (12, "elapsed_ns", "1_000", "expected an integer, got '1_000'"),  # int() takes these
+    (13, "elapsed_ns", " 900", "expected an integer, got ' 900'"),
+    (14, "cpu_ns", "\u0663", "expected an integer, got '\u0663'"),
+    (15, "ns_per_op", "1e999", "expected a number, got '1e999'"),
+]
+
+@pytest.mark.parametrize("line, column, value, message", IMPOSSIBLE,
+                         ids=[f"{line}-{column}" for line, column, _, _ in IMPOSSIBLE])
+def test_impossible_values_exit_2_with_file_and_line(tmp_path, capsys, line, column, value,
+                                                     message):
+    path = write_rows(tmp_path / "s2_bad.csv", set_field(read_rows(S2), line, column, value))
+    assert report.main(cli_args(tmp_path, path)) == 2
+    out, err = capsys.readouterr()
+    assert err == f"report.py: {path}:{line}: column '{column}': {message}\n" and out == ""
+    assert not (tmp_path / "RESULTS.md").exists() and not (tmp_path / "out").exists()
+
+
+def test_impossible_value_through_subprocess(tmp_path):
+    path = write_rows(tmp_path / "s2_bad.csv", set_field(read_rows(S2), 6, "seed", "-1"))
+    proc = subprocess.run(["/usr/bin/python3", str(SCRIPT), *cli_args(tmp_path, path)],
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 2 and proc.stdout == "" and "Traceback" not in proc.stderr
+    assert proc.stderr == (f"report.py: {path}:6: column 'seed': expected a non-negative "
+                           "integer, got '-1'\n")
+
+
+def test_largest_values_the_harness_writes_are_read(tmp_path):
+    rows = set_field(read_rows(S2), 2, "checksum", str(2 ** 64 - 1))
+    rows = set_field(rows, 3, "elapsed_ns", str(2 ** 63 - 1))
+    loaded = report.load_csvs([write_rows(tmp_path / "s2_max.csv", rows)])
+    assert (loaded[0]["checksum"], loaded[1]["elapsed_ns"]) == (2 ** 64 - 1, 2 ** 63 - 1)
+
+
+def test_rows_without_a_measurement_are_checked_too(tmp_path):
+    """A crashed row names its case only: those names are validated like a measured row's."""
+    rows = read_rows(S2)
+    header = rows[0] + ["status", "status_detail"]
+    crashed = dict(zip(header, rows[1] + ["crashed", "killed by signal 9"]))
+    crashed.update(schema="3", verified="0", elapsed_ns="", ns_per_op="", checksum="")
+    for column, value, message in (("rep", "-1", "expected a non-negative integer"),
+                                   ("seed", "-1", "expected a non-negative integer"),
+                                   ("elem_bytes", "7", "expected a size class of the harness"),
+                                   ("container", "", "empty"), ("scenario", "", "empty"),
+                                   ("status_detail", "sig\0", "NUL byte")):
+        bad = dict(crashed, **{column: value})
+        path = write_rows(tmp_path / "s3_bad.csv", [header, [bad[c] for c in header]])
+        with pytest.raises(report.ReportError, match=f"^{path}:2: column '{column}': {message}"):
+            report.load_csvs([path])
+
+
+def test_elem_bytes_size_classes_match_the_harness():
+    """report.ELEM_BYTES, the list every reader checks elem_bytes against, is the C
+    registry's hb_elem_sizes."""
+    text = (REPO / "harness" / "registry.c").read_text()
+    sizes = re.search(r"hb_elem_sizes\[[A-Z_]*\] = \{([0-9, ]+)\}", text).group(1)
+    assert report.ELEM_BYTES == tuple(int(x) for x in sizes.split(","))
 
 
 def test_handle_map_table_takes_schema2_rows_without_holes(s2):
