@@ -50,7 +50,7 @@ def test_other_containers_cannot_run_the_kernels(tmp_path):
     p = run("run", "--container", OTHERS_AT_8[0], "--scenario", "tick", "--n", "100",
             "--reps", "1", "--out", str(tmp_path / "x.csv"))
     assert p.returncode == 0, p.stderr
-    assert "not a particle container" in p.stdout
+    assert "no particles extension" in p.stdout
 
 
 def test_missing_size_classes_are_left_out_with_a_notice(tmp_path):
