@@ -3,7 +3,8 @@
  * the reference model of tests/model.h (shared with the fuzzer, tests/fuzz/): the live
  * handles and keys in insertion order and the recent dead handles. Steps: insert,
  * erase_n (a random subset; and batches that must fail whole: a repeated, an erased, a
- * foreign or an out-of-range handle), clear, reset, shuffle + resumable defragment. After
+ * foreign or an out-of-range handle), clear, reset, shuffle + resumable defragment, and
+ * the operations of the family extensions a variant has (model_run_exts). After
  * each step model_compare checks size, key sum by iteration, by dump_keys and by handle,
  * order (keeps_order, after defragment), the validity of dead handles (valid exactly when
  * equal to a live one; never re-issued soon for detects_stale) and the container's
@@ -135,6 +136,10 @@ static void drive(const struct dod_ops *ops, uint64_t seed)
 		} else if (op < 18 && ops->reset) {
 			assert_int_equal(ops->reset(c), DOD_OK);
 			model_cleared(&m, MODEL_DIED_RESET);
+		} else if (op == 18 && dod_exts(ops)) {
+			/* The family extensions' operations (the particle kernels), by the one helper. */
+			if (model_run_exts(&m, c, why, sizeof why) != 0)
+				fail_msg("%s/%zu: %s", ops->name, ops->elem_bytes, why);
 		} else if (ops->shuffle && ops->defragment && m.n > 1) {
 			assert_int_equal(ops->shuffle(c, rng), DOD_OK);
 			m.sorted = false;

@@ -21,7 +21,9 @@
  *     3 lookup       as erase-bad without the position byte: count_valid and
  *                    lookup_sum of the batch
  *     4 count-bad    (b mod 8) + 1 bad handles: count_valid, and lookup_sum one by one
- *     5 iterate      iterate_sum (compared after every op anyway)
+ *     5 iterate      iterate_sum (compared after every op anyway), then the operations
+ *                    of the variant's family extensions (model_run_exts: the particle
+ *                    kernels), which must not allocate
  *     6 clear        7 reset (when offered)   8 shuffle (seed byte, when offered)
  *     9 defragment   swap budget b mod 8 (0 = no limit); storage sorted when it finishes
  *    10 fail-alloc   the next mutating op runs with allocation (b mod 32) + 1 failing
@@ -367,10 +369,23 @@ static void step_count_bad(struct run *r, struct input *in)
 	}
 }
 
+/* iterate_sum, then the operations of the family extensions the variant has
+ * (model_run_exts) with every allocation failing: they return no error, so they must not
+ * allocate. */
 static void step_iterate(struct run *r, struct input *in)
 {
 	(void)in;
+	char why[512];
 	(void)r->ops->iterate_sum(r->c);
+	dod_fuzz_alloc_arm(1);
+	int rc = model_run_exts(&r->m, r->c, why, sizeof why);
+	long made = dod_fuzz_alloc_calls();
+	dod_fuzz_alloc_arm(0);
+	if (rc != 0)
+		die(r, "%s", why);
+	if (made)
+		die(r, "a family extension's operation allocated (%ld calls): it cannot report "
+		    "DOD_ENOMEM", made);
 }
 
 static void step_clear(struct run *r, struct input *in)
