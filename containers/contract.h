@@ -1,9 +1,11 @@
 /* contract.h - the one interface every container variant offers the scenarios.
  *
- * Each variant (container x size class) exports one const struct dod_ops. The harness
- * registry (harness/registry.c) lists them; scenarios call them. Like sqlite3_io_methods,
- * the table starts with a version and an operation a container does not offer is NULL:
- * a scenario that needs it is skipped with a reason, never faked.
+ * Each variant (container x size class) exports one const struct dod_ops: the descriptor
+ * and the core operations every container family shares, then optional pointers to
+ * family extensions (struct dod_particle_ops, ...: see "Family extensions" below). The
+ * harness registry (harness/registry.c) lists them; scenarios call them. Like
+ * sqlite3_io_methods, each table starts with a version and an operation a container does
+ * not offer is NULL: a scenario that needs it is skipped with a reason, never faked.
  *
  * Honesty rule (docs/ARCHITECTURE.md): every operation here is a *batch* operation. The loop over
  * elements lives inside the container, where element access inlines; the scenario calls a
@@ -22,9 +24,10 @@
 
 /* Version 2 added erase_n and the removal axis; descriptors are filled from the variant
  * table (containers/variants.tsv) through DOD_DESCRIPTOR, see below. Version 3 added the
- * particle kernels (tick, simulate, particle_sums) at the end. Version 4 added the
- * invariant check (check) at the end: optional, NULL for the C++ peers. */
-#define DOD_OPS_VERSION 4
+ * particle kernels. Version 4 added the invariant check (check): optional, NULL for the
+ * C++ peers. Version 5 split the table into the core every family shares and family
+ * extensions: the particle kernels moved to the first one (dod_ops.particles). */
+#define DOD_OPS_VERSION 5
 
 /* Capability flags (dod_ops.caps). */
 enum {
@@ -118,20 +121,6 @@ struct dod_ops {
 	 * footprint_bytes. Untimed helper for the memory scenario. */
 	size_t (*reserved_bytes)(const void *c);
 
-	/* ---- particle kernels (Our Machinery, "Bulk data", layouts): containers whose items
-	 * are the article's 40-byte particle (t; pos[3]; vel[3]; col[3], floats; see
-	 * dod_particle_* in dod_common.h), NULL for every other container. The tick and
-	 * simulate scenarios run them. ---- */
-	/* One pass of the article's tick(): t += dt (seconds) for every particle. May process
-	 * holes too (they hold safe values: zeros, no FP exceptions, no denormals). */
-	void (*tick)(void *c, float dt);
-	/* One pass of simulate(): pos += vel * dt for every particle (holes too, as tick). */
-	void (*simulate)(void *c, float dt);
-	/* Untimed verification: *t_sum = the sum of t and *pos_sum = the sum of pos[0] +
-	 * pos[1] + pos[2] over the live particles, in double. */
-	void (*particle_sums)(const void *c, double *t_sum, double *pos_sum);
-
-	/* ---- version 4 ---- */
 	/* Invariant check for tests (tests/test_conformance.c after every step, the fuzzer
 	 * tests/fuzz/ after every operation): walks the whole structure and checks what the
 	 * container file's opening comment lists as its invariants: the free list well formed
@@ -143,6 +132,58 @@ struct dod_ops {
 	 * container, never prints. O(slots). NULL: the container has no check (the C++ peers,
 	 * whose libraries keep their own invariants); tests name such containers. */
 	int (*check)(const void *c, char *why, size_t why_len);
+
+	/* ---- family extensions: NULL for a container outside the family ---- */
+	const struct dod_particle_ops *particles; /* DOD_EXT_PARTICLES */
+};
+
+/* ---- Family extensions ----
+ * The core table (struct dod_ops) holds what every container family shares. A family
+ * whose scenarios need more (the particle layouts' kernels; later the vector-hosted
+ * lists' and the arrays of arrays' operations) gets a small table of its own that its
+ * containers point at from the core table and every other container leaves NULL. An
+ * extension table starts with its own version and is all or nothing: every operation in
+ * it is set. A scenario declares the extensions it needs (scn_scenario.needs_ext in
+ * scenarios/scenario.h) and is skipped, with the extension's `missing` text as the
+ * reason, on a container that lacks one. Tests run each extension's operations through
+ * one helper (model_run_exts, tests/model.h). Adding a family: docs/ARCHITECTURE.md. */
+enum {
+	DOD_EXT_PARTICLES = 1u << 0 /* dod_ops.particles: the particle kernels */
+};
+#define DOD_N_EXTS 1
+
+/* One extension, indexed by its bit number. Defined in dod_common.c. */
+struct dod_ext_desc {
+	const char *name;    /* the word `dodbench list containers` prints: "particles" */
+	const char *missing; /* skip reason of a scenario that needs it: "no particles extension" */
+	const void *(*table)(const struct dod_ops *ops); /* ops' table, complete or not */
+	const char *(*incomplete)(const void *table);    /* NULL if usable (version, every op) */
+};
+extern const struct dod_ext_desc dod_ext_descs[DOD_N_EXTS];
+
+/* The DOD_EXT_* bits of the extensions ops offers: pointer set and table complete. The one
+ * accessor the scenarios, the harness and the tests use; O(DOD_N_EXTS). */
+unsigned dod_exts(const struct dod_ops *ops);
+/* 0 when every extension table ops points at is complete; else DOD_EINVAL with the
+ * reason ("particles extension: ...") in why[0 .. why_len) (as dod_check_fail). For the
+ * conformance test: an incomplete table is otherwise only skipped. */
+int dod_exts_check(const struct dod_ops *ops, char *why, size_t why_len);
+
+/* The particles extension (Our Machinery, "Bulk data", layouts): containers whose items
+ * are the article's 40-byte particle (t; pos[3]; vel[3]; col[3], floats; see
+ * dod_particle_* in dod_common.h). The tick and simulate scenarios run the kernels, one
+ * call per pass over every particle. Version 1: the kernels of contract version 3. */
+#define DOD_PARTICLE_OPS_VERSION 1
+struct dod_particle_ops {
+	int version; /* DOD_PARTICLE_OPS_VERSION */
+	/* One pass of the article's tick(): t += dt (seconds) for every particle. May process
+	 * holes too (they hold safe values: zeros, no FP exceptions, no denormals). */
+	void (*tick)(void *c, float dt);
+	/* One pass of simulate(): pos += vel * dt for every particle (holes too, as tick). */
+	void (*simulate)(void *c, float dt);
+	/* Untimed verification: *t_sum = the sum of t and *pos_sum = the sum of pos[0] +
+	 * pos[1] + pos[2] over the live particles, in double. */
+	void (*particle_sums)(const void *c, double *t_sum, double *pos_sum);
 };
 
 /* The descriptor fields of the variant being compiled. The Makefile compiles a

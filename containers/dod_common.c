@@ -38,6 +38,43 @@ const char *const dod_cap_names[DOD_N_CAPS] = {
 	"fixed_capacity",
 };
 
+static const void *particles_table(const struct dod_ops *ops) { return ops->particles; }
+/* Why a particles table is not usable, or NULL. */
+static const char *particles_incomplete(const void *table)
+{
+	const struct dod_particle_ops *p = table;
+	if (p->version != DOD_PARTICLE_OPS_VERSION)
+		return "version is not DOD_PARTICLE_OPS_VERSION";
+	return p->tick && p->simulate && p->particle_sums ? NULL : "a kernel is NULL";
+}
+
+const struct dod_ext_desc dod_ext_descs[DOD_N_EXTS] = {
+	{"particles", "no particles extension: not a particle container",
+	 particles_table, particles_incomplete},
+};
+
+unsigned dod_exts(const struct dod_ops *ops)
+{
+	unsigned bits = 0;
+	for (unsigned b = 0; b < DOD_N_EXTS; b++) {
+		const void *t = dod_ext_descs[b].table(ops);
+		if (t && !dod_ext_descs[b].incomplete(t))
+			bits |= 1u << b;
+	}
+	return bits;
+}
+
+int dod_exts_check(const struct dod_ops *ops, char *why, size_t why_len)
+{
+	for (unsigned b = 0; b < DOD_N_EXTS; b++) {
+		const void *t = dod_ext_descs[b].table(ops);
+		const char *bad = t ? dod_ext_descs[b].incomplete(t) : NULL;
+		if (bad)
+			return dod_check_fail(why, why_len, "%s extension: %s", dod_ext_descs[b].name, bad);
+	}
+	return DOD_OK;
+}
+
 void dod_shuffle(void *base, size_t n, size_t elem_bytes, uint64_t *rng)
 {
 	unsigned char *a = base;

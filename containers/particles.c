@@ -545,6 +545,13 @@ static int ps_check(const void *c, char *why, size_t len)
 	                            len);
 }
 
+static const struct dod_particle_ops ps_kernels = {
+	.version = DOD_PARTICLE_OPS_VERSION,
+	.tick = ps_tick,
+	.simulate = ps_simulate,
+	.particle_sums = ps_particle_sums,
+};
+
 const struct dod_ops DOD_OPS_SYMBOL = {
 	DOD_DESCRIPTOR,
 	.source = "Niklas Gray, Data Structures for game programmers: Bulk Data (Our Machinery), "
@@ -561,8 +568,6 @@ const struct dod_ops DOD_OPS_SYMBOL = {
 	.dump_keys = ps_dump_keys,
 	.size = ps_size,
 	.footprint_bytes = ps_footprint,
-	.tick = ps_tick,
-	.simulate = ps_simulate,
-	.particle_sums = ps_particle_sums,
 	.check = ps_check,
+	.particles = &ps_kernels,
 };

@@ -431,13 +431,29 @@ static int cmd_run(int argc, char **argv)
 	return run_cases(&c, &env, &o);
 }
 
-/* `list containers`: one line per variant with its axes, size classes and capabilities
- * (--names: the names only, for scripts). */
+/* Writes the words of the set bits of `bits` (word(b) for bit b < n) joined by '|', or
+ * "none", to buf[0 .. len). */
+static void join_words(char *buf, size_t len, unsigned bits, const char *(*word)(unsigned b),
+                       unsigned n)
+{
+	size_t at = 0;
+	buf[0] = '\0';
+	for (unsigned b = 0; b < n; b++)
+		if ((bits & (1u << b)) && at < len)
+			at += (size_t)snprintf(buf + at, len - at, "%s%s", at ? "|" : "", word(b));
+	if (!at)
+		snprintf(buf, len, "none");
+}
+static const char *cap_word(unsigned b) { return dod_cap_names[b]; }
+static const char *ext_word(unsigned b) { return dod_ext_descs[b].name; }
+
+/* `list containers`: one line per variant with its axes, size classes, family extensions
+ * (containers/contract.h) and capabilities (--names: the names only, for scripts). */
 static void list_containers(bool names_only)
 {
 	if (!names_only)
-		printf("%-24s %-11s %-11s %-18s %-14s %-12s %s\n", "name", "family", "removal",
-		       "alloc", "layout", "sizes", "caps");
+		printf("%-24s %-11s %-11s %-18s %-14s %-12s %-10s %s\n", "name", "family", "removal",
+		       "alloc", "layout", "sizes", "exts", "caps");
 	for (size_t i = 0; i < hb_n_containers; i++) {
 		const struct hb_container *k = &hb_containers[i];
 		if (names_only) {
@@ -445,22 +461,17 @@ static void list_containers(bool names_only)
 			continue;
 		}
 		const struct dod_ops *ops = NULL;
-		char sizes[32] = "";
+		char sizes[32] = "", exts[64], caps[160];
 		for (size_t s = 0; s < HB_N_SIZES; s++)
 			if (k->ops[s]) {
 				ops = ops ? ops : k->ops[s];
 				snprintf(sizes + strlen(sizes), sizeof sizes - strlen(sizes), "%s%zu",
 				         sizes[0] ? "," : "", hb_elem_sizes[s]);
 			}
-		printf("%-24s %-11s %-11s %-18s %-14s %-12s ", k->name, ops->family, ops->removal,
-		       ops->alloc, ops->layout, sizes);
-		bool any = false;
-		for (int b = 0; b < DOD_N_CAPS; b++)
-			if (ops->caps & (1u << b)) {
-				printf("%s%s", any ? "|" : "", dod_cap_names[b]);
-				any = true;
-			}
-		puts(any ? "" : "none");
+		join_words(exts, sizeof exts, dod_exts(ops), ext_word, DOD_N_EXTS);
+		join_words(caps, sizeof caps, ops->caps, cap_word, DOD_N_CAPS);
+		printf("%-24s %-11s %-11s %-18s %-14s %-12s %-10s %s\n", k->name, ops->family,
+		       ops->removal, ops->alloc, ops->layout, sizes, exts, caps);
 	}
 }
 

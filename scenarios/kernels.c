@@ -1,6 +1,6 @@
 /* kernels - the particle kernels of Our Machinery's "Bulk data" (layouts section), over
- * every container that holds the article's particle (ops->tick, ops->simulate; the
- * particles_* variants):
+ * every container with the particles extension (ops->particles, containers/contract.h:
+ * the particles_* variants):
  *   tick      t += dt for every particle: touches 4 of its 40 bytes, so layout decides
  *             how many bytes a pass drags through the caches (the article: SoA up to
  *             10x when memory-bound, up to 8x from SIMD, not 80x; AoSoA-8 at most ~5x)
@@ -18,13 +18,6 @@
 
 enum kernel { K_TICK, K_SIMULATE };
 
-static const char *no_kernel(const struct dod_ops *ops)
-{
-	return ops->tick && ops->simulate && ops->particle_sums
-	               ? NULL
-	               : "no particle kernels: not a particle container";
-}
-
 static size_t passes_for(size_t n)
 {
 	size_t k = n ? ((size_t)1 << 20) / n : 64;
@@ -37,9 +30,10 @@ static int run_kernel(enum kernel which, const struct dod_ops *ops,
 	struct scn_filled f;
 	if (scn_fill_holes(ops, p, &f, res))
 		return SCN_ERROR;
+	const struct dod_particle_ops *pk = ops->particles;
 	const float dt = DOD_PARTICLE_DT;
 	size_t passes = passes_for(p->n);
-	void (*kernel)(void *, float) = which == K_TICK ? ops->tick : ops->simulate;
+	void (*kernel)(void *, float) = which == K_TICK ? pk->tick : pk->simulate;
 	hb_begin(r);
 	for (size_t k = 0; k < passes; k++)
 		kernel(f.c, dt);
@@ -63,7 +57,7 @@ static int run_kernel(enum kernel which, const struct dod_ops *ops,
 		want_t += t;
 	}
 	double got_t, got_pos;
-	ops->particle_sums(f.c, &got_t, &got_pos);
+	pk->particle_sums(f.c, &got_t, &got_pos);
 	scn_check_sum(res, (uint64_t)(got_t / dt), (uint64_t)(want_t / dt));
 	if (res->verified && (got_t != want_t || got_pos != want_pos))
 		scn_fail(res, "particle sums t %.17g pos %.17g, the scalar reference says %.17g %.17g",
@@ -90,7 +84,7 @@ static const struct scn_scenario tick = {
 	.name = "tick",
 	.help = "particles: t += dt over every particle (layouts: AoS, SoA, AoSoA)",
 	.uses_holes = true,
-	.cannot_run = no_kernel,
+	.needs_ext = DOD_EXT_PARTICLES,
 	.run = run_tick,
 };
 SCN_REGISTER(tick)
@@ -99,7 +93,7 @@ static const struct scn_scenario simulate = {
 	.name = "simulate",
 	.help = "particles: pos += vel * dt over every particle (layouts: AoS, SoA, AoSoA)",
 	.uses_holes = true,
-	.cannot_run = no_kernel,
+	.needs_ext = DOD_EXT_PARTICLES,
 	.run = run_simulate,
 };
 SCN_REGISTER(simulate)

@@ -53,6 +53,9 @@ const struct scn_scenario *scn_find(const char *name)
 const char *scn_cannot_run(const struct scn_scenario *scn, const struct dod_ops *ops,
                            const struct scn_params *p)
 {
+	unsigned missing = scn->needs_ext & ~dod_exts(ops);
+	if (missing)
+		return dod_ext_descs[__builtin_ctz(missing)].missing;
 	const char *why = scn->cannot_run ? scn->cannot_run(ops) : NULL;
 	if (why)
 		return why;

@@ -66,6 +66,8 @@ struct scn_scenario {
 	bool uses_holes;       /* --hole-ratio/--hole-pattern apply (else it runs without holes) */
 	bool records_samples;  /* records per-operation latency samples (p50_ns ... columns) */
 	bool grows_from_empty; /* creates with 0 reserved and grows: skips fixed_capacity */
+	unsigned needs_ext;    /* DOD_EXT_* bits of the family extensions run() calls: a
+	                        * container without one is skipped (its `missing` reason) */
 	/* NULL when ops can run this scenario, else the reason it is skipped. */
 	const char *(*cannot_run)(const struct dod_ops *ops);
 	/* One repetition: setup, hb_begin/hb_end around the timed work, verification; sets
@@ -85,9 +87,9 @@ struct scn_scenario {
 size_t scn_list(const struct scn_scenario *const **out);
 /* The scenario called name, or NULL. */
 const struct scn_scenario *scn_find(const char *name);
-/* NULL when scn can run on ops with parameters p, else why not (the scenario's own
- * cannot_run, holes asked of a container without erase_n, or growth from empty asked of
- * a fixed-capacity container). */
+/* NULL when scn can run on ops with parameters p, else why not: a family extension it
+ * needs missing (needs_ext), the scenario's own cannot_run, holes asked of a container
+ * without erase_n, or growth from empty asked of a fixed-capacity container. */
 const char *scn_cannot_run(const struct scn_scenario *scn, const struct dod_ops *ops,
                            const struct scn_params *p);
 

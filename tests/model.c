@@ -430,3 +430,35 @@ out:
 	free(buf);
 	return rc;
 }
+
+/* The particles extension: one tick and one simulate, each checked by its sums. */
+static int run_particles(const struct model *m, const struct dod_particle_ops *pk, void *c,
+                         char *why, size_t len)
+{
+	const float dt = DOD_PARTICLE_DT;
+	double t0, pos0, t1, pos1, t2, pos2, dpos = 0;
+	for (size_t i = 0; i < m->n; i++)
+		for (int a = 0; a < 3; a++)
+			dpos += dod_particle_vel(m->live[i].key, a) * dt;
+	pk->particle_sums(c, &t0, &pos0);
+	pk->tick(c, dt);
+	pk->particle_sums(c, &t1, &pos1);
+	if (t1 != t0 + (double)m->n * dt || pos1 != pos0)
+		return fail(why, len, "tick over %zu live particles: t sum %.17g -> %.17g, pos sum "
+		            "%.17g -> %.17g (want t + %.17g, pos unchanged)", m->n, t0, t1, pos0, pos1,
+		            (double)m->n * dt);
+	pk->simulate(c, dt);
+	pk->particle_sums(c, &t2, &pos2);
+	if (t2 != t1 || pos2 != pos1 + dpos)
+		return fail(why, len, "simulate over %zu live particles: pos sum %.17g -> %.17g "
+		            "(want + %.17g), t sum %.17g -> %.17g", m->n, pos1, pos2, dpos, t1, t2);
+	return 0;
+}
+
+int model_run_exts(const struct model *m, void *c, char *why, size_t len)
+{
+	unsigned exts = dod_exts(m->ops);
+	if ((exts & DOD_EXT_PARTICLES) && run_particles(m, m->ops->particles, c, why, len))
+		return -1;
+	return 0;
+}

@@ -110,4 +110,13 @@ uint64_t model_dead_at(const struct model *m, size_t i);
  * (dod_ops.check) when it has one. Returns 0 or -1 with the first mismatch in why. */
 int model_compare(const struct model *m, const void *c, char *why, size_t why_len);
 
+/* Runs the batch operations of every family extension the container offers (dod_exts,
+ * containers/contract.h) once on c, checked against the model: the particles extension
+ * ticks and simulates once, and the live particles' t sum must grow by exactly n x dt and
+ * their pos sum by the sum of vel x dt over the model's keys (dod_particle_vel; every
+ * value is a multiple of 2^-6, so exact). Keys do not change (model_compare checks that
+ * after). Allocates nothing, so it may run with a failing allocator armed: extension
+ * operations return no error and must not allocate. Returns 0, or -1 with why. */
+int model_run_exts(const struct model *m, void *c, char *why, size_t why_len);
+
 #endif

@@ -10,7 +10,9 @@
  * the container, and every other operation that changes it: erase_n, clear, reset,
  * shuffle and defragment (whole and with a swap budget), on a container with holes,
  * compared with the reference model (tests/model.h, with the invariant check) after the
- * failure and after the retry. Most of them allocate nothing, and then pass at k = 1.
+ * failure and after the retry. Most of them allocate nothing, and then pass at k = 1. The
+ * family extensions' operations (the particle kernels) return no error, so they must
+ * allocate nothing at all (model_run_exts with every allocation failing).
  * (The vm strategy commits with mprotect, not malloc: its growth cannot fail this way,
  * and the test accepts an insert that does not fail.) The fuzzer (tests/fuzz/) drives
  * the same failures at random points of random operation sequences, under ASan.
@@ -252,6 +254,34 @@ static void op_fails_cleanly(const struct dod_ops *ops, int op)
 	}
 }
 
+/* The family extensions' operations (model_run_exts: the particle kernels) return no
+ * error, so they must not allocate: run with every allocation failing, they allocate
+ * nothing and do what the model says. */
+static size_t exts_checked;
+static void exts_allocate_nothing(const struct dod_ops *ops)
+{
+	static uint64_t victims[BASE];
+	static struct model m;
+	char why[512];
+	size_t n_victims;
+	void *c = fixture(ops, &m, victims, &n_victims);
+	arm(1);
+	int rc = model_run_exts(&m, c, why, sizeof why);
+	long made = calls;
+	arm(0);
+	if (rc != 0)
+		fail_msg("%s/%zu: %s", ops->name, ops->elem_bytes, why);
+	if (made)
+		fail_msg("%s/%zu: a family extension's operation allocated (%ld calls): it cannot "
+		         "report DOD_ENOMEM", ops->name, ops->elem_bytes, made);
+	if (model_compare(&m, c, why, sizeof why) != 0)
+		fail_msg("%s/%zu: after its extensions' operations: %s", ops->name, ops->elem_bytes,
+		         why);
+	ops->destroy(c);
+	model_free(&m);
+	exts_checked++;
+}
+
 static void test_every_container_survives_allocation_failure(void **state)
 {
 	(void)state;
@@ -268,6 +298,8 @@ static void test_every_container_survives_allocation_failure(void **state)
 			for (int op = 0; op < N_OPS; op++)
 				if (offers(ops, op))
 					op_fails_cleanly(ops, op);
+			if (dod_exts(ops))
+				exts_allocate_nothing(ops);
 			checked++;
 		}
 	assert_true(checked >= hb_n_containers);
@@ -276,6 +308,7 @@ static void test_every_container_survives_allocation_failure(void **state)
 	fprintf(stderr, "alloc_fail: %zu failed erase/clear/reset/shuffle/defragment calls, "
 	        "each unchanged and then successful\n", op_failures);
 	assert_true(op_failures > 0);
+	assert_true(exts_checked > 0); /* the particle layouts have an extension */
 }
 
 int main(void)

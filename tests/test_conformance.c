@@ -3,7 +3,8 @@
  * the reference model of tests/model.h (shared with the fuzzer, tests/fuzz/): the live
  * handles and keys in insertion order and the recent dead handles. Steps: insert,
  * erase_n (a random subset; and batches that must fail whole: a repeated, an erased, a
- * foreign or an out-of-range handle), clear, reset, shuffle + resumable defragment. After
+ * foreign or an out-of-range handle), clear, reset, shuffle + resumable defragment, and
+ * the operations of the family extensions a variant has (model_run_exts). After
  * each step model_compare checks size, key sum by iteration, by dump_keys and by handle,
  * order (keeps_order, after defragment), the validity of dead handles (valid exactly when
  * equal to a live one; never re-issued soon for detects_stale) and the container's
@@ -135,6 +136,10 @@ static void drive(const struct dod_ops *ops, uint64_t seed)
 		} else if (op < 18 && ops->reset) {
 			assert_int_equal(ops->reset(c), DOD_OK);
 			model_cleared(&m, MODEL_DIED_RESET);
+		} else if (op == 18 && dod_exts(ops)) {
+			/* The family extensions' operations (the particle kernels), by the one helper. */
+			if (model_run_exts(&m, c, why, sizeof why) != 0)
+				fail_msg("%s/%zu: %s", ops->name, ops->elem_bytes, why);
 		} else if (ops->shuffle && ops->defragment && m.n > 1) {
 			assert_int_equal(ops->shuffle(c, rng), DOD_OK);
 			m.sorted = false;
@@ -186,9 +191,50 @@ static void test_registry_entries(void **state)
 				assert_non_null(ops->lookup_sum);
 				assert_non_null(ops->count_valid);
 			}
+			char why[256];
+			if (dod_exts_check(ops, why, sizeof why) != DOD_OK)
+				fail_msg("%s/%zu: %s", ops->name, ops->elem_bytes, why);
 		}
 	assert_null(hb_find_ops("no_such_container", 8));
 	assert_null(hb_find_ops("handle_map", 32));
+}
+
+/* A family extension is all or nothing: a table of another version or with an operation
+ * missing counts as absent (its scenarios skip the container with the extension's reason
+ * instead of calling NULL) and dod_exts_check names it; a complete one is offered. */
+static void test_extensions_all_or_nothing(void **state)
+{
+	(void)state;
+	const struct dod_ops *real_ops = hb_find_ops("particles_soa", 40);
+	const struct scn_scenario *tick = scn_find("tick");
+	const struct scn_params p = {.n = 10};
+	char why[256];
+	assert_non_null(real_ops);
+	assert_non_null(tick);
+	assert_int_equal(tick->needs_ext, DOD_EXT_PARTICLES);
+	assert_int_equal(dod_exts(real_ops), DOD_EXT_PARTICLES);
+	assert_string_equal(dod_ext_descs[0].name, "particles");
+	assert_non_null(strstr(dod_ext_descs[0].missing, "no particles extension"));
+	assert_null(scn_cannot_run(tick, real_ops, &p));
+	struct dod_particle_ops kernels = *real_ops->particles;
+	struct dod_ops ops = *real_ops;
+	ops.particles = &kernels;
+	assert_int_equal(dod_exts_check(&ops, why, sizeof why), DOD_OK);
+	kernels.simulate = NULL;
+	assert_int_equal(dod_exts(&ops), 0);
+	assert_string_equal(scn_cannot_run(tick, &ops, &p), dod_ext_descs[0].missing);
+	assert_int_not_equal(dod_exts_check(&ops, why, sizeof why), DOD_OK);
+	assert_string_equal(why, "particles extension: a kernel is NULL");
+	kernels = *real_ops->particles;
+	kernels.version++;
+	assert_int_equal(dod_exts(&ops), 0);
+	assert_int_not_equal(dod_exts_check(&ops, why, sizeof why), DOD_OK);
+	assert_non_null(strstr(why, "version"));
+	/* A container outside the family: no table, nothing to check, skipped. */
+	const struct dod_ops *hm = hb_find_ops("handle_map", 8);
+	assert_int_equal(dod_exts(hm), 0);
+	assert_int_equal(dod_exts_check(hm, why, sizeof why), DOD_OK);
+	assert_string_equal(scn_cannot_run(tick, hm, &p), dod_ext_descs[0].missing);
 }
 
 static void test_every_container_against_model(void **state)
@@ -505,6 +551,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_registry_entries),
+		cmocka_unit_test(test_extensions_all_or_nothing),
 		cmocka_unit_test(test_invariant_hooks),
 		cmocka_unit_test(test_checks_catch_corruption),
 		cmocka_unit_test(test_handle_map_generation_wraps),

@@ -24,6 +24,13 @@
  *                                       block, or of the capacity): loops go run by run
  *   size_t store_capacity(s), store_reserved_bytes(s), store_committed_bytes(s)
  *   DOD_STORE_MOVES                     1 when growth moves elements (pointers die)
+ *
+ * Pointer stability is declared once, here: a variant on a store has the stable_pointers
+ * capability (containers/variants.tsv) exactly when its store does not move elements on
+ * growth (DOD_STORE_MOVES 0) and its removal strategy does not move items on erase. Each
+ * source that includes this header states the latter once with
+ * DOD_STORE_CHECK_STABLE_POINTERS(erase_moves), and a table line that disagrees stops the
+ * build; tests/test_bulk_alloc.c checks each strategy's MOVES by growing it.
  */
 #ifndef DOD_ALLOC_STORE_H
 #define DOD_ALLOC_STORE_H
@@ -66,5 +73,13 @@ typedef struct DOD_STORE_FN(store) dod_store;
 #define store_reserved_bytes DOD_STORE_FN(reserved_bytes)
 #define store_committed_bytes DOD_STORE_FN(committed_bytes)
 #define DOD_STORE_MOVES DOD_STORE_FN(MOVES)
+
+/* erase_moves: 1 if the removal strategy moves items on erase. Needs contract.h and the
+ * variant header (DOD_VARIANT_CAPS). */
+#define DOD_STORE_CHECK_STABLE_POINTERS(erase_moves)                                     \
+	_Static_assert(((DOD_VARIANT_CAPS & DOD_CAP_STABLE_POINTERS) != 0) ==                \
+	                       (!(erase_moves) && !DOD_STORE_MOVES),                        \
+	               "containers/variants.tsv: stable_pointers must be set exactly when "  \
+	               "items move neither on erase nor on growth (alloc/store.h)")
 
 #endif

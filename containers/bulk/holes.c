@@ -65,6 +65,7 @@
 #else
 #error "holes.c serves the removal strategies holes, holes_bitmask and holes_runs"
 #endif
+DOD_STORE_CHECK_STABLE_POINTERS(0); /* an erased item leaves a hole: none moves */
 
 #define EB sizeof(DOD_ELEM)
 /* Where the generation lives: beside the item (the article) unless holes_bitmask. */

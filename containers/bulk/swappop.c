@@ -38,6 +38,7 @@
 #else
 #error "swappop.c serves the removal strategies swappop and shift"
 #endif
+DOD_STORE_CHECK_STABLE_POINTERS(1); /* erase moves items: the last one, or the tail */
 
 #define EB sizeof(DOD_ELEM)
 

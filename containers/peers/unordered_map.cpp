@@ -184,8 +184,6 @@ extern "C" const struct dod_ops DOD_OPS_SYMBOL = {
 	.size = size,
 	.footprint_bytes = footprint,
 	.reserved_bytes = nullptr,
-	.tick = nullptr,
-	.simulate = nullptr,
-	.particle_sums = nullptr,
 	.check = nullptr, /* the library keeps its own invariants */
+	.particles = nullptr,
 };

@@ -21,7 +21,9 @@
  *     3 lookup       as erase-bad without the position byte: count_valid and
  *                    lookup_sum of the batch
  *     4 count-bad    (b mod 8) + 1 bad handles: count_valid, and lookup_sum one by one
- *     5 iterate      iterate_sum (compared after every op anyway)
+ *     5 iterate      iterate_sum (compared after every op anyway), then the operations
+ *                    of the variant's family extensions (model_run_exts: the particle
+ *                    kernels), which must not allocate
  *     6 clear        7 reset (when offered)   8 shuffle (seed byte, when offered)
  *     9 defragment   swap budget b mod 8 (0 = no limit); storage sorted when it finishes
  *    10 fail-alloc   the next mutating op runs with allocation (b mod 32) + 1 failing
@@ -285,190 +287,237 @@ static int op_defrag(struct run *r)
 	return r->ops->defragment(r->c, defrag_budget, &defrag_swaps);
 }
 
+/* ---- the operations, one function per opcode (see the file comment) ---- */
+static uint64_t batch[MAX_BATCH + 2];
+
+static void step_insert(struct run *r, struct input *in)
+{
+	uint8_t b = byte(in);
+	size_t k = b < 200 ? b % 32 : (size_t)(b - 200) * 8;
+	if (k > MAX_LIVE - r->m.n)
+		k = MAX_LIVE - r->m.n;
+	do_insert(r, k, r->c, &r->m);
+}
+
+static void step_erase(struct run *r, struct input *in)
+{
+	if (r->ops->erase_n) {
+		size_t c = pick_live(r, in, batch, byte(in) % 16 + 1);
+		do_erase(r, batch, c);
+	}
+}
+
+static void step_erase_bad(struct run *r, struct input *in)
+{
+	if (!r->ops->erase_n)
+		return;
+	size_t c = pick_live(r, in, batch, byte(in) % 8);
+	uint64_t bad = bad_handle(r, in, batch, c);
+	size_t at = byte(in) % (c + 1);
+	memmove(&batch[at + 1], &batch[at], (c - at) * sizeof *batch);
+	batch[at] = bad;
+	do_erase(r, batch, c + 1);
+}
+
+/* count_valid of hs[0 .. n) against the model. */
+static void expect_count(struct run *r, const uint64_t *hs, size_t n, const char *what)
+{
+	size_t got = r->ops->count_valid(r->c, hs, n), want = model_count_valid(&r->m, hs, n);
+	if (got != want)
+		die(r, "count_valid of %zu %s: %zu, model %zu", n, what, got, want);
+}
+
+static void step_lookup(struct run *r, struct input *in)
+{
+	struct model *m = &r->m;
+	if (!m->handles)
+		return;
+	size_t c = pick_live(r, in, batch, byte(in) % 8);
+	batch[c] = bad_handle(r, in, batch, c);
+	size_t n = c + 1;
+	expect_count(r, batch, n, "handles");
+	uint64_t want = 0, got = 0;
+	bool ok = model_lookup_expect(m, batch, n, &want);
+	if (!m->lookup_validates && !ok)
+		n = c; /* raw pointers: the live ones only */
+	ok = model_lookup_expect(m, batch, n, &want);
+	int err = r->ops->lookup_sum(r->c, batch, n, &got);
+	if ((err == DOD_OK) != ok || (ok && got != want))
+		die(r, "lookup_sum of %zu handles: %s, sum %llu; model: %s, sum %llu", n,
+		    dod_strerror(err), (unsigned long long)got, ok ? "valid" : "invalid",
+		    (unsigned long long)want);
+}
+
+static void step_count_bad(struct run *r, struct input *in)
+{
+	struct model *m = &r->m;
+	if (!m->handles)
+		return;
+	size_t n = byte(in) % 8 + 1;
+	for (size_t i = 0; i < n; i++)
+		batch[i] = bad_handle(r, in, batch, i);
+	expect_count(r, batch, n, "bad handles");
+	for (size_t i = 0; i < n; i++) {
+		uint64_t want = 0, got = 0;
+		bool ok = model_lookup_expect(m, &batch[i], 1, &want);
+		if (!m->lookup_validates && !ok)
+			continue;
+		int err = r->ops->lookup_sum(r->c, &batch[i], 1, &got);
+		if ((err == DOD_OK) != ok || (ok && got != want))
+			die(r, "lookup_sum of handle %#llx: %s; model: %s", (unsigned long long)batch[i],
+			    dod_strerror(err), ok ? "valid" : "invalid");
+	}
+}
+
+/* iterate_sum, then the operations of the family extensions the variant has
+ * (model_run_exts) with every allocation failing: they return no error, so they must not
+ * allocate. */
+static void step_iterate(struct run *r, struct input *in)
+{
+	(void)in;
+	char why[512];
+	(void)r->ops->iterate_sum(r->c);
+	dod_fuzz_alloc_arm(1);
+	int rc = model_run_exts(&r->m, r->c, why, sizeof why);
+	long made = dod_fuzz_alloc_calls();
+	dod_fuzz_alloc_arm(0);
+	if (rc != 0)
+		die(r, "%s", why);
+	if (made)
+		die(r, "a family extension's operation allocated (%ld calls): it cannot report "
+		    "DOD_ENOMEM", made);
+}
+
+static void step_clear(struct run *r, struct input *in)
+{
+	(void)in;
+	if (r->ops->clear) {
+		int err = run_op(r, op_clear);
+		if (err != DOD_OK)
+			die(r, "clear: %s", dod_strerror(err));
+		model_cleared(&r->m, MODEL_DIED_CLEAR);
+	}
+}
+
+static void step_reset(struct run *r, struct input *in)
+{
+	(void)in;
+	if (r->ops->reset) {
+		int err = run_op(r, op_reset);
+		if (err != DOD_OK)
+			die(r, "reset: %s", dod_strerror(err));
+		model_cleared(&r->m, MODEL_DIED_RESET);
+	}
+}
+
+static void step_shuffle(struct run *r, struct input *in)
+{
+	shuffle_seed = byte(in);
+	if (r->ops->shuffle) {
+		int err = run_op(r, op_shuffle);
+		if (err != DOD_OK)
+			die(r, "shuffle: %s", dod_strerror(err));
+		r->m.sorted = false;
+	}
+}
+
+static void step_defragment(struct run *r, struct input *in)
+{
+	defrag_budget = byte(in) % 8;
+	if (!r->ops->defragment)
+		return;
+	defrag_swaps = SIZE_MAX;
+	int err = run_op(r, op_defrag);
+	if (err != DOD_OK)
+		die(r, "defragment: %s", dod_strerror(err));
+	if (defrag_budget && defrag_swaps > defrag_budget)
+		die(r, "defragment moved %zu items, budget %zu", defrag_swaps, defrag_budget);
+	/* Fewer moves than the budget: it ran out of work, the order is final. */
+	if (!defrag_budget || defrag_swaps < defrag_budget)
+		r->m.sorted = true;
+}
+
+static void step_fail_alloc(struct run *r, struct input *in)
+{
+	r->fail_next = byte(in) % 32 + 1;
+}
+
+static void step_churn(struct run *r, struct input *in)
+{
+	struct model *m = &r->m;
+	uint8_t b = byte(in);
+	size_t times = b < 250 ? b : (size_t)65536 >> (255 - b);
+	if (!r->ops->erase_n || m->n == 0 || (r->ops->caps & DOD_CAP_FIXED_CAPACITY))
+		return;
+	for (size_t t = 0; t < times; t++) {
+		uint64_t h = m->live[m->n - 1].handle;
+		do_erase(r, &h, 1);
+		do_insert(r, 1, r->c, m);
+	}
+}
+
+static void step_foreign(struct run *r, struct input *in)
+{
+	size_t k = byte(in) % 8 + 1;
+	static uint64_t hs[8];
+	if (r->n_other + k > sizeof r->other_h / sizeof r->other_h[0])
+		return;
+	bool fixed = r->ops->caps & DOD_CAP_FIXED_CAPACITY;
+	int err = r->ops->insert_n(r->other, k, UINT64_C(1) << 40, r->m.handles ? hs : NULL);
+	if (err == DOD_EFULL && fixed)
+		return;
+	if (err != DOD_OK)
+		die(r, "insert into the second container: %s", dod_strerror(err));
+	for (size_t i = 0; i < k && r->m.handles; i++)
+		r->other_h[r->n_other++] = hs[i];
+}
+
+static void step_erase_all(struct run *r, struct input *in)
+{
+	(void)in;
+	static uint64_t all[MAX_LIVE];
+	if (!r->ops->erase_n)
+		return;
+	size_t n = r->m.n;
+	for (size_t i = 0; i < n; i++)
+		all[i] = r->m.live[n - 1 - i].handle;
+	do_erase(r, all, n);
+}
+
+static void step_forged(struct run *r, struct input *in)
+{
+	if (!r->m.handles)
+		return;
+	uint64_t h = u64(in);
+	expect_count(r, &h, 1, "forged handle");
+}
+
+static void step_compare(struct run *r, struct input *in)
+{
+	(void)r;
+	(void)in; /* the comparison runs after every op */
+}
+
+/* Opcode -> its name (for die) and its function. */
+static const struct {
+	const char *name;
+	void (*run)(struct run *r, struct input *in);
+} steps[16] = {
+	{"insert", step_insert},         {"erase", step_erase},
+	{"erase-bad", step_erase_bad},   {"lookup", step_lookup},
+	{"count-bad", step_count_bad},   {"iterate", step_iterate},
+	{"clear", step_clear},           {"reset", step_reset},
+	{"shuffle", step_shuffle},       {"defragment", step_defragment},
+	{"fail-alloc", step_fail_alloc}, {"churn", step_churn},
+	{"foreign", step_foreign},       {"erase-all", step_erase_all},
+	{"forged", step_forged},         {"compare", step_compare},
+};
+
 static void step(struct run *r, struct input *in)
 {
-	static uint64_t batch[MAX_BATCH + 2];
-	const struct dod_ops *ops = r->ops;
-	struct model *m = &r->m;
 	uint8_t opcode = byte(in) % 16;
-	switch (opcode) {
-	case 0: {
-		r->op = "insert";
-		uint8_t b = byte(in);
-		size_t k = b < 200 ? b % 32 : (size_t)(b - 200) * 8;
-		if (k > MAX_LIVE - m->n)
-			k = MAX_LIVE - m->n;
-		do_insert(r, k, r->c, m);
-		break;
-	}
-	case 1:
-		r->op = "erase";
-		if (ops->erase_n) {
-			size_t c = pick_live(r, in, batch, byte(in) % 16 + 1);
-			do_erase(r, batch, c);
-		}
-		break;
-	case 2: {
-		r->op = "erase-bad";
-		if (!ops->erase_n)
-			break;
-		size_t c = pick_live(r, in, batch, byte(in) % 8);
-		uint64_t bad = bad_handle(r, in, batch, c);
-		size_t at = byte(in) % (c + 1);
-		memmove(&batch[at + 1], &batch[at], (c - at) * sizeof *batch);
-		batch[at] = bad;
-		do_erase(r, batch, c + 1);
-		break;
-	}
-	case 3: {
-		r->op = "lookup";
-		if (!m->handles)
-			break;
-		size_t c = pick_live(r, in, batch, byte(in) % 8);
-		batch[c] = bad_handle(r, in, batch, c);
-		size_t n = c + 1;
-		if (ops->count_valid(r->c, batch, n) != model_count_valid(m, batch, n))
-			die(r, "count_valid of %zu handles: %zu, model %zu", n,
-			    ops->count_valid(r->c, batch, n), model_count_valid(m, batch, n));
-		uint64_t want = 0, got = 0;
-		bool ok = model_lookup_expect(m, batch, n, &want);
-		if (!m->lookup_validates && !ok)
-			n = c; /* raw pointers: the live ones only */
-		ok = model_lookup_expect(m, batch, n, &want);
-		int err = ops->lookup_sum(r->c, batch, n, &got);
-		if ((err == DOD_OK) != ok || (ok && got != want))
-			die(r, "lookup_sum of %zu handles: %s, sum %llu; model: %s, sum %llu", n,
-			    dod_strerror(err), (unsigned long long)got, ok ? "valid" : "invalid",
-			    (unsigned long long)want);
-		break;
-	}
-	case 4: {
-		r->op = "count-bad";
-		if (!m->handles)
-			break;
-		size_t n = byte(in) % 8 + 1;
-		for (size_t i = 0; i < n; i++)
-			batch[i] = bad_handle(r, in, batch, i);
-		if (ops->count_valid(r->c, batch, n) != model_count_valid(m, batch, n))
-			die(r, "count_valid of %zu bad handles: %zu, model %zu", n,
-			    ops->count_valid(r->c, batch, n), model_count_valid(m, batch, n));
-		for (size_t i = 0; i < n; i++) {
-			uint64_t want = 0, got = 0;
-			bool ok = model_lookup_expect(m, &batch[i], 1, &want);
-			if (!m->lookup_validates && !ok)
-				continue;
-			int err = ops->lookup_sum(r->c, &batch[i], 1, &got);
-			if ((err == DOD_OK) != ok || (ok && got != want))
-				die(r, "lookup_sum of handle %#llx: %s; model: %s",
-				    (unsigned long long)batch[i], dod_strerror(err), ok ? "valid" : "invalid");
-		}
-		break;
-	}
-	case 5:
-		r->op = "iterate";
-		(void)ops->iterate_sum(r->c);
-		break;
-	case 6:
-		r->op = "clear";
-		if (ops->clear) {
-			int err = run_op(r, op_clear);
-			if (err != DOD_OK)
-				die(r, "clear: %s", dod_strerror(err));
-			model_cleared(m, MODEL_DIED_CLEAR);
-		}
-		break;
-	case 7:
-		r->op = "reset";
-		if (ops->reset) {
-			int err = run_op(r, op_reset);
-			if (err != DOD_OK)
-				die(r, "reset: %s", dod_strerror(err));
-			model_cleared(m, MODEL_DIED_RESET);
-		}
-		break;
-	case 8:
-		r->op = "shuffle";
-		shuffle_seed = byte(in);
-		if (ops->shuffle) {
-			int err = run_op(r, op_shuffle);
-			if (err != DOD_OK)
-				die(r, "shuffle: %s", dod_strerror(err));
-			m->sorted = false;
-		}
-		break;
-	case 9:
-		r->op = "defragment";
-		defrag_budget = byte(in) % 8;
-		if (ops->defragment) {
-			defrag_swaps = SIZE_MAX;
-			int err = run_op(r, op_defrag);
-			if (err != DOD_OK)
-				die(r, "defragment: %s", dod_strerror(err));
-			if (defrag_budget && defrag_swaps > defrag_budget)
-				die(r, "defragment moved %zu items, budget %zu", defrag_swaps, defrag_budget);
-			/* Fewer moves than the budget: it ran out of work, the order is final. */
-			if (!defrag_budget || defrag_swaps < defrag_budget)
-				m->sorted = true;
-		}
-		break;
-	case 10:
-		r->op = "fail-alloc";
-		r->fail_next = byte(in) % 32 + 1;
-		break;
-	case 11: {
-		r->op = "churn";
-		uint8_t b = byte(in);
-		size_t times = b < 250 ? b : (size_t)65536 >> (255 - b);
-		if (!ops->erase_n || m->n == 0 || (ops->caps & DOD_CAP_FIXED_CAPACITY))
-			break;
-		for (size_t t = 0; t < times; t++) {
-			uint64_t h = m->live[m->n - 1].handle;
-			do_erase(r, &h, 1);
-			do_insert(r, 1, r->c, m);
-		}
-		break;
-	}
-	case 12: {
-		r->op = "foreign";
-		size_t k = byte(in) % 8 + 1;
-		static uint64_t hs[8];
-		if (r->n_other + k > sizeof r->other_h / sizeof r->other_h[0])
-			break;
-		bool fixed = ops->caps & DOD_CAP_FIXED_CAPACITY;
-		int err = ops->insert_n(r->other, k, UINT64_C(1) << 40, m->handles ? hs : NULL);
-		if (err == DOD_EFULL && fixed)
-			break;
-		if (err != DOD_OK)
-			die(r, "insert into the second container: %s", dod_strerror(err));
-		for (size_t i = 0; i < k && m->handles; i++)
-			r->other_h[r->n_other++] = hs[i];
-		break;
-	}
-	case 13: {
-		r->op = "erase-all";
-		if (!ops->erase_n)
-			break;
-		static uint64_t all[MAX_LIVE];
-		size_t n = m->n;
-		for (size_t i = 0; i < n; i++)
-			all[i] = m->live[n - 1 - i].handle;
-		do_erase(r, all, n);
-		break;
-	}
-	case 14: {
-		r->op = "forged";
-		if (!m->handles)
-			break;
-		uint64_t h = u64(in);
-		if (ops->count_valid(r->c, &h, 1) != model_count_valid(m, &h, 1))
-			die(r, "count_valid of forged handle %#llx: %zu, model %zu", (unsigned long long)h,
-			    ops->count_valid(r->c, &h, 1), model_count_valid(m, &h, 1));
-		break;
-	}
-	default:
-		r->op = "compare";
-		break;
-	}
+	r->op = steps[opcode].name;
+	steps[opcode].run(r, in);
 	compare(r);
 }
 

@@ -51,11 +51,13 @@ def test_list_containers_follows_the_variant_table():
     table = variant_table()
     assert names("containers") == list(table)
     lines = run("list", "containers").stdout.splitlines()
-    assert lines[0].split() == ["name", "family", "removal", "alloc", "layout", "sizes", "caps"]
+    assert lines[0].split() == ["name", "family", "removal", "alloc", "layout", "sizes", "exts",
+                                "caps"]
     for line in lines[1:]:
-        name, family, removal, alloc, layout, sizes, caps = line.split()
+        name, family, removal, alloc, layout, sizes, exts, caps = line.split()
         assert [name, family, removal, alloc, layout, caps, sizes] == \
             [table[name][0]] + table[name][2:]
+        assert re.fullmatch(r"none|[a-z_]+(\|[a-z_]+)*", exts), line
 
 
 def test_list_scenarios_names_parameters_and_help():

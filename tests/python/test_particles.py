@@ -50,7 +50,24 @@ def test_other_containers_cannot_run_the_kernels(tmp_path):
     p = run("run", "--container", OTHERS_AT_8[0], "--scenario", "tick", "--n", "100",
             "--reps", "1", "--out", str(tmp_path / "x.csv"))
     assert p.returncode == 0, p.stderr
-    assert "not a particle container" in p.stdout
+    assert "no particles extension" in p.stdout
+
+
+def test_the_kernels_run_exactly_where_the_particles_extension_is(tmp_path):
+    """The kernels scenarios declare the particles extension (containers/contract.h); the
+    exts column of `list containers` names it for exactly the particle layouts, and every
+    container runs tick or is skipped for lacking it."""
+    exts = {l.split()[0]: l.split()[6].split("|")
+            for l in run("list", "containers").stdout.splitlines()[1:]}
+    assert {n for n, e in exts.items() if "particles" in e} == set(PARTICLES)
+    out = tmp_path / "t.csv"
+    p = run("run", "--container", "all", "--scenario", "tick", "--n", "100",
+            "--elem-bytes", "8,40", "--reps", "1", "--warmup", "0", "--out", str(out))
+    assert p.returncode == 0, p.stdout + p.stderr
+    assert {r["container"] for r in csv.DictReader(out.open())} == set(PARTICLES)
+    for name in OTHERS_AT_8:
+        assert re.search(rf"tick/{name}/n:100/elem:8 +skipped: no particles extension",
+                         p.stdout), name
 
 
 def test_missing_size_classes_are_left_out_with_a_notice(tmp_path):
