@@ -183,10 +183,10 @@ static int cmd_run(int argc, char **argv)
 	free(orig);
 	if (rc || delegated) {
 		json_discard(json, json_tmp);
+		if (rc == 2 && out_new && r.csv) /* refused (hb_sim_run: 2 only before any row) */
+			unlink(c.out);
 		if (r.csv)
 			fclose(r.csv);
-		if (rc == 2 && !delegated && out_new && r.csv)
-			unlink(c.out);
 		return rc;
 	}
 

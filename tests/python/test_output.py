@@ -301,3 +301,32 @@ def test_callgrind_child_dies_with_a_killed_parent(tmp_path):
     p = run("run", *CASE, "--reps", "1", "--counters", "callgrind", "--quiet")
     assert p.returncode == 0, p.stderr
     assert not os.path.exists(tmp)
+
+
+def _sim_env(tmp_path):
+    """The environment of a callgrind run whose temporary files go under tmp_path."""
+    return dict(os.environ, TMPDIR=str(tmp_path))
+
+
+def _sim_run(tmp_path, *args):
+    return subprocess.run([BIN, "run", *args], capture_output=True, text=True, timeout=300,
+                          env=_sim_env(tmp_path))
+
+
+needs_valgrind = pytest.mark.skipif(not os.path.exists("/usr/bin/valgrind"),
+                                    reason="valgrind not installed")
+
+
+@needs_valgrind
+@pytest.mark.parametrize("args, message", [
+    (["--out-json", "/nonexistent-dir/r.json"], "--out-json: cannot create"),
+    (["--samples-out", "/nonexistent-dir/s.csv"], "--samples-out: "),  # the child refuses
+])
+def test_a_refused_callgrind_run_leaves_no_file(tmp_path, args, message):
+    """Issue 13 C: a callgrind run refused with exit 2 left a header-only --out behind."""
+    out = tmp_path / "new.csv"
+    p = _sim_run(tmp_path, *CASE, "--reps", "1", "--warmup", "0", "--counters", "callgrind",
+                 "--out", str(out), *args)
+    assert p.returncode == 2, p.stderr
+    assert message in p.stderr
+    assert not out.exists(), "a refused run must not leave its output behind"
