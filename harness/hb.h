@@ -207,10 +207,12 @@ int hb_sim_parse_geometry(const char *text, char *err, size_t err_len);
  * columns of the child's rows from callgrind's per-region dumps and appends them, one
  * write per row, to out (the --out stream hb_csv_open opened and locked before any work;
  * NULL: none; out_path names it in messages), and prints per-case simulated counts per
- * operation. argv: the arguments after "run", unparsed. d1, ll: geometry or NULL for the
- * host's. resume (--resume): the child skips the repetitions out_path already holds
- * (--sim-resume-from). Returns the exit status for main: 0, 1 (a case failed), 2
- * (valgrind missing), 3 (HB_EXIT_OUTPUT: a row could not be written). */
+ * operation. Temporary files go to ${TMPDIR:-/tmp}/dodbench-<uid>, which must be a
+ * directory of this user's with mode 0700 (created so if missing). argv: the arguments
+ * after "run", unparsed. d1, ll: geometry or NULL for the host's. resume (--resume): the
+ * child skips the repetitions out_path already holds (--sim-resume-from). Returns the
+ * exit status for main: 0, 1 (a case failed), 2 (valgrind missing, the temporary
+ * directory refused), 3 (HB_EXIT_OUTPUT: a row could not be written). */
 int hb_sim_run(int argc, char **argv, FILE *out, const char *out_path, const char *d1,
                const char *ll, bool quiet, bool resume);
 

@@ -13,15 +13,26 @@
  * Ir, Dr, Dw, D1mr, D1mw, DLmr, DLmw and the D1 and LL geometry, and appends the rows to
  * the user's CSV. Counts are deterministic for the same binary, arguments and
  * environment.
+ *
+ * Temporary files. Everything lives in ${TMPDIR:-/tmp}/dodbench-<uid>, a directory of this
+ * user's with mode 0700 (created so; anything else there, a symbolic link, another owner
+ * or mode, is refused), so no other user can plant or swap what the run writes or what
+ * the cleaner removes. Each run makes dodbench-cg-<pid>-XXXXXX in it (mkdtemp) for
+ * child.csv, valgrind.log and the dumps cg.<pid>.<n>. The
+ * directory of a dodbench killed with -9 is removed by the next callgrind run: only in that
+ * parent, only a directory this user owns, never through a symbolic link (fstatat with
+ * AT_SYMLINK_NOFOLLOW, openat with O_NOFOLLOW, unlinkat).
  */
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -165,7 +176,7 @@ static int merge(const char *dir, const char *child_csv, FILE *out, const char *
 	for (struct dirent *e; (e = readdir(d));)
 		max_seq += strncmp(e->d_name, "cg.", 3) == 0;
 	struct sim_counts *by_seq = calloc(max_seq + 1, sizeof *by_seq);
-	char d1[64] = "unknown", ll[64] = "unknown", path[4200];
+	char d1[64] = "unknown", ll[64] = "unknown", path[4500];
 	rewinddir(d);
 	for (struct dirent *e; by_seq && (e = readdir(d));) {
 		if (strncmp(e->d_name, "cg.", 3) != 0)
@@ -277,37 +288,100 @@ static int merge(const char *dir, const char *child_csv, FILE *out, const char *
 	return rc;
 }
 
-static void remove_dir(const char *dir)
+/* A stream over the entries of the directory dir_fd, with its own offset (dir_fd stays
+ * usable), or NULL. */
+static DIR *dir_stream(int dir_fd)
 {
-	DIR *d = opendir(dir);
-	char path[4200];
-	for (struct dirent *e; d && (e = readdir(d));) {
-		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
-			continue;
-		snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
-		unlink(path);
-	}
-	if (d)
-		closedir(d);
-	rmdir(dir);
+	int fd = openat(dir_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+	if (!d && fd >= 0)
+		close(fd);
+	return d;
 }
 
-/* Removes the temporary directories of callgrind runs whose dodbench died without
- * cleaning up (kill -9): /tmp/dodbench-cg-PID-* of a PID that no longer exists. */
-static void remove_orphans(void)
+/* Removes the directory name of parent_fd and the entries in it, if it is a real
+ * directory (not a symbolic link) owned by this user; never follows a link (an entry
+ * that is one is unlinked itself). */
+static void remove_run_dir(int parent_fd, const char *name)
 {
-	DIR *d = opendir("/tmp");
-	char path[4200];
+	struct stat st, opened;
+	if (fstatat(parent_fd, name, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISDIR(st.st_mode) ||
+	    st.st_uid != geteuid())
+		return;
+	int fd = openat(parent_fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	/* The same directory as the one checked, not one swapped in since. */
+	if (fd < 0 || fstat(fd, &opened) != 0 || opened.st_dev != st.st_dev ||
+	    opened.st_ino != st.st_ino) {
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
+	DIR *d = dir_stream(fd);
+	for (struct dirent *e; d && (e = readdir(d));)
+		if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0)
+			unlinkat(fd, e->d_name, 0);
+	if (d)
+		closedir(d);
+	close(fd);
+	unlinkat(parent_fd, name, AT_REMOVEDIR);
+}
+
+/* Removes the run directories that a dodbench which died without cleaning up (kill -9)
+ * left in parent_fd: dodbench-cg-PID-* of a PID that no longer exists. */
+static void remove_orphans(int parent_fd)
+{
+	DIR *d = dir_stream(parent_fd);
 	for (struct dirent *e; d && (e = readdir(d));) {
 		long pid;
-		if (sscanf(e->d_name, "dodbench-cg-%ld-", &pid) != 1 || pid <= 0 ||
-		    kill((pid_t)pid, 0) == 0 || errno != ESRCH)
-			continue;
-		snprintf(path, sizeof path, "/tmp/%s", e->d_name);
-		remove_dir(path);
+		if (sscanf(e->d_name, "dodbench-cg-%ld-", &pid) == 1 && pid > 0 &&
+		    kill((pid_t)pid, 0) != 0 && errno == ESRCH)
+			remove_run_dir(parent_fd, e->d_name);
 	}
 	if (d)
 		closedir(d);
+}
+
+/* Opens ${TMPDIR:-/tmp}/dodbench-<uid> (its path to path), the parent of this user's
+ * callgrind run directories, creating it with mode 0700. Anything else than a real
+ * directory (not a symbolic link) owned by this user with mode 0700 is refused: another
+ * user could plant or swap what the run writes and what remove_orphans removes. Returns
+ * its descriptor, or -1 with the reason in err. */
+static int open_parent(char *path, size_t len, char *err, size_t err_len)
+{
+	const char *tmp = getenv("TMPDIR");
+	if (!tmp || !*tmp)
+		tmp = "/tmp";
+	/* valgrind takes file names (--log-file) of at most 900 bytes: leave room for the
+	 * run's directory and file names. */
+	size_t max = len < 800 ? len : 800;
+	if ((size_t)snprintf(path, len, "%s/dodbench-%ld", tmp, (long)geteuid()) >= max) {
+		snprintf(err, err_len, "TMPDIR (%zu bytes) is too long for valgrind's file names: "
+		         "$TMPDIR/dodbench-<uid> must stay under %zu bytes", strlen(tmp), max);
+		return -1;
+	}
+	bool made = mkdir(path, 0700) == 0;
+	int fd = made || errno == EEXIST
+	                 ? open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC) : -1;
+	struct stat st;
+	if (fd < 0 || (made && fchmod(fd, 0700) != 0) || fstat(fd, &st) != 0) {
+		int e = errno;
+		bool link = lstat(path, &st) == 0 && S_ISLNK(st.st_mode);
+		snprintf(err, err_len, "cannot use %s for callgrind's temporary files: %s", path,
+		         link ? "it is a symbolic link (remove it or set TMPDIR elsewhere)"
+		              : strerror(e));
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	if (st.st_uid != geteuid() || (st.st_mode & 07777) != 0700) {
+		snprintf(err, err_len, "refusing %s for callgrind's temporary files: it belongs to "
+		         "uid %ld and has mode %04o, not this user's (uid %ld) with mode 0700; remove "
+		         "it or set TMPDIR elsewhere", path, (long)st.st_uid,
+		         (unsigned)(st.st_mode & 07777), (long)geteuid());
+		close(fd);
+		return -1;
+	}
+	return fd;
 }
 
 /* The valgrind child while it runs: SIGINT, SIGTERM and SIGHUP sent to dodbench are
@@ -336,15 +410,22 @@ int hb_sim_run(int argc, char **argv, FILE *out, const char *out_path, const cha
 		                "valgrind, or make deps)\n");
 		return 2;
 	}
-	char dir[64], self[4096], out_file[300], child_csv[300], d1_opt[96], ll_opt[96],
-	     log_opt[320], log_path[300];
-	remove_orphans();
-	snprintf(dir, sizeof dir, "/tmp/dodbench-cg-%ld-XXXXXX", (long)getpid());
+	char parent_dir[4096], dir[4200], self[4096], out_file[4300], child_csv[4300], d1_opt[96],
+	     ll_opt[96], log_opt[4320], log_path[4300], err[4400];
+	int parent_fd = open_parent(parent_dir, sizeof parent_dir, err, sizeof err);
+	if (parent_fd < 0) {
+		fprintf(stderr, "dodbench: %s\n", err);
+		return 2;
+	}
+	remove_orphans(parent_fd);
+	snprintf(dir, sizeof dir, "%s/dodbench-cg-%ld-XXXXXX", parent_dir, (long)getpid());
 	ssize_t len = readlink("/proc/self/exe", self, sizeof self - 1);
 	if (len <= 0 || !mkdtemp(dir)) {
 		fprintf(stderr, "dodbench: cannot prepare the callgrind run: %s\n", strerror(errno));
+		close(parent_fd);
 		return 2;
 	}
+	const char *base = strrchr(dir, '/') + 1;
 	self[len] = '\0';
 	/* Run the sibling build/dodbench-sim: valgrind cannot decode AVX-512, which
 	 * -march=native emits on CPUs that have it. */
@@ -354,7 +435,8 @@ int hb_sim_run(int argc, char **argv, FILE *out, const char *out_path, const cha
 	if (access(self, X_OK) != 0) {
 		fprintf(stderr, "dodbench: %s is missing: `make build` builds it (the binary "
 		                "callgrind runs, compiled without AVX-512)\n", self);
-		rmdir(dir);
+		remove_run_dir(parent_fd, base);
+		close(parent_fd);
 		return 2;
 	}
 	snprintf(out_file, sizeof out_file, "--callgrind-out-file=%s/cg.%%p", dir);
@@ -441,7 +523,8 @@ int hb_sim_run(int argc, char **argv, FILE *out, const char *out_path, const cha
 		sigaction(sigs[i], &old[i], NULL);
 	if (caught) { /* interrupted: nothing half-done stays behind, then die of it */
 		free(cargv);
-		remove_dir(dir);
+		remove_run_dir(parent_fd, base);
+		close(parent_fd);
 		raise(caught);
 		return 1;
 	}
@@ -457,7 +540,8 @@ int hb_sim_run(int argc, char **argv, FILE *out, const char *out_path, const cha
 		fprintf(stderr, "dodbench: the callgrind run failed (exit status %d)\n",
 		        WIFEXITED(status) ? WEXITSTATUS(status) : -1);
 		free(cargv);
-		remove_dir(dir);
+		remove_run_dir(parent_fd, base);
+		close(parent_fd);
 		return WIFEXITED(status) && WEXITSTATUS(status) == 2 ? 2 : 1;
 	}
 	if (WIFSIGNALED(status)) { /* a crash: keep the rows of the repetitions it finished */
@@ -468,6 +552,7 @@ int hb_sim_run(int argc, char **argv, FILE *out, const char *out_path, const cha
 	}
 	int merged = merge(dir, child_csv, out, out_path, quiet);
 	free(cargv);
-	remove_dir(dir);
+	remove_run_dir(parent_fd, base);
+	close(parent_fd);
 	return merged ? merged : rc ? rc : WEXITSTATUS(status);
 }
