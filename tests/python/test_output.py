@@ -21,7 +21,7 @@ import time
 
 import pytest
 
-from test_cli import BIN, run
+from test_cli import BIN, read_rows, run
 
 CASE = ["--container", "handle_map", "--scenario", "iterate", "--n", "100"]
 
@@ -329,6 +329,64 @@ def test_callgrind_child_dies_with_a_killed_parent(tmp_path):
     assert not os.path.exists(tmp)
 
 
+def _data_rows(path):
+    """The whole data lines the CSV at path holds so far (0 while it does not exist)."""
+    try:
+        return max(path.read_text().rpartition("\n")[0].count("\n"), 0)
+    except FileNotFoundError:
+        return 0
+
+
+@needs_valgrind
+def test_callgrind_rows_reach_out_as_repetitions_end(tmp_path):
+    """Issue 13 L: the parent merged the child's rows only once valgrind had ended, so a
+    kill -9 of dodbench lost every finished repetition (all in the child's private file,
+    none in --out). A row now reaches --out while valgrind runs; after a kill -9 the rows
+    are whole and counted, and --resume completes the run."""
+    out = tmp_path / "k.csv"
+    sweep = [*CASE, "--reps", "1000", "--warmup", "0", "--counters", "callgrind",
+             "--run-id", "cgk", "--out", str(out)]
+    proc = subprocess.Popen([BIN, "run", *sweep, "--quiet"], stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL, env=_sim_env(tmp_path))
+    try:
+        child, _ = _callgrind_child(proc.pid, tmp_path)
+        for _ in range(24000):  # until a row is there, or dodbench has ended
+            if _data_rows(out) >= 1 or proc.poll() is not None:
+                break
+            time.sleep(0.005)
+        # The row came while valgrind runs (with 999 repetitions to go), not after it.
+        assert _data_rows(out) >= 1 and _alive(child)
+    finally:
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+    assert _gone(child)
+    rows = rows_of(out)
+    header = out.read_text().splitlines()[0].split(",")
+    rep, ir, dr = header.index("rep"), header.index("sim_ir"), header.index("sim_dr")
+    assert rows and all(int(r[ir]) > 0 and int(r[dr]) > 0 for r in rows)
+    assert sorted(int(r[rep]) for r in rows) == list(range(len(rows)))
+    p = _sim_run(tmp_path, *sweep, "--resume")
+    assert p.returncode == 0, p.stderr
+    assert f"--resume: {len(rows)} repetitions of run cgk are already in" in p.stderr
+    rows = rows_of(out)
+    assert sorted(int(r[rep]) for r in rows) == list(range(1000))
+    assert all(int(r[ir]) > 0 for r in rows)
+
+
+@needs_valgrind
+def test_callgrind_with_a_failing_json_keeps_every_row(tmp_path):
+    """Issue 13 D: --out-json on a full device under callgrind gave exit 1 and no row in
+    --out; as without callgrind it is now exit 3 with every row kept."""
+    out = tmp_path / "d.csv"
+    p = _sim_run(tmp_path, "--container", "handle_map,plain_array", "--scenario",
+                 "iterate,lookup", "--n", "100", "--reps", "3", "--warmup", "0", "--counters",
+                 "callgrind", "--quiet", "--out", str(out), "--out-json", "/dev/full")
+    assert p.returncode == 3, p.stderr
+    assert "writing /dev/full: No space left on device" in p.stderr
+    rows = read_rows(out)
+    assert len(rows) == 2 * 2 * 3 and all(int(r["sim_ir"]) > 0 for r in rows)
+
+
 @needs_valgrind
 @pytest.mark.parametrize("args, message", [
     (["--out-json", "/nonexistent-dir/r.json"], "--out-json: cannot create"),
@@ -427,3 +485,15 @@ def test_a_temporary_parent_too_long_for_valgrind_is_refused(tmp_path):
     assert "is too long for valgrind's file names" in p.stderr
     assert not out.exists() and list(deep.iterdir()) == []
 
+
+@needs_valgrind
+def test_callgrind_counts_survive_a_command_line_longer_than_a_dump_line_buffer(tmp_path):
+    """Each dump repeats the command line ("cmd: ..."): one longer than the reader's 4 KiB
+    line buffer must not hide the totals that come after it."""
+    out = tmp_path / "o.csv"
+    p = _sim_run(tmp_path, "--container", ",".join(["handle_ma*"] * 600), "--scenario",
+                 "iterate", "--n", "100", "--reps", "2", "--warmup", "0", "--counters",
+                 "callgrind", "--quiet", "--out", str(out))
+    assert p.returncode == 0, p.stderr
+    rows = read_rows(out)
+    assert len(rows) == 2 and all(int(r["sim_ir"]) > 0 for r in rows)
