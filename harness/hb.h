@@ -214,14 +214,19 @@ int hb_json_write(FILE *f, const struct hb_env *env, const struct hb_case *cases
  * Returns 0 or -1 with a message in err. */
 int hb_sim_parse_geometry(const char *text, char *err, size_t err_len);
 /* Runs `dodbench run` again under valgrind --tool=callgrind with the cache simulator,
- * collection toggled around each timed region (hb_begin/hb_end), then fills the sim_*
- * columns of the child's rows from callgrind's per-region dumps and appends them, one
- * write per row, to out (the --out stream hb_csv_open opened and locked before any work;
- * NULL: none; out_path names it in messages), and prints per-case simulated counts per
- * operation. argv: the arguments after "run", unparsed. d1, ll: geometry or NULL for the
- * host's. resume (--resume): the child skips the repetitions out_path already holds
- * (--sim-resume-from). Returns the exit status for main: 0, 1 (a case failed), 2
- * (valgrind missing), 3 (HB_EXIT_OUTPUT: a row could not be written). */
+ * collection toggled around each timed region (hb_begin/hb_end), and while it runs fills
+ * the sim_* columns of each new row of the child from callgrind's dump of its region and
+ * appends it, one write per row, to out as its repetition ends (the --out stream
+ * hb_csv_open opened and locked before any work; NULL: none; out_path names it in
+ * messages); then prints per-case simulated counts per operation. Temporary files go to
+ * ${TMPDIR:-/tmp}/dodbench-<uid>, which must be a directory of this user's with mode 0700
+ * (created so if missing). argv: the arguments after "run", unparsed. d1, ll: geometry or
+ * NULL for the host's. resume (--resume): the child skips the repetitions out_path
+ * already holds (--sim-resume-from). Returns the exit status for main: 0, 1 (a case
+ * failed, the child crashed), 2 (valgrind or build/dodbench-sim missing, the temporary
+ * directory refused, the child refused its arguments: always before any row reached
+ * out), 3 (HB_EXIT_OUTPUT: a row could not be written to out, or the child could not
+ * write --out-json or --samples-out; the rows before are kept). */
 int hb_sim_run(int argc, char **argv, FILE *out, const char *out_path, const char *d1,
                const char *ll, bool quiet, bool resume);
 

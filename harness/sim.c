@@ -8,20 +8,40 @@
  * zero the counters, switch collection on and off around each timed region only (setup
  * and verification are not counted, but they do warm the simulated caches, as they warm
  * the real ones) and dump the stats with the trigger "dodbench-region-<seq>". The child
- * cannot read the counts, so its rows carry a token "@cg<seq>@" in sim_ir; the parent
- * parses the dump files, replaces each token and the eight empty fields after it with
- * Ir, Dr, Dw, D1mr, D1mw, DLmr, DLmw and the D1 and LL geometry, and appends the rows to
- * the user's CSV. Counts are deterministic for the same binary, arguments and
- * environment.
+ * cannot read the counts, so its rows carry a token "@cg<seq>@" in sim_ir.
+ *
+ * The parent merges while the child runs, so that a kill -9 of dodbench loses at most the
+ * repetition in flight, as without callgrind. It sleeps until the child's directory
+ * changes (inotify; a poll timeout where that is missing) or the child ends (its pidfd),
+ * then reads the new whole lines of the child's CSV. A row is written after its region's
+ * dump is closed (region end -> dump -> verification -> row), so the dump is there to be
+ * read: the parent replaces the token and the eight empty fields after it with Ir, Dr, Dw,
+ * D1mr, D1mw, DLmr, DLmw and the D1 and LL geometry and appends the row to the user's CSV
+ * in one write. Counts are deterministic for the same binary, arguments and environment:
+ * the parent only reads what the child writes.
+ *
+ * Temporary files. Everything lives in ${TMPDIR:-/tmp}/dodbench-<uid>, a directory of this
+ * user's with mode 0700 (created so; anything else there, a symbolic link, another owner
+ * or mode, is refused), so no other user can plant or swap what the run writes or what
+ * the cleaner removes. Each run makes dodbench-cg-<pid>-XXXXXX in it (mkdtemp) for
+ * child.csv, valgrind.log and the dumps cg.<pid>.<n> (each removed once read). The
+ * directory of a dodbench killed with -9 is removed by the next callgrind run: only in that
+ * parent, only a directory this user owns, never through a symbolic link (fstatat with
+ * AT_SYMLINK_NOFOLLOW, openat with O_NOFOLLOW, unlinkat).
  */
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/inotify.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -88,43 +108,80 @@ static void geometry(const char *desc, char *out, size_t len)
 	snprintf(out, len, "%llu:%llu:%llu", size, assoc, line);
 }
 
-/* Reads one dump file; stores its counts under its region number. */
-static void read_dump(const char *path, struct sim_counts *by_seq, size_t max_seq,
-                      char *d1, char *ll, size_t geo_len)
+/* Callgrind's totals line (after "totals: ") by its events line (after "events: "): Ir,
+ * Dr, Dw, D1mr, D1mw, DLmr and DLmw go to v. Trailing zero counts are omitted from the
+ * line: missing means 0. Both strings are cut up. */
+static void parse_totals(char *events, char *totals, unsigned long long *v)
 {
-	FILE *f = fopen(path, "r");
-	if (!f)
-		return;
+	char *ev_save, *val_save, *ev = strtok_r(events, " \n", &ev_save);
+	char *val = strtok_r(totals, " \n", &val_save);
+	for (; ev; ev = strtok_r(NULL, " \n", &ev_save)) {
+		unsigned long long x = val ? strtoull(val, NULL, 10) : 0;
+		for (int i = 0; i < HB_N_SIM; i++)
+			if (strcmp(ev, sim_events[i]) == 0)
+				v[i] = x;
+		if (val)
+			val = strtok_r(NULL, " \n", &val_save);
+	}
+}
+
+/* One dump file: its region number (0: a dump that is not a region's, such as the one at
+ * exit), counts and cache geometry. */
+struct dump {
+	unsigned long long seq;
+	struct sim_counts c;
+	char d1[64], ll[64];
+};
+
+/* Reads the dump file name of the directory dir_fd (not through a symbolic link) into
+ * *dp. Returns true when the file is complete: its totals line, the last callgrind
+ * writes, was read whole, newline included (a line cut short belongs to an incomplete
+ * file, which is not used). False for a file callgrind is still writing (or that cannot
+ * be read): a later scan reads it again. */
+static bool read_dump(int dir_fd, const char *name, struct dump *dp)
+{
+	int fd = openat(dir_fd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	FILE *f = fd >= 0 ? fdopen(fd, "r") : NULL;
+	if (!f) {
+		if (fd >= 0)
+			close(fd);
+		return false;
+	}
 	char line[4096], events[512] = "";
-	unsigned long long seq = 0;
-	struct sim_counts c = {0};
-	while (fgets(line, sizeof line, f)) {
+	memset(dp, 0, sizeof *dp);
+	snprintf(dp->d1, sizeof dp->d1, "unknown");
+	snprintf(dp->ll, sizeof dp->ll, "unknown");
+	for (bool starts = true; fgets(line, sizeof line, f);) {
+		bool whole = strchr(line, '\n') != NULL, starts_line = starts;
+		starts = whole;
+		if (!starts_line) /* the rest of a line longer than the buffer (cmd: ...) */
+			continue;
 		if (strncmp(line, "desc: D1 cache: ", 16) == 0)
-			geometry(line + 16, d1, geo_len);
+			geometry(line + 16, dp->d1, sizeof dp->d1);
 		else if (strncmp(line, "desc: LL cache: ", 16) == 0)
-			geometry(line + 16, ll, geo_len);
+			geometry(line + 16, dp->ll, sizeof dp->ll);
 		else if (strncmp(line, "desc: Trigger: Client Request: dodbench-region-", 47) == 0)
-			seq = strtoull(line + 47, NULL, 10);
+			dp->seq = strtoull(line + 47, NULL, 10);
 		else if (strncmp(line, "events: ", 8) == 0)
 			snprintf(events, sizeof events, "%.500s", line + 8);
-		else if (strncmp(line, "totals: ", 8) == 0 && events[0]) {
-			/* Trailing zero counts are omitted from the line: missing means 0. */
-			char *ev_save, *val_save, *ev = strtok_r(events, " \n", &ev_save);
-			char *val = strtok_r(line + 8, " \n", &val_save);
-			for (; ev; ev = strtok_r(NULL, " \n", &ev_save)) {
-				unsigned long long v = val ? strtoull(val, NULL, 10) : 0;
-				for (int i = 0; i < HB_N_SIM; i++)
-					if (strcmp(ev, sim_events[i]) == 0)
-						c.v[i] = v;
-				if (val)
-					val = strtok_r(NULL, " \n", &val_save);
-			}
-			c.have = true;
+		else if (strncmp(line, "totals: ", 8) == 0 && events[0] && whole) {
+			parse_totals(events, line + 8, dp->c.v);
+			dp->c.have = true;
 		}
 	}
 	fclose(f);
-	if (seq >= 1 && seq <= max_seq && c.have)
-		by_seq[seq] = c;
+	return dp->c.have;
+}
+
+/* A stream over the entries of the directory dir_fd, with its own offset (dir_fd stays
+ * usable), or NULL. */
+static DIR *dir_stream(int dir_fd)
+{
+	int fd = openat(dir_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+	if (!d && fd >= 0)
+		close(fd);
+	return d;
 }
 
 /* Per-case summary: medians per operation (region count / ops) of simulated Ir, D1 misses and LL misses. */
@@ -153,166 +210,320 @@ static const char *const col_names[C_N_COLS] = {"container", "scenario", "n", "e
                                                  "order", "sim_ir", "hole_ratio",
                                                  "hole_pattern", "ops"};
 
-static int merge(const char *dir, const char *child_csv, FILE *out, const char *out_path,
-                 bool quiet)
-{
-	/* Region numbers are bounded by the child's row count + warm-ups; size the table
-	 * by the number of dump files. */
-	size_t max_seq = 0;
-	DIR *d = opendir(dir);
-	if (!d)
-		return 2;
-	for (struct dirent *e; (e = readdir(d));)
-		max_seq += strncmp(e->d_name, "cg.", 3) == 0;
-	struct sim_counts *by_seq = calloc(max_seq + 1, sizeof *by_seq);
-	char d1[64] = "unknown", ll[64] = "unknown", path[4200];
-	rewinddir(d);
-	for (struct dirent *e; by_seq && (e = readdir(d));) {
-		if (strncmp(e->d_name, "cg.", 3) != 0)
-			continue;
-		snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
-		read_dump(path, by_seq, max_seq, d1, ll, sizeof d1);
-	}
-	closedir(d);
-	if (!by_seq)
-		return 2;
-
-	FILE *in = fopen(child_csv, "r");
-	if (!in) {
-		fprintf(stderr, "dodbench: callgrind run wrote no rows\n");
-		free(by_seq);
-		return 2;
-	}
-	int out_errno = 0;
-	static char line[16384], copy[16384 + 1024];
+/* The parent's merge of the child's rows, while the child runs. */
+struct merge {
+	const char *dir;           /* the run's temporary directory */
+	int dir_fd;
+	int csv_fd;                /* the child's CSV; -1 until it exists */
+	char *pending;             /* bytes read from it that are not yet a whole line */
+	size_t n_pending, cap;
+	bool have_header;
 	int col[C_N_COLS];
-	size_t n_cases = 0, missing = 0;
-	struct sim_case *cases = NULL;
-	if (fgets(line, sizeof line, in)) { /* header: find our columns */
-		char *f[128];
-		size_t nf = hb_csv_split(line, f, 128);
-		for (int k = 0; k < C_N_COLS; k++) {
-			col[k] = -1;
-			for (size_t i = 0; i < nf; i++)
-				if (strcmp(f[i], col_names[k]) == 0)
-					col[k] = (int)i;
-		}
-	}
-	while (fgets(line, sizeof line, in)) {
-		char *tok = strstr(line, "@cg");
-		unsigned long long seq = tok ? strtoull(tok + 3, NULL, 10) : 0;
-		char *end = tok ? strstr(tok, "@,,,,,,,,") : NULL;
-		if (!end || seq > max_seq || !by_seq[seq].have) {
-			missing++;
-			continue;
-		}
-		const unsigned long long *v = by_seq[seq].v;
-		char filled[512];
-		snprintf(filled, sizeof filled, "%llu,%llu,%llu,%llu,%llu,%llu,%llu,%s,%s", v[0], v[1],
-		         v[2], v[3], v[4], v[5], v[6], d1, ll);
-		*tok = '\0';
-		snprintf(copy, sizeof copy, "%s%s%s", line, filled, end + 9);
-		if (out && !out_errno) /* one row, one write(2) (see csv.c) */
-			out_errno = hb_csv_put_line(out, copy);
-		/* Summary by case. */
-		char *f[128];
-		size_t nf = hb_csv_split(copy, f, 128);
-		bool ok = nf > 10;
-		for (int k = 0; k < C_N_COLS; k++)
-			ok &= col[k] >= 0 && (size_t)col[k] < nf;
-		if (!ok)
-			continue;
-		char name[sizeof cases->name];
-		const struct scn_scenario *scn = scn_find(f[col[C_SCENARIO]]);
-		hb_case_name(name, sizeof name, f[col[C_SCENARIO]], f[col[C_CONTAINER]],
-		             (size_t)strtoull(f[col[C_N]], NULL, 10),
-		             (size_t)strtoull(f[col[C_ELEM]], NULL, 10),
-		             scn && scn->uses_order ? f[col[C_ORDER]] : NULL,
-		             strtod(f[col[C_HOLES]], NULL), f[col[C_PATTERN]]);
-		size_t i = 0;
-		while (i < n_cases && strcmp(cases[i].name, name) != 0)
-			i++;
-		if (i == n_cases) {
-			struct sim_case *grown = realloc(cases, (n_cases + 1) * sizeof *cases);
-			if (!grown)
-				continue;
-			cases = grown;
-			memset(&cases[n_cases], 0, sizeof *cases);
-			snprintf(cases[n_cases++].name, sizeof cases->name, "%s", name);
-		}
-		struct sim_case *c = &cases[i];
-		double n = strtod(f[col[C_OPS]], NULL); /* per operation, as ns_per_op */
-		double *ir = realloc(c->ir, (c->n + 1) * sizeof *ir);
-		double *dd = realloc(c->d1, (c->n + 1) * sizeof *dd);
-		double *dl = realloc(c->ll, (c->n + 1) * sizeof *dl);
-		if (ir) c->ir = ir;
-		if (dd) c->d1 = dd;
-		if (dl) c->ll = dl;
-		if (!ir || !dd || !dl)
-			continue;
-		c->ir[c->n] = (double)v[0] / n;
-		c->d1[c->n] = (double)(v[3] + v[4]) / n;
-		c->ll[c->n] = (double)(v[5] + v[6]) / n;
-		c->n++;
-	}
-	fclose(in);
-	int rc = 0;
-	if (out_errno) {
-		fprintf(stderr, "dodbench: writing %s: %s\n", out_path, strerror(out_errno));
-		rc = HB_EXIT_OUTPUT;
-	}
-	if (missing) {
-		fprintf(stderr, "dodbench: %zu rows had no callgrind counts\n", missing);
-		rc = rc ? rc : 1;
-	}
-	if (!quiet || n_cases)
-		print_summary(cases, n_cases, d1, ll);
-	for (size_t i = 0; i < n_cases; i++) {
-		free(cases[i].ir);
-		free(cases[i].d1);
-		free(cases[i].ll);
-	}
-	free(cases);
-	free(by_seq);
-	return rc;
+	struct sim_counts *by_seq; /* counts by region number */
+	size_t n_seq;
+	char d1[64], ll[64];       /* cache geometry, size:assoc:line */
+	FILE *out;                 /* the user's --out, or NULL */
+	const char *out_path;
+	int out_errno;             /* a row could not be written: the merge stops */
+	size_t rows, missing;      /* rows written to out; rows without counts */
+	struct sim_case *cases;
+	size_t n_cases;
+};
+
+static bool have_counts(const struct merge *m, unsigned long long seq)
+{
+	return seq < m->n_seq && m->by_seq[seq].have;
 }
 
-static void remove_dir(const char *dir)
+/* Keeps a dump's counts under its region number. Returns false when out of memory. */
+static bool keep_dump(struct merge *m, const struct dump *dp)
 {
-	DIR *d = opendir(dir);
-	char path[4200];
+	if (dp->seq == 0) /* not a region's */
+		return true;
+	if (dp->seq >= m->n_seq) {
+		if (dp->seq >= SIZE_MAX / (2 * sizeof *m->by_seq))
+			return false;
+		size_t n = m->n_seq ? m->n_seq : 64;
+		while (n <= dp->seq)
+			n *= 2;
+		struct sim_counts *grown = realloc(m->by_seq, n * sizeof *grown);
+		if (!grown)
+			return false;
+		memset(grown + m->n_seq, 0, (n - m->n_seq) * sizeof *grown);
+		m->by_seq = grown;
+		m->n_seq = n;
+	}
+	m->by_seq[dp->seq] = dp->c;
+	snprintf(m->d1, sizeof m->d1, "%s", dp->d1);
+	snprintf(m->ll, sizeof m->ll, "%s", dp->ll);
+	return true;
+}
+
+/* Reads every complete dump file in the directory and removes it, so the directory
+ * holds only the dumps not read yet and a scan stays short. */
+static void take_dumps(struct merge *m)
+{
+	DIR *d = dir_stream(m->dir_fd);
 	for (struct dirent *e; d && (e = readdir(d));) {
-		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
-			continue;
-		snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
-		unlink(path);
+		struct dump dp;
+		if (strncmp(e->d_name, "cg.", 3) == 0 && read_dump(m->dir_fd, e->d_name, &dp) &&
+		    keep_dump(m, &dp))
+			unlinkat(m->dir_fd, e->d_name, 0);
 	}
 	if (d)
 		closedir(d);
-	rmdir(dir);
 }
 
-/* Removes the temporary directories of callgrind runs whose dodbench died without
- * cleaning up (kill -9): /tmp/dodbench-cg-PID-* of a PID that no longer exists. */
-static void remove_orphans(void)
+/* The case of the name, added if new; NULL when out of memory. */
+static struct sim_case *find_case(struct merge *m, const char *name)
 {
-	DIR *d = opendir("/tmp");
-	char path[4200];
+	for (size_t i = 0; i < m->n_cases; i++)
+		if (strcmp(m->cases[i].name, name) == 0)
+			return &m->cases[i];
+	struct sim_case *grown = realloc(m->cases, (m->n_cases + 1) * sizeof *grown);
+	if (!grown)
+		return NULL;
+	m->cases = grown;
+	struct sim_case *c = &m->cases[m->n_cases++];
+	memset(c, 0, sizeof *c);
+	snprintf(c->name, sizeof c->name, "%s", name);
+	return c;
+}
+
+/* Adds a merged row (its fields f[0..nf), its counts v) to its case's figures per
+ * operation, for the summary. */
+static void summarize(struct merge *m, char **f, size_t nf, const unsigned long long *v)
+{
+	bool ok = nf > 10;
+	for (int k = 0; k < C_N_COLS; k++)
+		ok &= m->col[k] >= 0 && (size_t)m->col[k] < nf;
+	if (!ok)
+		return;
+	char name[sizeof m->cases->name];
+	const int *col = m->col;
+	const struct scn_scenario *scn = scn_find(f[col[C_SCENARIO]]);
+	hb_case_name(name, sizeof name, f[col[C_SCENARIO]], f[col[C_CONTAINER]],
+	             (size_t)strtoull(f[col[C_N]], NULL, 10),
+	             (size_t)strtoull(f[col[C_ELEM]], NULL, 10),
+	             scn && scn->uses_order ? f[col[C_ORDER]] : NULL,
+	             strtod(f[col[C_HOLES]], NULL), f[col[C_PATTERN]]);
+	struct sim_case *c = find_case(m, name);
+	if (!c)
+		return;
+	double n = strtod(f[col[C_OPS]], NULL); /* per operation, as ns_per_op */
+	double *ir = realloc(c->ir, (c->n + 1) * sizeof *ir);
+	if (ir)
+		c->ir = ir;
+	double *dd = realloc(c->d1, (c->n + 1) * sizeof *dd);
+	if (dd)
+		c->d1 = dd;
+	double *dl = realloc(c->ll, (c->n + 1) * sizeof *dl);
+	if (dl)
+		c->ll = dl;
+	if (!ir || !dd || !dl)
+		return;
+	c->ir[c->n] = (double)v[0] / n;
+	c->d1[c->n] = (double)(v[3] + v[4]) / n;
+	c->ll[c->n] = (double)(v[5] + v[6]) / n;
+	c->n++;
+}
+
+/* The header of the child's CSV: finds our columns. */
+static void take_header(struct merge *m, char *line)
+{
+	char *f[128];
+	size_t nf = hb_csv_split(line, f, 128);
+	for (int k = 0; k < C_N_COLS; k++) {
+		m->col[k] = -1;
+		for (size_t i = 0; i < nf; i++)
+			if (strcmp(f[i], col_names[k]) == 0)
+				m->col[k] = (int)i;
+	}
+	m->have_header = true;
+}
+
+/* One whole row of the child's CSV (newline included, cut up): its counts replace the
+ * token, and it goes to --out in one write (see csv.c). */
+static void take_row(struct merge *m, char *line)
+{
+	char *tok = strstr(line, "@cg");
+	unsigned long long seq = tok ? strtoull(tok + 3, NULL, 10) : 0;
+	char *end = tok ? strstr(tok, "@,,,,,,,,") : NULL;
+	if (end && !have_counts(m, seq))
+		take_dumps(m); /* its dump was closed before the row was written */
+	if (!end || !have_counts(m, seq)) {
+		m->missing++;
+		return;
+	}
+	const unsigned long long *v = m->by_seq[seq].v;
+	char filled[512];
+	snprintf(filled, sizeof filled, "%llu,%llu,%llu,%llu,%llu,%llu,%llu,%s,%s", v[0], v[1],
+	         v[2], v[3], v[4], v[5], v[6], m->d1, m->ll);
+	*tok = '\0';
+	size_t len = strlen(line) + strlen(filled) + strlen(end + 9) + 1;
+	char *row = malloc(len);
+	if (!row) {
+		m->missing++;
+		return;
+	}
+	snprintf(row, len, "%s%s%s", line, filled, end + 9);
+	if (m->out && !(m->out_errno = hb_csv_put_line(m->out, row)))
+		m->rows++;
+	char *f[128];
+	size_t nf = hb_csv_split(row, f, 128);
+	summarize(m, f, nf, v);
+	free(row);
+}
+
+/* Takes the whole lines of m->pending and keeps the partial last one (a row being
+ * written) for later. */
+static void take_lines(struct merge *m)
+{
+	size_t start = 0;
+	for (char *nl; !m->out_errno &&
+	               (nl = memchr(m->pending + start, '\n', m->n_pending - start));) {
+		size_t end = (size_t)(nl - m->pending) + 1;
+		char saved = m->pending[end];
+		m->pending[end] = '\0';
+		if (m->have_header)
+			take_row(m, m->pending + start);
+		else
+			take_header(m, m->pending + start);
+		m->pending[end] = saved;
+		start = end;
+	}
+	memmove(m->pending, m->pending + start, m->n_pending - start);
+	m->n_pending -= start;
+}
+
+/* Reads what the child's CSV has gained since the last call and merges its whole
+ * lines. */
+static void pump(struct merge *m)
+{
+	if (m->csv_fd < 0)
+		m->csv_fd = openat(m->dir_fd, "child.csv", O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	while (m->csv_fd >= 0 && !m->out_errno) {
+		if (m->cap - m->n_pending < 4096) {
+			size_t cap = m->cap ? 2 * m->cap : HB_ROW_BUFFER;
+			char *grown = realloc(m->pending, cap);
+			if (!grown)
+				return;
+			m->pending = grown;
+			m->cap = cap;
+		}
+		ssize_t got = read(m->csv_fd, m->pending + m->n_pending, m->cap - m->n_pending - 1);
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got <= 0)
+			return;
+		m->n_pending += (size_t)got;
+		take_lines(m);
+	}
+}
+
+static void merge_free(struct merge *m)
+{
+	for (size_t i = 0; i < m->n_cases; i++) {
+		free(m->cases[i].ir);
+		free(m->cases[i].d1);
+		free(m->cases[i].ll);
+	}
+	free(m->cases);
+	free(m->by_seq);
+	free(m->pending);
+	if (m->csv_fd >= 0)
+		close(m->csv_fd);
+}
+
+/* Removes the directory name of parent_fd and the entries in it, if it is a real
+ * directory (not a symbolic link) owned by this user; never follows a link (an entry
+ * that is one is unlinked itself). */
+static void remove_run_dir(int parent_fd, const char *name)
+{
+	struct stat st, opened;
+	if (fstatat(parent_fd, name, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISDIR(st.st_mode) ||
+	    st.st_uid != geteuid())
+		return;
+	int fd = openat(parent_fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	/* The same directory as the one checked, not one swapped in since. */
+	if (fd < 0 || fstat(fd, &opened) != 0 || opened.st_dev != st.st_dev ||
+	    opened.st_ino != st.st_ino) {
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
+	DIR *d = dir_stream(fd);
+	for (struct dirent *e; d && (e = readdir(d));)
+		if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0)
+			unlinkat(fd, e->d_name, 0);
+	if (d)
+		closedir(d);
+	close(fd);
+	unlinkat(parent_fd, name, AT_REMOVEDIR);
+}
+
+/* Removes the run directories that a dodbench which died without cleaning up (kill -9)
+ * left in parent_fd: dodbench-cg-PID-* of a PID that no longer exists. */
+static void remove_orphans(int parent_fd)
+{
+	DIR *d = dir_stream(parent_fd);
 	for (struct dirent *e; d && (e = readdir(d));) {
 		long pid;
-		if (sscanf(e->d_name, "dodbench-cg-%ld-", &pid) != 1 || pid <= 0 ||
-		    kill((pid_t)pid, 0) == 0 || errno != ESRCH)
-			continue;
-		snprintf(path, sizeof path, "/tmp/%s", e->d_name);
-		remove_dir(path);
+		if (sscanf(e->d_name, "dodbench-cg-%ld-", &pid) == 1 && pid > 0 &&
+		    kill((pid_t)pid, 0) != 0 && errno == ESRCH)
+			remove_run_dir(parent_fd, e->d_name);
 	}
 	if (d)
 		closedir(d);
+}
+
+/* Opens ${TMPDIR:-/tmp}/dodbench-<uid> (its path to path), the parent of this user's
+ * callgrind run directories, creating it with mode 0700. Anything else than a real
+ * directory (not a symbolic link) owned by this user with mode 0700 is refused: another
+ * user could plant or swap what the run writes and what remove_orphans removes. Returns
+ * its descriptor, or -1 with the reason in err. */
+static int open_parent(char *path, size_t len, char *err, size_t err_len)
+{
+	const char *tmp = getenv("TMPDIR");
+	if (!tmp || !*tmp)
+		tmp = "/tmp";
+	/* valgrind takes file names (--log-file) of at most 900 bytes: leave room for the
+	 * run's directory and file names. */
+	size_t max = len < 800 ? len : 800;
+	if ((size_t)snprintf(path, len, "%s/dodbench-%ld", tmp, (long)geteuid()) >= max) {
+		snprintf(err, err_len, "TMPDIR (%zu bytes) is too long for valgrind's file names: "
+		         "$TMPDIR/dodbench-<uid> must stay under %zu bytes", strlen(tmp), max);
+		return -1;
+	}
+	bool made = mkdir(path, 0700) == 0;
+	int fd = made || errno == EEXIST
+	                 ? open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC) : -1;
+	struct stat st;
+	if (fd < 0 || (made && fchmod(fd, 0700) != 0) || fstat(fd, &st) != 0) {
+		int e = errno;
+		bool link = lstat(path, &st) == 0 && S_ISLNK(st.st_mode);
+		snprintf(err, err_len, "cannot use %s for callgrind's temporary files: %s", path,
+		         link ? "it is a symbolic link (remove it or set TMPDIR elsewhere)"
+		              : strerror(e));
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	if (st.st_uid != geteuid() || (st.st_mode & 07777) != 0700) {
+		snprintf(err, err_len, "refusing %s for callgrind's temporary files: it belongs to "
+		         "uid %ld and has mode %04o, not this user's (uid %ld) with mode 0700; remove "
+		         "it or set TMPDIR elsewhere", path, (long)st.st_uid,
+		         (unsigned)(st.st_mode & 07777), (long)geteuid());
+		close(fd);
+		return -1;
+	}
+	return fd;
 }
 
 /* The valgrind child while it runs: SIGINT, SIGTERM and SIGHUP sent to dodbench are
  * passed on to it; the parent then cleans up and dies of the same signal. */
 static volatile sig_atomic_t child_pid, caught;
+static const int pass_sigs[3] = {SIGINT, SIGTERM, SIGHUP};
 static void pass_on(int sig)
 {
 	caught = sig;
@@ -328,62 +539,91 @@ static int skip_arg(const char *a)
 	return strncmp(a, "--out=", 6) == 0 || strncmp(a, "--counters=", 11) == 0;
 }
 
-int hb_sim_run(int argc, char **argv, FILE *out, const char *out_path, const char *d1,
-               const char *ll, bool quiet, bool resume)
+/* One callgrind run: its files and the child's command line. */
+struct sim_run {
+	char parent[4096];        /* ${TMPDIR:-/tmp}/dodbench-<uid> (open_parent) */
+	int parent_fd;            /* -1 until opened */
+	char dir[4200];           /* this run's directory in parent; "" until made */
+	char self[4096];          /* the binary valgrind runs: build/dodbench-sim */
+	char out_file[4300], child_csv[4300], log_path[4300], log_opt[4320];
+	char d1_opt[96], ll_opt[96];
+	char **argv;              /* valgrind's command line */
+	struct sigaction old[3];  /* the handlers pass_on replaces while the child runs */
+};
+
+/* Checks what the run needs and makes its directory: valgrind on the PATH, the per-user
+ * parent, the sibling build/dodbench-sim. Returns 0, or 2 after printing why not. */
+static int prepare(struct sim_run *s)
 {
+	char err[4400];
 	if (!on_path("valgrind")) {
 		fprintf(stderr, "dodbench: --counters callgrind needs valgrind (apt-get install "
 		                "valgrind, or make deps)\n");
 		return 2;
 	}
-	char dir[64], self[4096], out_file[300], child_csv[300], d1_opt[96], ll_opt[96],
-	     log_opt[320], log_path[300];
-	remove_orphans();
-	snprintf(dir, sizeof dir, "/tmp/dodbench-cg-%ld-XXXXXX", (long)getpid());
-	ssize_t len = readlink("/proc/self/exe", self, sizeof self - 1);
-	if (len <= 0 || !mkdtemp(dir)) {
+	if ((s->parent_fd = open_parent(s->parent, sizeof s->parent, err, sizeof err)) < 0) {
+		fprintf(stderr, "dodbench: %s\n", err);
+		return 2;
+	}
+	ssize_t len = readlink("/proc/self/exe", s->self, sizeof s->self - 1);
+	if (len <= 0) {
 		fprintf(stderr, "dodbench: cannot prepare the callgrind run: %s\n", strerror(errno));
 		return 2;
 	}
-	self[len] = '\0';
+	s->self[len] = '\0';
 	/* Run the sibling build/dodbench-sim: valgrind cannot decode AVX-512, which
 	 * -march=native emits on CPUs that have it. */
-	char *slash = strrchr(self, '/');
+	char *slash = strrchr(s->self, '/');
 	if (slash && strcmp(slash + 1, "dodbench-sim") != 0)
-		snprintf(slash + 1, sizeof self - (size_t)(slash + 1 - self), "dodbench-sim");
-	if (access(self, X_OK) != 0) {
+		snprintf(slash + 1, sizeof s->self - (size_t)(slash + 1 - s->self), "dodbench-sim");
+	if (access(s->self, X_OK) != 0) {
 		fprintf(stderr, "dodbench: %s is missing: `make build` builds it (the binary "
-		                "callgrind runs, compiled without AVX-512)\n", self);
-		rmdir(dir);
+		                "callgrind runs, compiled without AVX-512)\n", s->self);
 		return 2;
 	}
-	snprintf(out_file, sizeof out_file, "--callgrind-out-file=%s/cg.%%p", dir);
-	snprintf(child_csv, sizeof child_csv, "%s/child.csv", dir);
+	remove_orphans(s->parent_fd);
+	snprintf(s->dir, sizeof s->dir, "%s/dodbench-cg-%ld-XXXXXX", s->parent, (long)getpid());
+	if (!mkdtemp(s->dir)) {
+		fprintf(stderr, "dodbench: cannot prepare the callgrind run: %s: %s\n", s->dir,
+		        strerror(errno));
+		s->dir[0] = '\0';
+		return 2;
+	}
+	return 0;
+}
+
+/* valgrind's command line: the user's `run` arguments with --out and --counters
+ * replaced by the child's. NULL when out of memory. */
+static char **child_argv(struct sim_run *s, int argc, char **argv, const char *d1,
+                         const char *ll, bool quiet, bool resume, const char *out_path)
+{
+	snprintf(s->out_file, sizeof s->out_file, "--callgrind-out-file=%s/cg.%%p", s->dir);
+	snprintf(s->child_csv, sizeof s->child_csv, "%s/child.csv", s->dir);
+	snprintf(s->log_path, sizeof s->log_path, "%s/valgrind.log", s->dir);
+	snprintf(s->log_opt, sizeof s->log_opt, "--log-file=%s", s->log_path);
 	char **cargv = calloc((size_t)argc + 20, sizeof *cargv);
 	if (!cargv)
-		return 2;
+		return NULL;
 	size_t k = 0;
 	cargv[k++] = "valgrind";
 	cargv[k++] = "-q";
 	cargv[k++] = "--tool=callgrind";
 	cargv[k++] = "--cache-sim=yes";
 	cargv[k++] = "--collect-atstart=no";
-	cargv[k++] = out_file;
+	cargv[k++] = s->out_file;
 	/* --quiet: valgrind's own notices (e.g. which cache it simulates as LL) go to a log,
 	 * shown only if the run fails. */
-	snprintf(log_path, sizeof log_path, "%s/valgrind.log", dir);
-	snprintf(log_opt, sizeof log_opt, "--log-file=%s", log_path);
 	if (quiet)
-		cargv[k++] = log_opt;
+		cargv[k++] = s->log_opt;
 	if (d1) {
-		snprintf(d1_opt, sizeof d1_opt, "--D1=%s", d1);
-		cargv[k++] = d1_opt;
+		snprintf(s->d1_opt, sizeof s->d1_opt, "--D1=%s", d1);
+		cargv[k++] = s->d1_opt;
 	}
 	if (ll) {
-		snprintf(ll_opt, sizeof ll_opt, "--LL=%s", ll);
-		cargv[k++] = ll_opt;
+		snprintf(s->ll_opt, sizeof s->ll_opt, "--LL=%s", ll);
+		cargv[k++] = s->ll_opt;
 	}
-	cargv[k++] = self;
+	cargv[k++] = s->self;
 	cargv[k++] = "run";
 	for (int i = 1; i < argc; i++) {
 		int skip = skip_arg(argv[i]);
@@ -396,23 +636,28 @@ int hb_sim_run(int argc, char **argv, FILE *out, const char *out_path, const cha
 	cargv[k++] = "callgrind";
 	cargv[k++] = "--sim-child";
 	cargv[k++] = "--out";
-	cargv[k++] = child_csv;
+	cargv[k++] = s->child_csv;
 	if (resume) { /* the child skips what the user's file holds (it is in argv already) */
 		cargv[k++] = "--sim-resume-from";
 		cargv[k++] = (char *)out_path;
 	}
 	cargv[k] = NULL;
+	return cargv;
+}
 
+/* Forks and executes valgrind with s->argv; SIGINT, SIGTERM and SIGHUP go to pass_on
+ * until the caller puts s->old back. Returns the child's pid, or -1 (fork failed). */
+static pid_t spawn(struct sim_run *s)
+{
 	fflush(stdout);
 	fflush(stderr);
-	struct sigaction sa = {.sa_handler = pass_on}, old[3];
-	const int sigs[3] = {SIGINT, SIGTERM, SIGHUP};
+	struct sigaction sa = {.sa_handler = pass_on};
 	sigset_t block, saved;
 	sigemptyset(&sa.sa_mask);
 	sigemptyset(&block);
 	for (int i = 0; i < 3; i++) {
-		sigaction(sigs[i], &sa, &old[i]);
-		sigaddset(&block, sigs[i]);
+		sigaction(pass_sigs[i], &sa, &s->old[i]);
+		sigaddset(&block, pass_sigs[i]);
 	}
 	/* Blocked from the fork until child_pid is set: a signal in between waits, and then
 	 * reaches the child through pass_on (else it would find no child to pass on to and
@@ -425,49 +670,156 @@ int hb_sim_run(int argc, char **argv, FILE *out, const char *out_path, const cha
 		if (getppid() != parent)
 			_exit(127);
 		for (int i = 0; i < 3; i++)
-			sigaction(sigs[i], &old[i], NULL);
+			sigaction(pass_sigs[i], &s->old[i], NULL);
 		sigprocmask(SIG_SETMASK, &saved, NULL);
-		execvp("valgrind", cargv);
+		execvp("valgrind", s->argv);
 		_exit(127);
 	}
 	child_pid = pid;
 	sigprocmask(SIG_SETMASK, &saved, NULL);
-	int status = 0;
-	pid_t waited;
-	while ((waited = waitpid(pid, &status, 0)) < 0 && errno == EINTR)
-		;
-	child_pid = 0;
-	for (int i = 0; i < 3; i++)
-		sigaction(sigs[i], &old[i], NULL);
-	if (caught) { /* interrupted: nothing half-done stays behind, then die of it */
-		free(cargv);
-		remove_dir(dir);
-		raise(caught);
-		return 1;
+	return pid;
+}
+
+/* Merges the child's rows as they come until it ends. It sleeps until the run's
+ * directory changes (inotify: a row written, a dump closed), the child ends (its pidfd)
+ * or, where either is missing, 250 ms pass. A signal (pass_on) or a row that cannot be
+ * written stops the child. Returns what waitpid returned (status in *status). */
+static pid_t follow_child(struct merge *m, pid_t pid, int *status)
+{
+	int ino = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+	if (ino >= 0 && inotify_add_watch(ino, m->dir, IN_CLOSE_WRITE | IN_MODIFY) < 0) {
+		close(ino);
+		ino = -1;
 	}
-	int rc = 0;
-	bool bad = pid < 0 || waited < 0 || WIFSIGNALED(status) ||
-	           (WIFEXITED(status) && WEXITSTATUS(status) > 1);
-	FILE *log = quiet && bad ? fopen(log_path, "r") : NULL;
+#ifdef SYS_pidfd_open
+	int pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
+#else
+	int pidfd = -1;
+#endif
+	struct pollfd p[2] = {{.fd = ino, .events = POLLIN}, {.fd = pidfd, .events = POLLIN}};
+	pid_t waited;
+	for (;;) {
+		pump(m);
+		if (caught || m->out_errno) { /* for a signal, pass_on has sent the SIGKILL */
+			kill(pid, SIGKILL);
+			while ((waited = waitpid(pid, status, 0)) < 0 && errno == EINTR)
+				;
+			break;
+		}
+		waited = waitpid(pid, status, WNOHANG);
+		if (waited == pid) {
+			pump(m); /* the rows written since the last read */
+			break;
+		}
+		if (waited < 0 && errno != EINTR)
+			break;
+		if (poll(p, 2, 250) > 0 && (p[0].revents & POLLIN)) {
+			char events[4096];
+			while (read(ino, events, sizeof events) > 0)
+				;
+		}
+	}
+	if (ino >= 0)
+		close(ino);
+	if (pidfd >= 0)
+		close(pidfd);
+	return waited;
+}
+
+static void show_log(const char *path)
+{
+	FILE *log = fopen(path, "r");
 	for (int ch; log && (ch = fgetc(log)) != EOF;)
 		fputc(ch, stderr);
 	if (log)
 		fclose(log);
-	if (pid < 0 || waited < 0 || (WIFEXITED(status) && WEXITSTATUS(status) > 1)) {
-		fprintf(stderr, "dodbench: the callgrind run failed (exit status %d)\n",
-		        WIFEXITED(status) ? WEXITSTATUS(status) : -1);
-		free(cargv);
-		remove_dir(dir);
-		return WIFEXITED(status) && WEXITSTATUS(status) == 2 ? 2 : 1;
+}
+
+/* Reports how the child ended, and the summary. Returns the exit status for main: the
+ * child's 0 or 1; HB_EXIT_OUTPUT when a row could not be written to --out (the sweep
+ * stopped) or the child could not write one of its own outputs (the JSON, the samples:
+ * it said which; its rows are all in --out); 2 when the child refused the run before any
+ * row; 1 for a crash (the rows it finished are kept), valgrind failing, or rows without
+ * counts. */
+static int conclude(struct merge *m, const char *log_path, bool quiet, pid_t waited,
+                    int status)
+{
+	int code = waited > 0 && WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+	int sig = waited > 0 && WIFSIGNALED(status) ? WTERMSIG(status) : 0;
+	int rc = code;
+	if (m->out_errno) {
+		fprintf(stderr, "dodbench: writing %s: %s; the sweep stopped (every row before "
+		        "this one is whole)\n", m->out_path, strerror(m->out_errno));
+		rc = HB_EXIT_OUTPUT;
+	} else if (code == HB_EXIT_OUTPUT) {
+		rc = HB_EXIT_OUTPUT;
+	} else if (sig || code < 0 || code > 1) {
+		if (quiet)
+			show_log(log_path);
+		if (sig)
+			fprintf(stderr, "dodbench: the callgrind run died of signal %d (%s); the rows "
+			        "of the repetitions it finished are kept\n", sig, strsignal(sig));
+		else
+			fprintf(stderr, "dodbench: the callgrind run failed (exit status %d)\n", code);
+		rc = code == 2 && !m->rows ? 2 : 1;
 	}
-	if (WIFSIGNALED(status)) { /* a crash: keep the rows of the repetitions it finished */
-		fprintf(stderr, "dodbench: the callgrind run died of signal %d (%s); the rows of "
-		        "the repetitions it finished are kept\n", WTERMSIG(status),
-		        strsignal(WTERMSIG(status)));
-		rc = 1;
+	if (m->missing) {
+		fprintf(stderr, "dodbench: %zu rows had no callgrind counts\n", m->missing);
+		rc = rc ? rc : 1;
 	}
-	int merged = merge(dir, child_csv, out, out_path, quiet);
-	free(cargv);
-	remove_dir(dir);
-	return merged ? merged : rc ? rc : WEXITSTATUS(status);
+	if (m->n_cases || (!quiet && rc <= 1))
+		print_summary(m->cases, m->n_cases, m->d1, m->ll);
+	return rc;
+}
+
+/* Runs the child and merges its rows into out as they come. Returns the exit status for
+ * main (conclude), or 1 when a signal stopped it (the caller dies of it). */
+static int supervise(struct sim_run *s, FILE *out, const char *out_path, bool quiet)
+{
+	struct merge m = {.dir = s->dir, .csv_fd = -1, .out = out, .out_path = out_path,
+	                  .d1 = "unknown", .ll = "unknown"};
+	m.dir_fd = open(s->dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (m.dir_fd < 0) {
+		fprintf(stderr, "dodbench: cannot open %s: %s\n", s->dir, strerror(errno));
+		return 2;
+	}
+	for (int k = 0; k < C_N_COLS; k++)
+		m.col[k] = -1;
+	pid_t pid = spawn(s);
+	int status = 0;
+	pid_t waited = pid > 0 ? follow_child(&m, pid, &status) : -1;
+	child_pid = 0;
+	for (int i = 0; i < 3; i++)
+		sigaction(pass_sigs[i], &s->old[i], NULL);
+	int rc = caught ? 1 : conclude(&m, s->log_path, quiet, waited, status);
+	close(m.dir_fd);
+	merge_free(&m);
+	return rc;
+}
+
+int hb_sim_run(int argc, char **argv, FILE *out, const char *out_path, const char *d1,
+               const char *ll, bool quiet, bool resume)
+{
+	struct sim_run *s = calloc(1, sizeof *s);
+	if (!s) {
+		fprintf(stderr, "dodbench: cannot prepare the callgrind run: out of memory\n");
+		return 2;
+	}
+	s->parent_fd = -1;
+	int rc = prepare(s);
+	if (rc == 0 && !(s->argv = child_argv(s, argc, argv, d1, ll, quiet, resume, out_path))) {
+		fprintf(stderr, "dodbench: cannot prepare the callgrind run: out of memory\n");
+		rc = 2;
+	}
+	if (rc == 0)
+		rc = supervise(s, out, out_path, quiet);
+	if (s->dir[0])
+		remove_run_dir(s->parent_fd, strrchr(s->dir, '/') + 1);
+	if (s->parent_fd >= 0)
+		close(s->parent_fd);
+	free(s->argv);
+	free(s);
+	if (caught) /* interrupted: nothing half-done stays behind, then die of it */
+		raise(caught);
+	return rc;
 }

@@ -21,7 +21,7 @@ import time
 
 import pytest
 
-from test_cli import BIN, run
+from test_cli import BIN, read_rows, run
 
 CASE = ["--container", "handle_map", "--scenario", "iterate", "--n", "100"]
 
@@ -234,8 +234,8 @@ def test_resume_under_callgrind_skips_what_the_file_holds(tmp_path):
     user's --out (held locked by the parent) already has, and the parent merges the rest."""
     out = tmp_path / "r.csv"
     sim = [*CASE, "--warmup", "0", "--counters", "callgrind", "--run-id", "cg", "--out", str(out)]
-    assert run("run", *sim, "--reps", "2", "--quiet").returncode == 0
-    p = run("run", *sim, "--reps", "3", "--resume")
+    assert _sim_run(tmp_path, *sim, "--reps", "2", "--quiet").returncode == 0
+    p = _sim_run(tmp_path, *sim, "--reps", "3", "--resume")
     assert p.returncode == 0, p.stderr
     assert f"2 repetitions of run cg are already in {out}" in p.stderr
     rows = rows_of(out)
@@ -243,18 +243,33 @@ def test_resume_under_callgrind_skips_what_the_file_holds(tmp_path):
     rep, ir = header.index("rep"), header.index("sim_ir")
     assert sorted(int(r[rep]) for r in rows) == [0, 1, 2]
     assert all(int(r[ir]) > 0 for r in rows)
-    p = run("run", *sim, "--reps", "3", "--resume", "--quiet")  # complete: nothing to run
+    p = _sim_run(tmp_path, *sim, "--reps", "3", "--resume", "--quiet")  # complete: nothing to run
     assert p.returncode == 0 and len(rows_of(out)) == 3
     p = run("run", *CASE, "--sim-resume-from", str(out))
     assert p.returncode == 2 and "internal to --counters callgrind" in p.stderr
 
 
-def _callgrind_child(pid):
+def _sim_env(tmp_path):
+    """The environment of a callgrind run whose temporary files go under tmp_path."""
+    return dict(os.environ, TMPDIR=str(tmp_path))
+
+
+def _sim_parent(tmp_path):
+    """Where a run with _sim_env(tmp_path) keeps its temporary directories."""
+    return tmp_path / f"dodbench-{os.geteuid()}"
+
+
+def _sim_run(tmp_path, *args):
+    return subprocess.run([BIN, "run", *args], capture_output=True, text=True, timeout=300,
+                          env=_sim_env(tmp_path))
+
+
+def _callgrind_child(pid, tmp_path):
     """The valgrind child of dodbench `pid` and its temporary directory, once both exist
     (waits; any moment after that is a valid moment for the test's signal)."""
     import glob
     for _ in range(12000):
-        dirs = glob.glob(f"/tmp/dodbench-cg-{pid}-*")
+        dirs = glob.glob(f"{_sim_parent(tmp_path)}/dodbench-cg-{pid}-*")
         try:
             kids = open(f"/proc/{pid}/task/{pid}/children").read().split()
         except OSError:
@@ -265,10 +280,17 @@ def _callgrind_child(pid):
     pytest.fail("the callgrind child never started")
 
 
+def _alive(pid):
+    """The process exists and is not a zombie."""
+    try:
+        return open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
 def _gone(pid):
     for _ in range(12000):
-        if not os.path.exists(f"/proc/{pid}") or \
-                open(f"/proc/{pid}/stat").read().split()[2] == "Z":
+        if not _alive(pid):
             return True
         time.sleep(0.005)
     return False
@@ -276,29 +298,203 @@ def _gone(pid):
 
 LONG_SIM = ["--container", "handle_map", "--scenario", "defragment", "--n", "20000",
             "--reps", "50", "--counters", "callgrind", "--quiet"]
+needs_valgrind = pytest.mark.skipif(not os.path.exists("/usr/bin/valgrind"),
+                                    reason="valgrind not installed")
 
 
-@pytest.mark.skipif(not os.path.exists("/usr/bin/valgrind"), reason="valgrind not installed")
+@needs_valgrind
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
 def test_callgrind_child_and_temp_dir_go_with_a_signal(tmp_path, sig):
     proc = subprocess.Popen([BIN, "run", *LONG_SIM, "--out", str(tmp_path / "s.csv")],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    child, tmp = _callgrind_child(proc.pid)
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                            env=_sim_env(tmp_path))
+    child, tmp = _callgrind_child(proc.pid, tmp_path)
     proc.send_signal(sig)
     assert proc.wait() == -sig  # it dies of the signal, after cleaning up
     assert _gone(child), "valgrind outlived dodbench"
     assert not os.path.exists(tmp)
 
 
-@pytest.mark.skipif(not os.path.exists("/usr/bin/valgrind"), reason="valgrind not installed")
+@needs_valgrind
 def test_callgrind_child_dies_with_a_killed_parent(tmp_path):
     proc = subprocess.Popen([BIN, "run", *LONG_SIM, "--out", str(tmp_path / "k.csv")],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    child, tmp = _callgrind_child(proc.pid)
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                            env=_sim_env(tmp_path))
+    child, tmp = _callgrind_child(proc.pid, tmp_path)
     proc.send_signal(signal.SIGKILL)
     proc.wait()
     assert _gone(child), "valgrind outlived a kill -9 of dodbench (PR_SET_PDEATHSIG)"
     # kill -9 leaves the directory; the next callgrind run removes it.
-    p = run("run", *CASE, "--reps", "1", "--counters", "callgrind", "--quiet")
+    p = _sim_run(tmp_path, *CASE, "--reps", "1", "--counters", "callgrind", "--quiet")
     assert p.returncode == 0, p.stderr
     assert not os.path.exists(tmp)
+
+
+def _data_rows(path):
+    """The whole data lines the CSV at path holds so far (0 while it does not exist)."""
+    try:
+        return max(path.read_text().rpartition("\n")[0].count("\n"), 0)
+    except FileNotFoundError:
+        return 0
+
+
+@needs_valgrind
+def test_callgrind_rows_reach_out_as_repetitions_end(tmp_path):
+    """Issue 13 L: the parent merged the child's rows only once valgrind had ended, so a
+    kill -9 of dodbench lost every finished repetition (all in the child's private file,
+    none in --out). A row now reaches --out while valgrind runs; after a kill -9 the rows
+    are whole and counted, and --resume completes the run."""
+    out = tmp_path / "k.csv"
+    sweep = [*CASE, "--reps", "1000", "--warmup", "0", "--counters", "callgrind",
+             "--run-id", "cgk", "--out", str(out)]
+    proc = subprocess.Popen([BIN, "run", *sweep, "--quiet"], stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL, env=_sim_env(tmp_path))
+    try:
+        child, _ = _callgrind_child(proc.pid, tmp_path)
+        for _ in range(24000):  # until a row is there, or dodbench has ended
+            if _data_rows(out) >= 1 or proc.poll() is not None:
+                break
+            time.sleep(0.005)
+        # The row came while valgrind runs (with 999 repetitions to go), not after it.
+        assert _data_rows(out) >= 1 and _alive(child)
+    finally:
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+    assert _gone(child)
+    rows = rows_of(out)
+    header = out.read_text().splitlines()[0].split(",")
+    rep, ir, dr = header.index("rep"), header.index("sim_ir"), header.index("sim_dr")
+    assert rows and all(int(r[ir]) > 0 and int(r[dr]) > 0 for r in rows)
+    assert sorted(int(r[rep]) for r in rows) == list(range(len(rows)))
+    p = _sim_run(tmp_path, *sweep, "--resume")
+    assert p.returncode == 0, p.stderr
+    assert f"--resume: {len(rows)} repetitions of run cgk are already in" in p.stderr
+    rows = rows_of(out)
+    assert sorted(int(r[rep]) for r in rows) == list(range(1000))
+    assert all(int(r[ir]) > 0 for r in rows)
+
+
+@needs_valgrind
+def test_callgrind_with_a_failing_json_keeps_every_row(tmp_path):
+    """Issue 13 D: --out-json on a full device under callgrind gave exit 1 and no row in
+    --out; as without callgrind it is now exit 3 with every row kept."""
+    out = tmp_path / "d.csv"
+    p = _sim_run(tmp_path, "--container", "handle_map,plain_array", "--scenario",
+                 "iterate,lookup", "--n", "100", "--reps", "3", "--warmup", "0", "--counters",
+                 "callgrind", "--quiet", "--out", str(out), "--out-json", "/dev/full")
+    assert p.returncode == 3, p.stderr
+    assert "writing /dev/full: No space left on device" in p.stderr
+    rows = read_rows(out)
+    assert len(rows) == 2 * 2 * 3 and all(int(r["sim_ir"]) > 0 for r in rows)
+
+
+@needs_valgrind
+@pytest.mark.parametrize("args, message", [
+    (["--out-json", "/nonexistent-dir/r.json"], "--out-json: cannot create"),
+    (["--samples-out", "/nonexistent-dir/s.csv"], "--samples-out: "),  # the child refuses
+])
+def test_a_refused_callgrind_run_leaves_no_file(tmp_path, args, message):
+    """Issue 13 C: a callgrind run refused with exit 2 left a header-only --out behind."""
+    out = tmp_path / "new.csv"
+    p = _sim_run(tmp_path, *CASE, "--reps", "1", "--warmup", "0", "--counters", "callgrind",
+                 "--out", str(out), *args)
+    assert p.returncode == 2, p.stderr
+    assert message in p.stderr
+    assert not out.exists(), "a refused run must not leave its output behind"
+
+
+def _pid_never_used():
+    """A pid no process can have: above the kernel's pid_max."""
+    return int(open("/proc/sys/kernel/pid_max").read()) + 1
+
+
+@needs_valgrind
+def test_the_orphan_cleaner_follows_no_link_and_removes_only_ours(tmp_path):
+    """Issue 13 K: the cleaner of killed runs' directories emptied whatever directory a
+    /tmp/dodbench-cg-<dead pid>-* symlink of another user pointed at. It now scans only
+    the per-user parent and removes only real directories this user owns, through no
+    link (independent of fs.protected_symlinks)."""
+    parent, dead = _sim_parent(tmp_path), _pid_never_used()
+    parent.mkdir(mode=0o700)
+    victim = tmp_path / "victim"
+    victim.mkdir()
+    (victim / "a").write_text("a")
+    (victim / "b").write_text("b")
+    link = parent / f"dodbench-cg-{dead}-x"
+    link.symlink_to(victim)
+    ours = parent / f"dodbench-cg-{dead}-y"  # left by a killed run
+    ours.mkdir()
+    (ours / "child.csv").write_text("x\n")
+    (ours / "cg.1").symlink_to(victim / "a")  # removed itself, not what it points at
+    live = parent / f"dodbench-cg-{os.getpid()}-w"  # a running dodbench's
+    live.mkdir()
+    theirs = parent / f"dodbench-cg-{dead}-z"
+    theirs.mkdir()
+    if os.geteuid() == 0:  # only root can give it away
+        os.chown(theirs, 65534, 65534)
+    p = _sim_run(tmp_path, *CASE, "--reps", "1", "--warmup", "0", "--counters", "callgrind",
+                 "--quiet", "--out", str(tmp_path / "o.csv"))
+    assert p.returncode == 0, p.stderr
+    assert sorted(f.name for f in victim.iterdir()) == ["a", "b"]
+    assert (victim / "a").read_text() == "a"
+    assert link.is_symlink() and not ours.exists() and live.exists()
+    assert theirs.exists() == (os.geteuid() == 0)
+    # The run's own directory went too: only what the test planted is left.
+    assert sorted(f.name for f in parent.iterdir()) == sorted(
+        f.name for f in (link, live) + ((theirs,) if os.geteuid() == 0 else ()))
+
+
+@needs_valgrind
+@pytest.mark.parametrize("kind", ["symlink", "mode", "owner"])
+def test_an_unsafe_temporary_parent_is_refused(tmp_path, kind):
+    """The per-user parent ${TMPDIR}/dodbench-<uid> must be a real directory of ours with
+    mode 0700; else the run is refused (exit 2, no --out left) and nothing is deleted."""
+    if kind == "owner" and os.geteuid() != 0:
+        pytest.skip("only root can make a directory of another user's")
+    parent, dead = _sim_parent(tmp_path), _pid_never_used()
+    target = tmp_path / "elsewhere" if kind == "symlink" else parent
+    target.mkdir()
+    os.chmod(target, 0o755 if kind == "mode" else 0o700)
+    orphan = target / f"dodbench-cg-{dead}-x"
+    orphan.mkdir()
+    (orphan / "keep").write_text("k")
+    if kind == "symlink":
+        parent.symlink_to(target)
+    if kind == "owner":
+        os.chown(parent, 65534, 65534)
+    out = tmp_path / "o.csv"
+    p = _sim_run(tmp_path, *CASE, "--reps", "1", "--warmup", "0", "--counters", "callgrind",
+                 "--out", str(out))
+    assert p.returncode == 2, p.stderr
+    assert f"{parent} for callgrind's temporary files" in p.stderr
+    assert {"symlink": "symbolic link", "mode": "mode 0755", "owner": "uid 65534"}[kind] in p.stderr
+    assert (orphan / "keep").read_text() == "k"
+    assert not out.exists()
+
+
+@needs_valgrind
+def test_a_temporary_parent_too_long_for_valgrind_is_refused(tmp_path):
+    """valgrind asserts on a --log-file name over 900 bytes (and dies of SIGSEGV): a TMPDIR
+    that long is refused up front instead."""
+    deep = tmp_path.joinpath(*["d" * 200] * 4)
+    deep.mkdir(parents=True)
+    out = tmp_path / "o.csv"
+    p = subprocess.run([BIN, "run", *CASE, "--reps", "1", "--warmup", "0", "--counters",
+                        "callgrind", "--out", str(out)], capture_output=True, text=True,
+                       timeout=300, env=dict(os.environ, TMPDIR=str(deep)))
+    assert p.returncode == 2, p.stderr
+    assert "is too long for valgrind's file names" in p.stderr
+    assert not out.exists() and list(deep.iterdir()) == []
+
+
+@needs_valgrind
+def test_callgrind_counts_survive_a_command_line_longer_than_a_dump_line_buffer(tmp_path):
+    """Each dump repeats the command line ("cmd: ..."): one longer than the reader's 4 KiB
+    line buffer must not hide the totals that come after it."""
+    out = tmp_path / "o.csv"
+    p = _sim_run(tmp_path, "--container", ",".join(["handle_ma*"] * 600), "--scenario",
+                 "iterate", "--n", "100", "--reps", "2", "--warmup", "0", "--counters",
+                 "callgrind", "--quiet", "--out", str(out))
+    assert p.returncode == 0, p.stderr
+    rows = read_rows(out)
+    assert len(rows) == 2 and all(int(r["sim_ir"]) > 0 for r in rows)
