@@ -218,16 +218,19 @@ int hb_sim_parse_geometry(const char *text, char *err, size_t err_len);
  * the sim_* columns of each new row of the child from callgrind's dump of its region and
  * appends it, one write per row, to out as its repetition ends (the --out stream
  * hb_csv_open opened and locked before any work; NULL: none; out_path names it in
- * messages); then prints per-case simulated counts per operation. Temporary files go to
+ * messages: c->out); then prints per-case simulated counts per operation. c: the run's
+ * parsed configuration (out, out_json, sim_d1, sim_ll, quiet, resume). Temporary files go to
  * ${TMPDIR:-/tmp}/dodbench-<uid>, which must be a directory of this user's with mode 0700
- * (created so if missing). argv: the arguments after "run", unparsed. d1, ll: geometry or
- * NULL for the host's. resume (--resume): the child skips the repetitions out_path
- * already holds (--sim-resume-from). Returns the exit status for main: 0, 1 (a case
+ * (created so if missing). argv: the arguments after "run", unparsed. c->sim_d1,
+ * c->sim_ll: geometry or NULL for the host's. c->resume (--resume): the child skips the
+ * repetitions c->out already holds (--sim-resume-from). A child that dies before
+ * renaming its --out-json temporary file (a signal, a crash) leaves it to the parent,
+ * which removes it. Returns the exit status for main: 0, 1 (a case
  * failed, the child crashed), 2 (valgrind or build/dodbench-sim missing, the temporary
  * directory refused, the child refused its arguments: always before any row reached
  * out), 3 (HB_EXIT_OUTPUT: a row could not be written to out, or the child could not
  * write --out-json or --samples-out; the rows before are kept). */
-int hb_sim_run(int argc, char **argv, FILE *out, const char *out_path, const char *d1,
-               const char *ll, bool quiet, bool resume);
+struct hb_config;
+int hb_sim_run(int argc, char **argv, FILE *out, const struct hb_config *c);
 
 #endif

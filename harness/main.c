@@ -420,7 +420,7 @@ static int cmd_run(int argc, char **argv)
 	if (rc == 0)
 		rc = outputs_open(&o, &c, delegated);
 	if (delegated && rc == 0)
-		rc = hb_sim_run(argc, orig, o.csv, c.out, c.sim_d1, c.sim_ll, c.quiet, c.resume);
+		rc = hb_sim_run(argc, orig, o.csv, &c);
 	for (int i = 0; i < n_orig; i++)
 		free(orig[i]);
 	free(orig);

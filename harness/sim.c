@@ -772,9 +772,25 @@ static int conclude(struct merge *m, const char *log_path, bool quiet, pid_t wai
 	return rc;
 }
 
+/* The child writes --out-json to "PATH.tmp-PID" (main.c's json_open; under valgrind PID
+ * is the valgrind process, our child) and renames it when whole: a child that died
+ * before (the SIGKILL of pass_on, a crash) leaves it. Removes it when it is a regular
+ * file of ours, never through a symbolic link. */
+static void remove_child_json_tmp(const char *json_path, pid_t pid)
+{
+	char tmp[4200];
+	struct stat st;
+	if (!json_path || (size_t)snprintf(tmp, sizeof tmp, "%s.tmp-%ld", json_path, (long)pid) >=
+	                  sizeof tmp)
+		return;
+	if (lstat(tmp, &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == geteuid())
+		unlink(tmp);
+}
+
 /* Runs the child and merges its rows into out as they come. Returns the exit status for
  * main (conclude), or 1 when a signal stopped it (the caller dies of it). */
-static int supervise(struct sim_run *s, FILE *out, const char *out_path, bool quiet)
+static int supervise(struct sim_run *s, FILE *out, const char *out_path, bool quiet,
+                     const char *json_path)
 {
 	struct merge m = {.dir = s->dir, .csv_fd = -1, .out = out, .out_path = out_path,
 	                  .d1 = "unknown", .ll = "unknown"};
@@ -789,6 +805,8 @@ static int supervise(struct sim_run *s, FILE *out, const char *out_path, bool qu
 	int status = 0;
 	pid_t waited = pid > 0 ? follow_child(&m, pid, &status) : -1;
 	child_pid = 0;
+	if (waited == pid && pid > 0 && !(WIFEXITED(status) && WEXITSTATUS(status) == 0))
+		remove_child_json_tmp(json_path, pid);
 	for (int i = 0; i < 3; i++)
 		sigaction(pass_sigs[i], &s->old[i], NULL);
 	int rc = caught ? 1 : conclude(&m, s->log_path, quiet, waited, status);
@@ -797,9 +815,10 @@ static int supervise(struct sim_run *s, FILE *out, const char *out_path, bool qu
 	return rc;
 }
 
-int hb_sim_run(int argc, char **argv, FILE *out, const char *out_path, const char *d1,
-               const char *ll, bool quiet, bool resume)
+int hb_sim_run(int argc, char **argv, FILE *out, const struct hb_config *c)
 {
+	const char *out_path = c->out, *d1 = c->sim_d1, *ll = c->sim_ll;
+	bool quiet = c->quiet, resume = c->resume;
 	struct sim_run *s = calloc(1, sizeof *s);
 	if (!s) {
 		fprintf(stderr, "dodbench: cannot prepare the callgrind run: out of memory\n");
@@ -812,7 +831,7 @@ int hb_sim_run(int argc, char **argv, FILE *out, const char *out_path, const cha
 		rc = 2;
 	}
 	if (rc == 0)
-		rc = supervise(s, out, out_path, quiet);
+		rc = supervise(s, out, out_path, quiet, c->out_json);
 	if (s->dir[0])
 		remove_run_dir(s->parent_fd, strrchr(s->dir, '/') + 1);
 	if (s->parent_fd >= 0)

@@ -375,6 +375,35 @@ def test_callgrind_rows_reach_out_as_repetitions_end(tmp_path):
 
 
 @needs_valgrind
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
+def test_a_signal_removes_the_callgrind_childs_json_temporary_file(tmp_path, sig):
+    """Issue 13 P under callgrind: the valgrind child writes --out-json to FILE.tmp-PID and
+    a signal to dodbench SIGKILLs it, so its own handler never runs: the parent removes
+    the child's temporary file once the child is gone."""
+    outdir = tmp_path / "o"
+    outdir.mkdir()
+    out, js = outdir / "r.csv", outdir / "r.json"
+    proc = subprocess.Popen([BIN, "run", *CASE, "--reps", "1000", "--warmup", "0",
+                             "--counters", "callgrind", "--quiet", "--out", str(out),
+                             "--out-json", str(js)], stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL, env=_sim_env(tmp_path))
+    try:
+        for _ in range(24000):  # until a row is there (the JSON's file exists by then)
+            if _data_rows(out) >= 1 or proc.poll() is not None:
+                break
+            time.sleep(0.005)
+        assert [f.name for f in outdir.glob("r.json.tmp-*")], "the child made no temporary file"
+        proc.send_signal(sig)
+        assert proc.wait(timeout=120) == -sig
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert sorted(f.name for f in outdir.iterdir()) == ["r.csv"]
+    rows_of(out)
+
+
+@needs_valgrind
 def test_callgrind_with_a_failing_json_keeps_every_row(tmp_path):
     """Issue 13 D: --out-json on a full device under callgrind gave exit 1 and no row in
     --out; as without callgrind it is now exit 3 with every row kept."""
