@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "axes.h"
 #include "contract.h"
 #include "region.h"
 
@@ -104,9 +105,10 @@ struct hb_row {
 	const struct hb_env *env;
 	char timestamp[32];
 	const struct dod_ops *ops_desc; /* container name and axes */
-	const char *scenario, *order, *hole_pattern;
-	size_t n;
-	double hole_ratio;        /* the real fraction erased */
+	const char *scenario;
+	union hb_axis_value axis[HB_MAX_AXES]; /* the case's values (hb_axes order); the hole
+	                             ratio is the real fraction erased */
+	unsigned taken;           /* the axes that apply (an appended one's field is empty else) */
 	uint64_t seed;
 	long long rep;            /* measured repetition; < 0: a warm-up (empty field) */
 	const struct hb_region *region;
@@ -157,6 +159,11 @@ int hb_out_commit(FILE *f, long long mark);
 /* Splits a CSV line (RFC 4180 quoting, no embedded newlines; a trailing newline is
  * dropped) into at most max fields, in place; returns the number of fields. */
 size_t hb_csv_split(char *line, char **fields, size_t max);
+/* The positions of the n_names columns names[] among the nf fields of a header line
+ * (hb_csv_split) into col[]. Returns -1 when all are there, else the index in names of
+ * the first that is not. */
+int hb_csv_columns(char **header, size_t nf, const char *const *names, size_t n_names,
+                   int *col);
 
 /* ---- registry (registry.c, generated from containers/variants.tsv) ---- */
 

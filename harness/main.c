@@ -34,10 +34,11 @@ const char *__asan_default_options(void) { return "detect_leaks=0:allocator_may_
  * reuse already-faulted pages. */
 static void prefault_heap(const struct hb_config *c)
 {
+	const struct hb_axis_values *ns = &c->axis[HB_AXIS_N], *elems = &c->axis[HB_AXIS_ELEM];
 	double need = 0;
-	for (size_t i = 0; i < c->n_ns; i++)
-		for (size_t e = 0; e < c->n_elems; e++) {
-			double b = (double)c->ns[i] * (double)(2 * c->elems[e] + 64);
+	for (size_t i = 0; i < ns->n; i++)
+		for (size_t e = 0; e < elems->n; e++) {
+			double b = (double)ns->v[i].u * (double)(2 * elems->v[e].u + 64);
 			need = b > need ? b : need;
 		}
 	mallopt(M_MMAP_MAX, 0);
@@ -475,6 +476,20 @@ static void list_containers(bool names_only)
 	}
 }
 
+/* The parameters that change what scenario s does: the options of the axes it takes
+ * (axes.c), then "samples" when it records latency samples, joined by ','. */
+static void scenario_params(const struct scn_scenario *s, char *buf, size_t len)
+{
+	const struct hb_axis *const *axes;
+	size_t n = hb_axes(&axes), at = 0;
+	buf[0] = '\0';
+	for (size_t i = 0; i < n && at < len; i++)
+		if (!axes[i]->takes || axes[i]->takes(s))
+			at += (size_t)snprintf(buf + at, len - at, "%s%s", at ? "," : "", axes[i]->option);
+	if (s->records_samples && at < len)
+		snprintf(buf + at, len - at, ",samples");
+}
+
 /* `list scenarios`: name, the parameters that change what it does, and its help line. */
 static void list_scenarios(bool names_only)
 {
@@ -487,10 +502,8 @@ static void list_scenarios(bool names_only)
 			puts(all[i]->name);
 			continue;
 		}
-		char params[64];
-		snprintf(params, sizeof params, "n,elem-bytes%s%s%s", all[i]->uses_order ? ",order" : "",
-		         all[i]->uses_holes ? ",hole-ratio,hole-pattern" : "",
-		         all[i]->records_samples ? ",samples" : "");
+		char params[400];
+		scenario_params(all[i], params, sizeof params);
 		printf("%-16s %-40s %s\n", all[i]->name, params, all[i]->help);
 	}
 }

@@ -1,7 +1,7 @@
 /* run.h - the parts of one `dodbench run`, one file each (harness-private):
+ *   axes.c      the case axes, each defined once (axes.h): options, values, names
  *   cli.c       options -> struct hb_config (every check before any work: exit 2)
- *   plan.c      config -> the product of cases, their names (hb_case_name, also used by
- *               sim.c), skips, and the size check
+ *   plan.c      config -> the product of cases, skips, and the size check
  *   schedule.c  runs the repetitions (in order or interleaved), writes CSV rows and
  *               latency samples, prints progress
  *   summary.c   medians, dispersion, ratios to the baseline with bootstrap CIs
@@ -18,19 +18,18 @@
 #include "hb.h"
 #include "scenario.h"
 
+/* The values given for one axis, distinct, in the order given. */
+struct hb_axis_values {
+	union hb_axis_value *v;
+	size_t n;
+};
+
 struct hb_config {
 	const struct hb_container **containers; /* selected, in the order given */
 	size_t n_containers;
 	const struct scn_scenario **scenarios;
 	size_t n_scenarios;
-	size_t *ns, n_ns;
-	size_t *elems, n_elems;
-	enum scn_order orders[2];
-	size_t n_orders;
-	double *hole_ratios;        /* 0 <= r < 1, distinct */
-	size_t n_hole_ratios;
-	enum scn_hole_pattern hole_patterns[SCN_N_HOLE_PATTERNS];
-	size_t n_hole_patterns;
+	struct hb_axis_values axis[HB_MAX_AXES]; /* the values of each axis (hb_axes order) */
 	unsigned long long reps, warmup, seed;
 	const char *out, *out_json, *samples_out, *run_id, *baseline, *sim_d1, *sim_ll;
 	const char *sim_resume_from; /* callgrind child with --resume: the user's --out file */
@@ -49,6 +48,12 @@ int hb_parse_run(struct hb_config *c, int argc, char **argv);
 void hb_print_help(FILE *f);
 /* Prints "dodbench: <message>\n(see dodbench --help)" on stderr; returns 2. */
 int hb_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Strict unsigned decimal integer (digits only: no sign, space or trailing text) into
+ * *out. Returns 0, or -1 when s is not one or overflows. */
+int hb_parse_u64(const char *s, unsigned long long *out);
+/* Strict unsigned decimal number (digits with at most one '.': no sign, exponent, hex,
+ * inf or nan) into *out. Returns 0 or -1. */
+int hb_parse_decimal(const char *s, double *out);
 
 /* How a repetition (and a case: its first status other than ok) ended; the CSV's status
  * column. failed: not verified, or a container call failed; crashed: a signal or an
@@ -62,8 +67,9 @@ struct hb_case {
 	const struct hb_container *container;
 	const struct dod_ops *ops;   /* NULL when the variant has no such size class */
 	const struct scn_scenario *scn;
-	struct scn_params p;
-	size_t elem_bytes;
+	struct scn_params p;         /* what the scenario sees of the axes (their binds) */
+	union hb_axis_value axis[HB_MAX_AXES]; /* its value of every axis (hb_axes order) */
+	unsigned taken;              /* bit i: axis i applies to it (hb_axes_taken) */
 	char *name;                  /* hb_case_name */
 	const char *skip;            /* reason it cannot run, or NULL */
 	uint64_t *elapsed_ns, *cpu_ns; /* per measured repetition */
@@ -81,20 +87,15 @@ struct hb_case {
 	double spent_s;              /* wall time its repetitions took so far (--timeout) */
 };
 
-/* Writes the case name google-benchmark style into buf:
- * scenario/container/n:N/elem:E[/order:O][/holes:R:PATTERN], order only for scenarios that
- * use one (order NULL: none), holes only when hole_ratio > 0. */
-void hb_case_name(char *buf, size_t len, const char *scenario, const char *container,
-                  size_t n, size_t elem_bytes, const char *order, double hole_ratio,
-                  const char *hole_pattern);
-
-/* The cases of c: the product scenarios x containers x elem sizes x n x orders (for
- * scenarios with uses_order) x holes (for uses_holes: ratio 0 once, every other ratio
- * with every pattern; one that rounds to 0 holes at an n is skipped there). Returns 0 or 1
- * (out of memory, message printed). */
+/* The cases of c: the product scenarios x containers x the axes' values, the `outer` axes
+ * (elem_bytes) first, then the others in table order (n, order, hole ratio, hole pattern,
+ * ...). An axis that does not apply to a case (its scenario does not take it: order
+ * without uses_order; or its `applies` says no: the pattern of ratio 0) runs once with its
+ * absent value. A case an axis's `skip` refuses (a ratio that rounds to 0 holes at an n)
+ * is skipped there. Returns 0 or 1 (out of memory, message printed). */
 int hb_plan(const struct hb_config *c, struct hb_case **cases_out, size_t *n_out);
-/* Rejects sizes a container cannot index or this machine cannot hold, and a hole ratio
- * that rounds to 0 holes at every n. Returns 0 or 2. */
+/* Rejects sizes a container cannot index or this machine cannot hold, and what an axis's
+ * `check` refuses (a hole ratio that rounds to 0 holes at every n). Returns 0 or 2. */
 int hb_check_fits(const struct hb_config *c, const struct hb_env *env);
 void hb_plan_free(struct hb_case *cases, size_t n);
 

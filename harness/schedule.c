@@ -160,14 +160,14 @@ struct done {
 static struct hb_row case_row(const struct hb_run *r, const struct hb_case *k, long long rep,
                               long long pos, const struct hb_region *reg)
 {
-	return (struct hb_row){
-		.env = r->env, .ops_desc = k->ops, .scenario = k->scn->name,
-		.order = k->p.order == SCN_RANDOM ? "random" : "seq", .n = k->p.n,
-		.hole_ratio = k->p.hole_ratio,
-		.hole_pattern = scn_hole_pattern_names[k->p.hole_pattern], .seed = r->c->seed,
-		.rep = rep, .region = reg, .prefault = r->c->prefault, .interleave_pos = pos,
-		.samples = -1, .swaps = -1, .reserved_bytes = -1, .committed_bytes = -1,
+	struct hb_row row = {
+		.env = r->env, .ops_desc = k->ops, .scenario = k->scn->name, .taken = k->taken,
+		.seed = r->c->seed, .rep = rep, .region = reg, .prefault = r->c->prefault,
+		.interleave_pos = pos, .samples = -1, .swaps = -1, .reserved_bytes = -1,
+		.committed_bytes = -1,
 	};
+	memcpy(row.axis, k->axis, sizeof row.axis);
+	return row;
 }
 
 static void put_row(struct hb_run *r, struct hb_row *row)
@@ -195,7 +195,8 @@ static struct done run_rep(struct hb_run *r, const struct job *j)
 	if (j->rep >= 0 || !d.verified) {
 		struct hb_row row = case_row(r, k, j->rep, j->pos, &reg);
 		row.measured = d.ran;
-		row.hole_ratio = d.ran ? res.hole_ratio : k->p.hole_ratio;
+		if (d.ran) /* the fraction really erased */
+			row.axis[HB_AXIS_HOLE_RATIO].d = res.hole_ratio;
 		row.checksum = res.checksum;
 		row.verified = d.verified;
 		row.ops = res.ops;

@@ -146,12 +146,18 @@ static void print_summary(struct sim_case *cases, size_t n_cases, const char *d1
 	}
 }
 
-/* Column positions we need, found by name in the header. */
-enum { C_CONTAINER, C_SCENARIO, C_N, C_ELEM, C_ORDER, C_SIM_IR, C_HOLES, C_PATTERN, C_OPS,
-       C_N_COLS };
-static const char *const col_names[C_N_COLS] = {"container", "scenario", "n", "elem_bytes",
-                                                 "order", "sim_ir", "hole_ratio",
-                                                 "hole_pattern", "ops"};
+/* Column positions we need, found by name in the header (with the case's: row_columns). */
+enum { C_SIM_IR, C_OPS, C_N_COLS };
+static const char *const col_names[C_N_COLS] = {"sim_ir", "ops"};
+
+/* The columns of a row's case (scenario, container, the axes; axes.c) in the header
+ * line's nf fields, then those of col_names. Returns 0 or -1 (one missing). */
+static int row_columns(struct hb_case_columns *cc, int *col, char **f, size_t nf)
+{
+	const char *missing;
+	return hb_case_columns_find(cc, f, nf, &missing) == 0 &&
+	       hb_csv_columns(f, nf, col_names, C_N_COLS, col) < 0 ? 0 : -1;
+}
 
 static int merge(const char *dir, const char *child_csv, FILE *out, const char *out_path,
                  bool quiet)
@@ -186,17 +192,14 @@ static int merge(const char *dir, const char *child_csv, FILE *out, const char *
 	int out_errno = 0;
 	static char line[16384], copy[16384 + 1024];
 	int col[C_N_COLS];
+	struct hb_case_columns cc;
 	size_t n_cases = 0, missing = 0;
 	struct sim_case *cases = NULL;
+	bool have_cols = false;
 	if (fgets(line, sizeof line, in)) { /* header: find our columns */
 		char *f[128];
 		size_t nf = hb_csv_split(line, f, 128);
-		for (int k = 0; k < C_N_COLS; k++) {
-			col[k] = -1;
-			for (size_t i = 0; i < nf; i++)
-				if (strcmp(f[i], col_names[k]) == 0)
-					col[k] = (int)i;
-		}
+		have_cols = row_columns(&cc, col, f, nf) == 0;
 	}
 	while (fgets(line, sizeof line, in)) {
 		char *tok = strstr(line, "@cg");
@@ -217,18 +220,12 @@ static int merge(const char *dir, const char *child_csv, FILE *out, const char *
 		/* Summary by case. */
 		char *f[128];
 		size_t nf = hb_csv_split(copy, f, 128);
-		bool ok = nf > 10;
+		bool ok = have_cols;
 		for (int k = 0; k < C_N_COLS; k++)
-			ok &= col[k] >= 0 && (size_t)col[k] < nf;
-		if (!ok)
-			continue;
+			ok &= (size_t)col[k] < nf;
 		char name[sizeof cases->name];
-		const struct scn_scenario *scn = scn_find(f[col[C_SCENARIO]]);
-		hb_case_name(name, sizeof name, f[col[C_SCENARIO]], f[col[C_CONTAINER]],
-		             (size_t)strtoull(f[col[C_N]], NULL, 10),
-		             (size_t)strtoull(f[col[C_ELEM]], NULL, 10),
-		             scn && scn->uses_order ? f[col[C_ORDER]] : NULL,
-		             strtod(f[col[C_HOLES]], NULL), f[col[C_PATTERN]]);
+		if (!ok || hb_case_name_of_row(name, sizeof name, &cc, f, nf) != 0)
+			continue;
 		size_t i = 0;
 		while (i < n_cases && strcmp(cases[i].name, name) != 0)
 			i++;
