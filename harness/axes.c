@@ -134,9 +134,11 @@ static int by_name(const void *a, const void *b)
 static void check_list(const struct hb_axis *const *all, size_t n)
 {
 	const char *why = n > HB_MAX_AXES ? "more than HB_MAX_AXES axes" : NULL;
+	size_t prefix = strlen(HB_AXIS_COLUMN_PREFIX);
 	for (size_t i = HB_N_SCHEMA3_AXES; i < n && !why; i++)
-		if (strncmp(all[i]->name, HB_AXIS_COLUMN_PREFIX, strlen(HB_AXIS_COLUMN_PREFIX)) != 0)
-			why = "an appended axis's name (its column) must begin with " HB_AXIS_COLUMN_PREFIX;
+		if (strncmp(all[i]->name, HB_AXIS_COLUMN_PREFIX, prefix) != 0 || !all[i]->key ||
+		    strcmp(all[i]->key, all[i]->name + prefix) != 0)
+			why = "an appended axis's name (its column) must be " HB_AXIS_COLUMN_PREFIX "KEY";
 	for (size_t i = 0; i < n && !why; i++)
 		for (size_t j = 0; j < i && !why; j++)
 			if (strcmp(all[i]->name, all[j]->name) == 0 ||

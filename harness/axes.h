@@ -7,8 +7,8 @@
  * schema 3), or HB_AXIS_REGISTER(var) in any file linked into the binary (the test axis
  * `knob` of build/dodbench-faults lives in tests/faults/faults.c), plus, when scenarios
  * read its value, a field of struct scn_params that its `bind` sets. Its CSV column is
- * appended after the schema's last column and named "axis_" NAME, the rule by which the
- * reports know it for a case axis (README, "CSV schema 3").
+ * appended after the schema's last column and named "axis_" KEY (KEY: its case-name
+ * part), the rule by which the reports know it for a case axis (README, "CSV schema 3").
  */
 #ifndef HB_AXES_H
 #define HB_AXES_H
@@ -45,7 +45,7 @@ enum { HB_AXIS_N, HB_AXIS_ELEM, HB_AXIS_ORDER, HB_AXIS_HOLE_RATIO, HB_AXIS_HOLE_
 #define HB_AXIS_COLUMN_PREFIX "axis_" /* the column of an axis appended to the CSV */
 
 struct hb_axis {
-	const char *name;        /* [a-z0-9_]+: its CSV column (schema 3's), else "axis_" NAME */
+	const char *name;        /* [a-z0-9_]+: its CSV column; an appended axis's is "axis_" KEY */
 	const char *option;      /* its option of run, without "--" */
 	const char *metavar;     /* --help: the value's placeholder, "N" */
 	const char *help;        /* --help: what it is (wrapped; the default and, with takes,
