@@ -167,8 +167,10 @@ int hb_csv_columns(char **header, size_t nf, const char *const *names, size_t n_
 
 /* ---- registry (registry.c, generated from containers/variants.tsv) ---- */
 
-#define HB_N_SIZES 5
-extern const size_t hb_elem_sizes[HB_N_SIZES]; /* 8, 16, 40, 64, 256 (40: particles) */
+/* The size classes, from the Makefile's SIZES (build/gen/sizes.h): HB_N_SIZES of them, in
+ * that order. */
+#include "sizes.h"
+extern const size_t hb_elem_sizes[HB_N_SIZES];
 
 struct hb_container {
 	const char *name;

@@ -107,8 +107,9 @@ AT_LEAST_ONE = {"n", "ops"}  # integer columns from 1; every other integer colum
 # as a long long that is left empty when negative: no integer column is ever below 0.
 U64_COLUMNS = {"schema", "n", "elem_bytes", "seed", "checksum", "cpu_ns", "ops"}
 U64_MAX, I64_MAX = 2 ** 64 - 1, 2 ** 63 - 1
-# The size classes of the harness (harness/registry.c, hb_elem_sizes): the one list every
-# reader checks elem_bytes against.
+# The size classes of the harness (the Makefile's SIZES, which the registry's hb_elem_sizes
+# is generated from; a test keeps the two equal): the list every reader checks elem_bytes
+# against.
 ELEM_BYTES = (8, 16, 40, 64, 256)
 NAME_COLUMNS = ("container", "scenario")  # a case without them names nothing
 # The harness writes plain ASCII decimals (%llu, %zu, %.6g); Python's int() and float() also

@@ -31,6 +31,12 @@ def run(*args):
     return subprocess.run([BIN, *args], capture_output=True, text=True, timeout=120)
 
 
+def size_classes():
+    """The Makefile's SIZES: the one list of size classes."""
+    text = (ROOT / "Makefile").read_text()
+    return [int(s) for s in re.search(r"^SIZES\s*:=\s*(.*)$", text, re.M).group(1).split()]
+
+
 def names(kind):
     p = run("list", kind, "--names")
     assert p.returncode == 0, p.stderr
