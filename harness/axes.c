@@ -4,10 +4,22 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "run.h"
+
+/* Writes a printf-style message to err (err_len bytes) and returns -1. */
+__attribute__((format(printf, 3, 4)))
+static int fail(char *err, size_t err_len, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(err, err_len, fmt, ap);
+	va_end(ap);
+	return -1;
+}
 
 /* ---- the axes of schema 3 ---- */
 
@@ -41,7 +53,7 @@ static bool ratio_matches(const struct hb_case *k, const char *field)
  * holes even at the largest n, as round(R * n), at most n - 1, grows with n), when a
  * selected scenario uses holes: every case it asks for would be skipped. At some n only
  * (--n 1,1000 --hole-ratio 0.5) those cases are skipped (ratio_skip). */
-static int ratio_check(const struct hb_config *c)
+static int ratio_check(const struct hb_config *c, char *err, size_t err_len)
 {
 	bool holes = false;
 	for (size_t s = 0; s < c->n_scenarios; s++)
@@ -53,11 +65,10 @@ static int ratio_check(const struct hb_config *c)
 	for (size_t h = 0; holes && h < rs->n; h++) {
 		double r = rs->v[h].d;
 		if (r > 0 && scn_hole_count(n, r) == 0)
-			return hb_usage_error("--hole-ratio: %g of n %zu%s rounds to 0 holes (round(%g x "
-			                      "%zu) = %lld, at most n - 1 = %zu): give a larger ratio or "
-			                      "n, or 0 for no holes", r, n,
-			                      ns->n > 1 ? " (the largest --n)" : "", r, n,
-			                      llround(r * (double)n), n - 1);
+			return fail(err, err_len, "--hole-ratio: %g of n %zu%s rounds to 0 holes (round(%g "
+			            "x %zu) = %lld, at most n - 1 = %zu): give a larger ratio or n, or 0 "
+			            "for no holes", r, n, ns->n > 1 ? " (the largest --n)" : "", r, n,
+			            llround(r * (double)n), n - 1);
 	}
 	return 0;
 }
@@ -220,20 +231,23 @@ int hb_parse_decimal(const char *s, double *out)
 	return *end || errno || end == s || !isfinite(*out) ? -1 : 0;
 }
 
-static int parse_count(const struct hb_axis *a, const char *item, union hb_axis_value *v)
+static int parse_count(const struct hb_axis *a, const char *item, union hb_axis_value *v,
+                       char *err, size_t err_len)
 {
 	unsigned long long x;
 	if (hb_parse_u64(item, &x))
-		return hb_usage_error("--%s: '%s' is not a positive integer", a->option, item);
+		return fail(err, err_len, "--%s: '%s' is not a positive integer", a->option, item);
 	if (x < a->min)
-		return hb_usage_error("--%s: must be at least %llu, got %s", a->option, a->min, item);
+		return fail(err, err_len, "--%s: must be at least %llu, got %s", a->option, a->min,
+		            item);
 	if (x > a->max)
-		return hb_usage_error("--%s: %s is %s", a->option, item, a->too_large);
+		return fail(err, err_len, "--%s: %s is %s", a->option, item, a->too_large);
 	v->u = x;
 	return 0;
 }
 
-static int parse_size(const struct hb_axis *a, const char *item, union hb_axis_value *v)
+static int parse_size(const struct hb_axis *a, const char *item, union hb_axis_value *v,
+                      char *err, size_t err_len)
 {
 	unsigned long long x;
 	bool ok = hb_parse_u64(item, &x) == 0;
@@ -243,20 +257,21 @@ static int parse_size(const struct hb_axis *a, const char *item, union hb_axis_v
 			return 0;
 		}
 	char sizes[64];
-	return hb_usage_error("--%s: '%s' is not one of %s", a->option, item,
-	                      size_list(sizes, sizeof sizes, ", "));
+	return fail(err, err_len, "--%s: '%s' is not one of %s", a->option, item,
+	            size_list(sizes, sizeof sizes, ", "));
 }
 
-int hb_axis_parse(const struct hb_axis *a, const char *item, union hb_axis_value *v)
+int hb_axis_parse(const struct hb_axis *a, const char *item, union hb_axis_value *v,
+                  char *err, size_t err_len)
 {
 	switch (a->kind) {
-	case HB_AXIS_COUNT: return parse_count(a, item, v);
-	case HB_AXIS_SIZE: return parse_size(a, item, v);
+	case HB_AXIS_COUNT: return parse_count(a, item, v, err, err_len);
+	case HB_AXIS_SIZE: return parse_size(a, item, v, err, err_len);
 	case HB_AXIS_FRACTION:
 		if (hb_parse_decimal(item, &v->d))
-			return hb_usage_error("--%s: '%s' is not a decimal number", a->option, item);
+			return fail(err, err_len, "--%s: '%s' is not a decimal number", a->option, item);
 		if (!(v->d >= 0 && v->d < 1))
-			return hb_usage_error("--%s: %s is outside 0 <= r < 1", a->option, item);
+			return fail(err, err_len, "--%s: %s is outside 0 <= r < 1", a->option, item);
 		return 0;
 	case HB_AXIS_WORD:
 		for (unsigned w = a->first_word; w < a->n_words; w++)
@@ -267,8 +282,8 @@ int hb_axis_parse(const struct hb_axis *a, const char *item, union hb_axis_value
 		break;
 	}
 	char words[200];
-	return hb_usage_error("--%s: '%s' is not %s", a->option, item,
-	                      word_list(a, a->first_word, words, sizeof words));
+	return fail(err, err_len, "--%s: '%s' is not %s", a->option, item,
+	            word_list(a, a->first_word, words, sizeof words));
 }
 
 int hb_axis_read(const struct hb_axis *a, const char *field, union hb_axis_value *v)
@@ -405,48 +420,4 @@ void hb_case_name(char *buf, size_t len, const char *scenario, const char *conta
 		               a->key ? a->key : "", a->key ? ":" : "",
 		               hb_axis_format(a, values[i], true, value, sizeof value));
 	}
-}
-
-int hb_case_columns_find(struct hb_case_columns *cc, char **header, size_t n,
-                         const char **missing)
-{
-	const struct hb_axis *const *all;
-	size_t n_axes = hb_axes(&all);
-	const char *names[2 + HB_MAX_AXES] = {"scenario", "container"};
-	for (size_t i = 0; i < n_axes; i++)
-		names[2 + i] = all[i]->name;
-	int col[2 + HB_MAX_AXES];
-	int miss = hb_csv_columns(header, n, names, 2 + n_axes, col);
-	if (miss >= 0) {
-		*missing = names[miss];
-		return -1;
-	}
-	cc->scenario = col[0];
-	cc->container = col[1];
-	memcpy(cc->axis, col + 2, n_axes * sizeof *col);
-	return 0;
-}
-
-int hb_case_name_of_row(char *buf, size_t len, const struct hb_case_columns *cc,
-                        char **fields, size_t nf)
-{
-	const struct hb_axis *const *all;
-	size_t n = hb_axes(&all);
-	union hb_axis_value v[HB_MAX_AXES];
-	if ((size_t)cc->scenario >= nf || (size_t)cc->container >= nf)
-		return -1;
-	for (size_t i = 0; i < n; i++) {
-		if ((size_t)cc->axis[i] >= nf)
-			return -1;
-		const char *field = fields[cc->axis[i]];
-		/* An empty field: an appended axis the row's scenario does not take. */
-		if (!*field)
-			v[i] = all[i]->absent;
-		else if (hb_axis_read(all[i], field, &v[i]) != 0)
-			return -1;
-	}
-	const char *scenario = fields[cc->scenario];
-	hb_case_name(buf, len, scenario, fields[cc->container], v,
-	             hb_axes_taken(scn_find(scenario), v));
-	return 0;
 }

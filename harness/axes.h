@@ -77,8 +77,8 @@ struct hb_axis {
 	 * the value as hb_axis_format writes it. */
 	bool (*matches)(const struct hb_case *k, const char *field);
 	/* Refuses, before any work, what no single value shows (hole ratios that erase
-	 * nothing at every --n); returns 0 or 2 after printing the usage error. NULL: none. */
-	int (*check)(const struct hb_config *c);
+	 * nothing at every --n): returns 0, or -1 with the usage error in err. NULL: none. */
+	int (*check)(const struct hb_config *c, char *err, size_t err_len);
 	/* Why case k cannot run with its value (NULL: it can), beside scn_cannot_run. */
 	const char *(*skip)(const struct hb_case *k);
 };
@@ -93,9 +93,16 @@ struct hb_axis {
  * or option used twice, is a build mistake that stops dodbench with a message). */
 size_t hb_axes(const struct hb_axis *const **out);
 
-/* Parses one command-line item of axis a into *v. Returns 0, or 2 after printing the usage
- * error (naming the option and the item). */
-int hb_axis_parse(const struct hb_axis *a, const char *item, union hb_axis_value *v);
+/* Strict unsigned decimal integer (digits only: no sign, space or trailing text) into
+ * *out. Returns 0, or -1 when s is not one or overflows. */
+int hb_parse_u64(const char *s, unsigned long long *out);
+/* Strict unsigned decimal number (digits with at most one '.': no sign, exponent, hex,
+ * inf or nan) into *out. Returns 0 or -1. */
+int hb_parse_decimal(const char *s, double *out);
+/* Parses one command-line item of axis a into *v. Returns 0, or -1 with the usage error
+ * (naming the option and the item) in err. */
+int hb_axis_parse(const struct hb_axis *a, const char *item, union hb_axis_value *v,
+                  char *err, size_t err_len);
 /* Reads a CSV field of axis a (as hb_axis_format wrote it; words: any of them) into *v.
  * Returns 0 or -1 (not a value of the axis). */
 int hb_axis_read(const struct hb_axis *a, const char *field, union hb_axis_value *v);
@@ -115,20 +122,5 @@ unsigned hb_axes_taken(const struct scn_scenario *s, const union hb_axis_value *
  * each axis that applies (taken: hb_axes_taken) and, for holes, only when R > 0. */
 void hb_case_name(char *buf, size_t len, const char *scenario, const char *container,
                   const union hb_axis_value *values, unsigned taken);
-
-/* The columns of a CSV header that name a case: scenario, container and every axis's. */
-struct hb_case_columns {
-	int scenario, container;
-	int axis[HB_MAX_AXES];
-};
-/* Finds them among the n header fields. Returns 0, or -1 with the missing column's name
- * in *missing. */
-int hb_case_columns_find(struct hb_case_columns *cc, char **header, size_t n,
-                         const char **missing);
-/* The case name of a row split into nf fields (hb_csv_split) under that header: the
- * scenario's name decides which axes apply. Returns 0, or -1 when a field is missing or
- * is no value of its axis. */
-int hb_case_name_of_row(char *buf, size_t len, const struct hb_case_columns *cc,
-                        char **fields, size_t nf);
 
 #endif

@@ -73,7 +73,8 @@ static const char help_more[] =
 	"  --quiet              print only the summary: no notices, warnings or progress\n"
 	"\n"
 	"environment: DODBENCH_PROGRESS_AFTER=S prints progress lines from S seconds on\n"
-	"(default 2); lines come every 10 s when stderr is not a terminal.\n"
+	"(default " HB_STR(HB_PROGRESS_AFTER_S) "); lines come every " HB_STR(HB_PROGRESS_LOG_S)
+	" s when stderr is not a terminal.\n"
 	"\n"
 	"exit status: 0 success; 1 a case did not end ok: its verification or a container call\n"
 	"failed, or it crashed, timed out or ran out of memory (status column, summary);\n"
@@ -136,6 +137,28 @@ static int split(char *s, char ***items_out, size_t *n_items, const char *opt)
 		p = comma;
 	}
 	*items_out = items;
+	return 0;
+}
+
+static bool is_pow2(unsigned long long x) { return x && !(x & (x - 1)); }
+
+/* --sim-d1, --sim-ll: the simulator's cache geometry "size,assoc,line" in bytes, checked
+ * as valgrind checks it (line a power of two, size = sets * assoc * line with sets a power
+ * of two). Returns 0 or -1 with a message in err. */
+static int parse_geometry(const char *text, char *err, size_t err_len)
+{
+	unsigned long long size, assoc, line;
+	char tail;
+	if (sscanf(text, "%llu,%llu,%llu%c", &size, &assoc, &line, &tail) != 3 || !size ||
+	    !assoc || !line) {
+		snprintf(err, err_len, "'%s' is not size,assoc,line (bytes, ways, bytes)", text);
+		return -1;
+	}
+	if (!is_pow2(line) || size % (assoc * line) != 0 || !is_pow2(size / (assoc * line))) {
+		snprintf(err, err_len, "'%s': line must be a power of two and size / (assoc * line) "
+		                       "a power of two (valgrind's rule)", text);
+		return -1;
+	}
 	return 0;
 }
 
@@ -330,7 +353,9 @@ static int parse_axis(struct hb_config *c, size_t id, char *arg)
 	int rc = 0;
 	for (size_t i = 0; i < n && !rc; i++) {
 		union hb_axis_value v;
-		rc = hb_axis_parse(a, items[i], &v);
+		char err[300];
+		if (hb_axis_parse(a, items[i], &v, err, sizeof err))
+			rc = hb_usage_error("%s", err);
 		for (size_t j = 0; j < vals->n && !rc; j++)
 			if (vals->v[j].u == v.u)
 				rc = hb_usage_error("%s: %s listed twice", opt, items[i]);
@@ -452,7 +477,7 @@ static int set_defaults(struct hb_config *c)
 	c->warmup = 1;
 	c->seed = 1;
 	c->pin = -1;
-	c->progress_after_s = 2;
+	c->progress_after_s = HB_PROGRESS_AFTER_S;
 	const char *env = getenv("DODBENCH_PROGRESS_AFTER");
 	if (env) {
 		char *end;
@@ -475,7 +500,7 @@ static int parse_flag(struct hb_config *c, int opt)
 	case 'R': c->resume = 1; return 0;
 	case 'X': c->sim_child = 1; return 0;
 	case 'F': c->no_fork = 1; return 0;
-	case 'h': hb_print_help(stdout); exit(0);
+	case 'h': c->help = 1; return 0;
 	default: return -1;
 	}
 }
@@ -523,7 +548,7 @@ static int parse_value(struct hb_config *c, int opt, char *arg)
 	case '1':
 	case '2':
 		*(opt == '1' ? &c->sim_d1 : &c->sim_ll) = arg;
-		if (hb_sim_parse_geometry(arg, err, sizeof err))
+		if (parse_geometry(arg, err, sizeof err))
 			return hb_usage_error("%s: %s", opt == '1' ? "--sim-d1" : "--sim-ll", err);
 		return 0;
 	case 'I':
@@ -546,7 +571,7 @@ int hb_parse_run(struct hb_config *c, int argc, char **argv)
 	opterr = 0;
 	optind = 1;
 	int opt, rc = 0;
-	while ((opt = getopt_long(argc, argv, ":", opts, NULL)) != -1 && rc == 0) {
+	while (!c->help && rc == 0 && (opt = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
 		if (opt >= AXIS_OPT)
 			rc = parse_axis(c, (size_t)(opt - AXIS_OPT), optarg);
 		else if (opt == ':')
@@ -554,11 +579,9 @@ int hb_parse_run(struct hb_config *c, int argc, char **argv)
 		else if (parse_flag(c, opt) != 0 && (rc = parse_value(c, opt, optarg)) < 0)
 			rc = bad_option(opts, argv[optind - 1]);
 	}
-	if (rc == 0 && optind < argc)
+	if (rc == 0 && !c->help && optind < argc)
 		rc = hb_usage_error("unexpected argument '%s'", argv[optind]);
-	if (rc == 0)
+	if (rc == 0 && !c->help)
 		rc = check_combinations(c);
-	if (rc == 0 && c->pin >= 0 && hb_pin((int)c->pin) != 0)
-		rc = hb_usage_error("--pin: cannot pin to CPU %ld: %s", c->pin, strerror(errno));
 	return rc;
 }

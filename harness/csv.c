@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "hb.h"
+#include "scenario.h"
 
 /* X(column name, kind, value) and A(axis id): a case axis's column, named and written by
  * its entry of the axis table (axes.c); the axes after schema 3's are appended after the
@@ -83,7 +84,7 @@
 	X(turbo, STR, r->env->turbo)                                                     \
 	X(pinned_cpu, OPTLL, (long long)r->env->pinned_cpu)                              \
 	X(build_type, STR, r->env->build_type)                                           \
-	X(perf_paranoid, OPTLL, r->env->perf_paranoid == -99 ? -1LL : (long long)r->env->perf_paranoid) \
+	X(perf_paranoid, OPTLL, r->env->perf_paranoid == HB_PERF_PARANOID_UNKNOWN ? -1LL : (long long)r->env->perf_paranoid) \
 	X(papi_status, STR, hb_papi_status())                                            \
 	X(frees, OPTLL, r->region->have_allocs ? (long long)r->region->frees : -1)       \
 	X(cpu_ns, MU64, r->region->cpu_ns)                                               \
@@ -510,4 +511,48 @@ int hb_csv_columns(char **header_fields, size_t nf, const char *const *names, si
 			return (int)c;
 	}
 	return -1;
+}
+
+int hb_case_columns_find(struct hb_case_columns *cc, char **header, size_t n,
+                         const char **missing)
+{
+	const struct hb_axis *const *all;
+	size_t n_axes = hb_axes(&all);
+	const char *names[2 + HB_MAX_AXES] = {"scenario", "container"};
+	for (size_t i = 0; i < n_axes; i++)
+		names[2 + i] = all[i]->name;
+	int col[2 + HB_MAX_AXES];
+	int miss = hb_csv_columns(header, n, names, 2 + n_axes, col);
+	if (miss >= 0) {
+		*missing = names[miss];
+		return -1;
+	}
+	cc->scenario = col[0];
+	cc->container = col[1];
+	memcpy(cc->axis, col + 2, n_axes * sizeof *col);
+	return 0;
+}
+
+int hb_case_name_of_row(char *buf, size_t len, const struct hb_case_columns *cc,
+                        char **fields, size_t nf)
+{
+	const struct hb_axis *const *all;
+	size_t n = hb_axes(&all);
+	union hb_axis_value v[HB_MAX_AXES];
+	if ((size_t)cc->scenario >= nf || (size_t)cc->container >= nf)
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		if ((size_t)cc->axis[i] >= nf)
+			return -1;
+		const char *field = fields[cc->axis[i]];
+		/* An empty field: an appended axis the row's scenario does not take. */
+		if (!*field)
+			v[i] = all[i]->absent;
+		else if (hb_axis_read(all[i], field, &v[i]) != 0)
+			return -1;
+	}
+	const char *scenario = fields[cc->scenario];
+	hb_case_name(buf, len, scenario, fields[cc->container], v,
+	             hb_axes_taken(scn_find(scenario), v));
+	return 0;
 }

@@ -80,8 +80,12 @@ struct hb_env {
 	char turbo[48];           /* "on", "off" or "unavailable" */
 	int pinned_cpu;           /* the one CPU the process may run on, or -1 */
 	const char *build_type;   /* "release" (optimized) or "debug" */
-	int perf_paranoid;        /* /proc/sys/kernel/perf_event_paranoid, or -99 */
+	int perf_paranoid;        /* /proc/sys/kernel/perf_event_paranoid, or
+	                             HB_PERF_PARANOID_UNKNOWN */
 };
+/* perf_paranoid when /proc does not say: outside the setting's range (-1 .. 4 today), as
+ * -1 is a setting. The CSV leaves the field empty. */
+#define HB_PERF_PARANOID_UNKNOWN (-99)
 /* Fills *e once per run (host, /proc/cpuinfo model, build info, run id, frequency
  * governor, turbo, affinity). */
 void hb_env_capture(struct hb_env *e);
@@ -164,6 +168,20 @@ size_t hb_csv_split(char *line, char **fields, size_t max);
  * the first that is not. */
 int hb_csv_columns(char **header, size_t nf, const char *const *names, size_t n_names,
                    int *col);
+/* The columns of a CSV header that name a case: scenario, container and every axis's. */
+struct hb_case_columns {
+	int scenario, container;
+	int axis[HB_MAX_AXES];
+};
+/* Finds them among the n header fields. Returns 0, or -1 with the missing column's name
+ * in *missing. */
+int hb_case_columns_find(struct hb_case_columns *cc, char **header, size_t n,
+                         const char **missing);
+/* The case name of a row split into nf fields (hb_csv_split) under that header: the
+ * scenario's name decides which axes apply. Returns 0, or -1 when a field is missing or
+ * is no value of its axis. */
+int hb_case_name_of_row(char *buf, size_t len, const struct hb_case_columns *cc,
+                        char **fields, size_t nf);
 
 /* ---- registry (registry.c, generated from containers/variants.tsv) ---- */
 
@@ -218,10 +236,6 @@ int hb_json_write(FILE *f, const struct hb_env *env, const struct hb_case *cases
 
 /* ---- callgrind (sim.c) ---- */
 
-/* Cache geometry for the simulator: "size,assoc,line" in bytes, checked like valgrind
- * does (line a power of two, size = sets * assoc * line with sets a power of two).
- * Returns 0 or -1 with a message in err. */
-int hb_sim_parse_geometry(const char *text, char *err, size_t err_len);
 /* Runs `dodbench run` again under valgrind --tool=callgrind with the cache simulator,
  * collection toggled around each timed region (hb_begin/hb_end), then fills the sim_*
  * columns of the child's rows from callgrind's per-region dumps and appends them, one

@@ -392,6 +392,13 @@ static int run_cases(const struct hb_config *c, struct hb_env *env, struct outpu
 	return rc ? rc : failed;
 }
 
+static void free_args(char **args, int n)
+{
+	for (int i = 0; i < n; i++)
+		free(args[i]);
+	free(args);
+}
+
 static int cmd_run(int argc, char **argv)
 {
 	struct hb_config c = {0};
@@ -408,6 +415,14 @@ static int cmd_run(int argc, char **argv)
 	if (!orig)
 		return 1;
 	int rc = hb_parse_run(&c, argc, argv);
+	if (rc == 0 && c.help) {
+		hb_print_help(stdout);
+		free_args(orig, n_orig);
+		return 0;
+	}
+	/* Pinned before the environment is captured: pinned_cpu reads the affinity. */
+	if (rc == 0 && c.pin >= 0 && hb_pin((int)c.pin) != 0)
+		rc = hb_usage_error("--pin: cannot pin to CPU %ld: %s", c.pin, strerror(errno));
 	hb_env_capture(&env);
 	if (c.run_id)
 		snprintf(env.run_id, sizeof env.run_id, "%s", c.run_id);
@@ -422,9 +437,7 @@ static int cmd_run(int argc, char **argv)
 		rc = outputs_open(&o, &c, delegated);
 	if (delegated && rc == 0)
 		rc = hb_sim_run(argc, orig, o.csv, c.out, c.sim_d1, c.sim_ll, c.quiet, c.resume);
-	for (int i = 0; i < n_orig; i++)
-		free(orig[i]);
-	free(orig);
+	free_args(orig, n_orig);
 	if (rc || delegated) {
 		outputs_discard(&o, &c, rc == 2);
 		return rc;

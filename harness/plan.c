@@ -133,9 +133,10 @@ int hb_check_fits(const struct hb_config *c, const struct hb_env *env)
 {
 	const struct hb_axis *const *axes;
 	size_t n_axes = hb_axes(&axes);
+	char err[400];
 	for (size_t i = 0; i < n_axes; i++)
-		if (axes[i]->check && axes[i]->check(c))
-			return 2;
+		if (axes[i]->check && axes[i]->check(c, err, sizeof err))
+			return hb_usage_error("%s", err);
 	const struct hb_axis_values *ns = &c->axis[HB_AXIS_N], *elems = &c->axis[HB_AXIS_ELEM];
 	/* Pairs of a container and a size class it is not built at are left out of the plan
 	 * (--container all at 8 B leaves out the particles, built at 40 B only), with a

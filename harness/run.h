@@ -36,24 +36,20 @@ struct hb_config {
 	enum hb_counter_mode counters;
 	int quiet, interleave, prefault, sim_child, resume;
 	int no_fork;                /* --no-fork: cases run in this process */
+	int help;                   /* --help: the options after it are not read */
 	double timeout_s;           /* --timeout: seconds a case may run in all; 0: none */
 	long pin;
 	double progress_after_s;    /* no progress line before this many seconds */
 };
 
-/* Parses the options of `run` (argv[0] = "run") into c. Returns 0, or 2 after printing a
- * usage error. Allocations live until the process ends. */
+/* Parses the options of `run` (argv[0] = "run") into c and checks them against each other;
+ * it neither pins nor prints help (c->pin, c->help: the caller does). Returns 0, or 2 after
+ * printing a usage error. Allocations live until the process ends. */
 int hb_parse_run(struct hb_config *c, int argc, char **argv);
 /* Prints dodbench's help text (every command and option) to f. */
 void hb_print_help(FILE *f);
 /* Prints "dodbench: <message>\n(see dodbench --help)" on stderr; returns 2. */
 int hb_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-/* Strict unsigned decimal integer (digits only: no sign, space or trailing text) into
- * *out. Returns 0, or -1 when s is not one or overflows. */
-int hb_parse_u64(const char *s, unsigned long long *out);
-/* Strict unsigned decimal number (digits with at most one '.': no sign, exponent, hex,
- * inf or nan) into *out. Returns 0 or -1. */
-int hb_parse_decimal(const char *s, double *out);
 
 /* How a repetition (and a case: its first status other than ok) ended; the CSV's status
  * column. failed: not verified, or a container call failed; crashed: a signal or an
@@ -127,6 +123,16 @@ int hb_resume_load(struct hb_run *r, const char *path, char *run_id, size_t run_
  * file yet (a pipe, a device or /dev/stdout is refused). Returns 0, or -1 with the
  * reason in err. */
 int hb_resume_check(const char *path, char *err, size_t err_len);
+
+/* Progress lines (schedule.c, on stderr, never with --quiet): none before
+ * c->progress_after_s (HB_PROGRESS_AFTER_S, or DODBENCH_PROGRESS_AFTER), then one updating
+ * line every HB_PROGRESS_TTY_S seconds on a terminal, else a plain line every
+ * HB_PROGRESS_LOG_S seconds (a log file gets no flood). */
+#define HB_PROGRESS_AFTER_S 2
+#define HB_PROGRESS_TTY_S 0.2
+#define HB_PROGRESS_LOG_S 10
+#define HB_STR_(x) #x
+#define HB_STR(x) HB_STR_(x) /* a macro's value as a string literal (the help text) */
 
 /* Exit status when an output file cannot be written mid-run (full disk, I/O error):
  * distinct from 1 (verification failed) and 2 (usage, checked before any work). */

@@ -34,25 +34,6 @@ struct sim_counts {
 
 static const char *const sim_events[HB_N_SIM] = {"Ir", "Dr", "Dw", "D1mr", "D1mw", "DLmr", "DLmw"};
 
-static bool is_pow2(unsigned long long x) { return x && !(x & (x - 1)); }
-
-int hb_sim_parse_geometry(const char *text, char *err, size_t err_len)
-{
-	unsigned long long size, assoc, line;
-	char tail;
-	if (sscanf(text, "%llu,%llu,%llu%c", &size, &assoc, &line, &tail) != 3 || !size ||
-	    !assoc || !line) {
-		snprintf(err, err_len, "'%s' is not size,assoc,line (bytes, ways, bytes)", text);
-		return -1;
-	}
-	if (!is_pow2(line) || size % (assoc * line) != 0 || !is_pow2(size / (assoc * line))) {
-		snprintf(err, err_len, "'%s': line must be a power of two and size / (assoc * line) "
-		                       "a power of two (valgrind's rule)", text);
-		return -1;
-	}
-	return 0;
-}
-
 static bool on_path(const char *prog)
 {
 	const char *path = getenv("PATH");

@@ -77,6 +77,15 @@ def test_list_scenarios_names_parameters_and_help():
     assert "samples" in params["push_latency"] and "hole" not in params["create"]
 
 
+def test_run_help_prints_help_and_reads_no_further(tmp_path):
+    """--help of run prints the help (cmd_run does: the parser only parses) and exits 0;
+    what follows it is not read, what precedes it is."""
+    p = run("run", "--n", "5", "--help", "--bogus", "--out", str(tmp_path / "r.csv"))
+    assert p.returncode == 0 and p.stdout == run("--help").stdout
+    assert not (tmp_path / "r.csv").exists()
+    assert run("run", "--n", "0", "--help").returncode == 2
+
+
 def test_help_documents_every_option():
     p = run("--help")
     assert p.returncode == 0
