@@ -203,7 +203,7 @@ static int merge(const char *dir, const char *child_csv, FILE *out, const char *
 		size_t nf = hb_csv_split(copy, f, 128);
 		bool ok = have_cols;
 		for (int k = 0; k < C_N_COLS; k++)
-			ok &= (size_t)col[k] < nf;
+			ok = ok && (size_t)col[k] < nf; /* col is unset without a header */
 		char name[sizeof cases->name];
 		if (!ok || hb_case_name_of_row(name, sizeof name, &cc, f, nf) != 0)
 			continue;
