@@ -14,6 +14,8 @@ CXXFLAGS_R:= -std=c++20 $(OPT) -g -Wall -Wextra
 # Flags of build/dodbench-sim, the binary --counters callgrind runs under valgrind.
 OPT_SIM   ?= -O2 -march=native -mno-avx512f -falign-loops=64
 SAN       := -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+# The size classes (payload bytes): the one list. The variant table's sizes column names
+# some of them; the registry, --help and --elem-bytes take them from here (build/gen/sizes.h).
 SIZES     := 8 16 40 64 256
 BENCH_N   ?= 100000
 BENCH_REPS?= 11
@@ -181,9 +183,9 @@ compile_variant = $(Q)mkdir -p $(@D); $(if $(Q),echo "  $(if $(filter %.cpp,$(4)
 	$(if $(filter %.cpp,$(4)),$(CXX) $(CXXFLAGS_$(1)),$(CC) $(CFLAGS_$(1)) $(PAPI_DEF)) $(INC) \
 	-DELEM_BYTES=$(2) -include $(B)/gen/variants/$(3).h -MMD -MP -c $(4) -o $@
 
-$(B)/gen/variants.mk: $(VARIANT_TABLE) scripts/gen-variants.sh
-	@bash scripts/gen-variants.sh $(VARIANT_TABLE) $(B)/gen
-$(B)/gen/variants.inc: $(B)/gen/variants.mk ;
+$(B)/gen/variants.mk: $(VARIANT_TABLE) scripts/gen-variants.sh Makefile
+	@bash scripts/gen-variants.sh $(VARIANT_TABLE) $(B)/gen "$(SIZES)"
+$(B)/gen/variants.inc $(B)/gen/sizes.h: $(B)/gen/variants.mk ;
 $(B)/gen/variants/%.h: $(B)/gen/variants.mk ;
 
 define tree_rules # tree

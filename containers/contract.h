@@ -55,7 +55,7 @@ struct dod_ops {
 	const char *alloc;      /* allocation strategy, e.g. "geometric_realloc", "malloc_each" */
 	const char *layout;     /* "aos", "soa", "aosoa", "node" */
 	unsigned caps;          /* DOD_CAP_* */
-	size_t elem_bytes;      /* payload size class: 8, 16, 64 or 256 */
+	size_t elem_bytes;      /* payload size class (the Makefile's SIZES; 40: the particle) */
 	/* ---- written by the container file ---- */
 	const char *source;     /* article and section, or the peer library */
 	size_t max_elems;       /* largest element count the container can index */

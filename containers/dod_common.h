@@ -2,7 +2,7 @@
  * every dodbench container.
  *
  * Element sizes are compile-time (docs/ARCHITECTURE.md, "The container contract"): each container
- * .c file is compiled once per size class with -DELEM_BYTES=N (8, 16, 40, 64, 256; 40 is
+ * .c file is compiled once per size class with -DELEM_BYTES=N (the Makefile's SIZES; 40 is
  * the 40-byte particle of the layout containers, particles.c). SFX(name) appends the size
  * class, so handle_map.c built with -DELEM_BYTES=16 defines
  * hmap_insert_16, struct hmap_16, dod_elem_16 and so on. A translation unit includes a
@@ -88,8 +88,10 @@ static inline float dod_particle_vel(uint64_t k, int axis)
 #define DOD_CAT(a, b) DOD_CAT_(a, b)
 
 #ifdef ELEM_BYTES
-#if ELEM_BYTES != 8 && ELEM_BYTES != 16 && ELEM_BYTES != 40 && ELEM_BYTES != 64 && ELEM_BYTES != 256
-#error "ELEM_BYTES must be one of 8, 16, 40, 64, 256"
+/* Which classes exist is the Makefile's SIZES (checked against the variant table by
+ * scripts/gen-variants.sh); a payload needs its 8-byte key and 8-byte alignment. */
+#if ELEM_BYTES < 8 || ELEM_BYTES % 8 != 0
+#error "ELEM_BYTES must be a multiple of 8, at least 8 (the key): a size class of SIZES"
 #endif
 #define SFX(name) DOD_CAT(name, ELEM_BYTES)
 

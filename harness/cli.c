@@ -4,7 +4,6 @@
 #include <errno.h>
 #include <fnmatch.h>
 #include <getopt.h>
-#include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,19 +30,6 @@ static const char help_options[] =
 	"                       what ITEM selects ('all,-peer_*'); see 'list containers'. One\n"
 	"                       selected by several items ('handle_map,h*') runs once\n"
 	"  --scenario SEL[,..]  scenarios (default all): names, globs, 'all', -ITEM\n"
-	"  --n N[,M..]          elements per container, distinct integers >= 1 (default 100000)\n"
-	"  --elem-bytes E[,..]  payload bytes per element, distinct: 8, 16, 40 (the particles),\n"
-	"                       64 or 256 (default 8)\n"
-	"  --order O[,..]       seq or random handle order for scenarios that use an order\n"
-	"                       (lookup); other scenarios run once, recorded as seq (default seq)\n"
-	"  --hole-ratio R[,..]  fraction of the n items erased before the timed region, 0 <= R\n"
-	"                       < 1, for scenarios with holes (iterate, lookup, clear,\n"
-	"                       defragment); others run without (default 0). round(R * n) items\n"
-	"                       are erased, at most n - 1: a ratio that erases none at an n is\n"
-	"                       skipped there, and refused when it erases none at every n\n"
-	"  --hole-pattern P[,..] which items are erased: random (uniform), clustered (runs of\n"
-	"                       geometric length, mean 64), oldest (the first R*n inserted)\n"
-	"                       (default random); ratio 0 runs once, pattern none\n"
 	;
 static const char help_more[] =
 	"  --reps K             measured repetitions per case, 1..1000000 (default 5)\n"
@@ -87,7 +73,8 @@ static const char help_more[] =
 	"  --quiet              print only the summary: no notices, warnings or progress\n"
 	"\n"
 	"environment: DODBENCH_PROGRESS_AFTER=S prints progress lines from S seconds on\n"
-	"(default 2); lines come every 10 s when stderr is not a terminal.\n"
+	"(default " HB_STR(HB_PROGRESS_AFTER_S) "); lines come every " HB_STR(HB_PROGRESS_LOG_S)
+	" s when stderr is not a terminal.\n"
 	"\n"
 	"exit status: 0 success; 1 a case did not end ok: its verification or a container call\n"
 	"failed, or it crashed, timed out or ran out of memory (status column, summary);\n"
@@ -102,6 +89,7 @@ void hb_print_help(FILE *f)
 {
 	fputs(help_usage, f);
 	fputs(help_options, f);
+	hb_axes_help(f);
 	fputs(help_more, f);
 }
 
@@ -116,41 +104,10 @@ int hb_usage_error(const char *fmt, ...)
 	return 2;
 }
 
-/* Strict unsigned decimal: digits only, no sign, no trailing text, no overflow. */
-static int parse_u64(const char *s, unsigned long long *out)
-{
-	if (!*s || strspn(s, "0123456789") != strlen(s))
-		return -1;
-	errno = 0;
-	*out = strtoull(s, NULL, 10);
-	return errno ? -1 : 0;
-}
-
-/* Strict unsigned decimal number: digits with at most one '.', nothing else (strtod alone
- * takes " 5", "0x10", "1e3" and "inf"). */
-static int parse_decimal(const char *s, double *out)
-{
-	char *end;
-	if (!*s || strspn(s, "0123456789.") != strlen(s))
-		return -1;
-	errno = 0;
-	*out = strtod(s, &end);
-	return *end || errno || end == s || !isfinite(*out) ? -1 : 0;
-}
-
-/* Is v[i] one of v[0..i)? A value listed twice would run its cases twice. */
-static bool listed_before(const size_t *v, size_t i)
-{
-	for (size_t j = 0; j < i; j++)
-		if (v[j] == v[i])
-			return true;
-	return false;
-}
-
 static int parse_count(const char *opt, const char *arg, unsigned long long lo,
                        unsigned long long hi, unsigned long long *out)
 {
-	if (parse_u64(arg, out) || *out < lo || *out > hi)
+	if (hb_parse_u64(arg, out) || *out < lo || *out > hi)
 		return hb_usage_error("%s: '%s' is not an integer in %llu..%llu", opt, arg, lo, hi);
 	return 0;
 }
@@ -180,6 +137,28 @@ static int split(char *s, char ***items_out, size_t *n_items, const char *opt)
 		p = comma;
 	}
 	*items_out = items;
+	return 0;
+}
+
+static bool is_pow2(unsigned long long x) { return x && !(x & (x - 1)); }
+
+/* --sim-d1, --sim-ll: the simulator's cache geometry "size,assoc,line" in bytes, checked
+ * as valgrind checks it (line a power of two, size = sets * assoc * line with sets a power
+ * of two). Returns 0 or -1 with a message in err. */
+static int parse_geometry(const char *text, char *err, size_t err_len)
+{
+	unsigned long long size, assoc, line;
+	char tail;
+	if (sscanf(text, "%llu,%llu,%llu%c", &size, &assoc, &line, &tail) != 3 || !size ||
+	    !assoc || !line) {
+		snprintf(err, err_len, "'%s' is not size,assoc,line (bytes, ways, bytes)", text);
+		return -1;
+	}
+	if (!is_pow2(line) || size % (assoc * line) != 0 || !is_pow2(size / (assoc * line))) {
+		snprintf(err, err_len, "'%s': line must be a power of two and size / (assoc * line) "
+		                       "a power of two (valgrind's rule)", text);
+		return -1;
+	}
 	return 0;
 }
 
@@ -352,127 +331,54 @@ static int parse_scenarios(struct hb_config *c, char *arg)
 	return rc;
 }
 
-static int parse_ns(struct hb_config *c, char *arg)
+/* Parses the comma list arg of axis `id` into c->axis[id]: every item a value of the
+ * axis, none listed twice (it would run its cases twice). Returns 0 or 2. */
+static int parse_axis(struct hb_config *c, size_t id, char *arg)
 {
-	char **items;
-	if (split(arg, &items, &c->n_ns, "--n"))
-		return 2;
-	free(c->ns);
-	if (!(c->ns = calloc(c->n_ns, sizeof *c->ns)))
-		return hb_usage_error("--n: out of memory");
-	int rc = 0;
-	for (size_t i = 0; i < c->n_ns && !rc; i++) {
-		unsigned long long v;
-		if (parse_u64(items[i], &v))
-			rc = hb_usage_error("--n: '%s' is not a positive integer", items[i]);
-		else if (v == 0)
-			rc = hb_usage_error("--n: must be at least 1, got 0");
-		else if (v > SIZE_MAX / 1024)
-			rc = hb_usage_error("--n: %s is too large to allocate", items[i]);
-		else
-			c->ns[i] = (size_t)v;
-		if (!rc && listed_before(c->ns, i))
-			rc = hb_usage_error("--n: %s listed twice", items[i]);
-	}
-	free(items);
-	return rc;
-}
-
-static int parse_elems(struct hb_config *c, char *arg)
-{
-	char **items;
-	if (split(arg, &items, &c->n_elems, "--elem-bytes"))
-		return 2;
-	free(c->elems);
-	if (!(c->elems = calloc(c->n_elems, sizeof *c->elems)))
-		return hb_usage_error("--elem-bytes: out of memory");
-	int rc = 0;
-	for (size_t i = 0; i < c->n_elems && !rc; i++) {
-		unsigned long long v;
-		bool ok = parse_u64(items[i], &v) == 0, found = false;
-		for (size_t s = 0; ok && s < HB_N_SIZES; s++)
-			found |= v == hb_elem_sizes[s];
-		if (!found)
-			rc = hb_usage_error("--elem-bytes: '%s' is not one of 8, 16, 40, 64, 256", items[i]);
-		c->elems[i] = (size_t)v;
-		if (!rc && listed_before(c->elems, i))
-			rc = hb_usage_error("--elem-bytes: %s listed twice", items[i]);
-	}
-	free(items);
-	return rc;
-}
-
-static int parse_orders(struct hb_config *c, char *arg)
-{
-	char **items;
+	const struct hb_axis *const *all;
+	hb_axes(&all);
+	const struct hb_axis *a = all[id];
+	char opt[64], **items;
 	size_t n;
-	if (split(arg, &items, &n, "--order"))
+	snprintf(opt, sizeof opt, "--%s", a->option);
+	if (split(arg, &items, &n, opt))
 		return 2;
-	int rc = n > 2 ? hb_usage_error("--order: at most seq,random") : 0;
-	c->n_orders = rc ? 0 : n;
-	for (size_t i = 0; i < c->n_orders && !rc; i++) {
-		if (strcmp(items[i], "seq") == 0)
-			c->orders[i] = SCN_SEQ;
-		else if (strcmp(items[i], "random") == 0)
-			c->orders[i] = SCN_RANDOM;
-		else
-			rc = hb_usage_error("--order: '%s' is not seq or random", items[i]);
-		if (!rc && i == 1 && c->orders[0] == c->orders[1])
-			rc = hb_usage_error("--order: '%s' listed twice", items[i]);
+	struct hb_axis_values *vals = &c->axis[id];
+	free(vals->v);
+	vals->n = 0;
+	if (!(vals->v = calloc(n, sizeof *vals->v))) {
+		free(items);
+		return hb_usage_error("%s: out of memory", opt);
 	}
-	free(items);
-	return rc;
-}
-
-static int parse_hole_ratios(struct hb_config *c, char *arg)
-{
-	char **items;
-	if (split(arg, &items, &c->n_hole_ratios, "--hole-ratio"))
-		return 2;
-	free(c->hole_ratios);
-	if (!(c->hole_ratios = calloc(c->n_hole_ratios, sizeof *c->hole_ratios)))
-		return hb_usage_error("--hole-ratio: out of memory");
 	int rc = 0;
-	for (size_t i = 0; i < c->n_hole_ratios && !rc; i++) {
-		double v = 0;
-		if (parse_decimal(items[i], &v))
-			rc = hb_usage_error("--hole-ratio: '%s' is not a decimal number", items[i]);
-		else if (!(v >= 0 && v < 1))
-			rc = hb_usage_error("--hole-ratio: %s is outside 0 <= r < 1", items[i]);
-		for (size_t j = 0; j < i && !rc; j++)
-			if (c->hole_ratios[j] == v)
-				rc = hb_usage_error("--hole-ratio: %s listed twice", items[i]);
-		c->hole_ratios[i] = v;
-	}
-	free(items);
-	return rc;
-}
-
-static int parse_hole_patterns(struct hb_config *c, char *arg)
-{
-	char **items;
-	size_t n;
-	if (split(arg, &items, &n, "--hole-pattern"))
-		return 2;
-	int rc = 0;
-	c->n_hole_patterns = 0;
 	for (size_t i = 0; i < n && !rc; i++) {
-		int k = 1; /* "none" is not a pattern one can ask for */
-		while (k < SCN_N_HOLE_PATTERNS && strcmp(items[i], scn_hole_pattern_names[k]) != 0)
-			k++;
-		if (k == SCN_N_HOLE_PATTERNS) {
-			rc = hb_usage_error("--hole-pattern: '%s' is not random, clustered or oldest",
-			                    items[i]);
-			break;
-		}
-		for (size_t j = 0; j < c->n_hole_patterns; j++)
-			if (c->hole_patterns[j] == (enum scn_hole_pattern)k)
-				rc = hb_usage_error("--hole-pattern: '%s' listed twice", items[i]);
+		union hb_axis_value v;
+		char err[300];
+		if (hb_axis_parse(a, items[i], &v, err, sizeof err))
+			rc = hb_usage_error("%s", err);
+		for (size_t j = 0; j < vals->n && !rc; j++)
+			if (vals->v[j].u == v.u)
+				rc = hb_usage_error("%s: %s listed twice", opt, items[i]);
 		if (!rc)
-			c->hole_patterns[c->n_hole_patterns++] = (enum scn_hole_pattern)k;
+			vals->v[vals->n++] = v;
 	}
 	free(items);
 	return rc;
+}
+
+/* Every axis at its default (the table's, as on the command line). Returns 0 or 2. */
+static int axis_defaults(struct hb_config *c)
+{
+	const struct hb_axis *const *all;
+	size_t n = hb_axes(&all);
+	for (size_t i = 0; i < n; i++) {
+		char *def = strdup(all[i]->def); /* split writes into it; lives with c */
+		if (!def)
+			return hb_usage_error("--%s: out of memory", all[i]->option);
+		if (parse_axis(c, i, def))
+			return 2;
+	}
+	return 0;
 }
 
 /* The usage error for an option getopt_long refused: an unknown short option (named by
@@ -528,38 +434,50 @@ static int check_combinations(const struct hb_config *c)
 	return 0;
 }
 
-int hb_parse_run(struct hb_config *c, int argc, char **argv)
+/* The options of run other than the axes' (hb_axes adds one per axis, AXIS_OPT + its
+ * index); the order is the order an ambiguous prefix lists them in. */
+static const struct option run_opts[] = {
+	{"container", required_argument, 0, 'c'}, {"scenario", required_argument, 0, 's'},
+	{"reps", required_argument, 0, 'r'},      {"warmup", required_argument, 0, 'w'},
+	{"seed", required_argument, 0, 'S'},      {"out", required_argument, 0, 'O'},
+	{"counters", required_argument, 0, 'C'},  {"quiet", no_argument, 0, 'q'},
+	{"help", no_argument, 0, 'h'},            {"run-id", required_argument, 0, 'I'},
+	{"baseline", required_argument, 0, 'B'},  {"interleave", no_argument, 0, 'L'},
+	{"prefault", no_argument, 0, 'P'},        {"resume", no_argument, 0, 'R'},
+	{"pin", required_argument, 0, 'p'},       {"out-json", required_argument, 0, 'J'},
+	{"sim-d1", required_argument, 0, '1'},    {"sim-ll", required_argument, 0, '2'},
+	{"sim-child", no_argument, 0, 'X'},       {"samples-out", required_argument, 0, 'D'},
+	{"timeout", required_argument, 0, 't'},   {"no-fork", no_argument, 0, 'F'},
+	{"sim-resume-from", required_argument, 0, 'Y'},
+};
+#define N_RUN_OPTS (sizeof run_opts / sizeof *run_opts)
+#define AXIS_OPT 0x100
+
+/* run_opts, then one option per axis, then the terminating zeros, into opts (room for
+ * N_RUN_OPTS + HB_MAX_AXES + 1). */
+static void build_options(struct option *opts)
 {
-	static const struct option opts[] = {
-		{"container", required_argument, 0, 'c'}, {"scenario", required_argument, 0, 's'},
-		{"n", required_argument, 0, 'n'},         {"elem-bytes", required_argument, 0, 'e'},
-		{"order", required_argument, 0, 'o'},     {"reps", required_argument, 0, 'r'},
-		{"warmup", required_argument, 0, 'w'},    {"seed", required_argument, 0, 'S'},
-		{"out", required_argument, 0, 'O'},       {"counters", required_argument, 0, 'C'},
-		{"quiet", no_argument, 0, 'q'},           {"help", no_argument, 0, 'h'},
-		{"run-id", required_argument, 0, 'I'},    {"baseline", required_argument, 0, 'B'},
-		{"interleave", no_argument, 0, 'L'},      {"prefault", no_argument, 0, 'P'},
-		{"resume", no_argument, 0, 'R'},
-		{"pin", required_argument, 0, 'p'},       {"out-json", required_argument, 0, 'J'},
-		{"sim-d1", required_argument, 0, '1'},    {"sim-ll", required_argument, 0, '2'},
-		{"sim-child", no_argument, 0, 'X'},       {"hole-ratio", required_argument, 0, 'H'},
-		{"hole-pattern", required_argument, 0, 'T'},
-		{"samples-out", required_argument, 0, 'D'},
-		{"timeout", required_argument, 0, 't'},   {"no-fork", no_argument, 0, 'F'},
-		{"sim-resume-from", required_argument, 0, 'Y'},
-		{0, 0, 0, 0},
-	};
-	char all_c[] = "all", all_s[] = "all", def_n[] = "100000", def_e[] = "8", def_o[] = "seq",
-	     def_h[] = "0", def_p[] = "random";
-	if (parse_containers(c, all_c) || parse_scenarios(c, all_s) || parse_ns(c, def_n) ||
-	    parse_elems(c, def_e) || parse_orders(c, def_o) || parse_hole_ratios(c, def_h) ||
-	    parse_hole_patterns(c, def_p))
+	const struct hb_axis *const *all;
+	size_t n = hb_axes(&all);
+	memcpy(opts, run_opts, sizeof run_opts);
+	for (size_t i = 0; i < n; i++)
+		opts[N_RUN_OPTS + i] = (struct option){all[i]->option, required_argument, 0,
+		                                       AXIS_OPT + (int)i};
+	opts[N_RUN_OPTS + n] = (struct option){0, 0, 0, 0};
+}
+
+/* Everything at its default: all containers and scenarios, every axis's default, the
+ * counts; DODBENCH_PROGRESS_AFTER read. Returns 0 or 2. */
+static int set_defaults(struct hb_config *c)
+{
+	char all_c[] = "all", all_s[] = "all";
+	if (parse_containers(c, all_c) || parse_scenarios(c, all_s) || axis_defaults(c))
 		return 2;
 	c->reps = 5;
 	c->warmup = 1;
 	c->seed = 1;
 	c->pin = -1;
-	c->progress_after_s = 2;
+	c->progress_after_s = HB_PROGRESS_AFTER_S;
 	const char *env = getenv("DODBENCH_PROGRESS_AFTER");
 	if (env) {
 		char *end;
@@ -569,82 +487,101 @@ int hb_parse_run(struct hb_config *c, int argc, char **argv)
 			                      env);
 		c->progress_after_s = v;
 	}
+	return 0;
+}
+
+/* An option without a value: sets its flag. Returns 0, or -1 when opt is not one. */
+static int parse_flag(struct hb_config *c, int opt)
+{
+	switch (opt) {
+	case 'q': c->quiet = 1; return 0;
+	case 'L': c->interleave = 1; return 0;
+	case 'P': c->prefault = 1; return 0;
+	case 'R': c->resume = 1; return 0;
+	case 'X': c->sim_child = 1; return 0;
+	case 'F': c->no_fork = 1; return 0;
+	case 'h': c->help = 1; return 0;
+	default: return -1;
+	}
+}
+
+static int parse_counters(struct hb_config *c, const char *arg)
+{
+	static const char *const modes[] = {[HB_COUNTERS_AUTO] = "auto", [HB_COUNTERS_PAPI] = "papi",
+	                                    [HB_COUNTERS_NONE] = "none",
+	                                    [HB_COUNTERS_CALLGRIND] = "callgrind"};
+	for (size_t m = 0; m < sizeof modes / sizeof *modes; m++)
+		if (strcmp(arg, modes[m]) == 0) {
+			c->counters = (enum hb_counter_mode)m;
+			return 0;
+		}
+	return hb_usage_error("--counters: '%s' is not auto, papi, none or callgrind", arg);
+}
+
+/* An option with the value arg (not an axis's). Returns 0 or 2. */
+static int parse_value(struct hb_config *c, int opt, char *arg)
+{
+	unsigned long long cpu;
+	char err[200];
+	switch (opt) {
+	case 'c': return parse_containers(c, arg);
+	case 's': return parse_scenarios(c, arg);
+	case 'r': return parse_count("--reps", arg, 1, 1000000, &c->reps);
+	case 'w': return parse_count("--warmup", arg, 0, 1000000, &c->warmup);
+	case 'S': return parse_count("--seed", arg, 0, UINT64_MAX, &c->seed);
+	case 'C': return parse_counters(c, arg);
+	case 'O': c->out = arg; return 0;
+	case 'D': c->samples_out = arg; return 0;
+	case 'B': c->baseline = arg; return 0;
+	case 'J': c->out_json = arg; return 0;
+	case 'Y': c->sim_resume_from = arg; return 0;
+	case 't':
+		if (hb_parse_decimal(arg, &c->timeout_s) || !(c->timeout_s > 0 && c->timeout_s <= 1e6))
+			return hb_usage_error("--timeout: '%s' is not a number of seconds, 0 < S <= "
+			                      "1000000, in decimal (2.5)", arg);
+		return 0;
+	case 'p':
+		if (parse_count("--pin", arg, 0, 1023, &cpu))
+			return 2;
+		c->pin = (long)cpu;
+		return 0;
+	case '1':
+	case '2':
+		*(opt == '1' ? &c->sim_d1 : &c->sim_ll) = arg;
+		if (parse_geometry(arg, err, sizeof err))
+			return hb_usage_error("%s: %s", opt == '1' ? "--sim-d1" : "--sim-ll", err);
+		return 0;
+	case 'I':
+		c->run_id = arg;
+		if (!*arg || strlen(arg) > 100 ||
+		    strspn(arg, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._-") !=
+		            strlen(arg))
+			return hb_usage_error("--run-id: '%s' must be 1..100 of [A-Za-z0-9._-]", arg);
+		return 0;
+	default: return -1;
+	}
+}
+
+int hb_parse_run(struct hb_config *c, int argc, char **argv)
+{
+	struct option opts[N_RUN_OPTS + HB_MAX_AXES + 1];
+	build_options(opts);
+	if (set_defaults(c))
+		return 2;
 	opterr = 0;
 	optind = 1;
 	int opt, rc = 0;
-	while ((opt = getopt_long(argc, argv, ":", opts, NULL)) != -1 && rc == 0) {
-		switch (opt) {
-		case 'c': rc = parse_containers(c, optarg); break;
-		case 's': rc = parse_scenarios(c, optarg); break;
-		case 'n': rc = parse_ns(c, optarg); break;
-		case 'e': rc = parse_elems(c, optarg); break;
-		case 'o': rc = parse_orders(c, optarg); break;
-		case 'H': rc = parse_hole_ratios(c, optarg); break;
-		case 'T': rc = parse_hole_patterns(c, optarg); break;
-		case 'r': rc = parse_count("--reps", optarg, 1, 1000000, &c->reps); break;
-		case 'w': rc = parse_count("--warmup", optarg, 0, 1000000, &c->warmup); break;
-		case 'S': rc = parse_count("--seed", optarg, 0, UINT64_MAX, &c->seed); break;
-		case 'O': c->out = optarg; break;
-		case 'D': c->samples_out = optarg; break;
-		case 'C':
-			if (strcmp(optarg, "auto") == 0)
-				c->counters = HB_COUNTERS_AUTO;
-			else if (strcmp(optarg, "papi") == 0)
-				c->counters = HB_COUNTERS_PAPI;
-			else if (strcmp(optarg, "none") == 0)
-				c->counters = HB_COUNTERS_NONE;
-			else if (strcmp(optarg, "callgrind") == 0)
-				c->counters = HB_COUNTERS_CALLGRIND;
-			else
-				rc = hb_usage_error("--counters: '%s' is not auto, papi, none or callgrind",
-				                    optarg);
-			break;
-		case 'B': c->baseline = optarg; break;
-		case 'L': c->interleave = 1; break;
-		case 'P': c->prefault = 1; break;
-		case 'R': c->resume = 1; break;
-		case 'J': c->out_json = optarg; break;
-		case 'X': c->sim_child = 1; break;
-		case 'F': c->no_fork = 1; break;
-		case 'Y': c->sim_resume_from = optarg; break;
-		case 't':
-			if (parse_decimal(optarg, &c->timeout_s) ||
-			    !(c->timeout_s > 0 && c->timeout_s <= 1e6))
-				rc = hb_usage_error("--timeout: '%s' is not a number of seconds, 0 < S <= "
-				                    "1000000, in decimal (2.5)", optarg);
-			break;
-		case 'p': {
-			unsigned long long cpu;
-			rc = parse_count("--pin", optarg, 0, 1023, &cpu);
-			c->pin = (long)cpu;
-			break;
-		}
-		case '1':
-		case '2': {
-			char err[200];
-			if (hb_sim_parse_geometry(optarg, err, sizeof err))
-				rc = hb_usage_error("%s: %s", opt == '1' ? "--sim-d1" : "--sim-ll", err);
-			*(opt == '1' ? &c->sim_d1 : &c->sim_ll) = optarg;
-			break;
-		}
-		case 'I':
-			c->run_id = optarg;
-			if (!*optarg || strlen(optarg) > 100 ||
-			    strspn(optarg, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
-			                   "0123456789._-") != strlen(optarg))
-				rc = hb_usage_error("--run-id: '%s' must be 1..100 of [A-Za-z0-9._-]", optarg);
-			break;
-		case 'q': c->quiet = 1; break;
-		case 'h': hb_print_help(stdout); exit(0);
-		case ':': rc = hb_usage_error("%s needs a value", argv[optind - 1]); break;
-		default: rc = bad_option(opts, argv[optind - 1]); break;
-		}
+	while (!c->help && rc == 0 && (opt = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
+		if (opt >= AXIS_OPT)
+			rc = parse_axis(c, (size_t)(opt - AXIS_OPT), optarg);
+		else if (opt == ':')
+			rc = hb_usage_error("%s needs a value", argv[optind - 1]);
+		else if (parse_flag(c, opt) != 0 && (rc = parse_value(c, opt, optarg)) < 0)
+			rc = bad_option(opts, argv[optind - 1]);
 	}
-	if (rc == 0 && optind < argc)
+	if (rc == 0 && !c->help && optind < argc)
 		rc = hb_usage_error("unexpected argument '%s'", argv[optind]);
-	if (rc == 0)
+	if (rc == 0 && !c->help)
 		rc = check_combinations(c);
-	if (rc == 0 && c->pin >= 0 && hb_pin((int)c->pin) != 0)
-		rc = hb_usage_error("--pin: cannot pin to CPU %ld: %s", c->pin, strerror(errno));
 	return rc;
 }

@@ -23,15 +23,18 @@
 #include <unistd.h>
 
 #include "hb.h"
+#include "scenario.h"
 
-/* X(column name, kind, value): kinds are STR (text, quoted when needed), U64, SZ, DBL,
+/* X(column name, kind, value) and A(axis id): a case axis's column, named and written by
+ * its entry of the axis table (axes.c); the axes after schema 3's are appended after the
+ * last column (their field empty when the row's case does not take them). Kinds are STR (text, quoted when needed), U64, SZ, DBL,
  * BOOL, CTR (counter i: empty when not measured), OPTLL and OPTDBL (empty when negative),
  * MU64 (empty in a row without a measurement: a repetition that crashed, timed out or whose
  * container call failed; see the status column), EMPTY, and
  * SIMTOKEN: under callgrind the token "@cg<seq>@" that sim.c later replaces, together
  * with the eight empty fields after it, by the region's simulated counts and cache
  * geometry (the process cannot read callgrind's counters itself). */
-#define HB_COLUMNS(X)                                                                    \
+#define HB_COLUMNS(X, A)                                                                  \
 	X(schema, U64, HB_SCHEMA_VERSION)                                                \
 	X(timestamp, STR, r->timestamp)                                                  \
 	X(host, STR, r->env->host)                                                       \
@@ -41,10 +44,10 @@
 	X(git_rev, STR, r->env->git_rev)                                                 \
 	X(container, STR, r->ops_desc->name)                                             \
 	X(scenario, STR, r->scenario)                                                    \
-	X(n, SZ, r->n)                                                                   \
-	X(elem_bytes, SZ, r->ops_desc->elem_bytes)                                       \
-	X(hole_ratio, DBL, r->hole_ratio)                                                \
-	X(order, STR, r->order)                                                          \
+	A(HB_AXIS_N)                                                                     \
+	A(HB_AXIS_ELEM)                                                                  \
+	A(HB_AXIS_HOLE_RATIO)                                                            \
+	A(HB_AXIS_ORDER)                                                                 \
 	X(seed, U64, r->seed)                                                            \
 	X(rep, OPTLL, r->rep)                                                            \
 	X(elapsed_ns, OPTLL, r->measured ? (long long)r->region->elapsed_ns : -1)         \
@@ -81,12 +84,12 @@
 	X(turbo, STR, r->env->turbo)                                                     \
 	X(pinned_cpu, OPTLL, (long long)r->env->pinned_cpu)                              \
 	X(build_type, STR, r->env->build_type)                                           \
-	X(perf_paranoid, OPTLL, r->env->perf_paranoid == -99 ? -1LL : (long long)r->env->perf_paranoid) \
+	X(perf_paranoid, OPTLL, r->env->perf_paranoid == HB_PERF_PARANOID_UNKNOWN ? -1LL : (long long)r->env->perf_paranoid) \
 	X(papi_status, STR, hb_papi_status())                                            \
 	X(frees, OPTLL, r->region->have_allocs ? (long long)r->region->frees : -1)       \
 	X(cpu_ns, MU64, r->region->cpu_ns)                                               \
 	X(pmu_scale, OPTDBL, r->region->have_pmu_scale ? r->region->pmu_scale : -1.0)    \
-	X(hole_pattern, STR, r->hole_pattern)                                            \
+	A(HB_AXIS_HOLE_PATTERN)                                                          \
 	X(ops, MU64, r->ops)                                                             \
 	X(p50_ns, OPTDBL, r->samples > 0 ? r->p50_ns : -1.0)                             \
 	X(p99_ns, OPTDBL, r->samples > 0 ? r->p99_ns : -1.0)                             \
@@ -148,20 +151,72 @@ static void put_caps(FILE *f, unsigned caps)
 #define PUT_CAPS(f, v) put_caps(f, v)
 #define PUT_OPTLL(f, v) ((v) >= 0 ? (void)fprintf(f, "%lld", (long long)(v)) : (void)0)
 
-#define HEADER_FIELD(name, kind, value) "," #name
-static const char header[] = HB_COLUMNS(HEADER_FIELD);
+/* Longer than any header line: the fixed columns and HB_MAX_AXES appended ones. */
+#define HEADER_MAX 4096
 
+/* Appends ",name" to the header being built in buf (at: its length). */
+static size_t add_column(char *buf, size_t at, const char *name)
+{
+	int w = snprintf(buf + at, HEADER_MAX - at, ",%s", name);
+	return w > 0 && at + (size_t)w < HEADER_MAX ? at + (size_t)w : at;
+}
+
+static const char *axis_column(int id)
+{
+	const struct hb_axis *const *all;
+	hb_axes(&all);
+	return all[id]->name;
+}
+
+#define HEADER_FIELD(name, kind, value) at = add_column(buf, at, #name);
+#define HEADER_AXIS(id) at = add_column(buf, at, axis_column(id));
+
+/* The header line without its newline: built once from the column list and the axes. */
+static const char *header(void)
+{
+	static char buf[HEADER_MAX];
+	if (!buf[0]) {
+		size_t at = 0;
+		HB_COLUMNS(HEADER_FIELD, HEADER_AXIS)
+		const struct hb_axis *const *all;
+		size_t n = hb_axes(&all);
+		for (size_t i = HB_N_SCHEMA3_AXES; i < n; i++)
+			at = add_column(buf, at, all[i]->name);
+	}
+	return buf + 1; /* after the first comma */
+}
+
+/* An axis's field: its value; for an appended axis the row's case does not take, empty. */
+static void put_axis(FILE *f, const struct hb_row *r, size_t id)
+{
+	const struct hb_axis *const *all;
+	hb_axes(&all);
+	char value[64];
+	if (id < HB_N_SCHEMA3_AXES || (r->taken & (1u << id)))
+		put_str(f, hb_axis_format(all[id], r->axis[id], false, value, sizeof value));
+}
 
 #define ROW_FIELD(name, kind, value) \
 	if (!first)                      \
 		fputc(',', f);               \
 	first = false;                   \
 	PUT_##kind(f, value);
+#define ROW_AXIS(id)            \
+	if (!first)                 \
+		fputc(',', f);          \
+	first = false;              \
+	put_axis(f, r, id);
 
 void hb_csv_row(FILE *f, const struct hb_row *r)
 {
 	bool first = true;
-	HB_COLUMNS(ROW_FIELD)
+	HB_COLUMNS(ROW_FIELD, ROW_AXIS)
+	const struct hb_axis *const *all;
+	size_t n = hb_axes(&all);
+	for (size_t i = HB_N_SCHEMA3_AXES; i < n; i++) {
+		fputc(',', f);
+		put_axis(f, r, i);
+	}
 	fputc('\n', f);
 }
 
@@ -200,7 +255,7 @@ int hb_out_commit(FILE *f, long long mark)
 int hb_csv_header(FILE *f)
 {
 	long long mark = hb_out_mark(f);
-	fprintf(f, "%s\n", header + 1);
+	fprintf(f, "%s\n", header());
 	int e = commit(f, mark);
 	errno = e;
 	return e ? -1 : 0;
@@ -309,7 +364,7 @@ enum head { HEAD_EMPTY, HEAD_OURS, HEAD_TORN, HEAD_OTHER };
  * schema's header, not a CSV of ours at all). Returns the enum head, or -1 with errno. */
 static int read_head(int fd, off_t size)
 {
-	char line[sizeof header + 2];
+	char line[HEADER_MAX + 2];
 	ssize_t got = pread(fd, line, sizeof line - 1, 0);
 	if (got <= 0)
 		return got < 0 ? -1 : HEAD_EMPTY;
@@ -317,9 +372,9 @@ static int read_head(int fd, off_t size)
 	size_t len = strcspn(line, "\r\n");
 	bool whole = len < (size_t)got;
 	line[len] = '\0';
-	if (whole && strcmp(line, header + 1) == 0)
+	if (whole && strcmp(line, header()) == 0)
 		return HEAD_OURS;
-	if (!whole && got == size && strncmp(line, header + 1, len) == 0)
+	if (!whole && got == size && strncmp(line, header(), len) == 0)
 		return HEAD_TORN;
 	return HEAD_OTHER;
 }
@@ -442,4 +497,62 @@ size_t hb_csv_split(char *line, char **fields, size_t max)
 			break;
 	}
 	return n;
+}
+
+int hb_csv_columns(char **header_fields, size_t nf, const char *const *names, size_t n_names,
+                   int *col)
+{
+	for (size_t c = 0; c < n_names; c++) {
+		col[c] = -1;
+		for (size_t i = 0; i < nf && col[c] < 0; i++)
+			if (strcmp(header_fields[i], names[c]) == 0)
+				col[c] = (int)i;
+		if (col[c] < 0)
+			return (int)c;
+	}
+	return -1;
+}
+
+int hb_case_columns_find(struct hb_case_columns *cc, char **header, size_t n,
+                         const char **missing)
+{
+	const struct hb_axis *const *all;
+	size_t n_axes = hb_axes(&all);
+	const char *names[2 + HB_MAX_AXES] = {"scenario", "container"};
+	for (size_t i = 0; i < n_axes; i++)
+		names[2 + i] = all[i]->name;
+	int col[2 + HB_MAX_AXES];
+	int miss = hb_csv_columns(header, n, names, 2 + n_axes, col);
+	if (miss >= 0) {
+		*missing = names[miss];
+		return -1;
+	}
+	cc->scenario = col[0];
+	cc->container = col[1];
+	memcpy(cc->axis, col + 2, n_axes * sizeof *col);
+	return 0;
+}
+
+int hb_case_name_of_row(char *buf, size_t len, const struct hb_case_columns *cc,
+                        char **fields, size_t nf)
+{
+	const struct hb_axis *const *all;
+	size_t n = hb_axes(&all);
+	union hb_axis_value v[HB_MAX_AXES];
+	if ((size_t)cc->scenario >= nf || (size_t)cc->container >= nf)
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		if ((size_t)cc->axis[i] >= nf)
+			return -1;
+		const char *field = fields[cc->axis[i]];
+		/* An empty field: an appended axis the row's scenario does not take. */
+		if (!*field)
+			v[i] = all[i]->absent;
+		else if (hb_axis_read(all[i], field, &v[i]) != 0)
+			return -1;
+	}
+	const char *scenario = fields[cc->scenario];
+	hb_case_name(buf, len, scenario, fields[cc->container], v,
+	             hb_axes_taken(scn_find(scenario), v));
+	return 0;
 }

@@ -119,7 +119,7 @@ void hb_env_capture(struct hb_env *e)
 #endif
 	char v[16];
 	e->perf_paranoid = read_line("/proc/sys/kernel/perf_event_paranoid", v, sizeof v)
-	                           ? atoi(v) : -99;
+	                           ? atoi(v) : HB_PERF_PARANOID_UNKNOWN;
 #if defined(__clang__)
 	snprintf(e->compiler, sizeof e->compiler, "clang %s", __clang_version__);
 #elif defined(__GNUC__)

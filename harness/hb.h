@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "axes.h"
 #include "contract.h"
 #include "region.h"
 
@@ -79,8 +80,12 @@ struct hb_env {
 	char turbo[48];           /* "on", "off" or "unavailable" */
 	int pinned_cpu;           /* the one CPU the process may run on, or -1 */
 	const char *build_type;   /* "release" (optimized) or "debug" */
-	int perf_paranoid;        /* /proc/sys/kernel/perf_event_paranoid, or -99 */
+	int perf_paranoid;        /* /proc/sys/kernel/perf_event_paranoid, or
+	                             HB_PERF_PARANOID_UNKNOWN */
 };
+/* perf_paranoid when /proc does not say: outside the setting's range (-1 .. 4 today), as
+ * -1 is a setting. The CSV leaves the field empty. */
+#define HB_PERF_PARANOID_UNKNOWN (-99)
 /* Fills *e once per run (host, /proc/cpuinfo model, build info, run id, frequency
  * governor, turbo, affinity). */
 void hb_env_capture(struct hb_env *e);
@@ -104,9 +109,10 @@ struct hb_row {
 	const struct hb_env *env;
 	char timestamp[32];
 	const struct dod_ops *ops_desc; /* container name and axes */
-	const char *scenario, *order, *hole_pattern;
-	size_t n;
-	double hole_ratio;        /* the real fraction erased */
+	const char *scenario;
+	union hb_axis_value axis[HB_MAX_AXES]; /* the case's values (hb_axes order); the hole
+	                             ratio is the real fraction erased */
+	unsigned taken;           /* the axes that apply (an appended one's field is empty else) */
 	uint64_t seed;
 	long long rep;            /* measured repetition; < 0: a warm-up (empty field) */
 	const struct hb_region *region;
@@ -157,11 +163,32 @@ int hb_out_commit(FILE *f, long long mark);
 /* Splits a CSV line (RFC 4180 quoting, no embedded newlines; a trailing newline is
  * dropped) into at most max fields, in place; returns the number of fields. */
 size_t hb_csv_split(char *line, char **fields, size_t max);
+/* The positions of the n_names columns names[] among the nf fields of a header line
+ * (hb_csv_split) into col[]. Returns -1 when all are there, else the index in names of
+ * the first that is not. */
+int hb_csv_columns(char **header, size_t nf, const char *const *names, size_t n_names,
+                   int *col);
+/* The columns of a CSV header that name a case: scenario, container and every axis's. */
+struct hb_case_columns {
+	int scenario, container;
+	int axis[HB_MAX_AXES];
+};
+/* Finds them among the n header fields. Returns 0, or -1 with the missing column's name
+ * in *missing. */
+int hb_case_columns_find(struct hb_case_columns *cc, char **header, size_t n,
+                         const char **missing);
+/* The case name of a row split into nf fields (hb_csv_split) under that header: the
+ * scenario's name decides which axes apply. Returns 0, or -1 when a field is missing or
+ * is no value of its axis. */
+int hb_case_name_of_row(char *buf, size_t len, const struct hb_case_columns *cc,
+                        char **fields, size_t nf);
 
 /* ---- registry (registry.c, generated from containers/variants.tsv) ---- */
 
-#define HB_N_SIZES 5
-extern const size_t hb_elem_sizes[HB_N_SIZES]; /* 8, 16, 40, 64, 256 (40: particles) */
+/* The size classes, from the Makefile's SIZES (build/gen/sizes.h): HB_N_SIZES of them, in
+ * that order. */
+#include "sizes.h"
+extern const size_t hb_elem_sizes[HB_N_SIZES];
 
 struct hb_container {
 	const char *name;
@@ -209,10 +236,6 @@ int hb_json_write(FILE *f, const struct hb_env *env, const struct hb_case *cases
 
 /* ---- callgrind (sim.c) ---- */
 
-/* Cache geometry for the simulator: "size,assoc,line" in bytes, checked like valgrind
- * does (line a power of two, size = sets * assoc * line with sets a power of two).
- * Returns 0 or -1 with a message in err. */
-int hb_sim_parse_geometry(const char *text, char *err, size_t err_len);
 /* Runs `dodbench run` again under valgrind --tool=callgrind with the cache simulator,
  * collection toggled around each timed region (hb_begin/hb_end), and while it runs fills
  * the sim_* columns of each new row of the child from callgrind's dump of its region and

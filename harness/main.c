@@ -34,10 +34,11 @@ const char *__asan_default_options(void) { return "detect_leaks=0:allocator_may_
  * reuse already-faulted pages. */
 static void prefault_heap(const struct hb_config *c)
 {
+	const struct hb_axis_values *ns = &c->axis[HB_AXIS_N], *elems = &c->axis[HB_AXIS_ELEM];
 	double need = 0;
-	for (size_t i = 0; i < c->n_ns; i++)
-		for (size_t e = 0; e < c->n_elems; e++) {
-			double b = (double)c->ns[i] * (double)(2 * c->elems[e] + 64);
+	for (size_t i = 0; i < ns->n; i++)
+		for (size_t e = 0; e < elems->n; e++) {
+			double b = (double)ns->v[i].u * (double)(2 * elems->v[e].u + 64);
 			need = b > need ? b : need;
 		}
 	mallopt(M_MMAP_MAX, 0);
@@ -391,6 +392,13 @@ static int run_cases(const struct hb_config *c, struct hb_env *env, struct outpu
 	return rc ? rc : failed;
 }
 
+static void free_args(char **args, int n)
+{
+	for (int i = 0; i < n; i++)
+		free(args[i]);
+	free(args);
+}
+
 static int cmd_run(int argc, char **argv)
 {
 	struct hb_config c = {0};
@@ -407,6 +415,14 @@ static int cmd_run(int argc, char **argv)
 	if (!orig)
 		return 1;
 	int rc = hb_parse_run(&c, argc, argv);
+	if (rc == 0 && c.help) {
+		hb_print_help(stdout);
+		free_args(orig, n_orig);
+		return 0;
+	}
+	/* Pinned before the environment is captured: pinned_cpu reads the affinity. */
+	if (rc == 0 && c.pin >= 0 && hb_pin((int)c.pin) != 0)
+		rc = hb_usage_error("--pin: cannot pin to CPU %ld: %s", c.pin, strerror(errno));
 	hb_env_capture(&env);
 	if (c.run_id)
 		snprintf(env.run_id, sizeof env.run_id, "%s", c.run_id);
@@ -421,9 +437,7 @@ static int cmd_run(int argc, char **argv)
 		rc = outputs_open(&o, &c, delegated);
 	if (delegated && rc == 0)
 		rc = hb_sim_run(argc, orig, o.csv, &c);
-	for (int i = 0; i < n_orig; i++)
-		free(orig[i]);
-	free(orig);
+	free_args(orig, n_orig);
 	if (rc || delegated) {
 		outputs_discard(&o, &c, rc == 2);
 		return rc;
@@ -447,51 +461,98 @@ static void join_words(char *buf, size_t len, unsigned bits, const char *(*word)
 static const char *cap_word(unsigned b) { return dod_cap_names[b]; }
 static const char *ext_word(unsigned b) { return dod_ext_descs[b].name; }
 
+/* The columns of `list containers`. */
+enum { L_NAME, L_FAMILY, L_REMOVAL, L_ALLOC, L_LAYOUT, L_SIZES, L_EXTS, L_CAPS, L_N_COLS };
+#define CELL_LEN 160
+
+/* The cells of container k's line (the header's when k is NULL). */
+static void container_cells(const struct hb_container *k, char cells[L_N_COLS][CELL_LEN])
+{
+	static const char *const heads[L_N_COLS] = {"name", "family", "removal", "alloc", "layout",
+	                                            "sizes", "exts", "caps"};
+	if (!k) {
+		for (int i = 0; i < L_N_COLS; i++)
+			snprintf(cells[i], CELL_LEN, "%s", heads[i]);
+		return;
+	}
+	const struct dod_ops *ops = NULL;
+	cells[L_SIZES][0] = '\0';
+	for (size_t s = 0, at = 0; s < HB_N_SIZES; s++)
+		if (k->ops[s]) {
+			ops = ops ? ops : k->ops[s];
+			at += (size_t)snprintf(cells[L_SIZES] + at, CELL_LEN - at, "%s%zu", at ? "," : "",
+			                       hb_elem_sizes[s]);
+		}
+	snprintf(cells[L_NAME], CELL_LEN, "%s", k->name);
+	snprintf(cells[L_FAMILY], CELL_LEN, "%s", ops->family);
+	snprintf(cells[L_REMOVAL], CELL_LEN, "%s", ops->removal);
+	snprintf(cells[L_ALLOC], CELL_LEN, "%s", ops->alloc);
+	snprintf(cells[L_LAYOUT], CELL_LEN, "%s", ops->layout);
+	join_words(cells[L_EXTS], CELL_LEN, dod_exts(ops), ext_word, DOD_N_EXTS);
+	join_words(cells[L_CAPS], CELL_LEN, ops->caps, cap_word, DOD_N_CAPS);
+}
+
 /* `list containers`: one line per variant with its axes, size classes, family extensions
- * (containers/contract.h) and capabilities (--names: the names only, for scripts). */
+ * (containers/contract.h) and capabilities, each column as wide as its longest cell
+ * (--names: the names only, for scripts). */
 static void list_containers(bool names_only)
 {
-	if (!names_only)
-		printf("%-24s %-11s %-11s %-18s %-14s %-12s %-10s %s\n", "name", "family", "removal",
-		       "alloc", "layout", "sizes", "exts", "caps");
-	for (size_t i = 0; i < hb_n_containers; i++) {
-		const struct hb_container *k = &hb_containers[i];
-		if (names_only) {
-			puts(k->name);
-			continue;
-		}
-		const struct dod_ops *ops = NULL;
-		char sizes[32] = "", exts[64], caps[160];
-		for (size_t s = 0; s < HB_N_SIZES; s++)
-			if (k->ops[s]) {
-				ops = ops ? ops : k->ops[s];
-				snprintf(sizes + strlen(sizes), sizeof sizes - strlen(sizes), "%s%zu",
-				         sizes[0] ? "," : "", hb_elem_sizes[s]);
-			}
-		join_words(exts, sizeof exts, dod_exts(ops), ext_word, DOD_N_EXTS);
-		join_words(caps, sizeof caps, ops->caps, cap_word, DOD_N_CAPS);
-		printf("%-24s %-11s %-11s %-18s %-14s %-12s %-10s %s\n", k->name, ops->family,
-		       ops->removal, ops->alloc, ops->layout, sizes, exts, caps);
+	for (size_t i = 0; names_only && i < hb_n_containers; i++)
+		puts(hb_containers[i].name);
+	if (names_only)
+		return;
+	char cells[L_N_COLS][CELL_LEN];
+	int width[L_N_COLS] = {0};
+	for (size_t i = 0; i <= hb_n_containers; i++) { /* the header, then every variant */
+		container_cells(i ? &hb_containers[i - 1] : NULL, cells);
+		for (int col = 0; col < L_N_COLS; col++)
+			width[col] = (int)strlen(cells[col]) > width[col] ? (int)strlen(cells[col])
+			                                                  : width[col];
+	}
+	for (size_t i = 0; i <= hb_n_containers; i++) {
+		container_cells(i ? &hb_containers[i - 1] : NULL, cells);
+		for (int col = 0; col < L_N_COLS - 1; col++)
+			printf("%-*s ", width[col], cells[col]);
+		puts(cells[L_CAPS]);
 	}
 }
 
-/* `list scenarios`: name, the parameters that change what it does, and its help line. */
+/* The parameters that change what scenario s does: the options of the axes it takes
+ * (axes.c), then "samples" when it records latency samples, joined by ','. */
+static void scenario_params(const struct scn_scenario *s, char *buf, size_t len)
+{
+	const struct hb_axis *const *axes;
+	size_t n = hb_axes(&axes), at = 0;
+	buf[0] = '\0';
+	for (size_t i = 0; i < n && at < len; i++)
+		if (!axes[i]->takes || axes[i]->takes(s))
+			at += (size_t)snprintf(buf + at, len - at, "%s%s", at ? "," : "", axes[i]->option);
+	if (s->records_samples && at < len)
+		snprintf(buf + at, len - at, ",samples");
+}
+
+/* `list scenarios`: name, the parameters that change what it does, and its help line, the
+ * first two columns as wide as their longest cell. */
 static void list_scenarios(bool names_only)
 {
 	const struct scn_scenario *const *all;
 	size_t n = scn_list(&all);
+	char params[400];
+	int name_w = (int)strlen("name"), params_w = (int)strlen("parameters");
+	for (size_t i = 0; i < n; i++) {
+		scenario_params(all[i], params, sizeof params);
+		name_w = (int)strlen(all[i]->name) > name_w ? (int)strlen(all[i]->name) : name_w;
+		params_w = (int)strlen(params) > params_w ? (int)strlen(params) : params_w;
+	}
 	if (!names_only)
-		printf("%-16s %-40s %s\n", "name", "parameters", "what it times");
+		printf("%-*s %-*s %s\n", name_w, "name", params_w, "parameters", "what it times");
 	for (size_t i = 0; i < n; i++) {
 		if (names_only) {
 			puts(all[i]->name);
 			continue;
 		}
-		char params[64];
-		snprintf(params, sizeof params, "n,elem-bytes%s%s%s", all[i]->uses_order ? ",order" : "",
-		         all[i]->uses_holes ? ",hole-ratio,hole-pattern" : "",
-		         all[i]->records_samples ? ",samples" : "");
-		printf("%-16s %-40s %s\n", all[i]->name, params, all[i]->help);
+		scenario_params(all[i], params, sizeof params);
+		printf("%-*s %-*s %s\n", name_w, all[i]->name, params_w, params, all[i]->help);
 	}
 }
 

@@ -1,5 +1,5 @@
-/* plan.c - the cases of a run: the product of the selected axes, each with its name and,
- * when it cannot run, the reason it is skipped. */
+/* plan.c - the cases of a run: the product of the selected axes (axes.c), each with its
+ * name and, when it cannot run, the reason it is skipped. */
 #define _GNU_SOURCE
 #include <math.h>
 #include <stdio.h>
@@ -8,97 +8,108 @@
 
 #include "run.h"
 
-void hb_case_name(char *buf, size_t len, const char *scenario, const char *container,
-                  size_t n, size_t elem_bytes, const char *order, double hole_ratio,
-                  const char *hole_pattern)
+/* The plan being built: the cases so far, and the axes in the order the product nests
+ * them (the outer ones, then the others in table order). */
+struct planner {
+	const struct hb_config *c;
+	struct hb_case *cases;
+	size_t n, cap;
+	const struct hb_axis *const *axes;
+	size_t order[HB_MAX_AXES], n_axes;
+};
+
+/* Room for one more case. Returns it zeroed, or NULL (out of memory). */
+static struct hb_case *new_case(struct planner *pl)
 {
-	char holes[64] = "";
-	if (hole_ratio > 0)
-		snprintf(holes, sizeof holes, "/holes:%g:%s", hole_ratio, hole_pattern);
-	snprintf(buf, len, "%s/%s/n:%zu/elem:%zu%s%s%s", scenario, container, n, elem_bytes,
-	         order ? "/order:" : "", order ? order : "", holes);
+	if (pl->n == pl->cap) {
+		size_t new_cap = pl->cap ? pl->cap * 2 : 64;
+		struct hb_case *grown = realloc(pl->cases, new_cap * sizeof *grown);
+		if (!grown)
+			return NULL;
+		pl->cases = grown;
+		pl->cap = new_cap;
+	}
+	struct hb_case *x = &pl->cases[pl->n];
+	memset(x, 0, sizeof *x);
+	return x;
 }
 
-static const char *order_name(enum scn_order o) { return o == SCN_RANDOM ? "random" : "seq"; }
-
-/* Appends one case; returns 0 or -1 (out of memory). */
-static int add_case(const struct hb_config *c, struct hb_case **cases, size_t *n, size_t *cap,
-                    const struct hb_container *k, const struct scn_scenario *s, size_t e,
-                    size_t n_elems, enum scn_order order, double ratio,
-                    enum scn_hole_pattern pattern)
+/* Appends the case of scenario s on container k with the axis values v; returns 0 or -1
+ * (out of memory). */
+static int add_case(struct planner *pl, const struct hb_container *k,
+                    const struct scn_scenario *s, const union hb_axis_value *v)
 {
+	size_t e = (size_t)v[HB_AXIS_ELEM].u;
 	if (!hb_find_ops(k->name, e))
 		return 0; /* not built at this size class: hb_check_fits made sure it has one */
-	if (*n == *cap) {
-		size_t new_cap = *cap ? *cap * 2 : 64;
-		struct hb_case *grown = realloc(*cases, new_cap * sizeof *grown);
-		if (!grown)
-			return -1;
-		*cases = grown;
-		*cap = new_cap;
-	}
-	struct hb_case *x = &(*cases)[*n];
-	memset(x, 0, sizeof *x);
+	struct hb_case *x = new_case(pl);
+	if (!x)
+		return -1;
 	x->container = k;
 	x->ops = hb_find_ops(k->name, e);
 	x->scn = s;
-	x->elem_bytes = e;
-	x->p = (struct scn_params){.n = n_elems, .order = order, .hole_ratio = ratio,
-	                           .hole_pattern = pattern, .seed = c->seed};
-	x->hole_ratio = ratio;
-	size_t len = strlen(s->name) + strlen(k->name) + 160;
+	memcpy(x->axis, v, sizeof x->axis);
+	x->taken = hb_axes_taken(s, v);
+	x->p.seed = pl->c->seed;
+	for (size_t i = 0; i < pl->n_axes; i++)
+		if (pl->axes[i]->bind)
+			pl->axes[i]->bind(&x->p, v[i]);
+	x->hole_ratio = x->p.hole_ratio;
+	size_t len = strlen(s->name) + strlen(k->name) + 64 * (pl->n_axes + 1);
 	if (!(x->name = malloc(len)))
 		return -1;
-	hb_case_name(x->name, len, s->name, k->name, n_elems, e,
-	             s->uses_order ? order_name(order) : NULL, ratio,
-	             scn_hole_pattern_names[pattern]);
+	pl->n++; /* hb_plan_free frees what it holds from here on */
+	hb_case_name(x->name, len, s->name, k->name, x->axis, x->taken);
 	x->skip = scn_cannot_run(s, x->ops, &x->p);
-	/* Run, it would be the no-holes case recorded as holed (hole_ratio 0 with a pattern,
-	 * which the reports refuse): hb_check_fits refuses a ratio for which this holds at
-	 * every n, so here it is one n of a sweep. */
-	if (!x->skip && s->uses_holes && ratio > 0 && scn_hole_count(n_elems, ratio) == 0)
-		x->skip = "round(hole ratio x n) is 0 holes (at most n - 1): nothing to erase at "
-		          "this n";
-	x->elapsed_ns = calloc(c->reps, sizeof *x->elapsed_ns);
-	x->cpu_ns = calloc(c->reps, sizeof *x->cpu_ns);
-	(*n)++;
+	for (size_t i = 0; i < pl->n_axes && !x->skip; i++)
+		if (pl->axes[i]->skip)
+			x->skip = pl->axes[i]->skip(x);
+	x->elapsed_ns = calloc(pl->c->reps, sizeof *x->elapsed_ns);
+	x->cpu_ns = calloc(pl->c->reps, sizeof *x->cpu_ns);
 	return x->elapsed_ns && x->cpu_ns ? 0 : -1;
+}
+
+/* The cases of s on k for every value of the axes from nesting level `level` on, the
+ * levels before it set in v. An axis that does not apply runs once with its absent
+ * value. Returns 0 or -1 (out of memory). */
+static int add_product(struct planner *pl, const struct hb_container *k,
+                       const struct scn_scenario *s, size_t level, union hb_axis_value *v)
+{
+	if (level == pl->n_axes)
+		return add_case(pl, k, s, v);
+	size_t id = pl->order[level];
+	const struct hb_axis *a = pl->axes[id];
+	if ((a->takes && !a->takes(s)) || (a->applies && !a->applies(v))) {
+		v[id] = a->absent;
+		return add_product(pl, k, s, level + 1, v);
+	}
+	const struct hb_axis_values *vals = &pl->c->axis[id];
+	for (size_t i = 0; i < vals->n; i++) {
+		v[id] = vals->v[i];
+		if (add_product(pl, k, s, level + 1, v))
+			return -1;
+	}
+	return 0;
 }
 
 int hb_plan(const struct hb_config *c, struct hb_case **cases_out, size_t *n_out)
 {
-	struct hb_case *cases = NULL;
-	size_t n = 0, cap = 0;
+	struct planner pl = {.c = c};
+	pl.n_axes = hb_axes(&pl.axes);
+	size_t at = 0;
+	for (int outer = 1; outer >= 0; outer--)
+		for (size_t i = 0; i < pl.n_axes; i++)
+			if (pl.axes[i]->outer == outer)
+				pl.order[at++] = i;
 	int err = 0;
-	for (size_t si = 0; si < c->n_scenarios && !err; si++) {
-		const struct scn_scenario *s = c->scenarios[si];
+	union hb_axis_value v[HB_MAX_AXES] = {{0}};
+	for (size_t si = 0; si < c->n_scenarios && !err; si++)
 		for (size_t ci = 0; ci < c->n_containers && !err; ci++)
-			for (size_t ei = 0; ei < c->n_elems && !err; ei++)
-				for (size_t ni = 0; ni < c->n_ns && !err; ni++)
-					for (size_t oi = 0; oi < (s->uses_order ? c->n_orders : 1) && !err; oi++) {
-						enum scn_order o = s->uses_order ? c->orders[oi] : SCN_SEQ;
-						bool zero_done = false;
-						for (size_t hi = 0; hi < c->n_hole_ratios && !err; hi++) {
-							double r = s->uses_holes ? c->hole_ratios[hi] : 0;
-							if (r == 0) {
-								if (zero_done)
-									continue;
-								zero_done = true;
-								err = add_case(c, &cases, &n, &cap, c->containers[ci], s,
-								               c->elems[ei], c->ns[ni], o, 0, SCN_HOLES_NONE);
-								continue;
-							}
-							for (size_t pi = 0; pi < c->n_hole_patterns && !err; pi++)
-								err = add_case(c, &cases, &n, &cap, c->containers[ci], s,
-								               c->elems[ei], c->ns[ni], o, r,
-								               c->hole_patterns[pi]);
-						}
-					}
-	}
-	*cases_out = cases;
-	*n_out = n;
+			err = add_product(&pl, c->containers[ci], c->scenarios[si], 0, v);
+	*cases_out = pl.cases;
+	*n_out = pl.n;
 	if (err) {
-		fprintf(stderr, "dodbench: out of memory for %zu cases of %llu repetitions\n", n,
+		fprintf(stderr, "dodbench: out of memory for %zu cases of %llu repetitions\n", pl.n,
 		        c->reps);
 		return 1;
 	}
@@ -116,44 +127,25 @@ void hb_plan_free(struct hb_case *cases, size_t n)
 	free(cases);
 }
 
-/* Refuses a hole ratio > 0 that erases no item at any --n of the run (it rounds to 0
- * holes even at the largest n, as round(R * n), at most n - 1, grows with n), when a
- * selected scenario uses holes: every case it asks for would be skipped. At some n only
- * (--n 1,1000 --hole-ratio 0.5) those cases are skipped (add_case). Returns 0 or 2. */
-static int check_hole_counts(const struct hb_config *c)
-{
-	bool holes = false;
-	for (size_t s = 0; s < c->n_scenarios; s++)
-		holes |= c->scenarios[s]->uses_holes;
-	size_t n = 0;
-	for (size_t i = 0; i < c->n_ns; i++)
-		n = c->ns[i] > n ? c->ns[i] : n;
-	for (size_t h = 0; holes && h < c->n_hole_ratios; h++) {
-		double r = c->hole_ratios[h];
-		if (r > 0 && scn_hole_count(n, r) == 0)
-			return hb_usage_error("--hole-ratio: %g of n %zu%s rounds to 0 holes (round(%g x "
-			                      "%zu) = %lld, at most n - 1 = %zu): give a larger ratio or "
-			                      "n, or 0 for no holes", r, n,
-			                      c->n_ns > 1 ? " (the largest --n)" : "", r, n,
-			                      llround(r * (double)n), n - 1);
-	}
-	return 0;
-}
-
 /* The estimate (two copies of the payload plus 64 bytes of bookkeeping per element:
  * handles, sparse set, nodes, hole setup) is deliberately generous. */
 int hb_check_fits(const struct hb_config *c, const struct hb_env *env)
 {
-	if (check_hole_counts(c))
-		return 2;
+	const struct hb_axis *const *axes;
+	size_t n_axes = hb_axes(&axes);
+	char err[400];
+	for (size_t i = 0; i < n_axes; i++)
+		if (axes[i]->check && axes[i]->check(c, err, sizeof err))
+			return hb_usage_error("%s", err);
+	const struct hb_axis_values *ns = &c->axis[HB_AXIS_N], *elems = &c->axis[HB_AXIS_ELEM];
 	/* Pairs of a container and a size class it is not built at are left out of the plan
 	 * (--container all at 8 B leaves out the particles, built at 40 B only), with a
 	 * notice; when that leaves nothing to run it is an error. */
 	size_t left_out = 0;
 	for (size_t k = 0; k < c->n_containers; k++) {
 		bool any = false;
-		for (size_t e = 0; e < c->n_elems && !any; e++)
-			any = hb_find_ops(c->containers[k]->name, c->elems[e]) != NULL;
+		for (size_t e = 0; e < elems->n && !any; e++)
+			any = hb_find_ops(c->containers[k]->name, (size_t)elems->v[e].u) != NULL;
 		if (any)
 			continue;
 		char sizes[64] = "";
@@ -171,18 +163,18 @@ int hb_check_fits(const struct hb_config *c, const struct hb_env *env)
 	}
 	/* The repetition table (two uint64_t per case and rep), at most the product of the
 	 * axes: refused up front rather than found missing after the output is open. */
-	double cases = (double)c->n_containers * (double)c->n_scenarios * (double)c->n_elems *
-	               (double)c->n_ns * (double)(c->n_orders ? c->n_orders : 1) *
-	               (1.0 + (double)c->n_hole_ratios * (double)c->n_hole_patterns);
+	double cases = (double)c->n_containers * (double)c->n_scenarios;
+	for (size_t i = 0; i < n_axes; i++)
+		cases *= (double)(c->axis[i].n ? c->axis[i].n : 1);
 	double table = cases * (double)c->reps * 2 * sizeof(uint64_t);
 	if (env->phys_mem_bytes && table > (double)env->phys_mem_bytes / 2)
 		return hb_usage_error("--reps: up to %.0f cases x %llu repetitions need %.1f GiB "
 		                      "of timing records; this machine has %.1f GiB: fewer reps "
 		                      "or cases", cases, c->reps, table / (1 << 30),
 		                      (double)env->phys_mem_bytes / (1 << 30));
-	for (size_t i = 0; i < c->n_ns; i++)
-		for (size_t e = 0; e < c->n_elems; e++) {
-			size_t n = c->ns[i], eb = c->elems[e];
+	for (size_t i = 0; i < ns->n; i++)
+		for (size_t e = 0; e < elems->n; e++) {
+			size_t n = (size_t)ns->v[i].u, eb = (size_t)elems->v[e].u;
 			for (size_t k = 0; k < c->n_containers; k++) {
 				const struct dod_ops *ops = hb_find_ops(c->containers[k]->name, eb);
 				if (ops && n > ops->max_elems)

@@ -6,7 +6,7 @@
 #include "hb.h"
 #include "variants.inc"
 
-const size_t hb_elem_sizes[HB_N_SIZES] = {8, 16, 40, 64, 256};
+const size_t hb_elem_sizes[HB_N_SIZES] = {HB_SIZE_CLASSES};
 
 const struct hb_container hb_containers[] = {HB_VARIANT_TABLE};
 const size_t hb_n_containers = sizeof hb_containers / sizeof hb_containers[0];

@@ -1,7 +1,7 @@
 /* run.h - the parts of one `dodbench run`, one file each (harness-private):
+ *   axes.c      the case axes, each defined once (axes.h): options, values, names
  *   cli.c       options -> struct hb_config (every check before any work: exit 2)
- *   plan.c      config -> the product of cases, their names (hb_case_name, also used by
- *               sim.c), skips, and the size check
+ *   plan.c      config -> the product of cases, skips, and the size check
  *   schedule.c  runs the repetitions (in order or interleaved), writes CSV rows and
  *               latency samples, prints progress
  *   summary.c   medians, dispersion, ratios to the baseline with bootstrap CIs
@@ -18,32 +18,33 @@
 #include "hb.h"
 #include "scenario.h"
 
+/* The values given for one axis, distinct, in the order given. */
+struct hb_axis_values {
+	union hb_axis_value *v;
+	size_t n;
+};
+
 struct hb_config {
 	const struct hb_container **containers; /* selected, in the order given */
 	size_t n_containers;
 	const struct scn_scenario **scenarios;
 	size_t n_scenarios;
-	size_t *ns, n_ns;
-	size_t *elems, n_elems;
-	enum scn_order orders[2];
-	size_t n_orders;
-	double *hole_ratios;        /* 0 <= r < 1, distinct */
-	size_t n_hole_ratios;
-	enum scn_hole_pattern hole_patterns[SCN_N_HOLE_PATTERNS];
-	size_t n_hole_patterns;
+	struct hb_axis_values axis[HB_MAX_AXES]; /* the values of each axis (hb_axes order) */
 	unsigned long long reps, warmup, seed;
 	const char *out, *out_json, *samples_out, *run_id, *baseline, *sim_d1, *sim_ll;
 	const char *sim_resume_from; /* callgrind child with --resume: the user's --out file */
 	enum hb_counter_mode counters;
 	int quiet, interleave, prefault, sim_child, resume;
 	int no_fork;                /* --no-fork: cases run in this process */
+	int help;                   /* --help: the options after it are not read */
 	double timeout_s;           /* --timeout: seconds a case may run in all; 0: none */
 	long pin;
 	double progress_after_s;    /* no progress line before this many seconds */
 };
 
-/* Parses the options of `run` (argv[0] = "run") into c. Returns 0, or 2 after printing a
- * usage error. Allocations live until the process ends. */
+/* Parses the options of `run` (argv[0] = "run") into c and checks them against each other;
+ * it neither pins nor prints help (c->pin, c->help: the caller does). Returns 0, or 2 after
+ * printing a usage error. Allocations live until the process ends. */
 int hb_parse_run(struct hb_config *c, int argc, char **argv);
 /* Prints dodbench's help text (every command and option) to f. */
 void hb_print_help(FILE *f);
@@ -62,8 +63,9 @@ struct hb_case {
 	const struct hb_container *container;
 	const struct dod_ops *ops;   /* NULL when the variant has no such size class */
 	const struct scn_scenario *scn;
-	struct scn_params p;
-	size_t elem_bytes;
+	struct scn_params p;         /* what the scenario sees of the axes (their binds) */
+	union hb_axis_value axis[HB_MAX_AXES]; /* its value of every axis (hb_axes order) */
+	unsigned taken;              /* bit i: axis i applies to it (hb_axes_taken) */
 	char *name;                  /* hb_case_name */
 	const char *skip;            /* reason it cannot run, or NULL */
 	uint64_t *elapsed_ns, *cpu_ns; /* per measured repetition */
@@ -81,20 +83,15 @@ struct hb_case {
 	double spent_s;              /* wall time its repetitions took so far (--timeout) */
 };
 
-/* Writes the case name google-benchmark style into buf:
- * scenario/container/n:N/elem:E[/order:O][/holes:R:PATTERN], order only for scenarios that
- * use one (order NULL: none), holes only when hole_ratio > 0. */
-void hb_case_name(char *buf, size_t len, const char *scenario, const char *container,
-                  size_t n, size_t elem_bytes, const char *order, double hole_ratio,
-                  const char *hole_pattern);
-
-/* The cases of c: the product scenarios x containers x elem sizes x n x orders (for
- * scenarios with uses_order) x holes (for uses_holes: ratio 0 once, every other ratio
- * with every pattern; one that rounds to 0 holes at an n is skipped there). Returns 0 or 1
- * (out of memory, message printed). */
+/* The cases of c: the product scenarios x containers x the axes' values, the `outer` axes
+ * (elem_bytes) first, then the others in table order (n, order, hole ratio, hole pattern,
+ * ...). An axis that does not apply to a case (its scenario does not take it: order
+ * without uses_order; or its `applies` says no: the pattern of ratio 0) runs once with its
+ * absent value. A case an axis's `skip` refuses (a ratio that rounds to 0 holes at an n)
+ * is skipped there. Returns 0 or 1 (out of memory, message printed). */
 int hb_plan(const struct hb_config *c, struct hb_case **cases_out, size_t *n_out);
-/* Rejects sizes a container cannot index or this machine cannot hold, and a hole ratio
- * that rounds to 0 holes at every n. Returns 0 or 2. */
+/* Rejects sizes a container cannot index or this machine cannot hold, and what an axis's
+ * `check` refuses (a hole ratio that rounds to 0 holes at every n). Returns 0 or 2. */
 int hb_check_fits(const struct hb_config *c, const struct hb_env *env);
 void hb_plan_free(struct hb_case *cases, size_t n);
 
@@ -126,6 +123,16 @@ int hb_resume_load(struct hb_run *r, const char *path, char *run_id, size_t run_
  * file yet (a pipe, a device or /dev/stdout is refused). Returns 0, or -1 with the
  * reason in err. */
 int hb_resume_check(const char *path, char *err, size_t err_len);
+
+/* Progress lines (schedule.c, on stderr, never with --quiet): none before
+ * c->progress_after_s (HB_PROGRESS_AFTER_S, or DODBENCH_PROGRESS_AFTER), then one updating
+ * line every HB_PROGRESS_TTY_S seconds on a terminal, else a plain line every
+ * HB_PROGRESS_LOG_S seconds (a log file gets no flood). */
+#define HB_PROGRESS_AFTER_S 2
+#define HB_PROGRESS_TTY_S 0.2
+#define HB_PROGRESS_LOG_S 10
+#define HB_STR_(x) #x
+#define HB_STR(x) HB_STR_(x) /* a macro's value as a string literal (the help text) */
 
 /* Exit status when an output file cannot be written mid-run (full disk, I/O error):
  * distinct from 1 (verification failed) and 2 (usage, checked before any work). */

@@ -46,8 +46,15 @@ static double now_s(void)
 
 const char *const hb_status_names[] = {"ok", "failed", "crashed", "timeout", "oom"};
 
-/* One updating line on a terminal, a plain line every 10 s otherwise; nothing before
- * progress_after_s seconds (2 by default: short sweeps stay quiet) or with --quiet. */
+/* Seconds between two wake-ups of the parent that print progress (run.h). */
+static double progress_interval_s(const struct hb_run *r)
+{
+	return r->tty ? HB_PROGRESS_TTY_S : HB_PROGRESS_LOG_S;
+}
+
+/* One updating line on a terminal, a plain line every HB_PROGRESS_LOG_S otherwise; nothing
+ * before progress_after_s seconds (HB_PROGRESS_AFTER_S by default: short sweeps stay
+ * quiet) or with --quiet. */
 static void progress(struct hb_run *r, const char *name)
 {
 	r->step++;
@@ -55,7 +62,7 @@ static void progress(struct hb_run *r, const char *name)
 		return;
 	double t = now_s(), elapsed = t - r->t_start;
 	if (elapsed < r->c->progress_after_s ||
-	    (r->t_last_progress > 0 && t - r->t_last_progress < (r->tty ? 0.2 : 10)))
+	    (r->t_last_progress > 0 && t - r->t_last_progress < progress_interval_s(r)))
 		return;
 	r->t_last_progress = t;
 	double eta = elapsed / (double)r->step * (double)(r->total_steps - r->step);
@@ -160,14 +167,14 @@ struct done {
 static struct hb_row case_row(const struct hb_run *r, const struct hb_case *k, long long rep,
                               long long pos, const struct hb_region *reg)
 {
-	return (struct hb_row){
-		.env = r->env, .ops_desc = k->ops, .scenario = k->scn->name,
-		.order = k->p.order == SCN_RANDOM ? "random" : "seq", .n = k->p.n,
-		.hole_ratio = k->p.hole_ratio,
-		.hole_pattern = scn_hole_pattern_names[k->p.hole_pattern], .seed = r->c->seed,
-		.rep = rep, .region = reg, .prefault = r->c->prefault, .interleave_pos = pos,
-		.samples = -1, .swaps = -1, .reserved_bytes = -1, .committed_bytes = -1,
+	struct hb_row row = {
+		.env = r->env, .ops_desc = k->ops, .scenario = k->scn->name, .taken = k->taken,
+		.seed = r->c->seed, .rep = rep, .region = reg, .prefault = r->c->prefault,
+		.interleave_pos = pos, .samples = -1, .swaps = -1, .reserved_bytes = -1,
+		.committed_bytes = -1,
 	};
+	memcpy(row.axis, k->axis, sizeof row.axis);
+	return row;
 }
 
 static void put_row(struct hb_run *r, struct hb_row *row)
@@ -195,7 +202,8 @@ static struct done run_rep(struct hb_run *r, const struct job *j)
 	if (j->rep >= 0 || !d.verified) {
 		struct hb_row row = case_row(r, k, j->rep, j->pos, &reg);
 		row.measured = d.ran;
-		row.hole_ratio = d.ran ? res.hole_ratio : k->p.hole_ratio;
+		if (d.ran) /* the fraction really erased */
+			row.axis[HB_AXIS_HOLE_RATIO].d = res.hole_ratio;
 		row.checksum = res.checksum;
 		row.verified = d.verified;
 		row.ops = res.ops;
@@ -370,6 +378,10 @@ static void run_jobs(struct hb_run *r, const struct job *jobs, size_t n, bool *s
 	}
 }
 
+/* The worker's exit status when its parent died before it could run (EX_OSERR): no one
+ * is left to read it; it only makes a process listing or a core dump explicable. */
+#define WORKER_ORPHANED_EXIT 71
+
 /* The child side: dies with the parent, opens its own counters, pre-faults its own heap,
  * runs the segment, reports each job in sh, and exits without running the parent's
  * atexit handlers or flushing its stdio buffers twice. */
@@ -379,7 +391,7 @@ static _Noreturn void worker(struct hb_run *r, const struct job *jobs, size_t n,
 {
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
 	if (getppid() != parent)
-		_exit(71);
+		_exit(WORKER_ORPHANED_EXIT);
 	/* The parent's handlers (main.c's removes the --out-json temporary file) are not the
 	 * worker's business; a signal the user ignores (nohup) stays ignored. */
 	const int sigs[] = {SIGINT, SIGTERM, SIGHUP};
@@ -446,7 +458,7 @@ static size_t take_reports(struct hb_run *r, const struct job *jobs, size_t n, b
 /* The parent side of one worker. It does not wake per repetition (a wake-up beside a
  * timed region could share its CPU): it sleeps in poll on a pipe whose only writer is the
  * worker, which never writes, so poll returns when the worker ends; or when the case in
- * flight reaches --timeout (then SIGKILL); or every 0.2 s (terminal) or 10 s to print
+ * flight reaches --timeout (then SIGKILL); or every progress interval (run.h) to print
  * progress. Then it reaps the worker and, when it died with a job in flight, gives that
  * job's case its status and a row. Returns 0. */
 static int supervise(struct hb_run *r, const struct job *jobs, size_t n, bool *slot_done,
@@ -463,7 +475,7 @@ static int supervise(struct hb_run *r, const struct job *jobs, size_t n, bool *s
 			t_in_flight = started;
 		if (t_in_flight > 0)
 			next = take_reports(r, jobs, n, slot_done, sh, &seen, &t_in_flight);
-		double wait_s = show ? (r->tty ? 0.2 : 10) : -1;
+		double wait_s = show ? progress_interval_s(r) : -1;
 		if (timeout > 0 && next < n && !killed) {
 			double left = started > 0 ? timeout - r->cases[jobs[next].i].spent_s -
 			                                    (now_s() - t_in_flight)

@@ -54,25 +54,6 @@ struct sim_counts {
 
 static const char *const sim_events[HB_N_SIM] = {"Ir", "Dr", "Dw", "D1mr", "D1mw", "DLmr", "DLmw"};
 
-static bool is_pow2(unsigned long long x) { return x && !(x & (x - 1)); }
-
-int hb_sim_parse_geometry(const char *text, char *err, size_t err_len)
-{
-	unsigned long long size, assoc, line;
-	char tail;
-	if (sscanf(text, "%llu,%llu,%llu%c", &size, &assoc, &line, &tail) != 3 || !size ||
-	    !assoc || !line) {
-		snprintf(err, err_len, "'%s' is not size,assoc,line (bytes, ways, bytes)", text);
-		return -1;
-	}
-	if (!is_pow2(line) || size % (assoc * line) != 0 || !is_pow2(size / (assoc * line))) {
-		snprintf(err, err_len, "'%s': line must be a power of two and size / (assoc * line) "
-		                       "a power of two (valgrind's rule)", text);
-		return -1;
-	}
-	return 0;
-}
-
 static bool on_path(const char *prog)
 {
 	const char *path = getenv("PATH");
@@ -203,12 +184,18 @@ static void print_summary(struct sim_case *cases, size_t n_cases, const char *d1
 	}
 }
 
-/* Column positions we need, found by name in the header. */
-enum { C_CONTAINER, C_SCENARIO, C_N, C_ELEM, C_ORDER, C_SIM_IR, C_HOLES, C_PATTERN, C_OPS,
-       C_N_COLS };
-static const char *const col_names[C_N_COLS] = {"container", "scenario", "n", "elem_bytes",
-                                                 "order", "sim_ir", "hole_ratio",
-                                                 "hole_pattern", "ops"};
+/* Column positions we need, found by name in the header (with the case's: row_columns). */
+enum { C_SIM_IR, C_OPS, C_N_COLS };
+static const char *const col_names[C_N_COLS] = {"sim_ir", "ops"};
+
+/* The columns of a row's case (scenario, container, the axes; axes.c) in the header
+ * line's nf fields, then those of col_names. Returns 0 or -1 (one missing). */
+static int row_columns(struct hb_case_columns *cc, int *col, char **f, size_t nf)
+{
+	const char *missing;
+	return hb_case_columns_find(cc, f, nf, &missing) == 0 &&
+	       hb_csv_columns(f, nf, col_names, C_N_COLS, col) < 0 ? 0 : -1;
+}
 
 /* The parent's merge of the child's rows, while the child runs. */
 struct merge {
@@ -218,7 +205,9 @@ struct merge {
 	char *pending;             /* bytes read from it that are not yet a whole line */
 	size_t n_pending, cap;
 	bool have_header;
+	bool have_cols;            /* the header named every column we need */
 	int col[C_N_COLS];
+	struct hb_case_columns cc; /* the case's columns (axes.c) */
 	struct sim_counts *by_seq; /* counts by region number */
 	size_t n_seq;
 	char d1[64], ll[64];       /* cache geometry, size:assoc:line */
@@ -294,19 +283,13 @@ static struct sim_case *find_case(struct merge *m, const char *name)
  * operation, for the summary. */
 static void summarize(struct merge *m, char **f, size_t nf, const unsigned long long *v)
 {
-	bool ok = nf > 10;
+	bool ok = m->have_cols;
 	for (int k = 0; k < C_N_COLS; k++)
-		ok &= m->col[k] >= 0 && (size_t)m->col[k] < nf;
-	if (!ok)
-		return;
+		ok = ok && (size_t)m->col[k] < nf;
 	char name[sizeof m->cases->name];
+	if (!ok || hb_case_name_of_row(name, sizeof name, &m->cc, f, nf) != 0)
+		return;
 	const int *col = m->col;
-	const struct scn_scenario *scn = scn_find(f[col[C_SCENARIO]]);
-	hb_case_name(name, sizeof name, f[col[C_SCENARIO]], f[col[C_CONTAINER]],
-	             (size_t)strtoull(f[col[C_N]], NULL, 10),
-	             (size_t)strtoull(f[col[C_ELEM]], NULL, 10),
-	             scn && scn->uses_order ? f[col[C_ORDER]] : NULL,
-	             strtod(f[col[C_HOLES]], NULL), f[col[C_PATTERN]]);
 	struct sim_case *c = find_case(m, name);
 	if (!c)
 		return;
@@ -333,12 +316,7 @@ static void take_header(struct merge *m, char *line)
 {
 	char *f[128];
 	size_t nf = hb_csv_split(line, f, 128);
-	for (int k = 0; k < C_N_COLS; k++) {
-		m->col[k] = -1;
-		for (size_t i = 0; i < nf; i++)
-			if (strcmp(f[i], col_names[k]) == 0)
-				m->col[k] = (int)i;
-	}
+	m->have_cols = row_columns(&m->cc, m->col, f, nf) == 0;
 	m->have_header = true;
 }
 

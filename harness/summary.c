@@ -5,15 +5,14 @@
 
 #include "run.h"
 
-/* The case of the baseline container with the same scenario and parameters. */
+/* The case of the baseline container with the same scenario and axis values. */
 static const struct hb_case *baseline_of(const struct hb_run *r, const struct hb_case *k,
                                          const char *base)
 {
 	for (size_t i = 0; i < r->n_cases; i++) {
 		const struct hb_case *b = &r->cases[i];
-		if (strcmp(b->container->name, base) == 0 && b->scn == k->scn && b->p.n == k->p.n &&
-		    b->elem_bytes == k->elem_bytes && b->p.order == k->p.order &&
-		    b->p.hole_ratio == k->p.hole_ratio && b->p.hole_pattern == k->p.hole_pattern)
+		if (strcmp(b->container->name, base) == 0 && b->scn == k->scn &&
+		    memcmp(b->axis, k->axis, sizeof b->axis) == 0)
 			return b;
 	}
 	return NULL;

@@ -17,7 +17,11 @@ One run is reported: --run RUN_ID, else the newest run (by its newest row) whose
 starts with "bench-" (a `make bench` run), else the newest run; runs with time rows only
 (counter_source papi or none; callgrind rows are 20-200x slower and never mixed into times).
 A case is (scenario, container, n, elem_bytes, order, hole_ratio, hole_pattern), named like
-lookup/handle_map/n:100000/elem:8/order:seq/holes:0.5:clustered (no holes part at ratio 0).
+lookup/handle_map/n:100000/elem:8/order:seq/holes:0.5:clustered (no holes part at ratio 0),
+plus the axes the harness adds as data (harness/axes.c): a column named axis_KEY
+(AXIS_PREFIX, appended after status_detail) is a case axis; a row with a value there is of
+the case with KEY = that value (name part KEY:VALUE), an empty field means the row's
+scenario does not take the axis. No list of them is kept here.
 
 Outputs: sections of RESULTS.md, each between its own BEGIN/END marker lines (the rest of
 the file is kept), and charts (PNG + SVG) in --out-dir:
@@ -103,8 +107,9 @@ AT_LEAST_ONE = {"n", "ops"}  # integer columns from 1; every other integer colum
 # as a long long that is left empty when negative: no integer column is ever below 0.
 U64_COLUMNS = {"schema", "n", "elem_bytes", "seed", "checksum", "cpu_ns", "ops"}
 U64_MAX, I64_MAX = 2 ** 64 - 1, 2 ** 63 - 1
-# The size classes of the harness (harness/registry.c, hb_elem_sizes): the one list every
-# reader checks elem_bytes against.
+# The size classes of the harness (the Makefile's SIZES, which the registry's hb_elem_sizes
+# is generated from; a test keeps the two equal): the list every reader checks elem_bytes
+# against.
 ELEM_BYTES = (8, 16, 40, 64, 256)
 NAME_COLUMNS = ("container", "scenario")  # a case without them names nothing
 # The harness writes plain ASCII decimals (%llu, %zu, %.6g); Python's int() and float() also
@@ -118,6 +123,7 @@ HOLE_PATTERNS = ("none", "random", "clustered", "oldest")  # none iff hole_ratio
 ARTICLE_COLUMNS = ("article_scenario", "container", "ms", "swaps", "our_scenario", "note")
 CONTEXT_KEYS = ("host", "cpu_model", "compiler", "cflags", "git_rev", "counter_source")
 CASE_FIELDS = ("scenario", "container", "n", "elem_bytes", "order", "hole_ratio", "hole_pattern")
+AXIS_PREFIX = "axis_"  # the columns of the case axes the harness appends (case_key)
 
 TABLE_N, TABLE_ELEM_BYTES = 100000, 8
 SCENARIOS = ("create", "iterate", "lookup", "clear", "reset", "defragment")
@@ -254,11 +260,17 @@ def _check_case(row, where):
                           f"got {str(row['elem_bytes'])!r}")
 
 
+def _axes_of(fields):
+    """The row's values of the appended case axes: ((column, value), ...) in column order,
+    for the axis_* columns with a value (empty: the row's scenario does not take it)."""
+    return tuple(sorted((c, v) for c, v in fields.items() if c.startswith(AXIS_PREFIX) and v))
+
+
 def _parse_unmeasured(fields, where):
     """A schema-3 row of a repetition that produced no measurement (status crashed, timeout,
     oom, or failed in a container call or a warm-up): only what names its case is read."""
     row = {"measured": False, "status": fields["status"],
-           "status_detail": fields.get("status_detail", "")}
+           "status_detail": fields.get("status_detail", ""), "axes": _axes_of(fields)}
     for column in ("container", "scenario", "run_id", "host", "order", "hole_pattern"):
         row[column] = fields.get(column, "")
     for column in ("n", "elem_bytes", "seed"):
@@ -289,6 +301,7 @@ def _parse_row(fields, where):
            for column in COLUMNS[1:] + EXT_COLUMNS + SCHEMA2_COLUMNS + SCHEMA3_COLUMNS}
     row["schema"] = int(schema)
     row["measured"] = True
+    row["axes"] = _axes_of(fields)
     if schema != "3":  # before the status column: verified says it
         status = row["status"] = "ok" if row["verified"] == 1 else "failed"
     row["status"] = status
@@ -463,18 +476,21 @@ def is_sim_row(row):
 
 
 def case_key(row):
-    """The case a time row belongs to: its values of CASE_FIELDS, in that order."""
-    return tuple(row[f] for f in CASE_FIELDS)
+    """The case a time row belongs to: its values of CASE_FIELDS, in that order, then its
+    (column, value) pairs of the appended axes (_axes_of), if any."""
+    return tuple(row[f] for f in CASE_FIELDS) + row.get("axes", ())
 
 
-def case_name(scenario, container, n, elem_bytes, order, hole_ratio, hole_pattern=None):
+def case_name(scenario, container, n, elem_bytes, order, hole_ratio, hole_pattern=None, *axes):
     """Name a case like the harness: lookup/handle_map/n:100000/elem:8/order:seq, with a
     holes:R:PATTERN part when hole_ratio is not 0 (holes:0.5:clustered; holes:R without a
-    pattern) and no n part when n is None."""
+    pattern), no n part when n is None, and a KEY:VALUE part per appended axis (axes:
+    (column, value) pairs, as case_key ends)."""
     parts = [scenario, container] + ([f"n:{n}"] if n is not None else [])
     parts += [f"elem:{elem_bytes}", f"order:{order}"]
     if hole_ratio:
         parts.append(f"holes:{hole_ratio:g}" + (f":{hole_pattern}" if hole_pattern else ""))
+    parts += [f"{column[len(AXIS_PREFIX):]}:{value}" for column, value in axes]
     return "/".join(parts)
 
 
@@ -1023,8 +1039,10 @@ def holes_text(hole_ratio, hole_pattern):
 
 
 def _case_order(cases):
-    """Sort key of a case key: family, container, n, elem_bytes, order, hole ratio, pattern."""
-    return lambda key: (cases[key].family, key[1:5], key[5], HOLE_PATTERNS.index(key[6]))
+    """Sort key of a case key: family, container, n, elem_bytes, order, hole ratio, pattern,
+    the appended axes."""
+    return lambda key: (cases[key].family, key[1:5], key[5], HOLE_PATTERNS.index(key[6]),
+                        key[7:])
 
 
 def baseline_ratio(cases, key, baseline):
@@ -1041,12 +1059,14 @@ def _safe_name(name):
     return re.sub(r"[^A-Za-z0-9_.-]", "_", name)
 
 
-def _slice_text(elem_bytes=None, order=None, hole_ratio=None, hole_pattern=None, n=None):
-    """The fixed axes of a chart, e.g. 'n=100000, 8-byte items, order seq, no holes'."""
+def _slice_text(elem_bytes=None, order=None, hole_ratio=None, hole_pattern=None, *axes, n=None):
+    """The fixed axes of a chart, e.g. 'n=100000, 8-byte items, order seq, no holes' (axes:
+    the appended axes' (column, value) pairs, 'KEY VALUE' each)."""
     parts = [f"n={n}"] if n is not None else []
     parts += [f"{elem_bytes}-byte items", f"order {order}"]
     if hole_ratio is not None:
         parts.append("no holes" if not hole_ratio else f"holes {hole_ratio:g} {hole_pattern}")
+    parts += [f"{column[len(AXIS_PREFIX):]} {value}" for column, value in axes]
     return ", ".join(parts)
 
 
@@ -1154,14 +1174,14 @@ def _chart_vs_holes(scenario, cases, info, out_dir):
     None when no slice has 2 or more ratios."""
     ratios = {}
     for key in cases:
-        ratios.setdefault((key[2], key[3], key[4]), set()).add(key[5])
-    best = min(ratios, key=lambda s: (-len(ratios[s]), -s[0], s[1], s[2] != "seq"))
-    keys = sorted(k for k in cases if (k[2], k[3], k[4]) == best)
+        ratios.setdefault(key[2:5] + key[7:], set()).add(key[5])
+    best = min(ratios, key=lambda s: (-len(ratios[s]), -s[0], s[1], s[2] != "seq", s[3:]))
+    keys = sorted(k for k in cases if k[2:5] + k[7:] == best)
     patterns = [p for p in HOLE_PATTERNS[1:] if any(k[6] == p for k in keys)]
     if len(ratios[best]) < 2 or not patterns:
         return None
     styles = _styles(cases, cases)  # the scenario's: the same in both charts
-    what = _slice_text(best[1], best[2], n=best[0])
+    what = _slice_text(best[1], best[2], None, None, *best[3:], n=best[0])
     with matplotlib.rc_context({"svg.hashsalt": "dodbench"}):
         cols = min(len(patterns), 3)
         rows_ = math.ceil(len(patterns) / cols)
@@ -1231,18 +1251,22 @@ def render_all_cases(cases, info, baseline, chart_links):
                 "another with `--baseline NAME`."]
     for scenario in sorted({k[0] for k in cases}):
         keys = sorted((k for k in cases if k[0] == scenario), key=_case_order(cases))
+        axes = sorted({column for k in keys for column, _ in k[7:]})  # a column each
         rows = []
         for key in keys:
             st, ci = cases[key], baseline_ratio(cases, key, baseline)
             mad = (f"{100 * st.mad_ns / st.median_ns:.1f}%" if st.median_ns else DASH)
             rows.append([st.family, key[1], str(key[2]), str(key[3]), key[4],
-                         holes_text(key[5], key[6]), str(st.reps), fmt_ns(st.median_ns),
-                         mad + (" unstable" if st.unstable else ""), fmt(st.ns_per_op),
-                         "baseline" if key[1] == baseline else DASH if ci is None
-                         else _ci_text(ci)])
+                         holes_text(key[5], key[6])]
+                        + [dict(key[7:]).get(column, DASH) for column in axes]
+                        + [str(st.reps), fmt_ns(st.median_ns),
+                           mad + (" unstable" if st.unstable else ""), fmt(st.ns_per_op),
+                           "baseline" if key[1] == baseline else DASH if ci is None
+                           else _ci_text(ci)])
         out += ["", f"### {scenario}", ""]
-        out += _table(["family", "container", "n", "elem_bytes", "order", "holes", "reps",
-                       "median", "MAD %", "ns/op", base], rows)
+        out += _table(["family", "container", "n", "elem_bytes", "order", "holes"]
+                      + [column[len(AXIS_PREFIX):] for column in axes]
+                      + ["reps", "median", "MAD %", "ns/op", base], rows)
         latency = [k for k in keys if cases[k].latency]
         if latency:
             out += ["", "Latency of single operations in ns (the scenario timed a sample of "

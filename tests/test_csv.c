@@ -13,6 +13,7 @@
 #include <cmocka.h>
 
 #include "hb.h"
+#include "scenario.h"
 
 static const char header_v3[] =
 	"schema,timestamp,host,cpu_model,compiler,cflags,git_rev,container,scenario,n,"
@@ -67,7 +68,10 @@ static void test_row_quoting_and_missing_counters(void **state)
 	                       .caps = DOD_CAP_HANDLES | DOD_CAP_DETECTS_STALE};
 	struct hb_row row = {
 		.env = &env, .timestamp = "2026-01-01T00:00:00Z", .ops_desc = &desc,
-		.scenario = "create", .order = "seq", .hole_pattern = "none", .n = 1000, .seed = 7,
+		.scenario = "create", .seed = 7,
+		.axis = {[HB_AXIS_N] = {.u = 1000}, [HB_AXIS_ELEM] = {.u = 8},
+		         [HB_AXIS_ORDER] = {.u = SCN_SEQ}, [HB_AXIS_HOLE_RATIO] = {.d = 0},
+		         [HB_AXIS_HOLE_PATTERN] = {.u = SCN_HOLES_NONE}},
 		.rep = 3, .region = &r, .measured = true, .checksum = 499500, .verified = true, .ops = 500,
 		.swaps = -1, .interleave_pos = -1, .samples = -1, .reserved_bytes = -1,
 		.committed_bytes = -1,
@@ -110,8 +114,8 @@ static void test_row_quoting_and_missing_counters(void **state)
 	assert_non_null(strstr(s, ",4,1900,1.25,none,"));
 	free(s);
 	/* Holes, latency samples, and a container without capabilities. */
-	row.hole_ratio = 0.25;
-	row.hole_pattern = "clustered";
+	row.axis[HB_AXIS_HOLE_RATIO].d = 0.25;
+	row.axis[HB_AXIS_HOLE_PATTERN].u = SCN_HOLES_CLUSTERED;
 	row.samples = 1000;
 	row.p50_ns = 20;
 	row.p99_ns = 45.5;

@@ -12,13 +12,20 @@
  *   fault_late     verified for its first 3 calls in a process, SIGSEGV on the 4th: with
  *                  --warmup 1 the crash hits measured repetition 2, after 2 whole rows
  *   fault_wrong    a wrong checksum on every call (status failed, not verified)
+ *
+ * It also holds the trial of issue 14's case axes as data (tests/python/test_axes.py): the
+ * axis `knob`, defined in this one place (knob_axis below: option --knob, its CSV column
+ * axis_knob, case-name part knob:K), and the scenario that takes it, knob_probe (the
+ * iterate scenario run once per knob value; no other scenario takes the axis).
  */
 #define _GNU_SOURCE
 #include <signal.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "axes.h"
 #include "scenario.h"
 
 enum fault { F_SEGV, F_ABORT, F_EXIT, F_HANG, F_KILL, F_ENOMEM, F_LATE, F_WRONG };
@@ -78,3 +85,26 @@ FAULT(fault_kill, F_KILL, "SIGKILL to itself, as the OOM killer")
 FAULT(fault_enomem, F_ENOMEM, "reports DOD_ENOMEM")
 FAULT(fault_late, F_LATE, "verified 3 times in a process, then SIGSEGV")
 FAULT(fault_wrong, F_WRONG, "a wrong checksum")
+
+/* ---- the trial axis: everything the harness knows of it is this entry ---- */
+
+static bool takes_knob(const struct scn_scenario *s) { return strncmp(s->name, "knob_", 5) == 0; }
+
+static const struct hb_axis knob_axis = {
+	.name = "axis_knob", .option = "knob", .metavar = "K", .def = "1", .key = "knob",
+	.help = "test build: a trial axis, integers 1..1000",
+	.kind = HB_AXIS_COUNT, .min = 1, .max = 1000, .too_large = "above 1000",
+	.takes = takes_knob, .absent_help = "run without it",
+};
+HB_AXIS_REGISTER(knob_axis)
+
+static int run_knob_probe(const struct dod_ops *ops, const struct scn_params *p,
+                          struct hb_region *r, struct scn_result *res)
+{
+	return scn_find("iterate")->run(ops, p, r, res);
+}
+static const struct scn_scenario knob_probe = {
+	.name = "knob_probe", .help = "test build: iterate, once per --knob value",
+	.run = run_knob_probe,
+};
+SCN_REGISTER(knob_probe)

@@ -31,6 +31,12 @@ def run(*args):
     return subprocess.run([BIN, *args], capture_output=True, text=True, timeout=120)
 
 
+def size_classes():
+    """The Makefile's SIZES: the one list of size classes."""
+    text = (ROOT / "Makefile").read_text()
+    return [int(s) for s in re.search(r"^SIZES\s*:=\s*(.*)$", text, re.M).group(1).split()]
+
+
 def names(kind):
     p = run("list", kind, "--names")
     assert p.returncode == 0, p.stderr
@@ -69,6 +75,46 @@ def test_list_scenarios_names_parameters_and_help():
     params = {l.split()[0]: l.split()[1] for l in lines}
     assert "hole-ratio" in params["iterate"] and "order" in params["lookup"]
     assert "samples" in params["push_latency"] and "hole" not in params["create"]
+
+
+def test_help_says_what_the_registries_hold():
+    """Which scenarios take holes (and an order) and which size classes exist come from the
+    registries, not from text kept by hand (it listed 4 of the 8 hole scenarios and left
+    out the 40-byte particle)."""
+    text = " ".join(run("--help").stdout.split())
+    lines = run("list", "scenarios").stdout.splitlines()[1:]
+    params = {l.split()[0]: l.split()[1].split(",") for l in lines}
+    for option in ("hole-ratio", "order"):
+        takers = [name for name, p in params.items() if option in p]
+        assert f"--{option} " in text
+        part = text.split(f"--{option} ", 1)[1]
+        assert f"taken by {', '.join(takers)};" in part.split("(default", 1)[1]
+    sizes = sorted({int(s) for line in run("list", "containers").stdout.splitlines()[1:]
+                    for s in line.split()[5].split(",")})
+    listed = ", ".join(map(str, sizes[:-1])) + f" or {sizes[-1]}"
+    assert listed in text.split("--elem-bytes ", 1)[1].split("(default", 1)[0]
+    assert 40 in sizes
+
+
+@pytest.mark.parametrize("kind, columns", [("containers", 7), ("scenarios", 2)])
+def test_list_columns_fit_the_longest_cell(kind, columns):
+    """Every line's columns start where the header's do, so a name longer than any fixed
+    width (bulk_holes_bitmask_geoblocks, 28) cannot push its line's columns out of line;
+    the last column (caps, the help line) is free text."""
+    lines = run("list", kind).stdout.splitlines()
+    starts = [[m.start() for m in re.finditer(r"\S+", line)][:columns + 1] for line in lines]
+    assert all(s == starts[0] for s in starts), [l for l, s in zip(lines, starts) if s != starts[0]]
+    longest = max(len(line.split()[0]) for line in lines)
+    assert starts[0][1] == longest + 1
+
+
+def test_run_help_prints_help_and_reads_no_further(tmp_path):
+    """--help of run prints the help (cmd_run does: the parser only parses) and exits 0;
+    what follows it is not read, what precedes it is."""
+    p = run("run", "--n", "5", "--help", "--bogus", "--out", str(tmp_path / "r.csv"))
+    assert p.returncode == 0 and p.stdout == run("--help").stdout
+    assert not (tmp_path / "r.csv").exists()
+    assert run("run", "--n", "0", "--help").returncode == 2
 
 
 def test_help_documents_every_option():

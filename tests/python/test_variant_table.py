@@ -11,7 +11,7 @@ import subprocess
 
 import pytest
 
-from test_cli import ROOT, variant_table
+from test_cli import ROOT, size_classes, variant_table
 
 CC = os.environ.get("CC", "cc")
 
@@ -20,7 +20,8 @@ def compile_line(tmp_path, fields):
     """Generates the variant header of one table line and compiles its source with it."""
     table = tmp_path / "variants.tsv"
     table.write_text(" ".join(fields) + "\n")
-    gen = subprocess.run(["bash", "scripts/gen-variants.sh", str(table), str(tmp_path / "gen")],
+    gen = subprocess.run(["bash", "scripts/gen-variants.sh", str(table), str(tmp_path / "gen"),
+                          " ".join(map(str, size_classes()))],
                          cwd=ROOT, capture_output=True, text=True)
     assert gen.returncode == 0, gen.stderr
     name, source = fields[0], fields[1]

@@ -1,0 +1,423 @@
+/* axes.c - the table of case axes (axes.h): every axis of `dodbench run` defined once, and
+ * the functions that parse, check, format, name and read its values for the rest of the
+ * harness. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "run.h"
+
+/* Writes a printf-style message to err (err_len bytes) and returns -1. */
+__attribute__((format(printf, 3, 4)))
+static int fail(char *err, size_t err_len, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(err, err_len, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+/* ---- the axes of schema 3 ---- */
+
+static bool takes_order(const struct scn_scenario *s) { return s->uses_order; }
+static bool takes_holes(const struct scn_scenario *s) { return s->uses_holes; }
+static bool has_holes(const union hb_axis_value *v) { return v[HB_AXIS_HOLE_RATIO].d > 0; }
+
+static void bind_n(struct scn_params *p, union hb_axis_value v) { p->n = (size_t)v.u; }
+static void bind_order(struct scn_params *p, union hb_axis_value v)
+{
+	p->order = (enum scn_order)v.u;
+}
+static void bind_ratio(struct scn_params *p, union hb_axis_value v) { p->hole_ratio = v.d; }
+static void bind_pattern(struct scn_params *p, union hb_axis_value v)
+{
+	p->hole_pattern = (enum scn_hole_pattern)v.u;
+}
+
+/* The CSV holds the fraction really erased, m / n with m = round(ratio * n) at most n - 1
+ * (scn_hole_count): the case whose requested ratio gives that m is the one. */
+static bool ratio_matches(const struct hb_case *k, const char *field)
+{
+	double want = k->p.hole_pattern == SCN_HOLES_NONE
+	                      ? 0 : (double)scn_hole_count(k->p.n, k->p.hole_ratio) / (double)k->p.n;
+	double got = strtod(field, NULL);
+	/* %.6g in the CSV: a relative tolerance well above its rounding. */
+	return fabs(want - got) <= 1e-5 * (want > 0 ? want : 1);
+}
+
+/* Refuses a hole ratio > 0 that erases no item at any --n of the run (it rounds to 0
+ * holes even at the largest n, as round(R * n), at most n - 1, grows with n), when a
+ * selected scenario uses holes: every case it asks for would be skipped. At some n only
+ * (--n 1,1000 --hole-ratio 0.5) those cases are skipped (ratio_skip). */
+static int ratio_check(const struct hb_config *c, char *err, size_t err_len)
+{
+	bool holes = false;
+	for (size_t s = 0; s < c->n_scenarios; s++)
+		holes |= c->scenarios[s]->uses_holes;
+	const struct hb_axis_values *ns = &c->axis[HB_AXIS_N], *rs = &c->axis[HB_AXIS_HOLE_RATIO];
+	size_t n = 0;
+	for (size_t i = 0; i < ns->n; i++)
+		n = ns->v[i].u > n ? (size_t)ns->v[i].u : n;
+	for (size_t h = 0; holes && h < rs->n; h++) {
+		double r = rs->v[h].d;
+		if (r > 0 && scn_hole_count(n, r) == 0)
+			return fail(err, err_len, "--hole-ratio: %g of n %zu%s rounds to 0 holes (round(%g "
+			            "x %zu) = %lld, at most n - 1 = %zu): give a larger ratio or n, or 0 "
+			            "for no holes", r, n, ns->n > 1 ? " (the largest --n)" : "", r, n,
+			            llround(r * (double)n), n - 1);
+	}
+	return 0;
+}
+
+/* Run, it would be the no-holes case recorded as holed (hole_ratio 0 with a pattern, which
+ * the reports refuse): ratio_check refuses a ratio for which this holds at every n, so
+ * here it is one n of a sweep. */
+static const char *ratio_skip(const struct hb_case *k)
+{
+	if (k->scn->uses_holes && k->p.hole_ratio > 0 && scn_hole_count(k->p.n, k->p.hole_ratio) == 0)
+		return "round(hole ratio x n) is 0 holes (at most n - 1): nothing to erase at this n";
+	return NULL;
+}
+
+static const char *const order_words[] = {"seq", "random"}; /* enum scn_order */
+
+static const struct hb_axis table[] = {
+	[HB_AXIS_N] = {
+		.name = "n", .option = "n", .metavar = "N", .def = "100000", .key = "n",
+		.help = "elements per container, distinct integers >= 1",
+		.kind = HB_AXIS_COUNT, .min = 1, .max = SIZE_MAX / 1024,
+		.too_large = "too large to allocate", .bind = bind_n,
+	},
+	[HB_AXIS_ELEM] = {
+		.name = "elem_bytes", .option = "elem-bytes", .metavar = "E", .def = "8",
+		.key = "elem", .help = "payload bytes per element, distinct size classes (a container "
+		"is built at some of them: list containers):",
+		.kind = HB_AXIS_SIZE, .outer = true,
+	},
+	[HB_AXIS_ORDER] = {
+		.name = "order", .option = "order", .metavar = "O", .def = "seq", .key = "order",
+		.help = "seq or random handle order",
+		.kind = HB_AXIS_WORD, .words = order_words, .n_words = 2, .first_word = 0,
+		.takes = takes_order, .absent = {.u = SCN_SEQ},
+		.absent_help = "run once, recorded as seq", .bind = bind_order,
+	},
+	[HB_AXIS_HOLE_RATIO] = {
+		.name = "hole_ratio", .option = "hole-ratio", .metavar = "R", .def = "0",
+		.key = "holes", .name_omits_absent = true,
+		.help = "fraction of the n items erased before the timed region, 0 <= R < 1: "
+		"round(R * n) items are erased, at most n - 1; a ratio that erases none at an n is "
+		"skipped there, and refused when it erases none at every n",
+		.kind = HB_AXIS_FRACTION, .takes = takes_holes, .absent = {.d = 0},
+		.absent_help = "run without holes", .bind = bind_ratio, .matches = ratio_matches,
+		.check = ratio_check, .skip = ratio_skip,
+	},
+	[HB_AXIS_HOLE_PATTERN] = {
+		.name = "hole_pattern", .option = "hole-pattern", .metavar = "P", .def = "random",
+		.help = "which items are erased: random (uniform), clustered (runs of geometric "
+		"length, mean 64) or oldest (the first R*n inserted)",
+		.kind = HB_AXIS_WORD, .words = scn_hole_pattern_names,
+		.n_words = SCN_N_HOLE_PATTERNS, .first_word = SCN_HOLES_RANDOM,
+		.takes = takes_holes, .applies = has_holes, .absent = {.u = SCN_HOLES_NONE},
+		.absent_help = "run without holes; ratio 0 runs once, pattern none",
+		.bind = bind_pattern,
+	},
+};
+
+/* ---- the list: the table, then the registered axes ---- */
+
+/* Bounds of the section of HB_AXIS_REGISTER; weak: a binary may register none. */
+extern const struct hb_axis *const __start_dod_axes[] __attribute__((weak));
+extern const struct hb_axis *const __stop_dod_axes[] __attribute__((weak));
+
+static int by_name(const void *a, const void *b)
+{
+	return strcmp((*(const struct hb_axis *const *)a)->name,
+	              (*(const struct hb_axis *const *)b)->name);
+}
+
+/* A mistake in the definitions (too many axes, a name or option twice, an appended
+ * column the reports would not know for an axis) can only come from an edit of the
+ * source: stop with a message rather than write such rows. */
+static void check_list(const struct hb_axis *const *all, size_t n)
+{
+	const char *why = n > HB_MAX_AXES ? "more than HB_MAX_AXES axes" : NULL;
+	size_t prefix = strlen(HB_AXIS_COLUMN_PREFIX);
+	for (size_t i = HB_N_SCHEMA3_AXES; i < n && !why; i++)
+		if (strncmp(all[i]->name, HB_AXIS_COLUMN_PREFIX, prefix) != 0 || !all[i]->key ||
+		    strcmp(all[i]->key, all[i]->name + prefix) != 0)
+			why = "an appended axis's name (its column) must be " HB_AXIS_COLUMN_PREFIX "KEY";
+	for (size_t i = 0; i < n && !why; i++)
+		for (size_t j = 0; j < i && !why; j++)
+			if (strcmp(all[i]->name, all[j]->name) == 0 ||
+			    strcmp(all[i]->option, all[j]->option) == 0)
+				why = "two axes share a name or an option";
+	if (why) {
+		fprintf(stderr, "dodbench: the axis table is wrong: %s\n", why);
+		abort();
+	}
+}
+
+size_t hb_axes(const struct hb_axis *const **out)
+{
+	static const struct hb_axis *all[HB_MAX_AXES + 1];
+	static size_t count;
+	if (!count) {
+		size_t n_table = sizeof table / sizeof *table;
+		size_t n_reg = __start_dod_axes ? (size_t)(__stop_dod_axes - __start_dod_axes) : 0;
+		const struct hb_axis *list[n_table + n_reg];
+		for (size_t i = 0; i < n_table; i++)
+			list[i] = &table[i];
+		if (n_reg) {
+			memcpy(list + n_table, __start_dod_axes, n_reg * sizeof *list);
+			qsort(list + n_table, n_reg, sizeof *list, by_name);
+		}
+		check_list(list, n_table + n_reg);
+		memcpy(all, list, sizeof list);
+		count = n_table + n_reg;
+	}
+	*out = all;
+	return count;
+}
+
+/* ---- values ---- */
+
+/* The size classes as "8, 16, 40, 64, 256", or with last_sep " or " before the last. */
+static char *size_list(char *buf, size_t len, const char *last_sep)
+{
+	size_t at = 0;
+	buf[0] = '\0';
+	for (size_t s = 0; s < HB_N_SIZES && at < len; s++)
+		at += (size_t)snprintf(buf + at, len - at, "%s%zu",
+		                       s == 0 ? "" : s + 1 == HB_N_SIZES ? last_sep : ", ",
+		                       hb_elem_sizes[s]);
+	return buf;
+}
+
+/* The words of a from `from` on, as "a, b or c". */
+static char *word_list(const struct hb_axis *a, unsigned from, char *buf, size_t len)
+{
+	size_t at = 0;
+	buf[0] = '\0';
+	for (unsigned w = from; w < a->n_words && at < len; w++)
+		at += (size_t)snprintf(buf + at, len - at, "%s%s",
+		                       w == from ? "" : w + 1 == a->n_words ? " or " : ", ",
+		                       a->words[w]);
+	return buf;
+}
+
+/* Strict unsigned decimal: digits only, no sign, no trailing text, no overflow. */
+int hb_parse_u64(const char *s, unsigned long long *out)
+{
+	if (!*s || strspn(s, "0123456789") != strlen(s))
+		return -1;
+	errno = 0;
+	*out = strtoull(s, NULL, 10);
+	return errno ? -1 : 0;
+}
+
+/* Strict unsigned decimal number: digits with at most one '.', nothing else (strtod alone
+ * takes " 5", "0x10", "1e3" and "inf"). */
+int hb_parse_decimal(const char *s, double *out)
+{
+	char *end;
+	if (!*s || strspn(s, "0123456789.") != strlen(s))
+		return -1;
+	errno = 0;
+	*out = strtod(s, &end);
+	return *end || errno || end == s || !isfinite(*out) ? -1 : 0;
+}
+
+static int parse_count(const struct hb_axis *a, const char *item, union hb_axis_value *v,
+                       char *err, size_t err_len)
+{
+	unsigned long long x;
+	if (hb_parse_u64(item, &x))
+		return fail(err, err_len, "--%s: '%s' is not a positive integer", a->option, item);
+	if (x < a->min)
+		return fail(err, err_len, "--%s: must be at least %llu, got %s", a->option, a->min,
+		            item);
+	if (x > a->max)
+		return fail(err, err_len, "--%s: %s is %s", a->option, item, a->too_large);
+	v->u = x;
+	return 0;
+}
+
+static int parse_size(const struct hb_axis *a, const char *item, union hb_axis_value *v,
+                      char *err, size_t err_len)
+{
+	unsigned long long x;
+	bool ok = hb_parse_u64(item, &x) == 0;
+	for (size_t s = 0; ok && s < HB_N_SIZES; s++)
+		if (x == hb_elem_sizes[s]) {
+			v->u = x;
+			return 0;
+		}
+	char sizes[64];
+	return fail(err, err_len, "--%s: '%s' is not one of %s", a->option, item,
+	            size_list(sizes, sizeof sizes, ", "));
+}
+
+int hb_axis_parse(const struct hb_axis *a, const char *item, union hb_axis_value *v,
+                  char *err, size_t err_len)
+{
+	switch (a->kind) {
+	case HB_AXIS_COUNT: return parse_count(a, item, v, err, err_len);
+	case HB_AXIS_SIZE: return parse_size(a, item, v, err, err_len);
+	case HB_AXIS_FRACTION:
+		if (hb_parse_decimal(item, &v->d))
+			return fail(err, err_len, "--%s: '%s' is not a decimal number", a->option, item);
+		if (!(v->d >= 0 && v->d < 1))
+			return fail(err, err_len, "--%s: %s is outside 0 <= r < 1", a->option, item);
+		return 0;
+	case HB_AXIS_WORD:
+		for (unsigned w = a->first_word; w < a->n_words; w++)
+			if (strcmp(item, a->words[w]) == 0) {
+				v->u = w;
+				return 0;
+			}
+		break;
+	}
+	char words[200];
+	return fail(err, err_len, "--%s: '%s' is not %s", a->option, item,
+	            word_list(a, a->first_word, words, sizeof words));
+}
+
+int hb_axis_read(const struct hb_axis *a, const char *field, union hb_axis_value *v)
+{
+	if (a->kind == HB_AXIS_FRACTION) {
+		char *end;
+		v->d = strtod(field, &end);
+		return *field && !*end ? 0 : -1;
+	}
+	if (a->kind != HB_AXIS_WORD) {
+		unsigned long long x;
+		int rc = hb_parse_u64(field, &x);
+		v->u = x;
+		return rc;
+	}
+	for (unsigned w = 0; w < a->n_words; w++)
+		if (strcmp(field, a->words[w]) == 0) {
+			v->u = w;
+			return 0;
+		}
+	return -1;
+}
+
+char *hb_axis_format(const struct hb_axis *a, union hb_axis_value v, bool name_form, char *buf,
+                     size_t len)
+{
+	if (a->kind == HB_AXIS_FRACTION)
+		snprintf(buf, len, name_form ? "%g" : "%.6g", v.d);
+	else if (a->kind == HB_AXIS_WORD)
+		snprintf(buf, len, "%s", v.u < a->n_words ? a->words[v.u] : "?");
+	else
+		snprintf(buf, len, "%llu", (unsigned long long)v.u);
+	return buf;
+}
+
+/* ---- --help ---- */
+
+/* --help's layout: an option's text starts in column HELP_INDENT (its continuation lines
+ * too) and lines end before HELP_WIDTH, as in cli.c's text. */
+#define HELP_INDENT 23
+#define HELP_WIDTH 90
+
+/* Writes the words of text to f, the cursor in column col: a space before each, wrapped
+ * to a new line indented to HELP_INDENT where the next word would pass HELP_WIDTH. */
+static void put_wrapped(FILE *f, const char *text, size_t col)
+{
+	bool line_start = false;
+	for (text += strspn(text, " "); *text; text += strspn(text, " ")) {
+		size_t word = strcspn(text, " ");
+		if (!line_start && col > HELP_INDENT && col + 1 + word > HELP_WIDTH) {
+			fprintf(f, "\n%*s", HELP_INDENT, "");
+			col = HELP_INDENT;
+			line_start = true;
+		}
+		if (!line_start) {
+			fputc(' ', f);
+			col++;
+		}
+		fwrite(text, 1, word, f);
+		col += word;
+		text += word;
+		line_start = false;
+	}
+	fputc('\n', f);
+}
+
+/* The scenarios that take axis a, "a, b, c" (the registry's names). */
+static char *taken_by(const struct hb_axis *a, char *buf, size_t len)
+{
+	const struct scn_scenario *const *all;
+	size_t n = scn_list(&all), at = 0;
+	buf[0] = '\0';
+	for (size_t i = 0; i < n && at < len; i++)
+		if (a->takes(all[i]))
+			at += (size_t)snprintf(buf + at, len - at, "%s%s", at ? ", " : "", all[i]->name);
+	return buf;
+}
+
+void hb_axes_help(FILE *f)
+{
+	const struct hb_axis *const *all;
+	size_t n = hb_axes(&all);
+	for (size_t i = 0; i < n; i++) {
+		const struct hb_axis *a = all[i];
+		char head[64], text[2048], list[1024] = "";
+		snprintf(head, sizeof head, "  --%s %s[,..]", a->option, a->metavar);
+		int col = fprintf(f, "%-*s", HELP_INDENT - 1, head);
+		if (a->kind == HB_AXIS_SIZE)
+			size_list(list, sizeof list, " or ");
+		int at = snprintf(text, sizeof text, "%s%s%s (default %s)", a->help, list[0] ? " " : "",
+		                  list, a->def);
+		if (a->takes && i > 0 && all[i - 1]->takes == a->takes)
+			snprintf(text + at, sizeof text - (size_t)at, "; taken by the same scenarios; the "
+			         "others %s", a->absent_help);
+		else if (a->takes)
+			snprintf(text + at, sizeof text - (size_t)at, "; taken by %s; the others %s",
+			         taken_by(a, list, sizeof list), a->absent_help);
+		put_wrapped(f, text, (size_t)col);
+	}
+}
+
+/* ---- cases and their names ---- */
+
+unsigned hb_axes_taken(const struct scn_scenario *s, const union hb_axis_value *values)
+{
+	const struct hb_axis *const *all;
+	size_t n = hb_axes(&all);
+	unsigned taken = 0;
+	for (size_t i = 0; i < n; i++)
+		if ((!all[i]->takes || (s && all[i]->takes(s))) &&
+		    (!all[i]->applies || all[i]->applies(values)))
+			taken |= 1u << i;
+	return taken;
+}
+
+void hb_case_name(char *buf, size_t len, const char *scenario, const char *container,
+                  const union hb_axis_value *values, unsigned taken)
+{
+	const struct hb_axis *const *all;
+	size_t n = hb_axes(&all);
+	int at = snprintf(buf, len, "%s/%s", scenario, container);
+	bool omitted = false; /* the part a keyless value would join */
+	for (size_t i = 0; i < n && at >= 0 && (size_t)at < len; i++) {
+		const struct hb_axis *a = all[i];
+		if (!(taken & (1u << i)))
+			continue;
+		bool omit = a->name_omits_absent && values[i].u == a->absent.u;
+		if (a->key)
+			omitted = omit;
+		if (omit || (!a->key && omitted))
+			continue;
+		char value[64];
+		at += snprintf(buf + at, len - (size_t)at, "%s%s%s%s", a->key ? "/" : ":",
+		               a->key ? a->key : "", a->key ? ":" : "",
+		               hb_axis_format(a, values[i], true, value, sizeof value));
+	}
+}
