@@ -50,6 +50,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bulk/free_list.h"
 #include "bulk/weak.h"
 #include "contract.h"
 #include "dod_common.h"
@@ -507,9 +508,8 @@ static void ps_particle_sums(const void *c, double *t_sum, double *pos_sum)
  * as the live count), every live slot's weak pointer valid, holes and slot 0 all zeros
  * (the kernels run over them), and the free list (next[]) holding exactly the free slots
  * below n_slots (in bounds, acyclic, each once, ending at 0). O(cap). */
-/* The free list's links and the generations, for bulk_check_free_list. */
+/* The free list's links, for bulk_check_free_list. */
 static uint32_t free_link(const void *c, uint32_t x) { return ((const PS *)c)->next[x]; }
-static uint32_t free_gen(const void *c, uint32_t x) { return ((const PS *)c)->gen[x]; }
 
 static int ps_check(const void *c, char *why, size_t len)
 {
@@ -541,7 +541,7 @@ static int ps_check(const void *c, char *why, size_t len)
 	}
 	if (live != s->live)
 		return dod_check_fail(why, len, "%zu live slots, live count %zu", live, s->live);
-	return bulk_check_free_list(s, free_link, free_gen, s->n_slots, s->n_slots - 1 - s->live, why,
+	return bulk_check_free_list(s, free_link, gen_of, s->n_slots, s->n_slots - 1 - s->live, why,
 	                            len);
 }
 
