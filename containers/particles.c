@@ -47,16 +47,21 @@
  * Allocation: the strategy the variant table's alloc column names (containers/alloc/
  * store.h: DOD_ALLOC_<alloc> picks it), one store per array (aos and aosoa one for the
  * particles, soa one per field; gen; next), so a particle layout on another strategy is
- * one table line. New slots are zeroed; the kernels' range, cap, is the slots every store
- * holds rounded down to GROUP, and every store is reserved for a multiple of GROUP. The
- * kernels go run by run (store_run), as every loop over a store: the inner loops are the
- * same plain array loops whatever the strategy, since every strategy's blocks hold whole
- * groups. Costs: insert O(1) (amortized when the strategy grows), erase O(1), lookup
- * O(1), iterate and the kernels O(high-water mark).
+ * one table line. The stores start every run on a cache line (DOD_STORE_ALIGNED), and so
+ * does the scratch block. New slots are zeroed; the kernels' range, cap, is the slots
+ * every store holds rounded down to GROUP, and every store is reserved for a multiple of
+ * GROUP. The kernels go run by run (store_run), as every loop over a store: the inner
+ * loops are the same plain array loops whatever the strategy, since every strategy's
+ * blocks hold whole groups. Costs: insert O(1) (amortized when the strategy grows),
+ * erase O(1), lookup O(1), iterate and the kernels O(high-water mark).
  */
 #include <stdlib.h>
 #include <string.h>
 
+#include "alloc/aligned.h"
+/* Every run of every store starts on a cache line (alloc/aligned.h), so the kernels'
+ * packed loads never straddle two lines, wherever malloc would have put an array. */
+#define DOD_STORE_ALIGNED DOD_LINE_BYTES
 #include "alloc/store.h"
 #include "bulk/free_list.h"
 #include "bulk/weak.h"
@@ -86,7 +91,9 @@ struct SFX(particle) { float v[N_FIELDS]; };
 /* Bytes before field f's first float in its own store: 0 for soa, whose large field
  * arrays come from mmap and so all start at the same offset in a page (the same cache
  * sets: the article's conflict warning); f x 448 (7 lines) for soa_staggered, which puts
- * the ten fields on ten different set indices of a 4 KiB way. */
+ * the ten fields on ten different set indices of a 4 KiB way. (Under --prefault, which
+ * turns glibc's mmap off, they come from the heap instead, at the offsets the sizes of
+ * the allocations before them give.) */
 #if defined(DOD_LAYOUT_soa_staggered)
 #define STAGGER 448
 #endif
@@ -119,7 +126,8 @@ struct SFX(pgroup) { float f[N_FIELDS][W]; };
 #define FIXED ((DOD_VARIANT_CAPS & DOD_CAP_FIXED_CAPACITY) != 0)
 /* Store elements before store k's slot 0: soa_staggered's lead (whole GROUPs of floats,
  * so runs stay multiples of GROUP). */
-#define LEAD(k) ((size_t)(k) * STAGGER / sizeof(float))
+#define LEAD(k) ((size_t)(k) * (STAGGER / sizeof(float))) /* a multiple: a loop over the
+                                                         * fields steps it by an add */
 
 struct SFX(particles) {
 	dod_store ps[N_PSTORES]; /* aos: PARTICLE per slot; soa: field k, a float per slot
@@ -229,7 +237,7 @@ static void ps_destroy(void *c)
 	for (int k = 0; k < N_PSTORES; k++)
 		store_free(&s->ps[k]);
 #if L_BLOCK
-	free(s->scratch);
+	dod_aligned_free((char *)s->scratch);
 #endif
 	store_free(&s->gen);
 	store_free(&s->next);
@@ -245,8 +253,10 @@ static int ps_create(void **out, size_t capacity_elems)
 		return DOD_ENOMEM;
 	int err = size_stores(s, (capacity_elems + 1 + GROUP - 1) / GROUP * GROUP, 0);
 #if L_BLOCK
-	if (!err && !(s->scratch = malloc(6 * BLOCK * sizeof(float))))
-		err = DOD_ENOMEM;
+	char *scratch = NULL;
+	if (!err && !(err = dod_aligned_realloc(&scratch, 0, 6 * BLOCK * sizeof(float),
+	                                        DOD_LINE_BYTES)))
+		s->scratch = (float *)scratch;
 #endif
 	if (err) {
 		ps_destroy(s);

@@ -24,7 +24,14 @@
  *                                       block, or of the capacity): loops go run by run
  *   size_t store_capacity(s), store_reserved_bytes(s), store_committed_bytes(s)
  *   DOD_STORE_MOVES                     1 when growth moves elements (pointers die)
- * and, written once here over those for every strategy:
+ * A source that defines DOD_STORE_ALIGNED (bytes, a power of two from 16 to a page) before
+ * including this header gets every run starting on such a boundary (alloc/aligned.h:
+ * packed SIMD loads that never straddle two cache lines, cache sets that do not depend
+ * on where malloc put the array): init, reserve and free map to each strategy's _aligned
+ * functions; the strategy is otherwise the same (realloc and constgrow still grow by
+ * realloc, plus a memmove when it lands at another offset; up to DOD_STORE_ALIGNED bytes
+ * of slack per buffer or block, not counted in the committed bytes).
+ * And, written once here over those for every strategy:
  *   void  store_zero(s, from, to, elem_bytes)       elements [from, to) zeroed, run by run
  *   int   store_init_zeroed(s, elem_bytes, reserve), store_reserve_zeroed(s, want, elem_bytes)
  *                                       as init and reserve, with every element they
@@ -72,9 +79,15 @@
 #define DOD_STORE_FN(fn) DOD_STORE_CAT(dod, DOD_STORE_X, fn)
 
 typedef struct DOD_STORE_FN(store) dod_store;
+#if defined(DOD_STORE_ALIGNED)
+#define store_init(s, eb, n) DOD_STORE_FN(init_aligned)(s, eb, n, DOD_STORE_ALIGNED)
+#define store_free DOD_STORE_FN(free_aligned)
+#define store_reserve(s, n) DOD_STORE_FN(reserve_aligned)(s, n, DOD_STORE_ALIGNED)
+#else
 #define store_init DOD_STORE_FN(init)
 #define store_free DOD_STORE_FN(free)
 #define store_reserve DOD_STORE_FN(reserve)
+#endif
 #define store_at DOD_STORE_FN(at)
 #define store_run DOD_STORE_FN(run)
 #define store_capacity DOD_STORE_FN(capacity)
