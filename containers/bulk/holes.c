@@ -273,15 +273,17 @@ static inline uint32_t take_slot(BH *b)
 	if (i)
 		return i;
 #endif
+	size_t had = b->high;
+	i = bulk_slot_append(&b->n_slots, &b->high, gen_of, b);
 #if BULK_BITMASK
 	/* The first slot of a group never handed out: its occupancy word starts empty. */
-	if (b->n_slots >= b->high && b->n_slots % MASK_BITS == 0)
-		*mask_word(b, b->n_slots) = 0;
+	if (i >= had && i % MASK_BITS == 0)
+		*mask_word(b, i) = 0;
 #endif
-	i = bulk_slot_append(&b->n_slots, &b->high, gen_of, b);
 #if BULK_RUNS
 	*skip(b, i) = 0;
 #endif
+	(void)had;
 	return i;
 }
 
