@@ -28,10 +28,7 @@ int dod_fixblocks_init_aligned(struct dod_fixblocks_store *s, size_t elem_bytes,
                                size_t reserve_elems, size_t align);
 int dod_fixblocks_reserve_aligned(struct dod_fixblocks_store *s, size_t want_elems,
                                   size_t align);
-static inline void dod_fixblocks_free_aligned(struct dod_fixblocks_store *s)
-{
-	dod_fixblocks_free(s);
-}
+#define dod_fixblocks_free_aligned dod_fixblocks_free
 static inline char *dod_fixblocks_at(const struct dod_fixblocks_store *s, size_t i, size_t eb)
 {
 	return s->blocks[i >> DOD_FIXBLOCK_SHIFT] + (i & (DOD_FIXBLOCK_ELEMS - 1)) * eb;

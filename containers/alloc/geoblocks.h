@@ -31,10 +31,7 @@ int dod_geoblocks_init_aligned(struct dod_geoblocks_store *s, size_t elem_bytes,
                                size_t reserve_elems, size_t align);
 int dod_geoblocks_reserve_aligned(struct dod_geoblocks_store *s, size_t want_elems,
                                   size_t align);
-static inline void dod_geoblocks_free_aligned(struct dod_geoblocks_store *s)
-{
-	dod_geoblocks_free(s);
-}
+#define dod_geoblocks_free_aligned dod_geoblocks_free
 static inline unsigned dod_geoblocks_block_of(size_t i)
 {
 	return 63u - (unsigned)__builtin_clzll((uint64_t)(i >> DOD_GEOBLOCK_SHIFT) + 1);

@@ -24,13 +24,8 @@ int dod_static_reserve(struct dod_static_store *s, size_t want_elems);
  * DOD_STORE_ALIGNED; reserve and free are the same. */
 int dod_static_init_aligned(struct dod_static_store *s, size_t elem_bytes, size_t reserve_elems,
                             size_t align);
-static inline int dod_static_reserve_aligned(struct dod_static_store *s, size_t want_elems,
-                                             size_t align)
-{
-	(void)align;
-	return dod_static_reserve(s, want_elems);
-}
-static inline void dod_static_free_aligned(struct dod_static_store *s) { dod_static_free(s); }
+#define dod_static_reserve_aligned(s, want_elems, align) dod_static_reserve(s, want_elems)
+#define dod_static_free_aligned dod_static_free
 static inline char *dod_static_at(const struct dod_static_store *s, size_t i, size_t eb)
 {
 	return s->base + i * eb;
