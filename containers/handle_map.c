@@ -90,20 +90,20 @@ static inline int check_id(const HMAP *m, hmap_id h)
 
 int SFX(hmap_check)(const HMAP *m, hmap_id h) { return check_id(m, h); }
 
-/* The hot path of lookup: two compares replace four field checks. h >> 48 is type id
- * and free bit together, so it equals type_id only for a non-free handle of this map;
- * then a live sparse entry equals the handle in every bit above the index (generation,
- * type id, free bit clear), so one compare of (s ^ h) >> 32 checks the generation and
- * that the slot is live. Takes the arrays rather than the map so a batch loop can keep
- * them in registers. On success writes the dense index to *d. */
+/* The hot path of lookup: two compares replace four field checks. h >> HMAP_TYPE_SHIFT
+ * is type id and free bit together, so it equals type_id only for a non-free handle of
+ * this map; then a live sparse entry equals the handle in every bit above the index
+ * (generation, type id, free bit clear), so one compare of (s ^ h) >> HMAP_GEN_SHIFT
+ * checks the generation and that the slot is live. Takes the arrays rather than the map
+ * so a batch loop can keep them in registers. On success writes the dense index to *d. */
 static inline bool resolve(const hmap_id *sparse, size_t n_slots, uint16_t type_id,
                            hmap_id h, uint32_t *d)
 {
 	uint32_t i = hmap_id_index(h);
-	if (i >= n_slots || (h >> 48) != type_id)
+	if (i >= n_slots || (h >> HMAP_TYPE_SHIFT) != type_id)
 		return false;
 	hmap_id s = sparse[i];
-	if ((s ^ h) >> 32)
+	if ((s ^ h) >> HMAP_GEN_SHIFT)
 		return false;
 	*d = hmap_id_index(s);
 	return true;
@@ -237,10 +237,10 @@ int SFX(hmap_erase_batch)(HMAP *m, const hmap_id *hs, size_t n)
 		err = check_id(m, hs[k]);
 		if (err)
 			break;
-		m->sparse[hmap_id_index(hs[k])] |= (hmap_id)1 << 63;
+		m->sparse[hmap_id_index(hs[k])] |= HMAP_FREE_BIT;
 	}
 	for (size_t j = 0; j < k; j++)
-		m->sparse[hmap_id_index(hs[j])] &= ~((hmap_id)1 << 63);
+		m->sparse[hmap_id_index(hs[j])] &= ~HMAP_FREE_BIT;
 	if (err) {
 		/* Report the handle's own error, not one caused by our marks: a handle that is
 		 * valid once the marks are gone was a repeat of an earlier one. */

@@ -46,19 +46,28 @@
  * without implementation-defined bit-field order. */
 typedef uint64_t hmap_id;
 
+#define HMAP_GEN_SHIFT 32  /* generation: bits 32..47; the index is the low 32 bits */
+#define HMAP_TYPE_SHIFT 48 /* type id: bits 48..62; h >> HMAP_TYPE_SHIFT is type id and
+                            * free bit together */
+#define HMAP_FREE_SHIFT 63 /* free: bit 63 */
+#define HMAP_MAX_TYPE_ID 0x7FFF /* 15 bits: also the type id's mask */
+#define HMAP_FREE_BIT ((hmap_id)1 << HMAP_FREE_SHIFT)
 #define HMAP_END UINT32_C(0xFFFFFFFF)    /* end of the free list; never a valid index */
 #define HMAP_MAX_ELEMS UINT32_C(0xFFFFFFFE) /* largest number of live items and slots */
-#define HMAP_MAX_TYPE_ID 0x7FFF
 
 static inline uint32_t hmap_id_index(hmap_id h) { return (uint32_t)h; }
-static inline uint16_t hmap_id_generation(hmap_id h) { return (uint16_t)(h >> 32); }
-static inline uint16_t hmap_id_type(hmap_id h) { return (uint16_t)((h >> 48) & 0x7FFF); }
-static inline bool hmap_id_free(hmap_id h) { return (h >> 63) != 0; }
+static inline uint16_t hmap_id_generation(hmap_id h) { return (uint16_t)(h >> HMAP_GEN_SHIFT); }
+static inline uint16_t hmap_id_type(hmap_id h)
+{
+	return (uint16_t)((h >> HMAP_TYPE_SHIFT) & HMAP_MAX_TYPE_ID);
+}
+static inline bool hmap_id_free(hmap_id h) { return (h >> HMAP_FREE_SHIFT) != 0; }
 static inline hmap_id hmap_id_make(uint32_t index, uint16_t generation, uint16_t type_id,
                                    bool free_bit)
 {
-	return (hmap_id)index | (hmap_id)generation << 32 |
-	       (hmap_id)(type_id & 0x7FFF) << 48 | (hmap_id)free_bit << 63;
+	return (hmap_id)index | (hmap_id)generation << HMAP_GEN_SHIFT |
+	       (hmap_id)(type_id & HMAP_MAX_TYPE_ID) << HMAP_TYPE_SHIFT |
+	       (hmap_id)free_bit << HMAP_FREE_SHIFT;
 }
 #endif /* HANDLE_MAP_ID_H */
 

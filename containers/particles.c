@@ -22,11 +22,12 @@
  * holds zeros (t grows by dt in a hole, harmlessly: no FP exception, no denormal, no
  * overflow), and the free-list link is a real field: it lives in the parallel `next`
  * array, never in particle memory, with the generation beside it in `gen`. The free
- * list is holes.c's circular list with its header in slot 0 (next[0] == 0: append a
- * slot); slot 0's particle stays zero. Weak pointers are bulk/weak.h's {id, generation}.
+ * list is bulk/free_list.h's, the one holes.c and swappop.c use, with its header in
+ * slot 0 (next[0] == 0: append a slot); slot 0's particle stays zero. Weak pointers are
+ * bulk/weak.h's {id, generation}.
  *
- * The contract's key (containers/contract.h) rides in the colour: col = (key & 0xFFFFFF,
- * key >> 24 & 0xFFFFFF, key >> 48), each an integer below 2^24 and so exact in a float,
+ * The contract's key (containers/contract.h) rides in the colour: col = (bits 0..23,
+ * bits 24..47, bits 48..63 of the key), each an integer below 2^24 and so exact in a float,
  * so these containers pass the same differential model test and scenarios as every
  * other container, and iterate_sum visits particle memory. Particle k starts as
  * dod_particle_pos0 / dod_particle_vel (dod_common.h) say, t = 0, so kernel results are
@@ -35,7 +36,7 @@
  * Vectorization (gcc 12, -O2 -march=native, checked with objdump -d on this file's
  * objects): -O2's "very cheap" cost model vectorizes only loops whose trip count is a
  * known multiple of the vector width, so every kernel loop is a fixed GROUP-slot (16)
- * inner loop; capacity is a multiple of GROUP. On this project's AVX2/AVX-512 build
+ * inner loop over a run (store_run) of a multiple of GROUP slots. On this project's AVX2/AVX-512 build
  * machine, soa, aosoa16 and the SoA middle of aos_block_soa compile tick to two 8-wide
  * vaddps (ymm) per 16 slots and simulate to 3 vmulps + 3 vaddps per 8 slots; aosoa8 to
  * one vaddps per group. aos stays scalar (vaddss at a 40-byte stride; simulate pairs x
@@ -43,13 +44,26 @@
  * arrays are `restrict`, so no run-time alias check. tests/python checks that the
  * packed instructions are there (objdump).
  *
- * Allocation: geometric realloc (x2) of every array, new slots zeroed; capacity grows in
- * multiples of GROUP. Costs: insert O(1) amortized, erase O(1), lookup O(1), iterate and
- * the kernels O(high-water mark).
+ * Allocation: the strategy the variant table's alloc column names (containers/alloc/
+ * store.h: DOD_ALLOC_<alloc> picks it), one store per array (aos and aosoa one for the
+ * particles, soa one per field; gen; next), so a particle layout on another strategy is
+ * one table line. The stores start every run on a cache line (DOD_STORE_ALIGNED), and so
+ * does the scratch block. New slots are zeroed; the kernels' range, cap, is the slots
+ * every store holds rounded down to GROUP, and every store is reserved for a multiple of
+ * GROUP. The kernels go run by run (store_run), as every loop over a store: the inner
+ * loops are the same plain array loops whatever the strategy, since every strategy's
+ * blocks hold whole groups. Costs: insert O(1) (amortized when the strategy grows),
+ * erase O(1), lookup O(1), iterate and the kernels O(high-water mark).
  */
 #include <stdlib.h>
 #include <string.h>
 
+#include "alloc/aligned.h"
+/* Every run of every store starts on a cache line (alloc/aligned.h), so the kernels'
+ * packed loads never straddle two lines, wherever malloc would have put an array. */
+#define DOD_STORE_ALIGNED DOD_LINE_BYTES
+#include "alloc/store.h"
+#include "bulk/free_list.h"
 #include "bulk/weak.h"
 #include "contract.h"
 #include "dod_common.h"
@@ -57,26 +71,35 @@
 #if ELEM_BYTES != 40
 #error "particles.c is the 40-byte particle: list it with size 40 only"
 #endif
+DOD_STORE_CHECK_STABLE_POINTERS(0); /* an erased particle leaves a hole: none moves */
 
 enum { F_T, F_PX, F_PY, F_PZ, F_VX, F_VY, F_VZ, F_CR, F_CG, F_CB, N_FIELDS };
-#define GROUP 16            /* slots per kernel step; capacity is a multiple */
+#define GROUP 16            /* slots per kernel step; cap is a multiple */
 #define BLOCK 16384         /* aos_block_soa: particles per converted block */
+#define COL_BITS 24         /* key bits per colour channel: exact in a float's mantissa */
+#define COL_MASK ((UINT64_C(1) << COL_BITS) - 1)
 
 #if defined(DOD_LAYOUT_aos) || defined(DOD_LAYOUT_aos_block_soa)
 #define L_AOS 1
 struct SFX(particle) { float v[N_FIELDS]; };
 #define PARTICLE struct SFX(particle)
+#define P_EB sizeof(PARTICLE) /* bytes per store element */
+#define P_PER 1               /* slots per store element */
+#define N_PSTORES 1
 #elif defined(DOD_LAYOUT_soa) || defined(DOD_LAYOUT_soa_staggered)
 #define L_SOA 1
-/* Bytes before field f's first float in its own allocation: 0 for soa, whose large field
+/* Bytes before field f's first float in its own store: 0 for soa, whose large field
  * arrays come from mmap and so all start at the same offset in a page (the same cache
  * sets: the article's conflict warning); f x 448 (7 lines) for soa_staggered, which puts
- * the ten fields on ten different set indices of a 4 KiB way. */
+ * the ten fields on ten different set indices of a 4 KiB way. (Under --prefault, which
+ * turns glibc's mmap off, they come from the heap instead, at the offsets the sizes of
+ * the allocations before them give.) */
 #if defined(DOD_LAYOUT_soa_staggered)
 #define STAGGER 448
-#else
-#define STAGGER 0
 #endif
+#define P_EB sizeof(float)
+#define P_PER 1
+#define N_PSTORES N_FIELDS
 #elif defined(DOD_LAYOUT_aosoa8) || defined(DOD_LAYOUT_aosoa16)
 #define L_AOSOA 1
 #if defined(DOD_LAYOUT_aosoa8)
@@ -86,44 +109,62 @@ struct SFX(particle) { float v[N_FIELDS]; };
 #endif
 struct SFX(pgroup) { float f[N_FIELDS][W]; };
 #define PGROUP struct SFX(pgroup)
+#define P_EB sizeof(PGROUP)
+#define P_PER W
+#define N_PSTORES 1
 #else
-#error "particles.c serves the layouts aos, soa, aosoa8, aosoa16 and aos_block_soa"
+#error "particles.c serves the layouts aos, soa, soa_staggered, aosoa8, aosoa16 and aos_block_soa"
 #endif
 #if defined(DOD_LAYOUT_aos_block_soa)
 #define L_BLOCK 1
 #endif
+#ifndef STAGGER
+#define STAGGER 0 /* every layout but soa_staggered */
+#endif
+/* A fixed-capacity line (the static strategy) holds create's capacity and no more, though
+ * its stores hold whole GROUPs. */
+#define FIXED ((DOD_VARIANT_CAPS & DOD_CAP_FIXED_CAPACITY) != 0)
+/* Store elements before store k's slot 0: soa_staggered's lead (whole GROUPs of floats,
+ * so runs stay multiples of GROUP). */
+#define LEAD(k) ((size_t)(k) * (STAGGER / sizeof(float))) /* a multiple: a loop over the
+                                                         * fields steps it by an add */
 
 struct SFX(particles) {
-#if L_AOS
-	PARTICLE *p;
-#elif L_SOA
-	float *f[N_FIELDS];  /* field f: raw[f] + f x STAGGER bytes */
-	void *raw[N_FIELDS]; /* what realloc and free see */
-#else
-	PGROUP *g;
-#endif
+	dod_store ps[N_PSTORES]; /* aos: PARTICLE per slot; soa: field k, a float per slot
+	                          * after LEAD(k); aosoa: PGROUP per W slots */
 #if L_BLOCK
 	float *scratch;     /* 6 x BLOCK floats: the SoA copy of one block */
 #endif
-	uint32_t *gen;      /* per slot: odd = live (bulk/weak.h) */
-	uint32_t *next;     /* per slot: the free-list link, a real field */
-	size_t cap;         /* slots allocated, a multiple of GROUP */
+	dod_store gen;      /* uint32_t per slot: odd = live (bulk/weak.h) */
+	dod_store next;     /* uint32_t per slot: the free-list link, a real field */
+	size_t cap;         /* slots every store holds, zeroed unless live; a multiple of GROUP */
 	size_t n_slots;     /* slots in use or on the free list, slot 0 included */
 	size_t high;        /* slots ever handed out (their generations mean something) */
 	size_t live;
+	size_t max_slots;   /* FIXED: create's capacity + slot 0 */
 };
 #define PS struct SFX(particles)
 
 static inline float *fld(const PS *s, int f, size_t i)
 {
 #if L_AOS
-	return &s->p[i].v[f];
+	return &((PARTICLE *)store_at(&s->ps[0], i, P_EB))->v[f];
 #elif L_SOA
-	return &s->f[f][i];
+	return (float *)store_at(&s->ps[f], LEAD(f) + i, P_EB);
 #else
-	return &s->g[i / W].f[f][i % W];
+	return &((PGROUP *)store_at(&s->ps[0], i / W, P_EB))->f[f][i % W];
 #endif
 }
+static inline uint32_t *gen(const PS *s, size_t i) { return (uint32_t *)store_at(&s->gen, i, 4); }
+static inline uint32_t *next_at(const PS *s, size_t i)
+{
+	return (uint32_t *)store_at(&s->next, i, 4);
+}
+
+/* Accessors for bulk/free_list.h and bulk/weak.h. */
+static uint32_t *gen_of(void *c, uint32_t id) { return gen(c, id); }
+static uint32_t free_link(const void *c, uint32_t i) { return *next_at(c, i); }
+static void set_free_link(void *c, uint32_t i, uint32_t x) { *next_at(c, i) = x; }
 
 static inline void put(PS *s, size_t i, uint64_t key)
 {
@@ -132,15 +173,15 @@ static inline void put(PS *s, size_t i, uint64_t key)
 		*fld(s, F_PX + a, i) = dod_particle_pos0(key, a);
 		*fld(s, F_VX + a, i) = dod_particle_vel(key, a);
 	}
-	*fld(s, F_CR, i) = (float)(key & 0xFFFFFF);
-	*fld(s, F_CG, i) = (float)(key >> 24 & 0xFFFFFF);
-	*fld(s, F_CB, i) = (float)(key >> 48);
+	*fld(s, F_CR, i) = (float)(key & COL_MASK);
+	*fld(s, F_CG, i) = (float)(key >> COL_BITS & COL_MASK);
+	*fld(s, F_CB, i) = (float)(key >> 2 * COL_BITS);
 }
 
 static inline uint64_t key_of(const PS *s, size_t i)
 {
-	return (uint64_t)*fld(s, F_CR, i) | (uint64_t)*fld(s, F_CG, i) << 24 |
-	       (uint64_t)*fld(s, F_CB, i) << 48;
+	return (uint64_t)*fld(s, F_CR, i) | (uint64_t)*fld(s, F_CG, i) << COL_BITS |
+	       (uint64_t)*fld(s, F_CB, i) << 2 * COL_BITS;
 }
 
 static inline void zero(PS *s, size_t i)
@@ -149,51 +190,43 @@ static inline void zero(PS *s, size_t i)
 		*fld(s, f, i) = 0;
 }
 
-/* realloc *p from old to new elements of `size` bytes, zeroing the new ones. */
-static int grow_array(void **p, size_t old, size_t new, size_t size)
+/* Slots every store holds, rounded down to GROUP. */
+static size_t slots_held(const PS *s)
 {
-	if (new > SIZE_MAX / size)
-		return DOD_ENOMEM;
-	void *q = realloc(*p, new * size);
-	if (!q)
-		return DOD_ENOMEM;
-	memset((char *)q + old * size, 0, (new - old) * size);
-	*p = q;
-	return DOD_OK;
+	size_t cap = store_capacity(&s->gen);
+	if (store_capacity(&s->next) < cap)
+		cap = store_capacity(&s->next);
+	for (int k = 0; k < N_PSTORES; k++) {
+		size_t held = (store_capacity(&s->ps[k]) - LEAD(k)) * P_PER;
+		cap = held < cap ? held : cap;
+	}
+	return cap / GROUP * GROUP;
 }
 
-/* Capacity for at least `want` slots (x2, multiples of GROUP). On DOD_ENOMEM the arrays
- * that did grow keep their larger size, harmlessly; cap is unchanged. */
+/* Every store created (grow = 0) or grown (1) to hold `slots` (a multiple of GROUP), the
+ * elements added zeroed; then cap. In the order the arrays were always allocated
+ * (particles, gen, next). On error the stores that did grow keep their larger, zeroed
+ * capacity, harmlessly, and cap is unchanged. Returns 0, DOD_ENOMEM or DOD_EFULL. */
+static int size_stores(PS *s, size_t slots, int grow)
+{
+	int err = DOD_OK;
+	for (int k = 0; k < N_PSTORES && !err; k++)
+		err = grow ? store_reserve_zeroed(&s->ps[k], LEAD(k) + slots / P_PER, P_EB)
+		           : store_init_zeroed(&s->ps[k], P_EB, LEAD(k) + slots / P_PER);
+	if (!err)
+		err = grow ? store_reserve_zeroed(&s->gen, slots, 4) : store_init_zeroed(&s->gen, 4, slots);
+	if (!err)
+		err = grow ? store_reserve_zeroed(&s->next, slots, 4) : store_init_zeroed(&s->next, 4, slots);
+	if (!err)
+		s->cap = slots_held(s);
+	return err;
+}
+
+/* Room for at least `want` slots (rounded up to GROUP; the store's strategy decides how
+ * much more). Returns 0, DOD_ENOMEM or DOD_EFULL (as size_stores). */
 static int reserve_slots(PS *s, size_t want)
 {
-	if (want <= s->cap)
-		return DOD_OK;
-	size_t cap = s->cap ? s->cap : GROUP;
-	while (cap < want) {
-		if (cap > SIZE_MAX / 2)
-			return DOD_ENOMEM;
-		cap *= 2;
-	}
-	int err = DOD_OK;
-#if L_AOS
-	err = grow_array((void **)&s->p, s->cap, cap, sizeof *s->p);
-#elif L_SOA
-	for (int f = 0; f < N_FIELDS && !err; f++) {
-		size_t lead = (size_t)f * STAGGER / sizeof(float);
-		err = grow_array(&s->raw[f], lead + s->cap, lead + cap, sizeof(float));
-		if (!err)
-			s->f[f] = (float *)s->raw[f] + lead;
-	}
-#else
-	err = grow_array((void **)&s->g, s->cap / W, cap / W, sizeof *s->g);
-#endif
-	if (!err)
-		err = grow_array((void **)&s->gen, s->cap, cap, sizeof *s->gen);
-	if (!err)
-		err = grow_array((void **)&s->next, s->cap, cap, sizeof *s->next);
-	if (!err)
-		s->cap = cap;
-	return err;
+	return want <= s->cap ? DOD_OK : size_stores(s, (want + GROUP - 1) / GROUP * GROUP, 1);
 }
 
 static void ps_destroy(void *c)
@@ -201,19 +234,13 @@ static void ps_destroy(void *c)
 	PS *s = c;
 	if (!s)
 		return;
-#if L_AOS
-	free(s->p);
-#elif L_SOA
-	for (int f = 0; f < N_FIELDS; f++)
-		free(s->raw[f]);
-#else
-	free(s->g);
-#endif
+	for (int k = 0; k < N_PSTORES; k++)
+		store_free(&s->ps[k]);
 #if L_BLOCK
-	free(s->scratch);
+	dod_aligned_free((char *)s->scratch);
 #endif
-	free(s->gen);
-	free(s->next);
+	store_free(&s->gen);
+	store_free(&s->next);
 	free(s);
 }
 
@@ -224,16 +251,19 @@ static int ps_create(void **out, size_t capacity_elems)
 	PS *s = calloc(1, sizeof *s);
 	if (!s)
 		return DOD_ENOMEM;
-	int err = reserve_slots(s, capacity_elems + 1);
+	int err = size_stores(s, (capacity_elems + 1 + GROUP - 1) / GROUP * GROUP, 0);
 #if L_BLOCK
-	if (!err && !(s->scratch = malloc(6 * BLOCK * sizeof(float))))
-		err = DOD_ENOMEM;
+	char *scratch = NULL;
+	if (!err && !(err = dod_aligned_realloc(&scratch, 0, 6 * BLOCK * sizeof(float),
+	                                        DOD_LINE_BYTES)))
+		s->scratch = (float *)scratch;
 #endif
 	if (err) {
 		ps_destroy(s);
 		return err;
 	}
 	s->n_slots = s->high = 1; /* slot 0: the free-list header, gen 0, particle zero */
+	s->max_slots = capacity_elems + 1;
 	*out = s;
 	return DOD_OK;
 }
@@ -241,34 +271,26 @@ static int ps_create(void **out, size_t capacity_elems)
 static int ps_insert_n(void *c, size_t n, uint64_t first_key, uint64_t *handles_out)
 {
 	PS *s = c;
-	size_t holes = s->n_slots - 1 - s->live;
-	size_t fresh = n > holes ? n - holes : 0;
-	if (fresh > BULK_MAX_SLOTS - (s->n_slots - 1))
-		return DOD_EFULL;
-	int err = reserve_slots(s, s->n_slots + fresh);
+	size_t fresh;
+	int err = bulk_fresh_slots(s->n_slots, s->live, n, &fresh);
+	if (!err && FIXED && fresh > s->max_slots - s->n_slots)
+		err = DOD_EFULL;
+	if (!err)
+		err = reserve_slots(s, s->n_slots + fresh);
 	if (err)
 		return err;
 	for (size_t k = 0; k < n; k++) {
-		uint32_t i = s->next[0];
-		if (i) {
-			s->next[0] = s->next[i];
-		} else {
-			i = (uint32_t)s->n_slots++;
-			if (i >= s->high) {
-				s->gen[i] = 0;
-				s->high = i + 1;
-			}
-		}
-		s->gen[i] = bulk_gen_next(s->gen[i]);
+		uint32_t i = bulk_slot_take(s, &s->n_slots, &s->high, free_link, set_free_link, gen_of);
+		uint32_t g = bulk_gen_next(*gen(s, i));
+		*gen(s, i) = g;
 		put(s, i, first_key + k);
 		if (handles_out)
-			handles_out[k] = bulk_weak(i, s->gen[i]);
+			handles_out[k] = bulk_weak(i, g);
 	}
 	s->live += n;
 	return DOD_OK;
 }
 
-static uint32_t *gen_of(void *c, uint32_t id) { return &((PS *)c)->gen[id]; }
 static inline int check(const PS *s, uint64_t h)
 {
 	return bulk_weak_check_at(h, s->n_slots, gen_of, s);
@@ -282,10 +304,9 @@ static int ps_erase_n(void *c, const uint64_t *hs, size_t n)
 		return err;
 	for (size_t k = 0; k < n; k++) {
 		uint32_t i = bulk_weak_id(hs[k]);
-		s->gen[i] = bulk_gen_next(s->gen[i]);
+		*gen(s, i) = bulk_gen_next(*gen(s, i));
 		zero(s, i); /* a hole holds safe values */
-		s->next[i] = s->next[0];
-		s->next[0] = i;
+		bulk_free_push(s, i, free_link, set_free_link);
 	}
 	s->live -= n;
 	return DOD_OK;
@@ -296,7 +317,7 @@ static uint64_t ps_iterate_sum(const void *c)
 	const PS *s = c;
 	uint64_t sum = 0;
 	for (size_t i = 1; i < s->n_slots; i++)
-		if (s->gen[i] & 1)
+		if (*gen(s, i) & BULK_LIVE)
 			sum += key_of(s, i);
 	return sum;
 }
@@ -307,8 +328,8 @@ static int ps_lookup_sum(const void *c, const uint64_t *hs, size_t n, uint64_t *
 	uint64_t sum = 0;
 	for (size_t k = 0; k < n; k++) {
 		uint32_t id = bulk_weak_id(hs[k]);
-		if (id - 1u >= s->n_slots - 1 || s->gen[id] != bulk_weak_gen(hs[k]) ||
-		    !(bulk_weak_gen(hs[k]) & 1))
+		if (id - 1u >= s->n_slots - 1 || *gen(s, id) != bulk_weak_gen(hs[k]) ||
+		    !(bulk_weak_gen(hs[k]) & BULK_LIVE))
 			return check(s, hs[k]);
 		sum += key_of(s, id);
 	}
@@ -327,13 +348,13 @@ static int ps_clear(void *c)
 {
 	PS *s = c;
 	for (size_t i = 1; i < s->n_slots; i++) {
-		if (s->gen[i] & 1)
-			s->gen[i] = bulk_gen_next(s->gen[i]);
+		if (*gen(s, i) & BULK_LIVE)
+			*gen(s, i) = bulk_gen_next(*gen(s, i));
 		zero(s, i);
 	}
 	s->n_slots = 1;
 	s->live = 0;
-	s->next[0] = 0;
+	set_free_link(s, 0, 0);
 	return DOD_OK;
 }
 
@@ -341,49 +362,67 @@ static void ps_dump_keys(const void *c, uint64_t *keys_out)
 {
 	const PS *s = c;
 	for (size_t i = 1; i < s->n_slots; i++)
-		if (s->gen[i] & 1)
+		if (*gen(s, i) & BULK_LIVE)
 			*keys_out++ = key_of(s, i);
 }
 
 static size_t ps_size(const void *c) { return ((const PS *)c)->live; }
 
-static size_t ps_footprint(const void *c)
+/* The container, its scratch block and what `bytes` says of each store: committed bytes
+ * (the footprint: what the process holds) or reserved address space. */
+static size_t bytes_held(const PS *s, size_t (*bytes)(const dod_store *))
 {
-	const PS *s = c;
-	size_t b = sizeof *s + s->cap * (N_FIELDS * sizeof(float) + 2 * sizeof(uint32_t));
+	size_t b = sizeof *s + bytes(&s->gen) + bytes(&s->next);
+	for (int k = 0; k < N_PSTORES; k++)
+		b += bytes(&s->ps[k]);
 #if L_BLOCK
 	b += 6 * BLOCK * sizeof(float);
 #endif
-#if L_SOA
-	b += N_FIELDS * (N_FIELDS - 1) / 2 * STAGGER; /* the staggered fields' lead bytes */
-#endif
 	return b;
 }
+static size_t ps_footprint(const void *c) { return bytes_held(c, store_committed_bytes); }
+static size_t ps_reserved(const void *c) { return bytes_held(c, store_reserved_bytes); }
 
 /* Slots the kernels process: the high-water mark rounded up to GROUP (<= cap). */
 static inline size_t kernel_slots(const PS *s) { return (s->n_slots + GROUP - 1) / GROUP * GROUP; }
 
-#if L_AOS && !L_BLOCK
-/* Plain loops over the slots: with fixed 16-slot inner loops gcc "vectorizes" AoS by
- * gathering t with vinsertps and scattering it with vextractps, which is not the
- * article's AoS; an unknown trip count keeps it the scalar loop it describes. */
-static void ps_tick(void *c, float dt)
+/* Slots from slot i (a multiple of GROUP) whose fields [f0, f0 + nf) lie in one run of
+ * their stores, at most n - i: a multiple of GROUP, since every strategy's blocks hold
+ * whole groups (fixblocks 16K elements, geoblocks 64 << b, the leads whole groups) and
+ * n is a multiple. */
+static inline size_t kernel_run(const PS *s, int f0, int nf, size_t i, size_t n)
 {
-	PS *s = c;
-	PARTICLE *p = s->p;
-	size_t n = kernel_slots(s);
-	for (size_t i = 0; i < n; i++)
-		p[i].v[F_T] += dt;
+	size_t m = n - i;
+#if L_SOA
+	for (int f = f0; f < f0 + nf; f++) {
+		size_t r = store_run(&s->ps[f], LEAD(f) + i);
+		m = r < m ? r : m;
+	}
+#else
+	(void)f0, (void)nf;
+	size_t r = store_run(&s->ps[0], i / P_PER) * P_PER;
+	m = r < m ? r : m;
+#endif
+	return m;
 }
 
-static void ps_simulate(void *c, float dt)
+#if L_AOS && !L_BLOCK
+/* Plain loops over a run: with fixed 16-slot inner loops gcc "vectorizes" AoS by
+ * gathering t with vinsertps and scattering it with vextractps, which is not the
+ * article's AoS; an unknown trip count keeps it the scalar loop it describes. */
+static inline void tick_run(PS *s, size_t i, size_t m, float dt)
 {
-	PS *s = c;
-	PARTICLE *p = s->p;
-	size_t n = kernel_slots(s);
-	for (size_t i = 0; i < n; i++)
+	PARTICLE *p = (PARTICLE *)store_at(&s->ps[0], i, P_EB);
+	for (size_t j = 0; j < m; j++)
+		p[j].v[F_T] += dt;
+}
+
+static inline void simulate_run(PS *s, size_t i, size_t m, float dt)
+{
+	PARTICLE *p = (PARTICLE *)store_at(&s->ps[0], i, P_EB);
+	for (size_t j = 0; j < m; j++)
 		for (int a = 0; a < 3; a++)
-			p[i].v[F_PX + a] += p[i].v[F_VX + a] * dt;
+			p[j].v[F_PX + a] += p[j].v[F_VX + a] * dt;
 }
 #elif L_SOA || L_BLOCK
 /* The SoA loops, shared by soa and by aos_block_soa's scratch blocks: n is a multiple
@@ -408,26 +447,23 @@ static void soa_simulate(float *restrict px, float *restrict py, float *restrict
 }
 
 #if L_SOA
-static void ps_tick(void *c, float dt)
+static inline void tick_run(PS *s, size_t i, size_t m, float dt)
 {
-	PS *s = c;
-	soa_tick(s->f[F_T], kernel_slots(s), dt);
+	soa_tick(fld(s, F_T, i), m, dt);
 }
 
-static void ps_simulate(void *c, float dt)
+static inline void simulate_run(PS *s, size_t i, size_t m, float dt)
 {
-	PS *s = c;
-	soa_simulate(s->f[F_PX], s->f[F_PY], s->f[F_PZ], s->f[F_VX], s->f[F_VY], s->f[F_VZ],
-	             kernel_slots(s), dt);
+	soa_simulate(fld(s, F_PX, i), fld(s, F_PY, i), fld(s, F_PZ, i), fld(s, F_VX, i),
+	             fld(s, F_VY, i), fld(s, F_VZ, i), m, dt);
 }
 #else
-/* Converts fields [f0, f0 + nf) of particles [b, b + m) to scratch arrays of BLOCK
- * floats each, or back (to_aos). */
-static void convert(PS *s, size_t b, size_t m, int f0, int nf, int to_aos)
+/* Converts fields [f0, f0 + nf) of the m particles at p to scratch arrays of BLOCK floats
+ * each, or back (to_aos). */
+static void convert(PARTICLE *p, float *scratch, size_t m, int f0, int nf, int to_aos)
 {
 	for (int f = 0; f < nf; f++) {
-		float *x = s->scratch + (size_t)f * BLOCK;
-		PARTICLE *p = s->p + b;
+		float *x = scratch + (size_t)f * BLOCK;
 		if (to_aos)
 			for (size_t i = 0; i < m; i++)
 				p[i].v[f0 + f] = x[i];
@@ -437,49 +473,43 @@ static void convert(PS *s, size_t b, size_t m, int f0, int nf, int to_aos)
 	}
 }
 
-static void ps_tick(void *c, float dt)
+static inline void tick_run(PS *s, size_t i, size_t m, float dt)
 {
-	PS *s = c;
-	size_t n = kernel_slots(s);
-	for (size_t b = 0; b < n; b += BLOCK) {
-		size_t m = n - b < BLOCK ? n - b : BLOCK;
-		convert(s, b, m, F_T, 1, 0);
-		soa_tick(s->scratch, m, dt);
-		convert(s, b, m, F_T, 1, 1);
+	PARTICLE *p = (PARTICLE *)store_at(&s->ps[0], i, P_EB);
+	for (size_t b = 0; b < m; b += BLOCK) {
+		size_t mb = m - b < BLOCK ? m - b : BLOCK;
+		convert(p + b, s->scratch, mb, F_T, 1, 0);
+		soa_tick(s->scratch, mb, dt);
+		convert(p + b, s->scratch, mb, F_T, 1, 1);
 	}
 }
 
-static void ps_simulate(void *c, float dt)
+static inline void simulate_run(PS *s, size_t i, size_t m, float dt)
 {
-	PS *s = c;
-	size_t n = kernel_slots(s);
+	PARTICLE *p = (PARTICLE *)store_at(&s->ps[0], i, P_EB);
 	float *x = s->scratch;
-	for (size_t b = 0; b < n; b += BLOCK) {
-		size_t m = n - b < BLOCK ? n - b : BLOCK;
-		convert(s, b, m, F_PX, 6, 0); /* pos then vel: six scratch arrays */
+	for (size_t b = 0; b < m; b += BLOCK) {
+		size_t mb = m - b < BLOCK ? m - b : BLOCK;
+		convert(p + b, x, mb, F_PX, 6, 0); /* pos then vel: six scratch arrays */
 		soa_simulate(x, x + BLOCK, x + 2 * BLOCK, x + 3 * BLOCK, x + 4 * BLOCK,
-		             x + 5 * BLOCK, m, dt);
-		convert(s, b, m, F_PX, 3, 1); /* pos back; vel did not change */
+		             x + 5 * BLOCK, mb, dt);
+		convert(p + b, x, mb, F_PX, 3, 1); /* pos back; vel did not change */
 	}
 }
 #endif
 #else /* AoSoA */
-static void ps_tick(void *c, float dt)
+static inline void tick_run(PS *s, size_t i, size_t m, float dt)
 {
-	PS *s = c;
-	PGROUP *g = s->g;
-	size_t groups = kernel_slots(s) / W;
-	for (size_t k = 0; k < groups; k++)
+	PGROUP *g = (PGROUP *)store_at(&s->ps[0], i / W, P_EB);
+	for (size_t k = 0; k < m / W; k++)
 		for (unsigned j = 0; j < W; j++)
 			g[k].f[F_T][j] += dt;
 }
 
-static void ps_simulate(void *c, float dt)
+static inline void simulate_run(PS *s, size_t i, size_t m, float dt)
 {
-	PS *s = c;
-	PGROUP *g = s->g;
-	size_t groups = kernel_slots(s) / W;
-	for (size_t k = 0; k < groups; k++)
+	PGROUP *g = (PGROUP *)store_at(&s->ps[0], i / W, P_EB);
+	for (size_t k = 0; k < m / W; k++)
 		for (unsigned j = 0; j < W; j++) {
 			g[k].f[F_PX][j] += g[k].f[F_VX][j] * dt;
 			g[k].f[F_PY][j] += g[k].f[F_VY][j] * dt;
@@ -488,12 +518,28 @@ static void ps_simulate(void *c, float dt)
 }
 #endif
 
+/* A kernel: the layout's loop `run` over each run of the slots [0, kernel_slots) in the
+ * stores of fields [f0, f0 + nf) (one run for a contiguous store). Inlined with its run
+ * function, so the loop is the layout's own. */
+static inline void each_run(PS *s, int f0, int nf, void (*run)(PS *, size_t, size_t, float),
+                            float dt)
+{
+	size_t n = kernel_slots(s);
+	for (size_t i = 0, m; i < n; i += m) {
+		m = kernel_run(s, f0, nf, i, n);
+		run(s, i, m, dt);
+	}
+}
+
+static void ps_tick(void *c, float dt) { each_run(c, F_T, 1, tick_run, dt); }
+static void ps_simulate(void *c, float dt) { each_run(c, F_PX, 6, simulate_run, dt); }
+
 static void ps_particle_sums(const void *c, double *t_sum, double *pos_sum)
 {
 	const PS *s = c;
 	double t = 0, pos = 0;
 	for (size_t i = 1; i < s->n_slots; i++)
-		if (s->gen[i] & 1) {
+		if (*gen(s, i) & BULK_LIVE) {
 			t += *fld(s, F_T, i);
 			pos += (double)*fld(s, F_PX, i) + *fld(s, F_PY, i) + *fld(s, F_PZ, i);
 		}
@@ -501,48 +547,40 @@ static void ps_particle_sums(const void *c, double *t_sum, double *pos_sum)
 	*pos_sum = pos;
 }
 
-/* The invariants of the opening comment, with the first violation's reason in why (see
- * dod_ops.check): counts (n_slots <= high <= cap, cap a multiple of GROUP), generations
- * (slot 0 and the slots past n_slots never live, no erase_n mark left, as many live slots
- * as the live count), every live slot's weak pointer valid, holes and slot 0 all zeros
- * (the kernels run over them), and the free list (next[]) holding exactly the free slots
- * below n_slots (in bounds, acyclic, each once, ending at 0). O(cap). */
-/* The free list's links and the generations, for bulk_check_free_list. */
-static uint32_t free_link(const void *c, uint32_t x) { return ((const PS *)c)->next[x]; }
-static uint32_t free_gen(const void *c, uint32_t x) { return ((const PS *)c)->gen[x]; }
-
-static int ps_check(const void *c, char *why, size_t len)
+/* Every slot below cap that holds no particle (holes, slot 0, the slots past n_slots) is
+ * zeros, except t, which the kernels advance harmlessly. */
+static int check_holes_zero(const PS *s, char *why, size_t len)
 {
-	const PS *s = c;
-	if (s->n_slots < 1 || s->n_slots > s->high || s->high > s->cap || s->cap % GROUP ||
-	    s->live > s->n_slots - 1)
-		return dod_check_fail(why, len, "counts: n_slots %zu, high %zu, cap %zu, live %zu",
-		                      s->n_slots, s->high, s->cap, s->live);
-	if (s->gen[0] != 0)
-		return dod_check_fail(why, len, "slot 0 (the header) has generation %u", s->gen[0]);
-	size_t live = 0;
 	for (size_t i = 0; i < s->cap; i++) {
-		uint32_t g = s->gen[i];
-		if (g & BULK_MARK)
-			return dod_check_fail(why, len, "slot %zu keeps erase_n's mark", i);
-		if ((g & 1) && i >= s->n_slots)
-			return dod_check_fail(why, len, "slot %zu past n_slots %zu is live", i, s->n_slots);
-		if (g & 1) {
-			live++;
-			if (check(s, bulk_weak((uint32_t)i, g)) != DOD_OK)
-				return dod_check_fail(why, len, "live slot %zu's weak pointer is rejected", i);
+		if (i < s->high && (*gen(s, i) & BULK_LIVE))
 			continue;
-		}
-		/* A hole is zeros, except t, which the kernels advance harmlessly. */
 		for (int f = F_PX; f < N_FIELDS; f++)
 			if (*fld(s, f, i) != 0)
 				return dod_check_fail(why, len, "hole %zu has field %d = %g, not 0", i, f,
 				                      (double)*fld(s, f, i));
 	}
-	if (live != s->live)
-		return dod_check_fail(why, len, "%zu live slots, live count %zu", live, s->live);
-	return bulk_check_free_list(s, free_link, free_gen, s->n_slots, s->n_slots - 1 - s->live, why,
-	                            len);
+	return DOD_OK;
+}
+
+/* The invariants of the opening comment, with the first violation's reason in why (see
+ * dod_ops.check): counts (n_slots <= high <= cap <= what the stores hold, cap a multiple
+ * of GROUP), generations (bulk_check_gens), holes and the slots past n_slots all zeros
+ * (the kernels run over them), and the free list holding exactly the free slots below
+ * n_slots (bulk_check_free_list). O(cap). */
+static int ps_check(const void *c, char *why, size_t len)
+{
+	const PS *s = c;
+	if (s->n_slots < 1 || s->n_slots > s->high || s->high > s->cap || s->cap % GROUP ||
+	    s->cap > slots_held(s) || s->live > s->n_slots - 1)
+		return dod_check_fail(why, len, "counts: n_slots %zu, high %zu, cap %zu, live %zu",
+		                      s->n_slots, s->high, s->cap, s->live);
+	int err = bulk_check_gens(s, gen_of, s->n_slots, s->high, s->live, why, len);
+	if (!err)
+		err = check_holes_zero(s, why, len);
+	if (!err)
+		err = bulk_check_free_list(s, free_link, gen_of, s->n_slots, s->n_slots - 1 - s->live,
+		                           why, len);
+	return err;
 }
 
 static const struct dod_particle_ops ps_kernels = {
@@ -568,6 +606,7 @@ const struct dod_ops DOD_OPS_SYMBOL = {
 	.dump_keys = ps_dump_keys,
 	.size = ps_size,
 	.footprint_bytes = ps_footprint,
+	.reserved_bytes = ps_reserved,
 	.check = ps_check,
 	.particles = &ps_kernels,
 };

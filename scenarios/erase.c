@@ -14,85 +14,136 @@
 
 #include "scenario.h"
 
-static int run(const struct dod_ops *ops, const struct scn_params *p, struct hb_region *r,
-               struct scn_result *res)
-{
-	void *c;
-	uint64_t *handles;
-	size_t *order = scn_alloc_touched(p->n, sizeof *order);
-	unsigned char *erased = scn_alloc_touched(p->n, 1);
-	uint64_t *victims = scn_alloc_touched(p->n, sizeof *victims);
-	if (!order || !erased || !victims) {
-		free(order);
-		free(erased);
-		free(victims);
-		return scn_error(res, "erase order", DOD_ENOMEM);
-	}
-	size_t m = p->n;
-	if (p->hole_ratio > 0) {
-		m = scn_hole_indices(p->n, p->hole_ratio, p->hole_pattern, p->seed, erased, order);
-	} else {
-		for (size_t i = 0; i < p->n; i++)
-			order[i] = i, erased[i] = 1;
-		uint64_t rng = p->seed;
-		dod_shuffle(order, p->n, sizeof *order, &rng);
-	}
-	int err = m == (size_t)-1 ? DOD_ENOMEM : 0;
-	if (!err && scn_fill(ops, p->n, &c, &handles, res))
-		err = DOD_ENOMEM; /* res->why already says which call */
-	if (!err && hb_samples_reserve(r, m)) {
-		ops->destroy(c);
-		free(handles);
-		err = DOD_ENOMEM;
-	}
-	if (err) {
-		free(order);
-		free(erased);
-		free(victims);
-		return res->why[0] ? SCN_ERROR : scn_error(res, "erase setup", err);
-	}
-	uint64_t survivors = scn_key_sum(p->n);
-	for (size_t j = 0; j < m; j++) {
-		victims[j] = handles[order[j]];
-		survivors -= order[j];
-	}
+/* One repetition's arrays, allocated (touched) before the container. */
+struct erase_plan {
+	size_t n, m;           /* items inserted, items the region erases */
+	size_t *order;         /* the insertion indices erased, in erase order */
+	unsigned char *erased; /* per insertion index: 1 if the region erases it */
+	uint64_t *victims;     /* their handles, in erase order */
+	uint64_t survivors;    /* the key sum of the items left */
+};
 
+static void plan_free(struct erase_plan *e)
+{
+	free(e->order);
+	free(e->erased);
+	free(e->victims);
+}
+
+/* Returns 0 or DOD_ENOMEM (e freed). */
+static int plan_alloc(struct erase_plan *e, size_t n)
+{
+	*e = (struct erase_plan){.n = n, .m = n};
+	e->order = scn_alloc_touched(n, sizeof *e->order);
+	e->erased = scn_alloc_touched(n, 1);
+	e->victims = scn_alloc_touched(n, sizeof *e->victims);
+	if (e->order && e->erased && e->victims)
+		return DOD_OK;
+	plan_free(e);
+	return DOD_ENOMEM;
+}
+
+/* Which items, in which order: round(r * n) by --hole-pattern, or all n in random order
+ * (r = 0). Returns 0 or DOD_ENOMEM. */
+static int plan_order(struct erase_plan *e, const struct scn_params *p)
+{
+	if (p->hole_ratio > 0) {
+		e->m = scn_hole_indices(p->n, p->hole_ratio, p->hole_pattern, p->seed, e->erased,
+		                        e->order);
+		return e->m == (size_t)-1 ? DOD_ENOMEM : DOD_OK;
+	}
+	for (size_t i = 0; i < p->n; i++)
+		e->order[i] = i, e->erased[i] = 1;
+	uint64_t rng = p->seed;
+	dod_shuffle(e->order, p->n, sizeof *e->order, &rng);
+	return DOD_OK;
+}
+
+/* The victims' handles, and the key sum of the items they leave. */
+static void plan_victims(struct erase_plan *e, const uint64_t *handles)
+{
+	e->survivors = scn_key_sum(e->n);
+	for (size_t j = 0; j < e->m; j++) {
+		e->victims[j] = handles[e->order[j]];
+		e->survivors -= e->order[j];
+	}
+}
+
+/* The timed region: one erase_n call per item, a latency sample each. Returns 0, or the
+ * error of the call that failed with *done_out = the erases before it. */
+static int erase_each(const struct dod_ops *ops, void *c, const struct erase_plan *e,
+                      struct hb_region *r, size_t *done_out)
+{
+	int err = 0;
 	size_t done = 0;
 	hb_begin(r);
-	for (; done < m; done++) {
-		if ((err = ops->erase_n(c, &victims[done], 1)) != 0)
+	for (; done < e->m; done++) {
+		if ((err = ops->erase_n(c, &e->victims[done], 1)) != 0)
 			break;
 		hb_lap(r);
 	}
 	DOD_CLOBBER();
 	hb_end(r);
-	res->ops = m ? m : 1;
-	/* The CSV's hole columns carry the parameters: 0 (with pattern none) = all erased. */
-	res->hole_ratio = p->hole_ratio > 0 ? (double)m / (double)p->n : 0;
+	*done_out = done;
+	return err;
+}
 
-	if (err) {
-		scn_fail(res, "erase %zu of %zu failed: %s", done + 1, m, dod_strerror(err));
-	} else {
-		scn_check_sum(res, ops->iterate_sum(c), survivors);
-		size_t still_valid = ops->count_valid(c, victims, m);
-		size_t live = 0;
-		uint64_t by_handle = 0, one;
-		for (size_t i = 0; i < p->n; i++)
-			if (!erased[i]) {
-				live++;
-				if (ops->lookup_sum(c, &handles[i], 1, &one) == 0 && one == i)
-					by_handle += one;
-			}
-		if (res->verified && (still_valid || ops->size(c) != live || by_handle != survivors))
-			scn_fail(res, "after erase: %zu erased handles still valid, size %zu of %zu, "
-			         "survivors by handle %llu of %llu", still_valid, ops->size(c), live,
-			         (unsigned long long)by_handle, (unsigned long long)survivors);
+/* After the erases: the survivors' sum by iteration, the erased handles rejected, the
+ * size, and every survivor's handle reaching its key. */
+static void erase_verify(const struct dod_ops *ops, const void *c, const uint64_t *handles,
+                         const struct erase_plan *e, struct scn_result *res)
+{
+	scn_check_sum(res, ops->iterate_sum(c), e->survivors);
+	size_t still_valid = ops->count_valid(c, e->victims, e->m);
+	size_t live = 0;
+	uint64_t by_handle = 0, one;
+	for (size_t i = 0; i < e->n; i++)
+		if (!e->erased[i]) {
+			live++;
+			if (ops->lookup_sum(c, &handles[i], 1, &one) == 0 && one == i)
+				by_handle += one;
+		}
+	if (res->verified && (still_valid || ops->size(c) != live || by_handle != e->survivors))
+		scn_fail(res, "after erase: %zu erased handles still valid, size %zu of %zu, "
+		         "survivors by handle %llu of %llu", still_valid, ops->size(c), live,
+		         (unsigned long long)by_handle, (unsigned long long)e->survivors);
+}
+
+static int run(const struct dod_ops *ops, const struct scn_params *p, struct hb_region *r,
+               struct scn_result *res)
+{
+	struct erase_plan e;
+	void *c;
+	uint64_t *handles;
+	if (plan_alloc(&e, p->n))
+		return scn_error(res, "erase order", DOD_ENOMEM);
+	if (plan_order(&e, p)) {
+		plan_free(&e);
+		return scn_error(res, "erase setup", DOD_ENOMEM);
 	}
+	if (scn_fill(ops, p->n, &c, &handles, res)) {
+		plan_free(&e);
+		return SCN_ERROR; /* res->why already says which call */
+	}
+	if (hb_samples_reserve(r, e.m)) {
+		ops->destroy(c);
+		free(handles);
+		plan_free(&e);
+		return scn_error(res, "erase setup", DOD_ENOMEM);
+	}
+	plan_victims(&e, handles);
+	size_t done;
+	int err = erase_each(ops, c, &e, r, &done);
+	res->ops = e.m ? e.m : 1;
+	/* The CSV's hole columns carry the parameters: 0 (with pattern none) = all erased. */
+	res->hole_ratio = p->hole_ratio > 0 ? (double)e.m / (double)p->n : 0;
+	if (err)
+		scn_fail(res, "erase %zu of %zu failed: %s", done + 1, e.m, dod_strerror(err));
+	else
+		erase_verify(ops, c, handles, &e, res);
 	ops->destroy(c);
 	free(handles);
-	free(order);
-	free(erased);
-	free(victims);
+	plan_free(&e);
 	return SCN_RAN;
 }
 

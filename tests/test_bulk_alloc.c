@@ -8,6 +8,10 @@
  *   runs             store_run covers the capacity block by block, at() agrees with it
  *   full             static full and vm reservation exhausted are clean DOD_EFULL, a size
  *                    that cannot fit is DOD_ENOMEM; the store is unchanged and usable
+ *   aligned          every strategy's _aligned functions (DOD_STORE_ALIGNED): every run
+ *                    starts on a cache line (4- and 40-byte elements) or a 4 KiB
+ *                    boundary, wherever the heap was, after growth too, which keeps the
+ *                    elements
  *   weak_pointers    every bulk variant: stale, forged (even generation), id 0, past the
  *                    end, repeated in a batch, another container's handle
  */
@@ -23,6 +27,7 @@
 #include "alloc/constgrow.h"
 #include "alloc/fixblocks.h"
 #include "alloc/geoblocks.h"
+#include "alloc/aligned.h"
 #include "alloc/realloc.h"
 #include "alloc/static.h"
 #include "alloc/vm.h"
@@ -103,6 +108,51 @@ static void test_runs(void **state)
 	(void)state;
 #define CALL_RUNS(x) runs_##x();
 	STRATEGY(CALL_RUNS)
+}
+
+/* Every run of a store of eb-byte elements starts on an align boundary; returns how many
+ * elements it holds. */
+#define ALIGNED_RUNS(x)                                                                  \
+	static size_t aligned_runs_##x(const struct dod_##x##_store *s, size_t eb, size_t align) \
+	{                                                                                    \
+		size_t cap = dod_##x##_capacity(s);                                              \
+		for (size_t i = 0; i < cap; i += dod_##x##_run(s, i))                            \
+			assert_int_equal((uintptr_t)dod_##x##_at(s, i, eb) % align, 0);             \
+		return cap;                                                                      \
+	}
+STRATEGY(ALIGNED_RUNS)
+
+/* An aligned store starting at each 16-byte offset of the heap (a pad before it), grown
+ * to 100K elements with a pattern written first: aligned before and after, the pattern
+ * kept. */
+#define ALIGNED_TEST(x)                                                                  \
+	static void aligned_##x(size_t eb, size_t align)                                     \
+	{                                                                                    \
+		for (size_t shift = 1; shift <= 4; shift++) {                                    \
+			void *pad = malloc(16 * shift);                                              \
+			struct dod_##x##_store s;                                                    \
+			size_t first = strcmp(#x, "static") == 0 ? 100000 : 100;                     \
+			assert_int_equal(dod_##x##_init_aligned(&s, eb, first, align), DOD_OK);      \
+			size_t had = aligned_runs_##x(&s, eb, align);                                \
+			for (size_t i = 0; i < had; i++)                                             \
+				*dod_##x##_at(&s, i, eb) = (char)(i * 7);                                \
+			assert_int_equal(dod_##x##_reserve_aligned(&s, 100000, align), DOD_OK);      \
+			assert_true(aligned_runs_##x(&s, eb, align) >= 100000);                      \
+			for (size_t i = 0; i < had; i++)                                             \
+				assert_int_equal(*dod_##x##_at(&s, i, eb), (char)(i * 7));               \
+			dod_##x##_free_aligned(&s);                                                  \
+			free(pad);                                                                   \
+		}                                                                                \
+	}
+STRATEGY(ALIGNED_TEST)
+
+static void test_aligned(void **state)
+{
+	(void)state;
+#define CALL_ALIGNED(x)                                                                  \
+	aligned_##x(4, DOD_LINE_BYTES), aligned_##x(40, DOD_LINE_BYTES),                     \
+	        aligned_##x(4, 4096);
+	STRATEGY(CALL_ALIGNED)
 }
 
 static void test_full(void **state)
@@ -193,6 +243,7 @@ int main(void)
 		cmocka_unit_test(test_stability),
 		cmocka_unit_test(test_runs),
 		cmocka_unit_test(test_full),
+		cmocka_unit_test(test_aligned),
 		cmocka_unit_test(test_weak_pointers),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -198,6 +198,12 @@ static void test_handle_layout(void **state)
 	/* The type id is 15 bits: bit 15 of the argument never reaches the free bit. */
 	assert_true(hmap_id_make(0, 0, 0xFFFF, false) == UINT64_C(0x7FFF) << 48);
 	assert_false(hmap_id_free(hmap_id_make(0, 0, 0xFFFF, false)));
+	/* The layout's names (handle_map.h) say the same. */
+	assert_int_equal(HMAP_GEN_SHIFT, 32);
+	assert_int_equal(HMAP_TYPE_SHIFT, 48);
+	assert_int_equal(HMAP_FREE_SHIFT, 63);
+	assert_true(HMAP_FREE_BIT == BIT63);
+	assert_int_equal(HMAP_MAX_TYPE_ID, 0x7FFF);
 
 	hmap_id h = UINT64_C(0x9234ABCD12345678);
 	assert_int_equal(hmap_id_index(h), 0x12345678u);

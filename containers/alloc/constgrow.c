@@ -4,6 +4,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
+#include "alloc/aligned.h"
 #include "dod_common.h"
 
 int dod_constgrow_init(struct dod_constgrow_store *s, size_t elem_bytes, size_t reserve_elems)
@@ -21,20 +22,57 @@ void dod_constgrow_free(struct dod_constgrow_store *s)
 	s->cap = 0;
 }
 
-int dod_constgrow_reserve(struct dod_constgrow_store *s, size_t want_elems)
+/* The capacity for want_elems > s->cap, in steps of DOD_CONSTGROW_ELEMS: 0, or DOD_ENOMEM
+ * when it or its byte size does not fit in size_t. */
+static int constgrow_cap(const struct dod_constgrow_store *s, size_t want_elems, size_t *cap)
 {
-	if (want_elems <= s->cap)
-		return DOD_OK;
 	size_t steps = (want_elems - s->cap + DOD_CONSTGROW_ELEMS - 1) / DOD_CONSTGROW_ELEMS;
 	if (steps > (SIZE_MAX - s->cap) / DOD_CONSTGROW_ELEMS)
 		return DOD_ENOMEM;
-	size_t cap = s->cap + steps * DOD_CONSTGROW_ELEMS;
-	if (s->elem_bytes && cap > SIZE_MAX / s->elem_bytes)
+	*cap = s->cap + steps * DOD_CONSTGROW_ELEMS;
+	return s->elem_bytes && *cap > SIZE_MAX / s->elem_bytes ? DOD_ENOMEM : DOD_OK;
+}
+
+int dod_constgrow_reserve(struct dod_constgrow_store *s, size_t want_elems)
+{
+	size_t cap;
+	if (want_elems <= s->cap)
+		return DOD_OK;
+	if (constgrow_cap(s, want_elems, &cap))
 		return DOD_ENOMEM;
 	char *q = realloc(s->base, cap * s->elem_bytes);
 	if (!q)
 		return DOD_ENOMEM;
 	s->base = q;
+	s->cap = cap;
+	return DOD_OK;
+}
+
+int dod_constgrow_init_aligned(struct dod_constgrow_store *s, size_t elem_bytes,
+                               size_t reserve_elems, size_t align)
+{
+	s->base = NULL;
+	s->cap = 0;
+	s->elem_bytes = elem_bytes;
+	return dod_constgrow_reserve_aligned(s, reserve_elems, align);
+}
+
+void dod_constgrow_free_aligned(struct dod_constgrow_store *s)
+{
+	dod_aligned_free(s->base);
+	s->base = NULL;
+	s->cap = 0;
+}
+
+int dod_constgrow_reserve_aligned(struct dod_constgrow_store *s, size_t want_elems,
+                                  size_t align)
+{
+	size_t cap;
+	if (want_elems <= s->cap)
+		return DOD_OK;
+	if (constgrow_cap(s, want_elems, &cap) ||
+	    dod_aligned_realloc(&s->base, s->cap * s->elem_bytes, cap * s->elem_bytes, align))
+		return DOD_ENOMEM;
 	s->cap = cap;
 	return DOD_OK;
 }

@@ -25,6 +25,13 @@ void dod_constgrow_free(struct dod_constgrow_store *s);
 /* Capacity >= want_elems in steps of DOD_CONSTGROW_ELEMS: 0, or DOD_ENOMEM (the byte size
  * does not fit in size_t, or realloc failed) with s unchanged. */
 int dod_constgrow_reserve(struct dod_constgrow_store *s, size_t want_elems);
+/* The same with the elements starting on an align boundary (as realloc.h's), for
+ * DOD_STORE_ALIGNED. */
+int dod_constgrow_init_aligned(struct dod_constgrow_store *s, size_t elem_bytes,
+                               size_t reserve_elems, size_t align);
+void dod_constgrow_free_aligned(struct dod_constgrow_store *s);
+int dod_constgrow_reserve_aligned(struct dod_constgrow_store *s, size_t want_elems,
+                                  size_t align);
 static inline char *dod_constgrow_at(const struct dod_constgrow_store *s, size_t i, size_t eb)
 {
 	return s->base + i * eb;

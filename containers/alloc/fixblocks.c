@@ -4,10 +4,15 @@
 #include <stdint.h>
 #include <stdlib.h>
 
+#include "alloc/aligned.h"
 #include "alloc/realloc.h"
 #include "dod_common.h"
 
-int dod_fixblocks_init(struct dod_fixblocks_store *s, size_t elem_bytes, size_t reserve_elems)
+static int reserve(struct dod_fixblocks_store *s, size_t want_elems, size_t align);
+
+/* init, its blocks from malloc (align 0) or dod_aligned_alloc: both freed by free(). */
+static int init(struct dod_fixblocks_store *s, size_t elem_bytes, size_t reserve_elems,
+                size_t align)
 {
 	s->blocks = NULL;
 	s->n_blocks = s->blocks_cap = 0;
@@ -15,10 +20,21 @@ int dod_fixblocks_init(struct dod_fixblocks_store *s, size_t elem_bytes, size_t 
 	/* reserve keeps a block table it grew when a block then fails (harmless for a live
 	 * store); a store that fails to start must hold nothing (found by tests/fuzz: the
 	 * table leaked when create's first block allocation failed). */
-	int err = dod_fixblocks_reserve(s, reserve_elems);
+	int err = reserve(s, reserve_elems, align);
 	if (err)
 		dod_fixblocks_free(s);
 	return err;
+}
+
+int dod_fixblocks_init(struct dod_fixblocks_store *s, size_t elem_bytes, size_t reserve_elems)
+{
+	return init(s, elem_bytes, reserve_elems, 0);
+}
+
+int dod_fixblocks_init_aligned(struct dod_fixblocks_store *s, size_t elem_bytes,
+                               size_t reserve_elems, size_t align)
+{
+	return init(s, elem_bytes, reserve_elems, align);
 }
 
 void dod_fixblocks_free(struct dod_fixblocks_store *s)
@@ -31,7 +47,7 @@ void dod_fixblocks_free(struct dod_fixblocks_store *s)
 }
 
 /* Blocks added by a call that then fails are freed again: s is unchanged on error. */
-int dod_fixblocks_reserve(struct dod_fixblocks_store *s, size_t want_elems)
+static int reserve(struct dod_fixblocks_store *s, size_t want_elems, size_t align)
 {
 	size_t need = want_elems / DOD_FIXBLOCK_ELEMS + (want_elems % DOD_FIXBLOCK_ELEMS != 0);
 	if (need <= s->n_blocks)
@@ -42,13 +58,24 @@ int dod_fixblocks_reserve(struct dod_fixblocks_store *s, size_t want_elems)
 	                             sizeof *s->blocks, SIZE_MAX / sizeof *s->blocks);
 	if (err)
 		return err;
-	size_t had = s->n_blocks;
+	size_t had = s->n_blocks, bytes = DOD_FIXBLOCK_ELEMS * s->elem_bytes;
 	for (; s->n_blocks < need; s->n_blocks++) {
-		if (!(s->blocks[s->n_blocks] = malloc(DOD_FIXBLOCK_ELEMS * s->elem_bytes))) {
+		if (!(s->blocks[s->n_blocks] = align ? dod_aligned_alloc(bytes, align) : malloc(bytes))) {
 			while (s->n_blocks > had)
 				free(s->blocks[--s->n_blocks]);
 			return DOD_ENOMEM;
 		}
 	}
 	return DOD_OK;
+}
+
+int dod_fixblocks_reserve(struct dod_fixblocks_store *s, size_t want_elems)
+{
+	return reserve(s, want_elems, 0);
+}
+
+int dod_fixblocks_reserve_aligned(struct dod_fixblocks_store *s, size_t want_elems,
+                                  size_t align)
+{
+	return reserve(s, want_elems, align);
 }

@@ -22,6 +22,13 @@ enum { dod_fixblocks_MOVES = 0 };
 int dod_fixblocks_init(struct dod_fixblocks_store *s, size_t elem_bytes, size_t reserve_elems);
 void dod_fixblocks_free(struct dod_fixblocks_store *s);
 int dod_fixblocks_reserve(struct dod_fixblocks_store *s, size_t want_elems);
+/* The same with every block starting on an align boundary (alloc/aligned.h), for
+ * DOD_STORE_ALIGNED; free is the same. */
+int dod_fixblocks_init_aligned(struct dod_fixblocks_store *s, size_t elem_bytes,
+                               size_t reserve_elems, size_t align);
+int dod_fixblocks_reserve_aligned(struct dod_fixblocks_store *s, size_t want_elems,
+                                  size_t align);
+#define dod_fixblocks_free_aligned dod_fixblocks_free
 static inline char *dod_fixblocks_at(const struct dod_fixblocks_store *s, size_t i, size_t eb)
 {
 	return s->blocks[i >> DOD_FIXBLOCK_SHIFT] + (i & (DOD_FIXBLOCK_ELEMS - 1)) * eb;

@@ -25,6 +25,13 @@ enum { dod_geoblocks_MOVES = 0 };
 int dod_geoblocks_init(struct dod_geoblocks_store *s, size_t elem_bytes, size_t reserve_elems);
 void dod_geoblocks_free(struct dod_geoblocks_store *s);
 int dod_geoblocks_reserve(struct dod_geoblocks_store *s, size_t want_elems);
+/* The same with every block starting on an align boundary (alloc/aligned.h), for
+ * DOD_STORE_ALIGNED; free is the same. */
+int dod_geoblocks_init_aligned(struct dod_geoblocks_store *s, size_t elem_bytes,
+                               size_t reserve_elems, size_t align);
+int dod_geoblocks_reserve_aligned(struct dod_geoblocks_store *s, size_t want_elems,
+                                  size_t align);
+#define dod_geoblocks_free_aligned dod_geoblocks_free
 static inline unsigned dod_geoblocks_block_of(size_t i)
 {
 	return 63u - (unsigned)__builtin_clzll((uint64_t)(i >> DOD_GEOBLOCK_SHIFT) + 1);

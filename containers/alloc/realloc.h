@@ -31,6 +31,12 @@ enum { dod_realloc_MOVES = 1 };
 int dod_realloc_init(struct dod_realloc_store *s, size_t elem_bytes, size_t reserve_elems);
 void dod_realloc_free(struct dod_realloc_store *s);
 int dod_realloc_reserve(struct dod_realloc_store *s, size_t want_elems);
+/* The same with the elements starting on an align boundary (alloc/aligned.h: a memmove
+ * after a realloc that moved the buffer to another offset), for DOD_STORE_ALIGNED. */
+int dod_realloc_init_aligned(struct dod_realloc_store *s, size_t elem_bytes,
+                             size_t reserve_elems, size_t align);
+void dod_realloc_free_aligned(struct dod_realloc_store *s);
+int dod_realloc_reserve_aligned(struct dod_realloc_store *s, size_t want_elems, size_t align);
 static inline char *dod_realloc_at(const struct dod_realloc_store *s, size_t i, size_t eb)
 {
 	return s->base + i * eb;

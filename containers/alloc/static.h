@@ -20,6 +20,12 @@ int dod_static_init(struct dod_static_store *s, size_t elem_bytes, size_t reserv
 void dod_static_free(struct dod_static_store *s);
 /* 0 when want_elems fits, else DOD_EFULL. */
 int dod_static_reserve(struct dod_static_store *s, size_t want_elems);
+/* The same with the elements starting on an align boundary (alloc/aligned.h), for
+ * DOD_STORE_ALIGNED; reserve and free are the same. */
+int dod_static_init_aligned(struct dod_static_store *s, size_t elem_bytes, size_t reserve_elems,
+                            size_t align);
+#define dod_static_reserve_aligned(s, want_elems, align) dod_static_reserve(s, want_elems)
+#define dod_static_free_aligned dod_static_free
 static inline char *dod_static_at(const struct dod_static_store *s, size_t i, size_t eb)
 {
 	return s->base + i * eb;

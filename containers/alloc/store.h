@@ -24,6 +24,19 @@
  *                                       block, or of the capacity): loops go run by run
  *   size_t store_capacity(s), store_reserved_bytes(s), store_committed_bytes(s)
  *   DOD_STORE_MOVES                     1 when growth moves elements (pointers die)
+ * A source that defines DOD_STORE_ALIGNED (bytes, a power of two from 16 to a page) before
+ * including this header gets every run starting on such a boundary (alloc/aligned.h:
+ * packed SIMD loads that never straddle two cache lines, cache sets that do not depend
+ * on where malloc put the array): init, reserve and free map to each strategy's _aligned
+ * functions; the strategy is otherwise the same (realloc and constgrow still grow by
+ * realloc, plus a memmove when it lands at another offset; up to DOD_STORE_ALIGNED bytes
+ * of slack per buffer or block, not counted in the committed bytes).
+ * And, written once here over those for every strategy:
+ *   void  store_zero(s, from, to, elem_bytes)       elements [from, to) zeroed, run by run
+ *   int   store_init_zeroed(s, elem_bytes, reserve), store_reserve_zeroed(s, want, elem_bytes)
+ *                                       as init and reserve, with every element they
+ *                                       add zeroed (a container whose free slots must
+ *                                       hold zeros: particles.c)
  *
  * Pointer stability is declared once, here: a variant on a store has the stable_pointers
  * capability (containers/variants.tsv) exactly when its store does not move elements on
@@ -34,6 +47,8 @@
  */
 #ifndef DOD_ALLOC_STORE_H
 #define DOD_ALLOC_STORE_H
+
+#include <string.h>
 
 #include "dod_common.h"
 
@@ -64,15 +79,53 @@
 #define DOD_STORE_FN(fn) DOD_STORE_CAT(dod, DOD_STORE_X, fn)
 
 typedef struct DOD_STORE_FN(store) dod_store;
+#if defined(DOD_STORE_ALIGNED)
+#define store_init(s, eb, n) DOD_STORE_FN(init_aligned)(s, eb, n, DOD_STORE_ALIGNED)
+#define store_free DOD_STORE_FN(free_aligned)
+#define store_reserve(s, n) DOD_STORE_FN(reserve_aligned)(s, n, DOD_STORE_ALIGNED)
+#else
 #define store_init DOD_STORE_FN(init)
 #define store_free DOD_STORE_FN(free)
 #define store_reserve DOD_STORE_FN(reserve)
+#endif
 #define store_at DOD_STORE_FN(at)
 #define store_run DOD_STORE_FN(run)
 #define store_capacity DOD_STORE_FN(capacity)
 #define store_reserved_bytes DOD_STORE_FN(reserved_bytes)
 #define store_committed_bytes DOD_STORE_FN(committed_bytes)
 #define DOD_STORE_MOVES DOD_STORE_FN(MOVES)
+
+/* Zeroes elements [from, to) of s (to <= store_capacity(s)), run by run. O(to - from). */
+static inline void store_zero(const dod_store *s, size_t from, size_t to, size_t elem_bytes)
+{
+	while (from < to) {
+		size_t run = store_run(s, from);
+		run = run < to - from ? run : to - from;
+		memset(store_at(s, from, elem_bytes), 0, run * elem_bytes);
+		from += run;
+	}
+}
+
+/* store_init, then the whole capacity zeroed. Returns store_init's 0, DOD_ENOMEM or
+ * DOD_EFULL. */
+static inline int store_init_zeroed(dod_store *s, size_t elem_bytes, size_t reserve_elems)
+{
+	int err = store_init(s, elem_bytes, reserve_elems);
+	if (!err)
+		store_zero(s, 0, store_capacity(s), elem_bytes);
+	return err;
+}
+
+/* store_reserve, then the elements it added zeroed. Returns store_reserve's 0, DOD_ENOMEM
+ * or DOD_EFULL (s unchanged). */
+static inline int store_reserve_zeroed(dod_store *s, size_t want_elems, size_t elem_bytes)
+{
+	size_t had = store_capacity(s);
+	int err = store_reserve(s, want_elems);
+	if (!err)
+		store_zero(s, had, store_capacity(s), elem_bytes);
+	return err;
+}
 
 /* erase_moves: 1 if the removal strategy moves items on erase. Needs contract.h and the
  * variant header (DOD_VARIANT_CAPS). */

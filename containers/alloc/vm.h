@@ -27,6 +27,12 @@ enum { dod_vm_MOVES = 0 };
 int dod_vm_init(struct dod_vm_store *s, size_t elem_bytes, size_t reserve_elems);
 void dod_vm_free(struct dod_vm_store *s);
 int dod_vm_reserve(struct dod_vm_store *s, size_t want_elems);
+/* DOD_STORE_ALIGNED: the reservation starts on a page (mmap), and so on any boundary up to
+ * a page already: the same functions. */
+#define dod_vm_init_aligned(s, elem_bytes, reserve_elems, align) \
+	dod_vm_init(s, elem_bytes, reserve_elems)
+#define dod_vm_reserve_aligned(s, want_elems, align) dod_vm_reserve(s, want_elems)
+#define dod_vm_free_aligned dod_vm_free
 static inline char *dod_vm_at(const struct dod_vm_store *s, size_t i, size_t eb)
 {
 	return s->base + i * eb;

@@ -10,8 +10,9 @@
  *          (in each slot beside its item; holes_bitmask: a parallel array)
  *   mask   [ 0b...011010 ]  (holes_bitmask only: one bit per slot, 64 slots a word)
  *
- * The free list is the article's circular list: its header lives in slot 0
- * (items[0].next), allocation pops items[0].next, and 0 means "no hole: append a slot".
+ * The free list is the article's circular list (bulk/free_list.h, shared with swappop.c
+ * and particles.c): its header lives in slot 0 (items[0].next), allocation pops
+ * items[0].next, and 0 means "no hole: append a slot".
  * The link of a free slot is stored in the first 4 bytes of its own (unused) item memory;
  * the generation lives outside that union because a hole needs it too. holes and
  * holes_runs keep it where the article does, beside the item in the same slot
@@ -49,6 +50,7 @@
 #include <string.h>
 
 #include "alloc/store.h"
+#include "bulk/free_list.h"
 #include "bulk/weak.h"
 #include "contract.h"
 #include "dod_common.h"
@@ -68,6 +70,7 @@
 DOD_STORE_CHECK_STABLE_POINTERS(0); /* an erased item leaves a hole: none moves */
 
 #define EB sizeof(DOD_ELEM)
+#define MASK_BITS 64 /* holes_bitmask: slots per occupancy word (a uint64_t) */
 /* Where the generation lives: beside the item (the article) unless holes_bitmask. */
 #define BULK_GEN_INLINE (!BULK_BITMASK)
 
@@ -89,7 +92,7 @@ struct SFX(bulk_holes) {
 	dod_store gens;  /* uint32_t per slot */
 #endif
 #if BULK_BITMASK
-	dod_store mask;  /* uint64_t per 64 slots */
+	dod_store mask;  /* uint64_t per MASK_BITS slots */
 #endif
 #if BULK_RUNS
 	dod_store skip;  /* uint32_t per slot: 0 live, else the length of its run (at ends) */
@@ -109,8 +112,9 @@ static inline uint32_t *gen(const BH *b, size_t i) { return (uint32_t *)store_at
 #if BULK_BITMASK
 static inline uint64_t *mask_word(const BH *b, size_t i)
 {
-	return (uint64_t *)store_at(&b->mask, i / 64, 8);
+	return (uint64_t *)store_at(&b->mask, i / MASK_BITS, sizeof(uint64_t));
 }
+static inline uint64_t mask_bit(size_t i) { return (uint64_t)1 << (i % MASK_BITS); }
 #endif
 static inline uint32_t next_of(const BH *b, size_t i)
 {
@@ -119,6 +123,12 @@ static inline uint32_t next_of(const BH *b, size_t i)
 	return next;
 }
 static inline void set_next(BH *b, size_t i, uint32_t next) { memcpy(item(b, i), &next, sizeof next); }
+/* Accessors for bulk/free_list.h and bulk/weak.h. */
+static uint32_t *gen_of(void *c, uint32_t id) { return gen(c, id); }
+#if !BULK_RUNS
+static uint32_t free_link(const void *c, uint32_t x) { return next_of(c, x); }
+static void set_free_link(void *c, uint32_t x, uint32_t next) { set_next(c, x, next); }
+#endif
 #if BULK_RUNS
 static inline uint32_t *skip(const BH *b, size_t i) { return (uint32_t *)store_at(&b->skip, i, 4); }
 static inline uint32_t prev_of(const BH *b, size_t i)
@@ -191,7 +201,7 @@ static int reserve_slots(BH *b, size_t slots)
 #endif
 #if BULK_BITMASK
 	if (!err)
-		err = store_reserve(&b->mask, slots / 64 + 1);
+		err = store_reserve(&b->mask, slots / MASK_BITS + 1);
 #endif
 #if BULK_RUNS
 	if (!err)
@@ -213,7 +223,8 @@ static int bh_create(void **out, size_t capacity_elems)
 		store_free(&b->items);
 #endif
 #if BULK_BITMASK
-	if (!err && (err = store_init(&b->mask, 8, (capacity_elems + 1) / 64 + 1)) != 0) {
+	if (!err && (err = store_init(&b->mask, sizeof(uint64_t),
+	                              (capacity_elems + 1) / MASK_BITS + 1)) != 0) {
 		store_free(&b->items);
 		store_free(&b->gens);
 	}
@@ -240,12 +251,12 @@ static int bh_create(void **out, size_t capacity_elems)
 	return DOD_OK;
 }
 
-/* Hands out one slot: a hole from the free list, else the next slot (its generation is
- * kept from before a clear, or starts at 0). Capacity must have been reserved. */
+/* Hands out one slot: a hole from the free list (holes_runs: the first slot of the first
+ * run), else the next slot (bulk_slot_append). Capacity must have been reserved. */
 static inline uint32_t take_slot(BH *b)
 {
-	uint32_t i = next_of(b, 0);
 #if BULK_RUNS
+	uint32_t i = next_of(b, 0);
 	if (i) { /* the first slot of the first run; the rest of the run stays a run */
 		uint32_t len = *skip(b, i);
 		if (len == 1) {
@@ -257,34 +268,32 @@ static inline uint32_t take_slot(BH *b)
 		*skip(b, i) = 0;
 		return i;
 	}
-	i = (uint32_t)b->n_slots++;
-	*skip(b, i) = 0;
 #else
-	if (i) {
-		set_next(b, 0, next_of(b, i));
+	uint32_t i = bulk_free_pop(b, free_link, set_free_link);
+	if (i)
 		return i;
-	}
-	i = (uint32_t)b->n_slots++;
 #endif
-	if (i >= b->high) {
-		*gen(b, i) = 0;
-		b->high = i + 1;
+	size_t had = b->high;
+	i = bulk_slot_append(&b->n_slots, &b->high, gen_of, b);
 #if BULK_BITMASK
-		if (i % 64 == 0)
-			*mask_word(b, i) = 0;
+	/* The first slot of a group never handed out: its occupancy word starts empty. */
+	if (i >= had && i % MASK_BITS == 0)
+		*mask_word(b, i) = 0;
 #endif
-	}
+#if BULK_RUNS
+	*skip(b, i) = 0;
+#endif
+	(void)had;
 	return i;
 }
 
 static int bh_insert_n(void *c, size_t n, uint64_t first_key, uint64_t *handles_out)
 {
 	BH *b = c;
-	size_t holes = b->n_slots - 1 - b->live;
-	size_t fresh = n > holes ? n - holes : 0;
-	if (fresh > BULK_MAX_SLOTS - (b->n_slots - 1))
-		return DOD_EFULL;
-	int err = reserve_slots(b, b->n_slots + fresh);
+	size_t fresh;
+	int err = bulk_fresh_slots(b->n_slots, b->live, n, &fresh);
+	if (!err)
+		err = reserve_slots(b, b->n_slots + fresh);
 	if (err)
 		return err;
 	for (size_t k = 0; k < n; k++) {
@@ -293,7 +302,7 @@ static int bh_insert_n(void *c, size_t n, uint64_t first_key, uint64_t *handles_
 		*gen(b, i) = g;
 		SFX(dod_elem_init)(item(b, i), first_key + k);
 #if BULK_BITMASK
-		*mask_word(b, i) |= (uint64_t)1 << (i % 64);
+		*mask_word(b, i) |= mask_bit(i);
 #endif
 		if (handles_out)
 			handles_out[k] = bulk_weak(i, g);
@@ -302,7 +311,6 @@ static int bh_insert_n(void *c, size_t n, uint64_t first_key, uint64_t *handles_
 	return DOD_OK;
 }
 
-static uint32_t *gen_of(void *c, uint32_t id) { return gen(c, id); }
 static inline int check(const BH *b, uint64_t h)
 {
 	return bulk_weak_check_at(h, b->n_slots, gen_of, b);
@@ -336,11 +344,10 @@ static int bh_erase_n(void *c, const uint64_t *hs, size_t n)
 			set_run(b, i, 1);
 		}
 #else
-		set_next(b, i, next_of(b, 0));
-		set_next(b, 0, i);
+		bulk_free_push(b, i, free_link, set_free_link);
 #endif
 #if BULK_BITMASK
-		*mask_word(b, i) &= ~((uint64_t)1 << (i % 64));
+		*mask_word(b, i) &= ~mask_bit(i);
 #endif
 	}
 	b->live -= n;
@@ -358,11 +365,11 @@ static uint64_t bh_iterate_sum(const void *c)
 	 * bits by count-trailing-zeros, reading only live items. A masked loop over all 64
 	 * slots lost at half-full groups: it does not vectorize at -O2 (~5 scalar instructions
 	 * per slot). */
-	for (size_t g = 0; g * 64 < b->n_slots; g++) {
-		const DOD_ELEM *base = item(b, g * 64);
-		uint64_t m = *mask_word(b, g * 64);
+	for (size_t g = 0; g * MASK_BITS < b->n_slots; g++) {
+		const DOD_ELEM *base = item(b, g * MASK_BITS);
+		uint64_t m = *mask_word(b, g * MASK_BITS);
 		if (m == ~(uint64_t)0) {
-			for (unsigned j = 0; j < 64; j++)
+			for (unsigned j = 0; j < MASK_BITS; j++)
 				sum += base[j].key;
 		} else {
 			for (; m; m &= m - 1)
@@ -407,7 +414,7 @@ static uint64_t bh_iterate_sum(const void *c)
 		run = run < b->n_slots - i ? run : b->n_slots - i;
 		const SLOT *s = (const SLOT *)store_at(&b->items, i, SB);
 		for (size_t k = 0; k < run; k++)
-			sum += s[k].item.key & -(uint64_t)(s[k].gen & 1);
+			sum += s[k].item.key & -(uint64_t)(s[k].gen & BULK_LIVE);
 		i += run;
 	}
 #endif
@@ -426,7 +433,7 @@ static int bh_lookup_sum(const void *c, const uint64_t *hs, size_t n, uint64_t *
 	for (size_t k = 0; k < n; k++) {
 		uint32_t id = bulk_weak_id(hs[k]);
 		if (id - 1u >= n_slots - 1 || *gen(b, id) != bulk_weak_gen(hs[k]) ||
-		    !(bulk_weak_gen(hs[k]) & 1))
+		    !(bulk_weak_gen(hs[k]) & BULK_LIVE))
 			return check(b, hs[k]);
 		sum += item(b, id)->key;
 	}
@@ -445,11 +452,11 @@ static int bh_clear(void *c)
 {
 	BH *b = c;
 	for (size_t i = 1; i < b->n_slots; i++)
-		if (*gen(b, i) & 1)
+		if (*gen(b, i) & BULK_LIVE)
 			*gen(b, i) = bulk_gen_next(*gen(b, i));
 #if BULK_BITMASK
-	for (size_t g = 0; g * 64 < b->high; g++)
-		*mask_word(b, g * 64) = 0;
+	for (size_t g = 0; g * MASK_BITS < b->high; g++)
+		*mask_word(b, g * MASK_BITS) = 0;
 #endif
 	b->n_slots = 1;
 	b->live = 0;
@@ -464,61 +471,35 @@ static void bh_dump_keys(const void *c, uint64_t *keys_out)
 {
 	const BH *b = c;
 	for (size_t i = 1; i < b->n_slots; i++)
-		if (*gen(b, i) & 1)
+		if (*gen(b, i) & BULK_LIVE)
 			*keys_out++ = item(b, i)->key;
 }
 
 static size_t bh_size(const void *c) { return ((const BH *)c)->live; }
 
-/* Committed bytes (what the process holds; a vm reservation beyond it costs nothing). */
-static size_t bh_footprint(const void *c)
+/* The container and what `bytes` says of each of its stores: committed bytes (the
+ * footprint: what the process holds; a vm reservation beyond it costs nothing) or
+ * reserved address space. */
+static size_t bytes_held(const BH *b, size_t (*bytes)(const dod_store *))
 {
-	const BH *b = c;
-	return sizeof *b + store_committed_bytes(&b->items)
+	return sizeof *b + bytes(&b->items)
 #if !BULK_GEN_INLINE
-	       + store_committed_bytes(&b->gens)
+	       + bytes(&b->gens)
 #endif
 #if BULK_BITMASK
-	       + store_committed_bytes(&b->mask)
+	       + bytes(&b->mask)
 #endif
 #if BULK_RUNS
-	       + store_committed_bytes(&b->skip)
+	       + bytes(&b->skip)
 #endif
 	        ;
 }
+static size_t bh_footprint(const void *c) { return bytes_held(c, store_committed_bytes); }
+static size_t bh_reserved(const void *c) { return bytes_held(c, store_reserved_bytes); }
 
-static size_t bh_reserved(const void *c)
+/* The counts, and every store holding the slots ever handed out. */
+static int check_counts(const BH *b, char *why, size_t len)
 {
-	const BH *b = c;
-	return sizeof *b + store_reserved_bytes(&b->items)
-#if !BULK_GEN_INLINE
-	       + store_reserved_bytes(&b->gens)
-#endif
-#if BULK_BITMASK
-	       + store_reserved_bytes(&b->mask)
-#endif
-#if BULK_RUNS
-	       + store_reserved_bytes(&b->skip)
-#endif
-	        ;
-}
-
-/* The invariants of the opening comment, with the first violation's reason in why (see
- * dod_ops.check): counts and capacities, generations (slot 0 and the slots past n_slots
- * never live, no erase_n mark left), every live slot's weak pointer valid, the bitmask
- * equal to liveness, and the free list: holes, holes_bitmask a singly linked list of
- * exactly the free slots below n_slots (in bounds, acyclic, each once, ending at 0);
- * holes_runs the skip array (0 on live slots, a maximal run's length at both its ends)
- * and a circular doubly linked list of exactly the runs' first slots. O(high). */
-#if !BULK_RUNS
-/* The free list's links and the generations, for bulk_check_free_list. */
-static uint32_t free_link(const void *c, uint32_t x) { return next_of(c, x); }
-static uint32_t free_gen(const void *c, uint32_t x) { return *gen(c, x); }
-#endif
-
-static int bh_check(const void *c, char *why, size_t len)
-{
-	const BH *b = c;
 	size_t cap = store_capacity(&b->items);
 	if (b->n_slots < 1 || b->n_slots > b->high || b->high > cap || b->live > b->n_slots - 1)
 		return dod_check_fail(why, len, "counts: n_slots %zu, high %zu, capacity %zu, live %zu",
@@ -528,68 +509,70 @@ static int bh_check(const void *c, char *why, size_t len)
 		return dod_check_fail(why, len, "gens hold %zu of %zu slots",
 		                      store_capacity(&b->gens), b->high);
 #endif
+#if BULK_BITMASK
+	if (store_capacity(&b->mask) < (b->high + MASK_BITS - 1) / MASK_BITS)
+		return dod_check_fail(why, len, "mask holds %zu words for %zu slots",
+		                      store_capacity(&b->mask), b->high);
+#endif
 #if BULK_RUNS
 	if (store_capacity(&b->skip) < b->high)
 		return dod_check_fail(why, len, "skip holds %zu of %zu slots",
 		                      store_capacity(&b->skip), b->high);
 #endif
-	if (*gen(b, 0) != 0)
-		return dod_check_fail(why, len, "slot 0 (the header) has generation %u", *gen(b, 0));
-	size_t live = 0;
-	for (size_t i = 1; i < b->high; i++) {
-		uint32_t g = *gen(b, i);
-		if (g & BULK_MARK)
-			return dod_check_fail(why, len, "slot %zu keeps erase_n's mark", i);
-		if ((g & 1) && i >= b->n_slots)
-			return dod_check_fail(why, len, "slot %zu past n_slots %zu is live", i, b->n_slots);
-		if (g & 1) {
-			live++;
-			if (check(b, bulk_weak((uint32_t)i, g)) != DOD_OK)
-				return dod_check_fail(why, len, "live slot %zu's weak pointer is rejected", i);
-		}
-	}
-	if (live != b->live)
-		return dod_check_fail(why, len, "%zu live slots, live count %zu", live, b->live);
-	size_t n_free = b->n_slots - 1 - b->live;
+	return DOD_OK;
+}
+
 #if BULK_BITMASK
-	if (store_capacity(&b->mask) < (b->high + 63) / 64)
-		return dod_check_fail(why, len, "mask holds %zu words for %zu slots",
-		                      store_capacity(&b->mask), b->high);
-	for (size_t i = 0; i < (b->high + 63) / 64 * 64; i++) {
-		int bit = (int)(*mask_word(b, i) >> (i % 64) & 1);
-		int is_live = i < b->high && (*gen(b, i) & 1);
+/* The mask equals liveness, over every word in use (slots past high: 0). */
+static int check_mask(const BH *b, char *why, size_t len)
+{
+	for (size_t i = 0; i < (b->high + MASK_BITS - 1) / MASK_BITS * MASK_BITS; i++) {
+		int bit = (*mask_word(b, i) & mask_bit(i)) != 0;
+		int is_live = i < b->high && (*gen(b, i) & BULK_LIVE);
 		if (bit != is_live)
 			return dod_check_fail(why, len, "mask bit %zu is %d, slot is %s", i, bit,
 			                      is_live ? "live" : "free");
 	}
+	return DOD_OK;
+}
 #endif
+
 #if BULK_RUNS
-	size_t runs = 0;
+/* The skip array: 0 on slot 0 and on live slots, a maximal run's length at both its ends.
+ * Writes the number of runs to *runs. */
+static int check_skip(const BH *b, size_t *runs, char *why, size_t len)
+{
+	*runs = 0;
 	if (*skip(b, 0) != 0)
 		return dod_check_fail(why, len, "skip[0] is %u", *skip(b, 0));
 	for (size_t i = 1; i < b->n_slots;) {
-		if (*gen(b, i) & 1) {
+		if (*gen(b, i) & BULK_LIVE) {
 			if (*skip(b, i) != 0)
 				return dod_check_fail(why, len, "live slot %zu has skip %u", i, *skip(b, i));
 			i++;
 			continue;
 		}
 		size_t e = i;
-		while (e + 1 < b->n_slots && !(*gen(b, e + 1) & 1))
+		while (e + 1 < b->n_slots && !(*gen(b, e + 1) & BULK_LIVE))
 			e++;
 		uint32_t want = (uint32_t)(e - i + 1);
 		if (*skip(b, i) != want || *skip(b, e) != want)
 			return dod_check_fail(why, len, "run of holes [%zu, %zu]: skip %u at its start and "
 			                      "%u at its end, not %u", i, e, *skip(b, i), *skip(b, e), want);
-		runs++;
+		(*runs)++;
 		i = e + 1;
 	}
-	/* The circular list of runs: only run starts, each once (a node is a run start, and
-	 * the walk is bounded by the number of runs), back links matching. */
+	return DOD_OK;
+}
+
+/* The circular list of runs: only run starts, each once (a node is a run start, and the
+ * walk is bounded by the number of runs), back links matching. */
+static int check_run_list(const BH *b, size_t runs, char *why, size_t len)
+{
 	size_t nodes = 0;
 	uint32_t prev = 0;
 	for (uint32_t x = next_of(b, 0); x != 0; prev = x, x = next_of(b, x)) {
-		if (x >= b->n_slots || (*gen(b, x) & 1) || (x > 1 && !(*gen(b, x - 1) & 1)))
+		if (x >= b->n_slots || (*gen(b, x) & BULK_LIVE) || (x > 1 && !(*gen(b, x - 1) & BULK_LIVE)))
 			return dod_check_fail(why, len, "run list reaches slot %u, not the start of a run", x);
 		if (prev_of(b, x) != prev)
 			return dod_check_fail(why, len, "run list: slot %u's prev is %u, not %u", x,
@@ -602,12 +585,40 @@ static int bh_check(const void *c, char *why, size_t len)
 	if (prev_of(b, 0) != prev)
 		return dod_check_fail(why, len, "run list: header's prev is %u, not %u", prev_of(b, 0),
 		                      prev);
-#else
-	if (bulk_check_free_list(b, free_link, free_gen, b->n_slots, n_free, why, len) != DOD_OK)
-		return DOD_EINVAL;
-#endif
-	(void)n_free;
 	return DOD_OK;
+}
+#endif
+
+/* The invariants of the opening comment, with the first violation's reason in why (see
+ * dod_ops.check): counts and capacities, generations (bulk_check_gens: slot 0 and the
+ * slots past n_slots never live, no erase_n mark left, every live slot's weak pointer
+ * valid), the bitmask equal to liveness, and the free list: holes, holes_bitmask a singly
+ * linked list of exactly the free slots below n_slots (bulk_check_free_list: in bounds,
+ * acyclic, each once, ending at 0); holes_runs the skip array (0 on live slots, a maximal
+ * run's length at both its ends) and a circular doubly linked list of exactly the runs'
+ * first slots. O(high). */
+static int bh_check(const void *c, char *why, size_t len)
+{
+	const BH *b = c;
+	int err = check_counts(b, why, len);
+	if (!err)
+		err = bulk_check_gens(b, gen_of, b->n_slots, b->high, b->live, why, len);
+#if BULK_BITMASK
+	if (!err)
+		err = check_mask(b, why, len);
+#endif
+#if BULK_RUNS
+	size_t runs = 0;
+	if (!err)
+		err = check_skip(b, &runs, why, len);
+	if (!err)
+		err = check_run_list(b, runs, why, len);
+#else
+	if (!err)
+		err = bulk_check_free_list(b, free_link, gen_of, b->n_slots, b->n_slots - 1 - b->live,
+		                           why, len);
+#endif
+	return err;
 }
 
 const struct dod_ops DOD_OPS_SYMBOL = {

@@ -9,7 +9,7 @@
  *            slot 0: free-list header; {generation, dense index or next free slot}
  *
  * The lookup table is the article's "array with holes" (better than a hash table): its
- * free list is the circular list with the header in slot 0, and a weak pointer is
+ * free list is bulk/free_list.h's, with the header in slot 0, and a weak pointer is
  * {slot, generation} (bulk/weak.h). Erase:
  *   swappop  items[d] = items[--n] (and ids, and the moved item's slot): O(1), order lost
  *   shift    items[d..n-2] = items[d+1..n-1], every moved item's slot updated: O(n - d),
@@ -27,6 +27,7 @@
 #include <stdlib.h>
 
 #include "alloc/store.h"
+#include "bulk/free_list.h"
 #include "bulk/weak.h"
 #include "contract.h"
 #include "dod_common.h"
@@ -61,6 +62,11 @@ static inline struct bulk_slot *slot(const BD *b, size_t s)
 {
 	return (struct bulk_slot *)store_at(&b->slots, s, sizeof(struct bulk_slot));
 }
+
+/* Accessors for bulk/free_list.h and bulk/weak.h: a free slot's index is its link. */
+static uint32_t *gen_of(void *c, uint32_t s) { return &slot(c, s)->gen; }
+static uint32_t free_link(const void *c, uint32_t s) { return slot(c, s)->index; }
+static void set_free_link(void *c, uint32_t s, uint32_t next) { slot(c, s)->index = next; }
 
 static void bd_destroy(void *c)
 {
@@ -100,11 +106,10 @@ static int bd_create(void **out, size_t capacity_elems)
 static int bd_insert_n(void *c, size_t n, uint64_t first_key, uint64_t *handles_out)
 {
 	BD *b = c;
-	size_t holes = b->n_slots - 1 - b->n;
-	size_t fresh = n > holes ? n - holes : 0;
-	if (fresh > BULK_MAX_SLOTS - (b->n_slots - 1))
-		return DOD_EFULL;
-	int err = store_reserve(&b->items, b->n + n);
+	size_t fresh;
+	int err = bulk_fresh_slots(b->n_slots, b->n, n, &fresh);
+	if (!err)
+		err = store_reserve(&b->items, b->n + n);
 	if (!err)
 		err = store_reserve(&b->ids, b->n + n);
 	if (!err)
@@ -112,16 +117,7 @@ static int bd_insert_n(void *c, size_t n, uint64_t first_key, uint64_t *handles_
 	if (err)
 		return err;
 	for (size_t k = 0; k < n; k++) {
-		uint32_t s = slot(b, 0)->index;
-		if (s) {
-			slot(b, 0)->index = slot(b, s)->index;
-		} else {
-			s = (uint32_t)b->n_slots++;
-			if (s >= b->high) {
-				slot(b, s)->gen = 0;
-				b->high = s + 1;
-			}
-		}
+		uint32_t s = bulk_slot_take(b, &b->n_slots, &b->high, free_link, set_free_link, gen_of);
 		struct bulk_slot *e = slot(b, s);
 		e->gen = bulk_gen_next(e->gen);
 		e->index = (uint32_t)b->n;
@@ -157,11 +153,9 @@ static void erase_valid(BD *b, uint32_t s)
 #endif
 	b->n = last;
 	e->gen = bulk_gen_next(e->gen);
-	e->index = slot(b, 0)->index;
-	slot(b, 0)->index = s;
+	bulk_free_push(b, s, free_link, set_free_link);
 }
 
-static uint32_t *gen_of(void *c, uint32_t s) { return &slot(c, s)->gen; }
 static inline int check(const BD *b, uint64_t h)
 {
 	return bulk_weak_check_at(h, b->n_slots, gen_of, b);
@@ -203,7 +197,7 @@ static int bd_lookup_sum(const void *c, const uint64_t *hs, size_t n, uint64_t *
 	for (size_t k = 0; k < n; k++) {
 		uint32_t s = bulk_weak_id(hs[k]), g = bulk_weak_gen(hs[k]);
 		const struct bulk_slot *e;
-		if (s - 1u >= n_slots - 1 || (e = slot(b, s))->gen != g || !(g & 1))
+		if (s - 1u >= n_slots - 1 || (e = slot(b, s))->gen != g || !(g & BULK_LIVE))
 			return check(b, hs[k]);
 		sum += item(b, e->index)->key;
 	}
@@ -259,10 +253,6 @@ static size_t bd_reserved(const void *c)
  * (slot 0 and the slots past n_slots never live, no erase_n mark left, as many live slots
  * as items); the free list holds exactly the free slots below n_slots (in bounds,
  * acyclic, each once, ending at 0). O(high). */
-/* The free list's links and the generations, for bulk_check_free_list. */
-static uint32_t free_link(const void *c, uint32_t x) { return slot(c, x)->index; }
-static uint32_t free_gen(const void *c, uint32_t x) { return slot(c, x)->gen; }
-
 static int bd_check(const void *c, char *why, size_t len)
 {
 	const BD *b = c;
@@ -273,31 +263,20 @@ static int bd_check(const void *c, char *why, size_t len)
 		                      "items %zu ids %zu slots", b->n, b->n_slots, b->high,
 		                      store_capacity(&b->items), store_capacity(&b->ids),
 		                      store_capacity(&b->slots));
-	if (slot(b, 0)->gen != 0)
-		return dod_check_fail(why, len, "slot 0 (the header) has generation %u", slot(b, 0)->gen);
-	size_t live = 0;
-	for (size_t s = 1; s < b->high; s++) {
-		uint32_t g = slot(b, s)->gen;
-		if (g & BULK_MARK)
-			return dod_check_fail(why, len, "slot %zu keeps erase_n's mark", s);
-		if ((g & 1) && s >= b->n_slots)
-			return dod_check_fail(why, len, "slot %zu past n_slots %zu is live", s, b->n_slots);
-		live += g & 1;
-	}
-	if (live != b->n)
-		return dod_check_fail(why, len, "%zu live slots for %zu items", live, b->n);
+	if (bulk_check_gens(b, gen_of, b->n_slots, b->high, b->n, why, len) != DOD_OK)
+		return DOD_EINVAL;
 	for (size_t d = 0; d < b->n; d++) {
 		uint32_t s = *id_at(b, d);
 		if (s == 0 || s >= b->n_slots)
 			return dod_check_fail(why, len, "ids[%zu] = %u, outside [1, %zu)", d, s, b->n_slots);
 		const struct bulk_slot *e = slot(b, s);
-		if (!(e->gen & 1) || e->index != d)
+		if (!(e->gen & BULK_LIVE) || e->index != d)
 			return dod_check_fail(why, len, "ids[%zu] = %u, but slot %u is %s index %u", d, s, s,
-			                      e->gen & 1 ? "live at" : "free, next", e->index);
+			                      e->gen & BULK_LIVE ? "live at" : "free, next", e->index);
 		if (check(b, bulk_weak(s, e->gen)) != DOD_OK)
 			return dod_check_fail(why, len, "the weak pointer of dense[%zu] is rejected", d);
 	}
-	return bulk_check_free_list(b, free_link, free_gen, b->n_slots, b->n_slots - 1 - b->n, why,
+	return bulk_check_free_list(b, free_link, gen_of, b->n_slots, b->n_slots - 1 - b->n, why,
 	                            len);
 }
 

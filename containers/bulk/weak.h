@@ -16,13 +16,20 @@
 
 #include "dod_common.h"
 
-#define BULK_GEN_MASK UINT32_C(0x7FFFFFFF)
-#define BULK_MARK UINT32_C(0x80000000)
+#define BULK_LIVE UINT32_C(1)          /* a generation's bit 0: set (odd) while live */
+#define BULK_GEN_MASK UINT32_C(0x7FFFFFFF) /* the generation counter: bits 0..30 */
+#define BULK_MARK UINT32_C(0x80000000)     /* bit 31: erase_n's "seen in this batch" */
 #define BULK_MAX_SLOTS UINT32_C(0x7FFFFFFE) /* ids 1 .. max; id 0 is the free-list header */
 
-static inline uint64_t bulk_weak(uint32_t id, uint32_t gen) { return (uint64_t)gen << 32 | id; }
+/* A weak pointer as a handle: bits 0..31 the id (the slot), bits 32..63 the generation. */
+#define BULK_WEAK_GEN_SHIFT 32
+
+static inline uint64_t bulk_weak(uint32_t id, uint32_t gen)
+{
+	return (uint64_t)gen << BULK_WEAK_GEN_SHIFT | id;
+}
 static inline uint32_t bulk_weak_id(uint64_t h) { return (uint32_t)h; }
-static inline uint32_t bulk_weak_gen(uint64_t h) { return (uint32_t)(h >> 32); }
+static inline uint32_t bulk_weak_gen(uint64_t h) { return (uint32_t)(h >> BULK_WEAK_GEN_SHIFT); }
 
 /* The error of weak pointer h against a container with n_slots slots (ids 1..n_slots-1)
  * whose slot has generation slot_gen (read only when the id is in range): DOD_ERANGE
@@ -34,7 +41,7 @@ static inline int bulk_weak_check(uint64_t h, size_t n_slots, uint32_t slot_gen)
 	uint32_t id = bulk_weak_id(h), gen = bulk_weak_gen(h);
 	if (id == 0 || id >= n_slots)
 		return DOD_ERANGE;
-	if (!(gen & 1) || (gen & BULK_MARK))
+	if (!(gen & BULK_LIVE) || (gen & BULK_MARK))
 		return DOD_EFREE;
 	return slot_gen == gen ? DOD_OK : DOD_ESTALE;
 }
@@ -93,29 +100,5 @@ static inline int bulk_weak_check_batch(const uint64_t *hs, size_t n, size_t n_s
 
 /* The generation after next: allocating or erasing a slot. */
 static inline uint32_t bulk_gen_next(uint32_t gen) { return (gen + 1) & BULK_GEN_MASK; }
-
-/* Invariant check (dod_ops.check) of a free list that starts at slot 0's link: every slot
- * on it below n_slots and free (even generation), no cycle, exactly n_free slots on it.
- * link(c, x): the slot after x (0 ends the list); gen(c, x): x's generation. Returns
- * DOD_OK, or dod_check_fail's DOD_EINVAL with the reason in why. */
-static inline int bulk_check_free_list(const void *c, uint32_t (*link)(const void *, uint32_t),
-                                       uint32_t (*gen)(const void *, uint32_t),
-                                       size_t n_slots, size_t n_free, char *why, size_t len)
-{
-	size_t on_list = 0;
-	for (uint32_t x = link(c, 0); x != 0; x = link(c, x)) {
-		if (x >= n_slots)
-			return dod_check_fail(why, len, "free list reaches slot %u, past n_slots %zu", x,
-			                      n_slots);
-		if (gen(c, x) & 1)
-			return dod_check_fail(why, len, "free list reaches live slot %u", x);
-		if (++on_list > n_free)
-			return dod_check_fail(why, len, "free list longer than the %zu free slots (a cycle)",
-			                      n_free);
-	}
-	if (on_list != n_free)
-		return dod_check_fail(why, len, "free list holds %zu of %zu free slots", on_list, n_free);
-	return DOD_OK;
-}
 
 #endif

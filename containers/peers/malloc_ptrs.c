@@ -32,6 +32,9 @@ struct SFX(mptrs) {
 	size_t live;       /* non-NULL slots */
 };
 #define MPTRS struct SFX(mptrs)
+/* erase_n's "seen in this batch" tag: a pointer's low bit, always clear in what malloc
+ * returns (aligned to at least 8 bytes). */
+#define SEEN_TAG ((uintptr_t)1)
 
 static int mptrs_create(void **out, size_t capacity_elems)
 {
@@ -115,14 +118,14 @@ static int mptrs_erase_n(void *c, const uint64_t *hs, size_t n)
 		if ((err = check_handle(v, hs[k])) != DOD_OK)
 			break;
 		uintptr_t p = (uintptr_t)v->ptrs[hs[k]];
-		if (p & 1) {
+		if (p & SEEN_TAG) {
 			err = DOD_EFREE;
 			break;
 		}
-		v->ptrs[hs[k]] = (DOD_ELEM *)(p | 1);
+		v->ptrs[hs[k]] = (DOD_ELEM *)(p | SEEN_TAG);
 	}
 	for (size_t j = 0; j < k; j++)
-		v->ptrs[hs[j]] = (DOD_ELEM *)((uintptr_t)v->ptrs[hs[j]] & ~(uintptr_t)1);
+		v->ptrs[hs[j]] = (DOD_ELEM *)((uintptr_t)v->ptrs[hs[j]] & ~SEEN_TAG);
 	if (err)
 		return err;
 	for (k = 0; k < n; k++) {
@@ -189,7 +192,7 @@ static int mptrs_check(const void *c, char *why, size_t len)
 		return dod_check_fail(why, len, "n %zu, capacity %zu, live %zu", v->n, v->cap, v->live);
 	size_t live = 0;
 	for (size_t i = 0; i < v->n; i++) {
-		if ((uintptr_t)v->ptrs[i] & 1)
+		if ((uintptr_t)v->ptrs[i] & SEEN_TAG)
 			return dod_check_fail(why, len, "slot %zu keeps erase_n's mark", i);
 		live += v->ptrs[i] != NULL;
 	}

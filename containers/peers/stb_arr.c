@@ -80,10 +80,21 @@ struct SFX(stb_arr) {
 #define STBA_MAX_ELEMS (SIZE_MAX / 2 / (sizeof(DOD_ELEM) + 64))
 #define STBA_MAX_ID ((UINT64_C(1) << 62) - 1)
 
-/* The map key of an id below 2^62: bit 31 moved up, so bits 31 and 63 are clear. */
+/* A map key: the id's bits 0..30 in place, its bits 31..61 moved up to 32..62, so the
+ * key's bits 31 and 63 (KEY_ZERO_BITS) are clear. */
+#define KEY_LOW_BITS 31
+#define KEY_LOW_MASK ((UINT64_C(1) << KEY_LOW_BITS) - 1)
+#define KEY_ZERO_BITS (UINT64_C(1) << KEY_LOW_BITS | UINT64_C(1) << 63)
+
+/* The map key of an id below 2^62. */
 static inline uint64_t id_key(uint64_t id)
 {
-	return (id & UINT64_C(0x7FFFFFFF)) | (id >> 31 << 32);
+	return (id & KEY_LOW_MASK) | (id >> KEY_LOW_BITS << (KEY_LOW_BITS + 1));
+}
+/* The id of a key (id_key's inverse on keys with KEY_ZERO_BITS clear). */
+static inline uint64_t key_id(uint64_t key)
+{
+	return (key & KEY_LOW_MASK) | (key >> (KEY_LOW_BITS + 1) << KEY_LOW_BITS);
 }
 
 /* Whether handle h was ever issued by s: 1 <= h < next_id (h - 1 wraps for h = 0). */
@@ -329,8 +340,8 @@ static int stba_check(const void *c, char *why, size_t len)
 		return dod_check_fail(why, len, "next_id %llu", (unsigned long long)s->next_id);
 	for (size_t d = 0; d < n; d++) {
 		uint64_t key = s->ids[d];
-		uint64_t id = (key & UINT64_C(0x7FFFFFFF)) | (key >> 32 << 31); /* id_key^-1 */
-		if (key & (UINT64_C(1) << 31 | UINT64_C(1) << 63) || id_key(id) != key ||
+		uint64_t id = key_id(key);
+		if ((key & KEY_ZERO_BITS) || id_key(id) != key ||
 		    !issued(s, id))
 			return dod_check_fail(why, len, "ids[%zu] = %#llx is not the key of an issued id", d,
 			                      (unsigned long long)key);

@@ -4,7 +4,8 @@ when they compile (DOD_STORE_CHECK_STABLE_POINTERS). A line that claims stable p
 for a store that moves items, or for a removal that moves them on erase, or that leaves
 the capability off a store that keeps them, must stop the build with a message naming
 the table; the correct lines compile. Each case runs scripts/gen-variants.sh on a
-one-line table and compiles the source as the Makefile does (syntax only, one size).
+one-line table and compiles the source as the Makefile does (syntax only, the line's first
+size). The particle layouts are on a store too (containers/particles.c).
 """
 import os
 import subprocess
@@ -24,15 +25,15 @@ def compile_line(tmp_path, fields):
                           " ".join(map(str, size_classes()))],
                          cwd=ROOT, capture_output=True, text=True)
     assert gen.returncode == 0, gen.stderr
-    name, source = fields[0], fields[1]
+    name, source, size = fields[0], fields[1], fields[7].split(",")[0]
     return subprocess.run(
-        [CC, "-std=c11", "-fsyntax-only", "-Icontainers", "-Iharness", "-DELEM_BYTES=8",
+        [CC, "-std=c11", "-fsyntax-only", "-Icontainers", "-Iharness", f"-DELEM_BYTES={size}",
          "-include", str(tmp_path / "gen" / "variants" / f"{name}.h"), source],
         cwd=ROOT, capture_output=True, text=True)
 
 
 def with_caps(fields, caps):
-    return fields[:6] + ["|".join(caps) or "none"] + ["8"]
+    return fields[:6] + ["|".join(caps) or "none"] + [fields[7]]
 
 
 def caps_of(fields):
@@ -42,7 +43,8 @@ def caps_of(fields):
 # (variant, whether its table line claims stable pointers): one per store and removal kind.
 CASES = [("bulk_holes_vm", True), ("bulk_holes_realloc", False),
          ("bulk_holes_constgrow", False), ("bulk_holes_bitmask_static", True),
-         ("bulk_swappop_vm", False), ("bulk_shift_fixblocks", False)]
+         ("bulk_swappop_vm", False), ("bulk_shift_fixblocks", False),
+         ("particles_aos", False), ("particles_soa_staggered", False)]
 
 
 @pytest.mark.parametrize("name,stable", CASES)

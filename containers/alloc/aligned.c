@@ -1,0 +1,46 @@
+/* aligned.c - aligned memory (see aligned.h). */
+#include "aligned.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dod_common.h"
+
+/* The offset of base in its allocation, kept in the size_t before it: realloc returns at
+ * least 16-byte aligned memory, so the offset is at least 16 and there is room. */
+static size_t offset_of(const char *base)
+{
+	size_t off;
+	memcpy(&off, base - sizeof off, sizeof off);
+	return off;
+}
+
+int dod_aligned_realloc(char **base, size_t old_bytes, size_t new_bytes, size_t align)
+{
+	if (new_bytes > SIZE_MAX - align)
+		return DOD_ENOMEM;
+	size_t old_off = *base ? offset_of(*base) : 0;
+	char *q = realloc(*base ? *base - old_off : NULL, new_bytes + align);
+	if (!q)
+		return DOD_ENOMEM;
+	size_t off = align - (uintptr_t)q % align; /* 16 .. align */
+	if (*base && off != old_off)
+		memmove(q + off, q + old_off, old_bytes);
+	memcpy(q + off - sizeof off, &off, sizeof off);
+	*base = q + off;
+	return DOD_OK;
+}
+
+void dod_aligned_free(char *base)
+{
+	if (base)
+		free(base - offset_of(base));
+}
+
+void *dod_aligned_alloc(size_t bytes, size_t align)
+{
+	if (bytes > SIZE_MAX - align)
+		return NULL;
+	return aligned_alloc(align, (bytes + align - 1) / align * align);
+}
