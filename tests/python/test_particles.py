@@ -16,7 +16,7 @@ import subprocess
 
 import pytest
 
-from test_cli import ROOT, run, variant_table
+from test_cli import ROOT, run, size_classes, variant_table
 
 PARTICLES = [name for name, f in variant_table().items() if f[2] == "particles"]
 OTHERS_AT_8 = [name for name, f in variant_table().items() if "8" in f[7].split(",")]
@@ -170,7 +170,8 @@ def other_store_build(tmp_path_factory):
     lines = list(kept.values()) + other_store_lines()
     (tmp / "variants.tsv").write_text("".join(" ".join(f) + "\n" for f in lines))
     gen = subprocess.run(["bash", "scripts/gen-variants.sh", str(tmp / "variants.tsv"),
-                          str(tmp / "gen")], cwd=ROOT, capture_output=True, text=True)
+                          str(tmp / "gen"), " ".join(map(str, size_classes()))], cwd=ROOT,
+                         capture_output=True, text=True)
     assert gen.returncode == 0, gen.stderr
     objs = [rel / "v" / f"{name}.{size}.o" for name, f in kept.items()
             for size in f[7].split(",")]
