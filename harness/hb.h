@@ -177,9 +177,12 @@ struct hb_case_columns {
  * in *missing. */
 int hb_case_columns_find(struct hb_case_columns *cc, char **header, size_t n,
                          const char **missing);
-/* The case name of a row split into nf fields (hb_csv_split) under that header: the
- * scenario's name decides which axes apply. Returns 0, or -1 when a field is missing or
- * is no value of its axis. */
+/* The case name of a row split into nf fields (hb_csv_split) under that header, written
+ * to buf[0 .. len) (cut short as snprintf does): the scenario's name decides which axes
+ * apply. The row's hole_ratio is the fraction really erased, so the name may differ from
+ * the planned case's (resume.c matches rows by axes, not by this name); the callgrind
+ * summary groups by it. Returns 0, or -1 when a field is missing or is no value of its
+ * axis. */
 int hb_case_name_of_row(char *buf, size_t len, const struct hb_case_columns *cc,
                         char **fields, size_t nf);
 

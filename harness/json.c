@@ -9,6 +9,15 @@
 
 #include "run.h"
 
+int hb_json_tmp_path(char *buf, size_t len, const char *path, long pid)
+{
+	if ((size_t)snprintf(buf, len, "%s.tmp-%ld", path, pid) < len)
+		return 0;
+	if (len)
+		buf[0] = '\0';
+	return -1;
+}
+
 static void put_json_str(FILE *f, const char *s)
 {
 	fputc('"', f);

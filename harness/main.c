@@ -66,8 +66,7 @@ struct outputs {
  * the parent's file. */
 static const char *volatile json_tmp_live;
 static volatile sig_atomic_t json_tmp_owner;
-static const int json_tmp_sigs[3] = {SIGINT, SIGTERM, SIGHUP};
-static struct sigaction json_tmp_old[3];
+static struct sigaction json_tmp_old[HB_N_STOP_SIGNALS];
 
 /* SIGINT, SIGTERM or SIGHUP while the temporary file exists: remove it, then die of the
  * signal as without a handler. (A kill -9 cannot be caught: it leaves the file.) */
@@ -87,7 +86,7 @@ static void guard_json_tmp(const char *tmp)
 	struct sigaction sa = {.sa_handler = remove_json_tmp};
 	sigemptyset(&sa.sa_mask);
 	for (int i = 0; i < 3; i++)
-		sigaddset(&sa.sa_mask, json_tmp_sigs[i]);
+		sigaddset(&sa.sa_mask, hb_stop_signals[i]);
 	if (tmp) {
 		json_tmp_owner = getpid();
 		json_tmp_live = tmp;
@@ -96,10 +95,10 @@ static void guard_json_tmp(const char *tmp)
 	}
 	for (int i = 0; i < 3; i++) {
 		if (!tmp)
-			sigaction(json_tmp_sigs[i], &json_tmp_old[i], NULL);
-		else if (sigaction(json_tmp_sigs[i], NULL, &json_tmp_old[i]) == 0 &&
+			sigaction(hb_stop_signals[i], &json_tmp_old[i], NULL);
+		else if (sigaction(hb_stop_signals[i], NULL, &json_tmp_old[i]) == 0 &&
 		         json_tmp_old[i].sa_handler != SIG_IGN)
-			sigaction(json_tmp_sigs[i], &sa, NULL);
+			sigaction(hb_stop_signals[i], &sa, NULL);
 	}
 	if (!tmp)
 		json_tmp_live = NULL;
@@ -156,8 +155,7 @@ static FILE *json_open(const char *path, struct outputs *o, char *err, size_t er
 		snprintf(err, err_len, "cannot write %s: %s", path, strerror(errno));
 		return NULL;
 	}
-	if ((size_t)snprintf(tmp, sizeof o->json_tmp, "%s.tmp-%ld", path, (long)getpid()) >=
-	    sizeof o->json_tmp) {
+	if (hb_json_tmp_path(tmp, sizeof o->json_tmp, path, (long)getpid()) != 0) {
 		snprintf(err, err_len, "%s: the name is too long", path);
 		tmp[0] = '\0';
 		return NULL;

@@ -40,13 +40,14 @@ static int add_case(struct planner *pl, const struct hb_container *k,
                     const struct scn_scenario *s, const union hb_axis_value *v)
 {
 	size_t e = (size_t)v[HB_AXIS_ELEM].u;
-	if (!hb_find_ops(k->name, e))
+	const struct dod_ops *ops = hb_find_ops(k->name, e);
+	if (!ops)
 		return 0; /* not built at this size class: hb_check_fits made sure it has one */
 	struct hb_case *x = new_case(pl);
 	if (!x)
 		return -1;
 	x->container = k;
-	x->ops = hb_find_ops(k->name, e);
+	x->ops = ops;
 	x->scn = s;
 	memcpy(x->axis, v, sizeof x->axis);
 	x->taken = hb_axes_taken(s, v);

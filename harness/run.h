@@ -57,6 +57,17 @@ int hb_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  * returned DOD_ENOMEM, or the child was killed by SIGKILL that dodbench did not send (the
  * kernel's OOM killer, as a rule). */
 enum hb_status { HB_OK, HB_FAILED, HB_CRASHED, HB_TIMEOUT, HB_OOM };
+/* The signals that stop a run, SIGINT, SIGTERM and SIGHUP (schedule.c): the parent's
+ * --out-json cleanup (main.c), the worker's reset (schedule.c) and the callgrind parent's
+ * pass-on (sim.c) handle these three; each leaves one the user ignores (nohup) ignored. */
+#define HB_N_STOP_SIGNALS 3
+extern const int hb_stop_signals[HB_N_STOP_SIGNALS];
+
+/* The --out-json temporary file of process pid: "PATH.tmp-PID" into buf[0 .. len), written
+ * by main.c's json_open, removed by the callgrind parent (sim.c) when its child died before
+ * renaming it. Returns 0, or -1 when the name does not fit (buf then holds ""). */
+int hb_json_tmp_path(char *buf, size_t len, const char *path, long pid);
+
 extern const char *const hb_status_names[]; /* "ok", "failed", "crashed", "timeout", "oom" */
 
 struct hb_case {

@@ -380,6 +380,8 @@ static void run_jobs(struct hb_run *r, const struct job *jobs, size_t n, bool *s
 
 /* The worker's exit status when its parent died before it could run (EX_OSERR): no one
  * is left to read it; it only makes a process listing or a core dump explicable. */
+const int hb_stop_signals[HB_N_STOP_SIGNALS] = {SIGINT, SIGTERM, SIGHUP};
+
 #define WORKER_ORPHANED_EXIT 71
 
 /* The child side: dies with the parent, opens its own counters, pre-faults its own heap,
@@ -394,11 +396,10 @@ static _Noreturn void worker(struct hb_run *r, const struct job *jobs, size_t n,
 		_exit(WORKER_ORPHANED_EXIT);
 	/* The parent's handlers (main.c's removes the --out-json temporary file) are not the
 	 * worker's business; a signal the user ignores (nohup) stays ignored. */
-	const int sigs[] = {SIGINT, SIGTERM, SIGHUP};
-	for (size_t i = 0; i < sizeof sigs / sizeof *sigs; i++) {
+	for (size_t i = 0; i < HB_N_STOP_SIGNALS; i++) {
 		struct sigaction sa;
-		if (sigaction(sigs[i], NULL, &sa) == 0 && sa.sa_handler != SIG_IGN)
-			signal(sigs[i], SIG_DFL);
+		if (sigaction(hb_stop_signals[i], NULL, &sa) == 0 && sa.sa_handler != SIG_IGN)
+			signal(hb_stop_signals[i], SIG_DFL);
 	}
 	r->worker = true;
 	hb_counters_fork_child();

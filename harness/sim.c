@@ -501,7 +501,6 @@ static int open_parent(char *path, size_t len, char *err, size_t err_len)
 /* The valgrind child while it runs: SIGINT, SIGTERM and SIGHUP sent to dodbench are
  * passed on to it; the parent then cleans up and dies of the same signal. */
 static volatile sig_atomic_t child_pid, caught;
-static const int pass_sigs[3] = {SIGINT, SIGTERM, SIGHUP};
 static void pass_on(int sig)
 {
 	caught = sig;
@@ -633,9 +632,11 @@ static pid_t spawn(struct sim_run *s)
 	sigset_t block, saved;
 	sigemptyset(&sa.sa_mask);
 	sigemptyset(&block);
-	for (int i = 0; i < 3; i++) {
-		sigaction(pass_sigs[i], &sa, &s->old[i]);
-		sigaddset(&block, pass_sigs[i]);
+	for (int i = 0; i < HB_N_STOP_SIGNALS; i++) { /* an ignored one (nohup) stays so */
+		if (sigaction(hb_stop_signals[i], NULL, &s->old[i]) == 0 &&
+		    s->old[i].sa_handler != SIG_IGN)
+			sigaction(hb_stop_signals[i], &sa, NULL);
+		sigaddset(&block, hb_stop_signals[i]);
 	}
 	/* Blocked from the fork until child_pid is set: a signal in between waits, and then
 	 * reaches the child through pass_on (else it would find no child to pass on to and
@@ -648,7 +649,7 @@ static pid_t spawn(struct sim_run *s)
 		if (getppid() != parent)
 			_exit(127);
 		for (int i = 0; i < 3; i++)
-			sigaction(pass_sigs[i], &s->old[i], NULL);
+			sigaction(hb_stop_signals[i], &s->old[i], NULL);
 		sigprocmask(SIG_SETMASK, &saved, NULL);
 		execvp("valgrind", s->argv);
 		_exit(127);
@@ -758,8 +759,7 @@ static void remove_child_json_tmp(const char *json_path, pid_t pid)
 {
 	char tmp[4200];
 	struct stat st;
-	if (!json_path || (size_t)snprintf(tmp, sizeof tmp, "%s.tmp-%ld", json_path, (long)pid) >=
-	                  sizeof tmp)
+	if (!json_path || hb_json_tmp_path(tmp, sizeof tmp, json_path, (long)pid) != 0)
 		return;
 	if (lstat(tmp, &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == geteuid())
 		unlink(tmp);
@@ -786,7 +786,7 @@ static int supervise(struct sim_run *s, FILE *out, const char *out_path, bool qu
 	if (waited == pid && pid > 0 && !(WIFEXITED(status) && WEXITSTATUS(status) == 0))
 		remove_child_json_tmp(json_path, pid);
 	for (int i = 0; i < 3; i++)
-		sigaction(pass_sigs[i], &s->old[i], NULL);
+		sigaction(hb_stop_signals[i], &s->old[i], NULL);
 	int rc = caught ? 1 : conclude(&m, s->log_path, quiet, waited, status);
 	close(m.dir_fd);
 	merge_free(&m);

@@ -273,8 +273,6 @@ static int bd_check(const void *c, char *why, size_t len)
 		if (!(e->gen & BULK_LIVE) || e->index != d)
 			return dod_check_fail(why, len, "ids[%zu] = %u, but slot %u is %s index %u", d, s, s,
 			                      e->gen & BULK_LIVE ? "live at" : "free, next", e->index);
-		if (check(b, bulk_weak(s, e->gen)) != DOD_OK)
-			return dod_check_fail(why, len, "the weak pointer of dense[%zu] is rejected", d);
 	}
 	return bulk_check_free_list(b, free_link, gen_of, b->n_slots, b->n_slots - 1 - b->n, why,
 	                            len);
