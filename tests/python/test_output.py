@@ -404,6 +404,30 @@ def test_a_signal_removes_the_callgrind_childs_json_temporary_file(tmp_path, sig
 
 
 @needs_valgrind
+def test_a_callgrind_run_under_nohup_ignores_sighup(tmp_path):
+    """A SIGHUP the user ignores (nohup) stays ignored under callgrind, as in a native run:
+    the parent does not pass it on to valgrind, and the run ends with every row."""
+    out = tmp_path / "h.csv"
+    proc = subprocess.Popen([BIN, "run", *CASE, "--reps", "1000", "--warmup", "0",
+                             "--counters", "callgrind", "--quiet", "--out", str(out)],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                            env=_sim_env(tmp_path),
+                            preexec_fn=lambda: signal.signal(signal.SIGHUP, signal.SIG_IGN))
+    try:
+        for _ in range(24000):  # until a row is there: valgrind runs by then
+            if _data_rows(out) >= 1 or proc.poll() is not None:
+                break
+            time.sleep(0.005)
+        proc.send_signal(signal.SIGHUP)
+        assert proc.wait(timeout=300) == 0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert len(rows_of(out)) == 1000
+
+
+@needs_valgrind
 def test_callgrind_with_a_failing_json_keeps_every_row(tmp_path):
     """Issue 13 D: --out-json on a full device under callgrind gave exit 1 and no row in
     --out; as without callgrind it is now exit 3 with every row kept."""
