@@ -1,7 +1,7 @@
 /* axes.h - the case axes of `dodbench run`, each defined once (axes.c): its option, parser
- * and checks, default, CSV column, case-name part, --resume matching and the scenarios
- * that take it. cli.c, plan.c, schedule.c, csv.c, resume.c, summary.c and sim.c's merge
- * read the table; none of them names an axis's values itself.
+ * and checks, default, CSV column, JSON field, case-name part, --resume matching and the scenarios
+ * that take it. cli.c, plan.c, schedule.c, csv.c, resume.c, summary.c, sim.c's merge
+ * and json.c read the table; none of them names an axis's values itself.
  *
  * Adding an axis is one `struct hb_axis`: an entry of axes.c's table (after the five of
  * schema 3), or HB_AXIS_REGISTER(var) in any file linked into the binary (the test axis

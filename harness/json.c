@@ -33,6 +33,31 @@ static void put_json_str(FILE *f, const char *s)
 	fputc('"', f);
 }
 
+/* Every axis of case c as a field named like its CSV column ("n": 100000, "order":
+ * "random", "axis_knob": 3): a number for counts, sizes and fractions, a string for words.
+ * As in the CSV, the schema-3 axes are always there and an appended axis the case does not
+ * take is left out. google-benchmark's readers ignore fields they do not know; ours find
+ * the case's axes without parsing its name. */
+static void put_axes(FILE *f, const struct hb_case *c)
+{
+	const struct hb_axis *const *all;
+	size_t n_axes = hb_axes(&all);
+	for (size_t i = 0; i < n_axes; i++) {
+		char value[64];
+		if (i >= HB_N_SCHEMA3_AXES && !(c->taken & (1u << i)))
+			continue;
+		hb_axis_format(all[i], c->axis[i], false, value, sizeof value);
+		fputs("      ", f);
+		put_json_str(f, all[i]->name);
+		fputs(": ", f);
+		if (all[i]->kind == HB_AXIS_WORD)
+			put_json_str(f, value);
+		else
+			fputs(value, f);
+		fputs(",\n", f);
+	}
+}
+
 static void entry(FILE *f, bool *first, const struct hb_case *c, size_t family,
                   const char *run_type, const char *aggregate, size_t rep, size_t reps,
                   double real_ns, double cpu_ns)
@@ -55,6 +80,7 @@ static void entry(FILE *f, bool *first, const struct hb_case *c, size_t family,
 		        aggregate, strcmp(aggregate, "cv") == 0 ? "percentage" : "time");
 	else
 		fprintf(f, "      \"repetition_index\": %zu,\n      \"threads\": 1,\n", rep);
+	put_axes(f, c);
 	fprintf(f, "      \"iterations\": 1,\n      \"real_time\": %.17g,\n"
 	           "      \"cpu_time\": %.17g,\n      \"time_unit\": \"ns\"",
 	        real_ns, cpu_ns);

@@ -5,11 +5,12 @@ build/dodbench-faults links tests/faults/faults.c, which defines one test-only a
 case-name part knob:K, taken by the scenario knob_probe only), and nothing else about it:
 no harness file and no report names it. These tests show that this one entry is enough:
 the axis is in --help and `list scenarios`, its values are checked like every axis's, it
-is a column of the CSV (empty for the scenarios that do not take it) and a part of the
-case names, --resume matches rows on it, and reports/report.py's generic section shows
+is a column of the CSV (empty for the scenarios that do not take it), a field of the JSON
+and a part of the case names, --resume matches rows on it, and reports/report.py's generic section shows
 it as a column. build/dodbench, without faults.c, has none of it.
 """
 import csv
+import json
 import os
 import subprocess
 from pathlib import Path
@@ -75,6 +76,21 @@ def test_it_is_a_csv_column_and_a_case_name_part(tmp_path):
     assert summary_names(p.stdout) == ["knob_probe/plain_array/n:1000/elem:8/knob:2",
                                        "knob_probe/plain_array/n:1000/elem:8/knob:3",
                                        "iterate/plain_array/n:1000/elem:8"]
+
+
+def test_it_is_a_field_of_the_json(tmp_path):
+    out = tmp_path / "r.json"
+    p = dod("run", *CASE, "--knob", "2,3", "--out-json", str(out))
+    assert p.returncode == 0, p.stderr
+    entries = json.loads(out.read_text())["benchmarks"]
+    knobs = {e["name"]: e.get("axis_knob") for e in entries if e["run_type"] == "aggregate"
+             and e["aggregate_name"] == "median"}
+    assert knobs == {"knob_probe/plain_array/n:1000/elem:8/knob:2_median": 2,
+                     "knob_probe/plain_array/n:1000/elem:8/knob:3_median": 3,
+                     "iterate/plain_array/n:1000/elem:8_median": None}  # not taken: absent
+    first = entries[0]
+    assert (first["n"], first["elem_bytes"], first["hole_ratio"]) == (1000, 8, 0)
+    assert isinstance(first["order"], str) and isinstance(first["hole_pattern"], str)
 
 
 def test_resume_matches_rows_on_it(tmp_path):
