@@ -387,14 +387,19 @@ void hb_axes_help(FILE *f)
 
 /* ---- cases and their names ---- */
 
+bool hb_axis_taken(const struct hb_axis *a, const struct scn_scenario *s,
+                   const union hb_axis_value *values)
+{
+	return (!a->takes || (s && a->takes(s))) && (!a->applies || a->applies(values));
+}
+
 unsigned hb_axes_taken(const struct scn_scenario *s, const union hb_axis_value *values)
 {
 	const struct hb_axis *const *all;
 	size_t n = hb_axes(&all);
 	unsigned taken = 0;
 	for (size_t i = 0; i < n; i++)
-		if ((!all[i]->takes || (s && all[i]->takes(s))) &&
-		    (!all[i]->applies || all[i]->applies(values)))
+		if (hb_axis_taken(all[i], s, values))
 			taken |= 1u << i;
 	return taken;
 }
@@ -405,15 +410,11 @@ void hb_case_name(char *buf, size_t len, const char *scenario, const char *conta
 	const struct hb_axis *const *all;
 	size_t n = hb_axes(&all);
 	int at = snprintf(buf, len, "%s/%s", scenario, container);
-	bool omitted = false; /* the part a keyless value would join */
+	/* A keyless value joins the part before it; that part is never omitted while the
+	 * value applies (the hole pattern applies only when the hole ratio is above 0). */
 	for (size_t i = 0; i < n && at >= 0 && (size_t)at < len; i++) {
 		const struct hb_axis *a = all[i];
-		if (!(taken & (1u << i)))
-			continue;
-		bool omit = a->name_omits_absent && values[i].u == a->absent.u;
-		if (a->key)
-			omitted = omit;
-		if (omit || (!a->key && omitted))
+		if (!(taken & (1u << i)) || (a->name_omits_absent && values[i].u == a->absent.u))
 			continue;
 		char value[64];
 		at += snprintf(buf + at, len - (size_t)at, "%s%s%s%s", a->key ? "/" : ":",

@@ -104,7 +104,9 @@ int hb_parse_decimal(const char *s, double *out);
 int hb_axis_parse(const struct hb_axis *a, const char *item, union hb_axis_value *v,
                   char *err, size_t err_len);
 /* Reads a CSV field of axis a (as hb_axis_format wrote it; words: any of them) into *v.
- * Returns 0 or -1 (not a value of the axis). */
+ * Checks the field's form only (digits, a decimal number, one of the words), not a count's
+ * range or a size's class: --resume compares what it reads with cases already checked.
+ * Returns 0, or -1 when the field has not the axis's form. */
 int hb_axis_read(const struct hb_axis *a, const char *field, union hb_axis_value *v);
 /* Writes value v of axis a as the CSV and the case name spell it ("%.6g" for a fraction
  * in the CSV, "%g" in a name: name_form). Returns buf. */
@@ -113,6 +115,11 @@ char *hb_axis_format(const struct hb_axis *a, union hb_axis_value v, bool name_f
 /* Prints --help's lines of every axis's option to f. */
 void hb_axes_help(FILE *f);
 
+/* Whether axis a applies to a case of scenario s with these values (the values of the
+ * axes before it are enough): the scenario takes it and its `applies` agrees. s NULL (an
+ * unknown scenario): whether every scenario takes it. */
+bool hb_axis_taken(const struct hb_axis *a, const struct scn_scenario *s,
+                   const union hb_axis_value *values);
 /* Bit i set when axis i applies to a case of scenario s with these values (the scenario
  * takes it and its `applies` agrees). s NULL (an unknown scenario): the axes every
  * scenario takes. */

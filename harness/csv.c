@@ -268,6 +268,12 @@ int hb_csv_put_row(FILE *f, const struct hb_row *r)
 	return commit(f, mark);
 }
 
+void hb_csv_say_stopped(const char *path, int err)
+{
+	fprintf(stderr, "dodbench: writing %s: %s; the sweep stopped (every row before this one "
+	        "is whole)\n", path, strerror(err));
+}
+
 int hb_csv_put_line(FILE *f, const char *line)
 {
 	long long mark = hb_out_mark(f);

@@ -152,6 +152,9 @@ void hb_csv_row(FILE *f, const struct hb_row *r);
 int hb_csv_put_row(FILE *f, const struct hb_row *r);
 /* The same for a row already formatted (one line with its newline; sim.c's merge). */
 int hb_csv_put_line(FILE *f, const char *line);
+/* Tells stderr that writing path failed with errno err and the sweep stopped there (the
+ * message of exit status 3, HB_EXIT_OUTPUT, in the run and in callgrind's merge). */
+void hb_csv_say_stopped(const char *path, int err);
 /* Whole lines only, for any output stream f (--out, --samples-out): hb_out_mark flushes
  * f, clears errno and returns where the next line will begin (the size of a regular
  * file; -1 for a pipe or a device); after formatting lines into f (stdio may write some

@@ -372,8 +372,7 @@ static int run_cases(const struct hb_config *c, struct hb_env *env, struct outpu
 	if (rc == 0)
 		rc = hb_execute(&r, prefault_heap);
 	if (rc == HB_EXIT_OUTPUT)
-		fprintf(stderr, "dodbench: writing %s: %s; the sweep stopped (every row before "
-		        "this one is whole)\n", r.out_failed, strerror(r.out_errno));
+		hb_csv_say_stopped(r.samples_failed ? c->samples_out : c->out, r.out_errno);
 	if (rc) {
 		outputs_discard(o, c, rc == 2);
 		hb_plan_free(r.cases, r.n_cases);

@@ -80,7 +80,7 @@ static int add_product(struct planner *pl, const struct hb_container *k,
 		return add_case(pl, k, s, v);
 	size_t id = pl->order[level];
 	const struct hb_axis *a = pl->axes[id];
-	if ((a->takes && !a->takes(s)) || (a->applies && !a->applies(v))) {
+	if (!hb_axis_taken(a, s, v)) {
 		v[id] = a->absent;
 		return add_product(pl, k, s, level + 1, v);
 	}

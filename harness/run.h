@@ -118,7 +118,7 @@ struct hb_run {
 	bool any_samples;
 	int out_errno;             /* a failed write of a --out row or of --samples-out
 	                              samples: the sweep stops */
-	const char *out_failed;    /* then the path of that file (c->out or c->samples_out) */
+	bool samples_failed;       /* out_errno is --samples-out's, not --out's */
 	bool worker;               /* this process is a child running cases for the parent */
 	size_t resumed;            /* --resume: repetitions found in --out, not run again */
 };

@@ -114,7 +114,7 @@ static void put_samples(struct hb_run *r, const struct hb_case *k, long long rep
 	int e = hb_out_commit(r->samples, mark); /* a crash later loses none of them */
 	if (e) {
 		r->out_errno = e;
-		r->out_failed = r->c->samples_out;
+		r->samples_failed = true;
 	}
 }
 
@@ -155,7 +155,7 @@ struct done {
 	uint64_t elapsed_ns, cpu_ns, ops;
 	double hole_ratio;
 	int out_errno;          /* the row or the samples could not be written: the sweep stops */
-	unsigned char samples_failed; /* out_errno is --samples-out's, not --out's */
+	bool samples_failed;    /* as in struct hb_run */
 	unsigned char ran;      /* the scenario returned SCN_RAN */
 	unsigned char verified;
 	unsigned char oom;      /* a container call returned DOD_ENOMEM */
@@ -181,8 +181,7 @@ static void put_row(struct hb_run *r, struct hb_row *row)
 {
 	if (r->csv && !r->out_errno) {
 		hb_utc_now(row->timestamp, sizeof row->timestamp);
-		if ((r->out_errno = hb_csv_put_row(r->csv, row)) != 0)
-			r->out_failed = r->c->out;
+		r->out_errno = hb_csv_put_row(r->csv, row);
 	}
 }
 
@@ -222,7 +221,7 @@ static struct done run_rep(struct hb_run *r, const struct job *j)
 	d.hole_ratio = res.hole_ratio;
 	d.any_samples = r->any_samples;
 	d.out_errno = r->out_errno;
-	d.samples_failed = r->out_errno && r->out_failed == r->c->samples_out;
+	d.samples_failed = r->samples_failed;
 	hb_region_release(&reg);
 	return d;
 }
@@ -268,7 +267,7 @@ static void apply(struct hb_run *r, const struct job *j, const struct done *d, b
 	r->any_samples |= d->any_samples;
 	if (d->out_errno) {
 		r->out_errno = d->out_errno;
-		r->out_failed = d->samples_failed ? r->c->samples_out : r->c->out;
+		r->samples_failed = d->samples_failed;
 	}
 	if (j->rep < 0 || !d->ran)
 		return;

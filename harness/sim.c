@@ -727,8 +727,7 @@ static int conclude(struct merge *m, const char *log_path, bool quiet, pid_t wai
 	int sig = waited > 0 && WIFSIGNALED(status) ? WTERMSIG(status) : 0;
 	int rc = code;
 	if (m->out_errno) {
-		fprintf(stderr, "dodbench: writing %s: %s; the sweep stopped (every row before "
-		        "this one is whole)\n", m->out_path, strerror(m->out_errno));
+		hb_csv_say_stopped(m->out_path, m->out_errno);
 		rc = HB_EXIT_OUTPUT;
 	} else if (code == HB_EXIT_OUTPUT) {
 		rc = HB_EXIT_OUTPUT;
