@@ -71,6 +71,7 @@ static const char help_more[] =
 	"                       a new one per invocation (UTC time-host-pid). make bench passes\n"
 	"                       one id to all its invocations so reports treat them as one run\n"
 	"  --quiet              print only the summary: no notices, warnings or progress\n"
+	"  --progress           progress lines even with --quiet (make bench's sweeps)\n"
 	"\n"
 	"environment: DODBENCH_PROGRESS_AFTER=S prints progress lines from S seconds on\n"
 	"(default " HB_STR(HB_PROGRESS_AFTER_S) "); lines come every " HB_STR(HB_PROGRESS_LOG_S)
@@ -441,6 +442,7 @@ static const struct option run_opts[] = {
 	{"reps", required_argument, 0, 'r'},      {"warmup", required_argument, 0, 'w'},
 	{"seed", required_argument, 0, 'S'},      {"out", required_argument, 0, 'O'},
 	{"counters", required_argument, 0, 'C'},  {"quiet", no_argument, 0, 'q'},
+	{"progress", no_argument, 0, 'G'},
 	{"help", no_argument, 0, 'h'},            {"run-id", required_argument, 0, 'I'},
 	{"baseline", required_argument, 0, 'B'},  {"interleave", no_argument, 0, 'L'},
 	{"prefault", no_argument, 0, 'P'},        {"resume", no_argument, 0, 'R'},
@@ -495,6 +497,7 @@ static int parse_flag(struct hb_config *c, int opt)
 {
 	switch (opt) {
 	case 'q': c->quiet = 1; return 0;
+	case 'G': c->progress = 1; return 0;
 	case 'L': c->interleave = 1; return 0;
 	case 'P': c->prefault = 1; return 0;
 	case 'R': c->resume = 1; return 0;

@@ -35,6 +35,7 @@ struct hb_config {
 	const char *sim_resume_from; /* callgrind child with --resume: the user's --out file */
 	enum hb_counter_mode counters;
 	int quiet, interleave, prefault, sim_child, resume;
+	int progress;               /* --progress: progress lines even with --quiet */
 	int no_fork;                /* --no-fork: cases run in this process */
 	int help;                   /* --help: the options after it are not read */
 	double timeout_s;           /* --timeout: seconds a case may run in all; 0: none */
@@ -135,10 +136,14 @@ int hb_resume_load(struct hb_run *r, const char *path, char *run_id, size_t run_
  * reason in err. */
 int hb_resume_check(const char *path, char *err, size_t err_len);
 
-/* Progress lines (schedule.c, on stderr, never with --quiet): none before
+/* Progress lines (schedule.c, on stderr; with --quiet only if --progress): none before
  * c->progress_after_s (HB_PROGRESS_AFTER_S, or DODBENCH_PROGRESS_AFTER), then one updating
  * line every HB_PROGRESS_TTY_S seconds on a terminal, else a plain line every
  * HB_PROGRESS_LOG_S seconds (a log file gets no flood). */
+static inline bool hb_shows_progress(const struct hb_config *c)
+{
+	return !c->quiet || c->progress;
+}
 #define HB_PROGRESS_AFTER_S 2
 #define HB_PROGRESS_TTY_S 0.2
 #define HB_PROGRESS_LOG_S 10

@@ -58,7 +58,7 @@ static double progress_interval_s(const struct hb_run *r)
 static void progress(struct hb_run *r, const char *name)
 {
 	r->step++;
-	if (r->c->quiet || r->worker)
+	if (!hb_shows_progress(r->c) || r->worker)
 		return;
 	double t = now_s(), elapsed = t - r->t_start;
 	if (elapsed < r->c->progress_after_s ||
@@ -232,7 +232,7 @@ static void say_failed(const struct hb_run *r, const struct hb_case *k, const ch
 {
 	if (r->worker)
 		return;
-	if (r->tty && !r->c->quiet && r->t_last_progress > 0)
+	if (r->tty && r->t_last_progress > 0)
 		fputs("\r\033[K", stderr);
 	printf("%-60s %s (%s %lld): %s\n", k->name, what, rep < 0 ? "warm-up" : "rep",
 	       rep < 0 ? -rep - 1 : rep, why);
@@ -465,7 +465,7 @@ static int supervise(struct hb_run *r, const struct job *jobs, size_t n, bool *s
                      pid_t pid, int fd, struct shared *sh)
 {
 	const double timeout = r->c->timeout_s;
-	const bool show = !r->c->quiet;
+	const bool show = hb_shows_progress(r->c);
 	size_t seen = 0, next = next_job(r, jobs, n, 0);
 	double t_in_flight = 0;
 	bool killed = false;
@@ -613,7 +613,7 @@ int hb_execute(struct hb_run *r, void (*prefault)(const struct hb_config *))
 	free(slots);
 	free(slot_done);
 	free(jobs);
-	if (r->tty && !c->quiet && r->t_last_progress > 0)
+	if (r->tty && r->t_last_progress > 0)
 		fputs("\r\033[K", stderr);
 	return r->out_errno ? HB_EXIT_OUTPUT : rc;
 }

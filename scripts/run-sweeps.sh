@@ -8,12 +8,16 @@
 # so every line of one file lands in one CSV under one run id, and a line may override the
 # seed. A failing line is reported and the others still run; the exit status is that of
 # the last failing line (1 a case failed, 2 a bad line), else 0.
+#
+# The terminal gets one line per sweep and dodbench's progress (--progress, even for the
+# --quiet lines); the per-case summaries (stdout: thousands of lines for make bench) go to
+# the log OUT.log (OUT.csv's name with .log), with each sweep's header line before them.
 set -uo pipefail
 if [[ $# -ne 4 ]]; then
 	echo "usage: run-sweeps.sh SWEEP_FILE DODBENCH RUN_ID OUT.csv" >&2
 	exit 2
 fi
-file=$1 bin=$2 run_id=$3 out=$4
+file=$1 bin=$2 run_id=$3 out=$4 log=${4%.csv}.log
 [[ -r $file ]] || { echo "run-sweeps.sh: cannot read $file" >&2; exit 2; }
 [[ -x $bin ]] || { echo "run-sweeps.sh: $bin is not built (make build)" >&2; exit 2; }
 
@@ -25,18 +29,25 @@ done <"$file"
 [[ ${#lines[@]} -gt 0 ]] || { echo "run-sweeps.sh: $file has no sweep lines" >&2; exit 2; }
 
 status=0 start=$SECONDS
+: >>"$log" || { echo "run-sweeps.sh: cannot write $log" >&2; exit 2; }
 for i in "${!lines[@]}"; do
 	read -r -a args <<<"${lines[$i]}"
-	echo "== sweep $((i + 1))/${#lines[@]} ($file): ${lines[$i]}" >&2
+	head="== sweep $((i + 1))/${#lines[@]} ($file): ${lines[$i]}"
+	echo "$head" >&2
+	echo "$head" >>"$log"
 	set -f # no pathname expansion of globs in the arguments
+	t0=$SECONDS
 	"$bin" run --seed 1 --timeout "${SWEEP_TIMEOUT:-600}" --run-id "$run_id" --out "$out" \
-		"${args[@]}"
+		--progress "${args[@]}" >>"$log"
 	rc=$?
 	set +f
 	if [[ $rc -ne 0 ]]; then
-		echo "run-sweeps.sh: sweep $((i + 1)) of $file exited $rc" >&2
+		echo "run-sweeps.sh: sweep $((i + 1)) of $file exited $rc (its cases: $log)" >&2
 		status=$rc
+	else
+		echo "   done in $((SECONDS - t0)) s" >&2
 	fi
 done
-echo "== $file: ${#lines[@]} sweeps in $((SECONDS - start)) s -> $out (run $run_id)" >&2
+echo "== $file: ${#lines[@]} sweeps in $((SECONDS - start)) s -> $out (run $run_id); per-case" \
+	"summaries in $log" >&2
 exit $status

@@ -425,6 +425,36 @@ def test_sweep_file_runs_every_line_under_one_run_id(tmp_path):
     assert {r["run_id"] for r in read_rows(out)} == {"sweep-1", "sweep-2"}
 
 
+def test_sweep_file_keeps_per_case_lines_in_a_log_and_shows_progress(tmp_path):
+    """make bench's terminal gets a line per sweep and progress; the summaries go to a log."""
+    sweep, out = tmp_path / "s.txt", tmp_path / "s.csv"
+    sweep.write_text("--container handle_map,plain_array --scenario iterate --n 10 --reps 2 "
+                     "--warmup 0 --quiet\n")
+    p = subprocess.run(["bash", str(ROOT / "scripts" / "run-sweeps.sh"), str(sweep), BIN,
+                        "sweep-log", str(out)], capture_output=True, text=True, timeout=120,
+                       env={**os.environ, "DODBENCH_PROGRESS_AFTER": "0"})
+    assert p.returncode == 0, p.stderr
+    assert p.stdout == ""
+    assert "[1/" in p.stderr and "eta" in p.stderr  # --progress beats the line's --quiet
+    assert not any(line.startswith("iterate/") for line in p.stderr.splitlines())  # no summary
+    assert f"per-case summaries in {tmp_path / 's.log'}" in p.stderr
+    log = (tmp_path / "s.log").read_text().splitlines()
+    assert log[0].startswith("== sweep 1/1 ")
+    assert sum(l.startswith(("iterate/handle_map/n:10/elem:8 ", "iterate/plain_array/n:10/elem:8 "))
+               for l in log) == 2
+
+
+@pytest.mark.parametrize("quiet, progress, shown", [([], [], True), (["--quiet"], [], False),
+                                                    (["--quiet"], ["--progress"], True)])
+def test_progress_lines_follow_quiet_and_progress(quiet, progress, shown):
+    p = subprocess.run([BIN, "run", "--container", "plain_array", "--scenario", "iterate",
+                        "--n", "10", "--reps", "3", "--warmup", "0", *quiet, *progress],
+                       capture_output=True, text=True, timeout=120,
+                       env={**os.environ, "DODBENCH_PROGRESS_AFTER": "0"})
+    assert p.returncode == 0, p.stderr
+    assert ("eta " in p.stderr) == shown, p.stderr
+
+
 def test_make_bench_sweeps_select_every_container_and_scenario():
     """The first sweep of make bench selects `all` of both, so new ones are measured."""
     lines = [l.split("#")[0].split() for l in
