@@ -4,15 +4,20 @@
 CC        ?= cc
 CXX       ?= c++
 PYTHON    := /usr/bin/python3
-# Loops aligned to 64 B: where a hot loop lands relative to cache lines must not decide a
-# comparison (without it, adding the bulk variants moved plain_array's iterate loop and
-# the calibration went from 1.00x to 1.06-1.13x of the same loop written inline).
-OPT       ?= -O2 -march=native -falign-loops=64
+# -O3: every container and hand-written loop is vectorized where the compiler can (at -O2
+# gcc 12 left plain_array's sum scalar but vectorized holes_bitmask's fixed 64-trip loop,
+# so comparisons measured the compiler: build/rel/vectorization.tsv says which loops are
+# vector loops). Loops aligned to 64 B: where a hot loop lands relative to cache lines
+# must not decide a comparison (without it, adding the bulk variants moved plain_array's
+# iterate loop and the calibration went from 1.00x to 1.06-1.13x of the same loop
+# written inline).
+OPT       ?= -O3 -march=native -falign-loops=64
 WARN      := -Wall -Wextra -Wpedantic -Wshadow
 CFLAGS_R  := -std=c11 $(OPT) -g $(WARN)
 CXXFLAGS_R:= -std=c++20 $(OPT) -g -Wall -Wextra
-# Flags of build/dodbench-sim, the binary --counters callgrind runs under valgrind.
-OPT_SIM   ?= -O2 -march=native -mno-avx512f -falign-loops=64
+# Flags of build/dodbench-sim, the binary --counters callgrind runs under valgrind: OPT's
+# -O level and alignment, without AVX-512 (valgrind 3.19 cannot decode it).
+OPT_SIM   ?= -O3 -march=native -mno-avx512f -falign-loops=64
 SAN       := -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 # The size classes (payload bytes): the one list. The variant table's sizes column names
 # some of them; the registry, --help and --elem-bytes take them from here (build/gen/sizes.h).

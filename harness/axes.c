@@ -294,7 +294,7 @@ int hb_axis_read(const struct hb_axis *a, const char *field, union hb_axis_value
 		return *field && !*end ? 0 : -1;
 	}
 	if (a->kind != HB_AXIS_WORD) {
-		unsigned long long x;
+		unsigned long long x = 0; /* -O3 sees v->u = x on failure too */
 		int rc = hb_parse_u64(field, &x);
 		v->u = x;
 		return rc;
