@@ -71,7 +71,7 @@ CC_IS_GCC := $(shell $(CC) --version 2>/dev/null | grep -q 'Free Software Founda
 VECT_rel   = $(if $(CC_IS_GCC),-fdump-tree-vect-optimized-missed=$@.vect)
 VEC_TABLE := $(B)/rel/vectorization.tsv
 # Scenarios whose run() times a loop of their own over plain_array's 8-byte keys.
-VEC_HAND_LOOPS := iterate_inline
+VEC_HAND_LOOPS := iterate_inline stream_read
 
 V ?= 0
 Q := $(if $(filter 1,$(V)),,@)
@@ -151,7 +151,7 @@ test-san: $(TESTS_SAN)
 
 # The CLI and output tests run a second time against the ASan+UBSan build of dodbench.
 SAN_CLI_TESTS := tests/python/test_cli.py tests/python/test_output.py tests/python/test_output2.py \
-                 tests/python/test_particles.py
+                 tests/python/test_particles.py tests/python/test_stream_read.py
 test-py: build $(B)/dodbench-san $(B)/dodbench-faults
 	$(PYTHON) -m pytest -q tests/python
 	DODBENCH=$(B)/dodbench-san $(PYTHON) -m pytest -q $(SAN_CLI_TESTS)
