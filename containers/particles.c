@@ -33,16 +33,16 @@
  * dod_particle_pos0 / dod_particle_vel (dod_common.h) say, t = 0, so kernel results are
  * exact and the scenarios check them with ==.
  *
- * Vectorization (gcc 12, -O2 -march=native, checked with objdump -d on this file's
- * objects): -O2's "very cheap" cost model vectorizes only loops whose trip count is a
- * known multiple of the vector width, so every kernel loop is a fixed GROUP-slot (16)
- * inner loop over a run (store_run) of a multiple of GROUP slots. On this project's AVX2/AVX-512 build
- * machine, soa, aosoa16 and the SoA middle of aos_block_soa compile tick to two 8-wide
- * vaddps (ymm) per 16 slots and simulate to 3 vmulps + 3 vaddps per 8 slots; aosoa8 to
- * one vaddps per group. aos stays scalar (vaddss at a 40-byte stride; simulate pairs x
- * and y in one 2-lane vmulps/vaddps, z scalar), as the article's AoS. The soa field
- * arrays are `restrict`, so no run-time alias check. tests/python checks that the
- * packed instructions are there (objdump).
+ * Vectorization (gcc 12, -O3 -march=native; build/rel/vectorization.tsv says, from gcc's
+ * report, which kernel loops are vector loops): every kernel loop is a fixed GROUP-slot
+ * (16) inner loop over a run (store_run) of a multiple of GROUP slots, a shape gcc
+ * vectorizes even under -O2's "very cheap" cost model. soa, aosoa8, aosoa16 and the SoA
+ * middle of aos_block_soa compile tick and simulate to packed vaddps / vmulps. aos is
+ * what a compiler makes of AoS: at -O3 tick gathers t lane by lane (vinsertps), adds 16
+ * lanes at once and scatters them back (vextractps), and simulate pairs x and y in
+ * 2-lane vmulps / vaddps with z scalar (at -O2 both stayed scalar). The soa field arrays
+ * are `restrict`, so no run-time alias check. tests/python checks that the packed
+ * instructions are there, and in aos exactly when the table says so (objdump).
  *
  * Allocation: the strategy the variant table's alloc column names (containers/alloc/
  * store.h: DOD_ALLOC_<alloc> picks it), one store per array (aos and aosoa one for the
@@ -407,9 +407,9 @@ static inline size_t kernel_run(const PS *s, int f0, int nf, size_t i, size_t n)
 }
 
 #if L_AOS && !L_BLOCK
-/* Plain loops over a run: with fixed 16-slot inner loops gcc "vectorizes" AoS by
- * gathering t with vinsertps and scattering it with vextractps, which is not the
- * article's AoS; an unknown trip count keeps it the scalar loop it describes. */
+/* Plain loops over a run with an unknown trip count, the article's AoS loop. At -O3 gcc
+ * vectorizes them all the same, gathering and scattering lane by lane (the opening
+ * comment): the compiler's best on AoS, beside its best on the other layouts. */
 static inline void tick_run(PS *s, size_t i, size_t m, float dt)
 {
 	PARTICLE *p = (PARTICLE *)store_at(&s->ps[0], i, P_EB);

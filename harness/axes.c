@@ -83,14 +83,48 @@ static const char *ratio_skip(const struct hb_case *k)
 	return NULL;
 }
 
+/* The cache words of --n: n 8-byte elements filling a share of a cache level, whose size
+ * is read from sysfs when the options are parsed (hb_cache_bytes), never assumed. Half a
+ * level fits in it beside the stack and the harness's own data; four times the last
+ * level streams from DRAM (also under a replacement policy that keeps part of a set). */
+static const struct {
+	const char *word;
+	int level;              /* 0: the last level */
+	unsigned num, den;      /* the share of the level's bytes */
+} cache_words[] = {
+	{"l1", 1, 1, 2}, {"l2", 2, 1, 2}, {"llc", 0, 1, 2}, {"dram", 0, 4, 1},
+};
+#define CACHE_WORD_BYTES 8
+
+static int n_cache_word(const struct hb_axis *a, const char *item, union hb_axis_value *v,
+                        char *err, size_t err_len)
+{
+	for (size_t i = 0; i < sizeof cache_words / sizeof cache_words[0]; i++) {
+		if (strcmp(item, cache_words[i].word) != 0)
+			continue;
+		uint64_t bytes = hb_cache_bytes(cache_words[i].level, NULL);
+		if (!bytes)
+			return fail(err, err_len, "--%s: %s: this machine's sysfs lists no %s cache "
+			            "(/sys/devices/system/cpu/cpu0/cache): give n as a number", a->option,
+			            item, cache_words[i].level ? item : "last-level");
+		v->u = bytes / cache_words[i].den * cache_words[i].num / CACHE_WORD_BYTES;
+		return 0;
+	}
+	return 1;
+}
+
 static const char *const order_words[] = {"seq", "random"}; /* enum scn_order */
 
 static const struct hb_axis table[] = {
 	[HB_AXIS_N] = {
 		.name = "n", .option = "n", .metavar = "N", .def = "100000", .key = "n",
-		.help = "elements per container, distinct integers >= 1",
+		.help = "elements per container, distinct integers >= 1, or cache words: l1, l2, "
+		"llc: the n 8-byte elements that fill half of the L1 data, L2 or last-level cache, "
+		"dram: four times the last-level cache (sizes read from sysfs; two words of one "
+		"size run once)",
 		.kind = HB_AXIS_COUNT, .min = 1, .max = SIZE_MAX / 1024,
 		.too_large = "too large to allocate", .bind = bind_n,
+		.parse_word = n_cache_word, .word_help = "l1, l2, llc, dram",
 	},
 	[HB_AXIS_ELEM] = {
 		.name = "elem_bytes", .option = "elem-bytes", .metavar = "E", .def = "8",
@@ -235,8 +269,15 @@ static int parse_count(const struct hb_axis *a, const char *item, union hb_axis_
                        char *err, size_t err_len)
 {
 	unsigned long long x;
-	if (hb_parse_u64(item, &x))
-		return fail(err, err_len, "--%s: '%s' is not a positive integer", a->option, item);
+	int word = hb_parse_u64(item, &x) && a->parse_word ? a->parse_word(a, item, v, err, err_len)
+	                                                  : 1;
+	if (word < 0)
+		return -1;
+	if (word == 0)
+		x = v->u;
+	else if (hb_parse_u64(item, &x))
+		return fail(err, err_len, "--%s: '%s' is not a positive integer%s%s", a->option, item,
+		            a->word_help ? " or " : "", a->word_help ? a->word_help : "");
 	if (x < a->min)
 		return fail(err, err_len, "--%s: must be at least %llu, got %s", a->option, a->min,
 		            item);
@@ -294,7 +335,7 @@ int hb_axis_read(const struct hb_axis *a, const char *field, union hb_axis_value
 		return *field && !*end ? 0 : -1;
 	}
 	if (a->kind != HB_AXIS_WORD) {
-		unsigned long long x;
+		unsigned long long x = 0; /* -O3 sees v->u = x on failure too */
 		int rc = hb_parse_u64(field, &x);
 		v->u = x;
 		return rc;

@@ -54,6 +54,11 @@ struct hb_axis {
 	enum hb_axis_kind kind;
 	unsigned long long min, max; /* HB_AXIS_COUNT: the range */
 	const char *too_large;   /* HB_AXIS_COUNT: why a value above max is refused */
+	/* HB_AXIS_COUNT: reads an item that is not a number (the cache words of --n) into *v.
+	 * Returns 0, -1 with the usage error in err, or 1: not one of its words. NULL: none. */
+	int (*parse_word)(const struct hb_axis *a, const char *item, union hb_axis_value *v,
+	                  char *err, size_t err_len);
+	const char *word_help;   /* HB_AXIS_COUNT with parse_word: its words, for messages */
 	const char *const *words;    /* HB_AXIS_WORD: every value's word */
 	unsigned n_words, first_word; /* words[0 .. first_word) are written, never asked for */
 	/* iterated right after the container (elem_bytes: the size class picks which compiled

@@ -332,6 +332,13 @@ static int parse_scenarios(struct hb_config *c, char *arg)
 	return rc;
 }
 
+/* Whether an item of a count axis is a word (a cache word of --n), not a number. */
+static bool is_word(const char *item)
+{
+	unsigned long long x;
+	return hb_parse_u64(item, &x) != 0;
+}
+
 /* Parses the comma list arg of axis `id` into c->axis[id]: every item a value of the
  * axis, none listed twice (it would run its cases twice). Returns 0 or 2. */
 static int parse_axis(struct hb_config *c, size_t id, char *arg)
@@ -352,17 +359,32 @@ static int parse_axis(struct hb_config *c, size_t id, char *arg)
 		return hb_usage_error("%s: out of memory", opt);
 	}
 	int rc = 0;
+	const char **kept = calloc(n, sizeof *kept); /* the item each kept value came from */
+	if (!kept)
+		rc = hb_usage_error("%s: out of memory", opt);
 	for (size_t i = 0; i < n && !rc; i++) {
 		union hb_axis_value v;
 		char err[300];
 		if (hb_axis_parse(a, items[i], &v, err, sizeof err))
 			rc = hb_usage_error("%s", err);
-		for (size_t j = 0; j < vals->n && !rc; j++)
-			if (vals->v[j].u == v.u)
-				rc = hb_usage_error("%s: %s listed twice", opt, items[i]);
-		if (!rc)
+		size_t j = 0;
+		while (!rc && j < vals->n && vals->v[j].u != v.u)
+			j++;
+		/* Two cache words of one size on this machine (l2 and llc without an L3) run
+		 * once; an item written twice, or a number equal to another, is a mistake. */
+		bool dup = !rc && j < vals->n;
+		int words = dup && a->parse_word ? is_word(kept[j]) + is_word(items[i]) : 0;
+		if (dup && (words == 0 || strcmp(kept[j], items[i]) == 0))
+			rc = hb_usage_error("%s: %s listed twice", opt, items[i]);
+		else if (dup && words == 1)
+			rc = hb_usage_error("%s: %s and %s are one value here (%llu): listed twice", opt,
+			                    kept[j], items[i], (unsigned long long)v.u);
+		if (!rc && !dup) {
+			kept[vals->n] = items[i];
 			vals->v[vals->n++] = v;
+		}
 	}
+	free(kept);
 	free(items);
 	return rc;
 }

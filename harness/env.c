@@ -64,6 +64,52 @@ int hb_pin(int cpu)
 	return sched_setaffinity(0, sizeof set, &set);
 }
 
+/* "32K", "1024K", "8M" or a byte count (sysfs's cache size) in bytes; 0 if malformed. */
+static uint64_t parse_cache_size(const char *s)
+{
+	char *end;
+	unsigned long long x = strtoull(s, &end, 10);
+	if (end == s)
+		return 0;
+	switch (*end) {
+	case 'K': return *++end ? 0 : x << 10;
+	case 'M': return *++end ? 0 : x << 20;
+	case 'G': return *++end ? 0 : x << 30;
+	case '\0': return x;
+	default: return 0;
+	}
+}
+
+uint64_t hb_cache_bytes(int level, int *level_out)
+{
+	const char *dir = getenv("DODBENCH_CACHE_DIR");
+	if (!dir || !*dir)
+		dir = "/sys/devices/system/cpu/cpu0/cache";
+	uint64_t best = 0;
+	int best_level = 0;
+	/* index0, index1, ...: the kernel numbers them without gaps. */
+	for (int i = 0; i < 64; i++) {
+		char path[4200], lv[16], type[32], size[32];
+		snprintf(path, sizeof path, "%s/index%d/level", dir, i);
+		if (!read_line(path, lv, sizeof lv))
+			break;
+		snprintf(path, sizeof path, "%s/index%d/type", dir, i);
+		bool typed = read_line(path, type, sizeof type);
+		snprintf(path, sizeof path, "%s/index%d/size", dir, i);
+		if (!typed || strcmp(type, "Instruction") == 0 || !read_line(path, size, sizeof size))
+			continue;
+		int l = atoi(lv);
+		uint64_t bytes = parse_cache_size(size);
+		if (bytes && (level ? l == level : l > best_level)) {
+			best = bytes;
+			best_level = l;
+		}
+	}
+	if (level_out)
+		*level_out = best_level;
+	return best;
+}
+
 static void cpu_model(char *out, size_t len, bool *hypervisor)
 {
 	snprintf(out, len, "unknown");

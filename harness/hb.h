@@ -94,6 +94,13 @@ void hb_env_capture(struct hb_env *e);
 void hb_env_warn(const struct hb_env *e, FILE *f);
 /* Pins the process to cpu with sched_setaffinity. Returns 0, or -1 with errno. */
 int hb_pin(int cpu);
+/* The size in bytes of cpu0's level-`level` data or unified cache (1: the L1 data cache,
+ * not the instruction cache), level 0 for the last level (the highest one listed), read
+ * at run time from /sys/devices/system/cpu/cpu0/cache/indexK/{level,type,size}
+ * ($DODBENCH_CACHE_DIR instead of that directory, for tests). Stores the level found in
+ * *level_out when not NULL. Returns the size, or 0 when sysfs does not list that level
+ * (no guess is made). */
+uint64_t hb_cache_bytes(int level, int *level_out);
 /* Writes the current UTC time as 2026-11-21T23:59:01Z (needs 21 bytes). */
 void hb_utc_now(char *buf, size_t len);
 

@@ -33,17 +33,10 @@ static int run(const struct dod_ops *ops, const struct scn_params *p, struct hb_
 	return SCN_RAN;
 }
 
-static const char *cannot_run(const struct dod_ops *ops)
-{
-	return ops->key_array && ops->elem_bytes == 8
-	               ? NULL
-	               : "calibration loop: needs key_array (plain_array at 8-byte elements)";
-}
-
 static const struct scn_scenario iterate_inline = {
 	.name = "iterate_inline",
 	.help = "calibration: hand-written sum loop over plain_array's items that iterate must match",
-	.cannot_run = cannot_run,
+	.cannot_run = scn_needs_key_array,
 	.run = run,
 };
 SCN_REGISTER(iterate_inline)

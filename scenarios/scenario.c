@@ -122,6 +122,13 @@ const char *scn_needs_handles(const struct dod_ops *ops)
 	               : "no handles: the container offers push and iterate only";
 }
 
+const char *scn_needs_key_array(const struct dod_ops *ops)
+{
+	return ops->key_array && ops->elem_bytes == 8
+	               ? NULL
+	               : "hand-written loop: needs key_array (plain_array at 8-byte elements)";
+}
+
 int scn_handles_array(const struct dod_ops *ops, size_t n, uint64_t **out,
                       struct scn_result *res)
 {

@@ -154,5 +154,19 @@ int scn_fail(struct scn_result *res, const char *fmt, ...)
 int scn_error(struct scn_result *res, const char *what, int err);
 /* Skip reasons for the common capability gaps. */
 const char *scn_needs_handles(const struct dod_ops *ops);
+/* The bandwidth probe (stream_read.c) reads its n 8-byte words this many times: enough
+ * passes to read at least SCN_STREAM_MIN_BYTES (~1 ms at L1 speed, far above the clock's
+ * resolution), at least one. */
+#define SCN_STREAM_MIN_BYTES ((size_t)64 << 20)
+static inline size_t scn_stream_passes(size_t n)
+{
+	size_t bytes = n * sizeof(uint64_t);
+	if (!bytes || bytes >= SCN_STREAM_MIN_BYTES)
+		return 1;
+	return (SCN_STREAM_MIN_BYTES + bytes - 1) / bytes;
+}
+/* NULL when ops has key_array at 8-byte elements (plain_array), the uint64_t array the
+ * hand-written loops of iterate_inline and stream_read read, else why not. */
+const char *scn_needs_key_array(const struct dod_ops *ops);
 
 #endif

@@ -519,10 +519,11 @@ def test_callgrind_counts_are_deterministic(tmp_path):
         assert all(a[c] != "" for c in sim) and int(a["sim_ir"]) > 0
         assert a["sim_ll"] == "8388608:16:64" and a["sim_d1"].count(":") == 2
         assert [a[c] for c in sim] == [b[c] for c in sim]
-    # Only the region is counted: iterating 2000 8-byte keys reads ~2000 of them, not
-    # the setup's inserts.
+    # Only the region is counted: iterating 2000 8-byte keys reads them, in up to ~2000
+    # scalar loads or as few as 16000 / 64 vector loads (the loop is vectorized at -O3),
+    # not the setup's inserts.
     it = next(r for r in runs[0] if r["scenario"] == "iterate" and r["container"] == "handle_map")
-    assert 2000 <= int(it["sim_dr"]) < 2100
+    assert 2000 * 8 // 64 <= int(it["sim_dr"]) < 2100
 
 
 def test_callgrind_host_geometry_is_recorded(tmp_path):

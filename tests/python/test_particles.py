@@ -98,10 +98,20 @@ def kernel_mnemonics(obj, function):
             if line.count("\t") >= 1 and len(line.split("\t")) > 1 and line.split("\t")[1]]
 
 
+def table_says_vectorized(name, scenario):
+    """Whether build/rel/vectorization.tsv (gcc's report) has a vector loop in the kernel."""
+    with open(ROOT / "build" / "rel" / "vectorization.tsv", newline="") as f:
+        return any(r["vectorized"] != "no" for r in csv.DictReader(f, delimiter="\t")
+                   if (r["container"], r["scenario"]) == (name, scenario))
+
+
 @pytest.mark.skipif(platform.machine() != "x86_64", reason="checks x86-64 SSE/AVX mnemonics")
 @pytest.mark.skipif(shutil.which("objdump") is None, reason="objdump (binutils) not installed")
 @pytest.mark.parametrize("kernel", ["ps_tick", "ps_simulate"])
-def test_simd_layouts_are_vectorized_and_aos_is_not(kernel):
+def test_simd_layouts_are_vectorized_and_aos_as_gcc_reports(kernel):
+    """The SIMD layouts compile to packed adds. AoS is the compiler's best on AoS: at -O3
+    gcc gathers and scatters lanes (at -O2 it stayed scalar), so its code has packed adds
+    exactly when the vectorization table says gcc vectorized a loop of the kernel."""
     for name in PARTICLES:
         layout = variant_table()[name][5]
         obj = ROOT / "build" / "rel" / "v" / f"{name}.40.o"
@@ -110,9 +120,8 @@ def test_simd_layouts_are_vectorized_and_aos_is_not(kernel):
         packed_add = [o for o in ops if re.fullmatch(r"v?addps", o)]
         scalar_add = [o for o in ops if re.fullmatch(r"v?addss", o)]
         if layout == "aos":
-            assert scalar_add, f"{name} {kernel}: expected the scalar AoS loop, got {ops}"
-            if kernel == "ps_tick":
-                assert not packed_add, f"{name} tick: AoS should stay scalar, got {ops}"
+            assert bool(packed_add) == table_says_vectorized(name, kernel[3:]), ops
+            assert packed_add or scalar_add, f"{name} {kernel}: no add at all: {ops}"
         else:
             assert packed_add, f"{name} {kernel}: no packed add, not vectorized: {ops}"
 

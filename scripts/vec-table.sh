@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# vec-table.sh TABLE OBJDIR OUT [SCENARIO ...] - the vectorization table: for every timed
+# loop dodbench compiles, whether gcc vectorized it, from gcc's own report.
+#
+# TABLE is the variant table (containers/variants.tsv); OBJDIR the object tree whose
+# objects were compiled with -fdump-tree-vect-optimized-missed=OBJECT.vect (build/rel: the
+# Makefile's VECT_rel). The loops are found by function, in each object's dump
+# (scripts/vec-loops.awk):
+#   - every variant at every size class: the function its ops table (`const struct
+#     dod_ops`, containers/contract.h) names for iterate_sum, timed by scenario iterate,
+#     and those its particle kernel table names for tick and simulate (scenarios tick and
+#     simulate), in OBJDIR/v/NAME.SIZE.o.vect;
+#   - each SCENARIO (the Makefile's VEC_HAND_LOOPS): the hand-written loop of its run(),
+#     which runs over plain_array's 8-byte keys, in OBJDIR/scenarios/SCENARIO.o.vect.
+# OUT gets a header and one line per loop, tab-separated:
+#   container  elem_bytes  scenario  function  loop  vectorized  vector_bytes  reason
+# (loop is FILE:LINE; vectorized yes, no or partly; vector_bytes the widest vector gcc
+# used; reason gcc's first "not vectorized" reason: see vec-loops.awk). (container,
+# scenario, elem_bytes) are the columns of the CSV rows that time the loop. Prints one
+# summary line: the (container, scenario) pairs none of whose loops is a vector loop (at
+# the size classes after @ when not at all of them).
+# Exit status 0; 1 when a dump is missing or lacks a function (OUT is then not written).
+set -euo pipefail
+if [[ $# -lt 3 ]]; then
+	echo "usage: vec-table.sh TABLE OBJDIR OUT [SCENARIO ...]" >&2
+	exit 2
+fi
+table=$1 objdir=$2 out=$3
+shift 3
+here=$(dirname "$0")
+tmp=$out.tmp-$$
+trap 'rm -f "$tmp"' EXIT
+
+# loops PREFIX FUNCTION DUMP: the loop lines of FUNCTION in DUMP, after PREFIX.
+loops() {
+	[[ -r $3 ]] || { echo "vec-table.sh: $3 is missing (rebuild: make clean build)" >&2; exit 1; }
+	awk -v prefix="$1" -v fn="$2" -f "$here/vec-loops.awk" "$3" || exit 1
+}
+
+# field_fn SOURCE FIELD: the function a designated initializer ".FIELD = NAME," names.
+field_fn() {
+	sed -n "s/^[[:space:]]*\.$2[[:space:]]*=[[:space:]]*\([A-Za-z_][A-Za-z0-9_]*\),.*/\1/p" "$1" |
+		head -n 1
+}
+
+printf 'container\telem_bytes\tscenario\tfunction\tloop\tvectorized\tvector_bytes\treason\n' >"$tmp"
+while read -r name src _ _ _ _ _ sizes _; do
+	for pair in iterate_sum:iterate tick:tick simulate:simulate; do
+		fn=$(field_fn "$src" "${pair%%:*}")
+		if [[ -z $fn ]]; then
+			[[ $pair == iterate_sum:* ]] || continue
+			echo "vec-table.sh: $src: no .iterate_sum = FUNCTION, in its ops table" >&2
+			exit 1
+		fi
+		for size in ${sizes//,/ }; do
+			loops "$name	$size	${pair#*:}	" "$fn" "$objdir/v/$name.$size.o.vect" >>"$tmp"
+		done
+	done
+done < <(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$table")
+for scn in "$@"; do
+	loops "plain_array	8	$scn	" run "$objdir/scenarios/$scn.o.vect" >>"$tmp"
+done
+
+# The (container, scenario) pairs with no vector loop, with the size classes where that
+# holds when it does not hold at all of them.
+scalar=$(awk -F '\t' '
+	NR == 1 { next }
+	{ key = $1 "/" $3; case = key SUBSEP $2
+	  if (!(key in n_size)) order[++n] = key
+	  if (!(case in vec)) { vec[case] = 0; size[key, ++n_size[key]] = $2 }
+	  if ($6 != "no") vec[case] = 1 }
+	END {
+		for (i = 1; i <= n; i++) {
+			key = order[i]; list = ""; k = 0
+			for (j = 1; j <= n_size[key]; j++)
+				if (!vec[key, size[key, j]]) { list = list (k++ ? "," : "") size[key, j] }
+			if (k == n_size[key]) printf " %s", key
+			else if (k) printf " %s@%s", key, list
+		}
+	}' "$tmp")
+mv "$tmp" "$out"
+echo "vectorization ($out): no vector loop in${scalar:- none of them}"
