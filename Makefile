@@ -60,7 +60,7 @@ V ?= 0
 Q := $(if $(filter 1,$(V)),,@)
 
 .PHONY: all build build-san bench bench-quick bench-sim bench-process bench-run bench-quick-run \
-        bench-sim-run bench-process-run test report deps clean test-c test-san test-py
+        bench-sim-run bench-process-run test report publish deps clean test-c test-san test-py
 all: build
 
 build: $(B)/dodbench $(B)/dodbench-sim
@@ -85,6 +85,7 @@ bench bench-quick bench-sim bench-process: deps
 
 bench-run: build
 	@mkdir -p results
+	$(PYTHON) reports/machine.py $(BENCH_OUT:.csv=.machine.json)
 	bash scripts/run-sweeps.sh $(SWEEPS) $(B)/dodbench $(RUN_ID) $(BENCH_OUT)
 	$(PYTHON) reports/report.py $(BENCH_OUT)
 
@@ -114,8 +115,15 @@ bench-sim-run: build
 bench-process-run: build
 	bash scripts/bench-process.sh
 
+# make report: the make bench runs in results/ (bench-*.csv), else the published run
+# (results/published/bench.csv.xz); a quick or hand-made run only when named: CSV=path.
 report:
-	$(PYTHON) reports/report.py
+	$(PYTHON) reports/report.py $(CSV)
+
+# The run behind RESULTS.md, committed: the rows of the runs `make report` reports (or
+# CSV=path's), xz -9e, and their machine file; a fresh clone's `make report` reads them.
+publish:
+	$(PYTHON) reports/report.py --publish results/published/bench.csv.xz $(CSV)
 
 test: deps
 	@$(MAKE) --no-print-directory test-c test-san test-py

@@ -19,14 +19,20 @@ With no CSV at all nothing is written and the exit status is 0. Rows with verifi
 excluded and counted in a warning. Bad input prints one "report.py: FILE:LINE: message"
 line on stderr and exits with status 2; an output that cannot be written exits with 1.
 
+`--publish FILE` also writes the rows of the runs the document reports to FILE (xz), the
+file `make publish` commits.
+
 Usage: /usr/bin/python3 reports/report.py [--results-dir DIR] [--out-dir DIR]
-           [--results-md FILE] [--article FILE] [--claims FILE] [--run RUN_ID|latest]
-           [--baseline NAME] [CSV ...]
+           [--results-md FILE] [--article FILE] [--claims FILE] [--bulk-article FILE]
+           [--run RUN_ID|latest] [--baseline NAME] [--publish FILE] [CSV ...]
 """
 import argparse
+import csv
 import glob
 import importlib
+import lzma
 import os
+import shutil
 import sys
 
 import claims as claims_data
@@ -64,7 +70,9 @@ def default_csvs(results_dir):
 
 
 def _load(args, paths):
-    """The Context of the CSVs read (rows, run, cases, machine, claims)."""
+    """The Context of the CSVs read (rows, run, cases, machine, claims); the claims file is
+    checked first, before any work on the rows."""
+    claims = claims_data.load_claims(args.claims, set(RULES))
     rows = results.load_csvs(paths)
     unverified = sum(r["verified"] == 0 for r in rows)
     if unverified:
@@ -78,7 +86,7 @@ def _load(args, paths):
               f"{args.baseline!r} (--baseline)", file=sys.stderr)
     md_dir = os.path.dirname(os.path.abspath(args.results_md))
     return Context(rows, run_id, cases, info, machine.describe(paths),
-                   claims_data.load_claims(args.claims, set(RULES)), args.out_dir,
+                   claims, args.out_dir,
                    lambda path: os.path.relpath(os.path.abspath(path), md_dir),
                    args.baseline, args.article, args.results_dir, args.bulk_article)
 
@@ -93,6 +101,36 @@ def render_sections(ctx):
         module = importlib.import_module(f"sections.{MODULES.get(name, name)}")
         out[name] = module.render(ctx)
     return out
+
+
+def publish(paths, run_ids, dest):
+    """Write the rows of `run_ids` from the CSVs read to dest, xz-compressed at the
+    smallest preset (9 extreme), each file's header before its rows (headers of several
+    schemas stay readable: results.read_table takes a header line anywhere), and the
+    machine file beside the first CSV that has one. Raises OSError when it cannot."""
+    os.makedirs(os.path.dirname(os.path.abspath(dest)), exist_ok=True)
+    tmp = dest + ".tmp"
+    with lzma.open(tmp, "wt", preset=9 | lzma.PRESET_EXTREME, newline="",
+                   encoding="utf-8") as out:
+        writer, last_header = csv.writer(out, lineterminator="\n"), None
+        for path in paths:
+            with results.open_text(path) as f:
+                reader = csv.reader(f)
+                header = next(reader)
+                at = header.index("run_id")
+                for fields in reader:
+                    if fields and fields[0] == header[0]:
+                        header, at = fields, fields.index("run_id")
+                    elif len(fields) > at and fields[at] in run_ids:
+                        if header != last_header:
+                            writer.writerow(header)
+                            last_header = header
+                        writer.writerow(fields)
+    os.replace(tmp, dest)
+    sidecar = next((machine.sidecar(p) for p in paths if os.path.exists(machine.sidecar(p))),
+                   None)
+    if sidecar and os.path.abspath(sidecar) != os.path.abspath(machine.sidecar(dest)):
+        shutil.copyfile(sidecar, machine.sidecar(dest))
 
 
 def _heading_of(text):
@@ -148,6 +186,9 @@ def main(argv=None):
     for flag, metavar, default, what in OPTIONS:
         p.add_argument(flag, metavar=metavar, default=default,
                        help=what + " (default: %(default)s)")
+    p.add_argument("--publish", metavar="FILE", help="also write the rows of the runs the "
+                   "document reports (the main run, the callgrind run) to FILE, xz-compressed "
+                   "(`make publish`: results/published/bench.csv.xz)")
     p.add_argument("csv", nargs="*", metavar="CSV", help="CSV files (override --results-dir)")
     args = p.parse_args(argv)
     paths = args.csv or default_csvs(args.results_dir)
@@ -169,6 +210,8 @@ def main(argv=None):
         if changed:
             with open(args.results_md, "w", encoding="utf-8") as f:
                 f.write(text)
+        if args.publish:
+            publish(paths, {ctx.run_id} | set(ctx.section_runs.values()), args.publish)
     except results.ReportError as e:
         print(f"report.py: {e}", file=sys.stderr)
         return 2

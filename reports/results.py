@@ -283,7 +283,7 @@ def _reject_nul(fields, header, where):
             raise ReportError(f"{where}: {column}: NUL byte in the field (a damaged line?)")
 
 
-def _open_text(path):
+def open_text(path):
     """The file as text for the csv module: .xz and .gz files decompressed (the published
     run is committed as .xz), a UTF-8 byte-order mark skipped."""
     name = str(path)
@@ -298,7 +298,7 @@ def read_table(path, required, parse):
     too (files of different schemas concatenated): the rows after it are read by it."""
     rows = []
     try:
-        with _open_text(path) as f:
+        with open_text(path) as f:
             reader = csv.reader(f)
             header = next(reader, None)
             if header is None:
