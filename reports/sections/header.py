@@ -10,17 +10,16 @@ TITLE = "# dodbench results"
 
 
 def _machine_rows(info, machine):
-    """The machine table's rows: (what, value) pairs."""
-    where = ("recorded beside the run's CSV at bench time" if machine.get("read_at") ==
-             "bench time" else "**read at report time** from the machine that made this "
-             f"report (host `{machine.get('host')}`), not recorded by the run")
+    """The machine table's rows: (what, value) pairs; a † marks what the run's own
+    machine file did not record (read from the machine that made the report)."""
+    mark = "" if machine.get("read_at") == "bench time" else " †"
     cache = ", ".join(f"{k.upper()} {machine[k]}" for k in ("l1d", "l2", "l3") if machine.get(k))
     return [("CPU", f"`{info['cpu_model']}`"),
-            ("caches (per core, sysfs)", (cache or md.DASH) + f" ({where})"),
-            ("cores", str(machine.get("cores") or md.DASH) + f" ({where})"),
-            ("kernel", f"{machine.get('kernel') or md.DASH} ({where})"),
-            ("glibc", f"{machine.get('glibc') or md.DASH} ({where})"),
-            ("transparent huge pages", f"{machine.get('thp') or md.DASH} ({where})"),
+            ("caches (per core, sysfs)", (cache or md.DASH) + mark),
+            ("cores", str(machine.get("cores") or md.DASH) + mark),
+            ("kernel", (machine.get("kernel") or md.DASH) + mark),
+            ("glibc", (machine.get("glibc") or md.DASH) + mark),
+            ("transparent huge pages", (machine.get("thp") or md.DASH) + mark),
             ("compiler", f"`{info['compiler']}`"), ("flags", f"`{info['cflags']}`")]
 
 
@@ -35,6 +34,10 @@ def render_header(info, machine):
     rows += _machine_rows(info, machine)
     rows += [("counters", f"`{info['counter_source']}`"), ("method", info.get("method", ""))]
     lines += md.table(["", ""], [[what, value] for what, value in rows])
+    if machine.get("read_at") != "bench time":
+        lines += ["", "† **Read at report time** from the machine that made this report (host "
+                  f"`{machine.get('host')}`): the run recorded no machine file (`make bench` "
+                  "writes one beside its CSV), so this may not be the run's machine."]
     return md.section_text(NAME, lines)
 
 
