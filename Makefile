@@ -77,7 +77,7 @@ V ?= 0
 Q := $(if $(filter 1,$(V)),,@)
 
 .PHONY: all build build-san bench bench-quick bench-sim bench-process bench-run bench-quick-run \
-        bench-sim-run bench-process-run test report deps clean test-c test-san test-py
+        bench-sim-run bench-process-run test report publish deps clean test-c test-san test-py
 all: build
 
 build: $(B)/dodbench $(B)/dodbench-sim $(if $(CC_IS_GCC),$(VEC_TABLE))
@@ -103,6 +103,7 @@ bench bench-quick bench-sim bench-process: deps
 bench-run: build
 	@mkdir -p results
 	$(if $(CC_IS_GCC),cp $(VEC_TABLE) $(BENCH_OUT:.csv=.vectorization.tsv))
+	$(PYTHON) reports/machine.py $(BENCH_OUT:.csv=.machine.json)
 	bash scripts/run-sweeps.sh $(SWEEPS) $(B)/dodbench $(RUN_ID) $(BENCH_OUT)
 	$(PYTHON) reports/report.py $(BENCH_OUT)
 
@@ -132,8 +133,15 @@ bench-sim-run: build
 bench-process-run: build
 	bash scripts/bench-process.sh
 
+# make report: the make bench runs in results/ (bench-*.csv), else the published run
+# (results/published/bench.csv.xz); a quick or hand-made run only when named: CSV=path.
 report:
-	$(PYTHON) reports/report.py
+	$(PYTHON) reports/report.py $(CSV)
+
+# The run behind RESULTS.md, committed: the rows of the runs `make report` reports (or
+# CSV=path's), xz -9e, and their machine file; a fresh clone's `make report` reads them.
+publish:
+	$(PYTHON) reports/report.py --publish results/published/bench.csv.xz $(CSV)
 
 test: deps
 	@$(MAKE) --no-print-directory test-c test-san test-py

@@ -2,7 +2,7 @@
 """Compare two dodbench results CSVs case by case: is B faster or slower than A?
 
 Inputs: two results CSVs (schema 1 or 2, mixed too, with or without the extension columns),
-read and validated by report.load_csvs. Only time rows (counter_source papi or none; callgrind
+read and validated by results.load_csvs. Only time rows (counter_source papi or none; callgrind
 rows are 20-200x slower and never mixed in) with verified=1 are used; the runs in one file are
 pooled. A case is (scenario, container, n, elem_bytes, order, hole_ratio, hole_pattern); a
 schema-1 row has hole_pattern none, so it matches the same case of a schema-2 file.
@@ -25,18 +25,19 @@ import argparse
 import math
 import sys
 
-import report
+import md
+import results
 import stats
 
 SEED = 1  # bootstrap seed: the same files give the same output
 
 
 def time_samples(rows):
-    """{case key (report.CASE_FIELDS): [elapsed_ns of each verified time row]}."""
+    """{case key (results.CASE_FIELDS): [elapsed_ns of each verified time row]}."""
     samples = {}
     for r in rows:
-        if r["verified"] == 1 and not report.is_sim_row(r):
-            samples.setdefault(report.case_key(r), []).append(r["elapsed_ns"])
+        if r["verified"] == 1 and not results.is_sim_row(r):
+            samples.setdefault(results.case_key(r), []).append(r["elapsed_ns"])
     return samples
 
 
@@ -58,27 +59,27 @@ def _describe(label, path, rows):
     """'A: path — run R (host H), N time rows' for the header lines."""
     runs = ", ".join(sorted({r["run_id"] for r in rows}))
     hosts = ", ".join(sorted({r["host"] for r in rows}))
-    n_time = sum(r["verified"] == 1 and not report.is_sim_row(r) for r in rows)
+    n_time = sum(r["verified"] == 1 and not results.is_sim_row(r) for r in rows)
     return f"{label}: `{path}`: run {runs} (host {hosts}), {n_time} verified time rows"
 
 
-def render(a, b, results, only_a, only_b, alpha, threshold):
+def render(a, b, found, only_a, only_b, alpha, threshold):
     """The markdown report (a string ending in a newline) for compare()'s results."""
-    fmt = report.fmt
+    fmt = md.fmt
     out = []
-    if results:
+    if found:
         out += ["| case | median A (ms) | median B (ms) | B/A [95% CI] | p | verdict |",
                 "|---|---|---|---|---|---|"]
-        for key, ci, p, verdict in results:
+        for key, ci, p, verdict in found:
             ratio = fmt(ci.ratio) + ("" if ci.low is None else f" [{fmt(ci.low)}, {fmt(ci.high)}]")
-            out.append(f"| {report.case_name(*key)} | {fmt(stats.median(a[key]) / 1e6)} | "
+            out.append(f"| {results.case_name(*key)} | {fmt(stats.median(a[key]) / 1e6)} | "
                        f"{fmt(stats.median(b[key]) / 1e6)} | {ratio} | "
-                       f"{report.DASH if p is None else f'{p:.3g}'} | {verdict} |")
+                       f"{md.DASH if p is None else f'{p:.3g}'} | {verdict} |")
         out += ["", f"B/A = ratio of the median times (below 1: B is faster), 95% CI from a "
                 f"{stats.RESAMPLES}-resample bootstrap over the reps; p = two-sided "
                 f"Mann-Whitney U. A change needs the CI on one side of 1, p < {alpha:g} and "
                 f"B/A at least {threshold * 100:g}% away from 1."]
-        weak = sorted({(len(a[k]), len(b[k])) for k, _, p, _ in results
+        weak = sorted({(len(a[k]), len(b[k])) for k, _, p, _ in found
                        if p is not None and stats.min_p_value(len(a[k]), len(b[k])) >= alpha})
         out += [f"With {na} vs {nb} reps no p-value can fall below {alpha:g} (smallest "
                 f"possible: {stats.min_p_value(na, nb):.3g}); run more reps."
@@ -87,21 +88,21 @@ def render(a, b, results, only_a, only_b, alpha, threshold):
         out.append("No case is present in both files.")
     if only_a or only_b:
         out.append("")
-    out += [f"- only in A: {report.case_name(*key)}" for key in only_a]
-    out += [f"- only in B: {report.case_name(*key)}" for key in only_b]
+    out += [f"- only in A: {results.case_name(*key)}" for key in only_a]
+    out += [f"- only in B: {results.case_name(*key)}" for key in only_b]
     return "\n".join(out) + "\n"
 
 
 def parse_fraction(option, text, low_open):
     """The value of --alpha (low_open: in (0, 1)) or --threshold (in [0, 1)) from its text;
-    raises report.ReportError naming the option otherwise."""
+    raises results.ReportError naming the option otherwise."""
     try:
         value = float(text)
     except ValueError:
         value = math.nan
     if math.isfinite(value) and (0 < value < 1 if low_open else 0 <= value < 1):
         return value
-    raise report.ReportError(f"{option}: expected a number {'0 <' if low_open else '0 <='} "
+    raise results.ReportError(f"{option}: expected a number {'0 <' if low_open else '0 <='} "
                              f"x < 1, got {text!r}")
 
 
@@ -119,8 +120,8 @@ def main(argv=None):
     try:
         args.alpha = parse_fraction("--alpha", args.alpha, low_open=True)
         args.threshold = parse_fraction("--threshold", args.threshold, low_open=False)
-        rows = {path: report.load_csvs([path]) for path in (args.a, args.b)}
-    except report.ReportError as e:
+        rows = {path: results.load_csvs([path]) for path in (args.a, args.b)}
+    except results.ReportError as e:
         print(f"compare.py: {e}", file=sys.stderr)
         return 2
     for path, file_rows in rows.items():
@@ -129,10 +130,10 @@ def main(argv=None):
             print(f"compare.py: warning: {path}: excluded {unverified} row(s) with verified=0",
                   file=sys.stderr)
     a, b = time_samples(rows[args.a]), time_samples(rows[args.b])
-    results, only_a, only_b = compare(a, b, args.alpha, args.threshold)
+    found, only_a, only_b = compare(a, b, args.alpha, args.threshold)
     print(_describe("A", args.a, rows[args.a]))
     print(_describe("B", args.b, rows[args.b]) + "\n")
-    print(render(a, b, results, only_a, only_b, args.alpha, args.threshold), end="")
+    print(render(a, b, found, only_a, only_b, args.alpha, args.threshold), end="")
     return 0
 
 

@@ -115,11 +115,13 @@ def test_the_generic_report_shows_it_as_a_column(tmp_path):
                         "--out-dir", str(tmp_path / "out"), str(out)],
                        capture_output=True, text=True, cwd=ROOT)
     assert p.returncode == 0, p.stderr
-    text = md.read_text()
+    pages = tmp_path / "out" / "cases"  # the every-case tables: a page per scenario
+    assert "](out/cases/knob_probe.md)" in md.read_text()
+    text = (pages / "knob_probe.md").read_text()
     table = text.split("### knob_probe", 1)[1].split("###", 1)[0]
     lines = [ln for ln in table.splitlines() if ln.startswith("|")]
     header = [c.strip() for c in lines[0].strip("|").split("|")]
     assert header[:7] == ["family", "container", "n", "elem_bytes", "order", "holes", "knob"]
     assert sorted(ln.strip("|").split("|")[6].strip() for ln in lines[2:]) == ["2", "3"]
-    iterate = text.split("### iterate", 1)[1].split("###", 1)[0]
+    iterate = (pages / "iterate.md").read_text().split("### iterate", 1)[1]
     assert "knob" not in iterate  # its rows have no value: not a column there

@@ -1,4 +1,4 @@
-"""Tests for reports/bulk.py, the Bulk data section of RESULTS.md: verdicts and targets
+"""Tests for reports/sections/bulk*.py, the Bulk data section of RESULTS.md: verdicts and targets
 computed from a small synthetic run (every claim's rows, including the particle layouts and
 peer_stb_arr the harness does not build yet), "not measured" where rows are missing, the
 charts, the committed text kept when there are no bulk rows, malformed input rejected with
@@ -18,15 +18,31 @@ import pytest
 REPO = Path(__file__).resolve().parents[2]
 sys.dont_write_bytecode = True
 sys.path.insert(0, str(REPO / "reports"))
+import charts as chart_helpers  # noqa: E402
+import claims as claims_data  # noqa: E402
+import md as markdown  # noqa: E402
 import report  # noqa: E402
-import bulk  # noqa: E402
+import results as res  # noqa: E402
+import stats as bench_stats  # noqa: E402
+import verdicts as vd  # noqa: E402
+from sections import bulk as bulk_section  # noqa: E402
+from sections import bulk_claims, bulk_run, bulk_targets  # noqa: E402
+
+# The Bulk data claims of claims.csv; the rules are named after today's verdict keys.
+BULK_CLAIMS = [c for c in claims_data.load_claims() if c.article == bulk_section.ARTICLE_NAME]
+
+
+def verdicts_by_rule(run, info):
+    """{rule name: Verdict} of every Bulk data claim a rule judges."""
+    found = bulk_claims.verdicts(run, BULK_CLAIMS, info)
+    return {c.rule: found[c.id] for c in BULK_CLAIMS if c.id in found}
 
 SCRIPT = REPO / "reports" / "report.py"
 ARTICLE = REPO / "reports" / "data" / "bulk_article.csv"
 HM_ARTICLE = REPO / "reports" / "data" / "handle_map_article.csv"
 S2 = REPO / "tests" / "fixtures" / "schema2_sweep.csv"  # no bulk rows
 RUN = "bench-20261201T000000Z-test"
-HEADER = list(report.COLUMNS + report.EXT_COLUMNS + report.SCHEMA2_COLUMNS)
+HEADER = list(res.COLUMNS + res.EXT_COLUMNS + res.SCHEMA2_COLUMNS)
 JITTER = (0.99, 1.0, 1.01)  # three reps per case, 1% apart: tight CIs
 
 # name: family, removal, alloc, layout, caps
@@ -84,7 +100,7 @@ def rows_of(container, scenario, n, ns_per_op, elem=8, order="seq", hole_ratio=0
                    hole_pattern=pattern, ops=str(ops), family=family, removal=removal,
                    alloc=alloc, layout=layout, caps=caps, allocs="1",
                    invocation="20261201T000000Z-testhost-1")
-        row.update({k: str(v * f if k in report.LATENCY_COLUMNS else v)
+        row.update({k: str(v * f if k in res.LATENCY_COLUMNS else v)
                     for k, v in extra.items()})
         out.append(row)
     return out
@@ -170,9 +186,9 @@ def args(tmp_path, *csvs, article=ARTICLE):
 
 
 def run_of(rows):
-    loaded = report.load_csvs([rows]) if isinstance(rows, Path) else rows
-    run_id = report.select_run(loaded)
-    return loaded, run_id, report.collect_cases(loaded, run_id)
+    loaded = res.load_csvs([rows]) if isinstance(rows, Path) else rows
+    run_id = res.select_run(loaded)
+    return loaded, run_id, res.collect_cases(loaded, run_id)
 
 
 @pytest.fixture(scope="module")
@@ -180,53 +196,65 @@ def synthetic(tmp_path_factory):
     """(CSV path, rows, run_id, cases, info, claims, found verdicts, Run)."""
     path = write_csv(tmp_path_factory.mktemp("bulk") / "bulk.csv", synthetic_rows())
     rows, run_id, cases = run_of(path)
-    info = report.run_info(rows, run_id)
-    claims = bulk.load_article(ARTICLE)
-    run = bulk.Run(rows, run_id, cases)
-    return path, rows, run_id, cases, info, claims, bulk.verdicts(run, claims, info), run
+    info = res.run_info(rows, run_id)
+    targets = bulk_targets.load_article(ARTICLE)
+    run = bulk_run.Run(rows, run_id, cases)
+    return path, rows, run_id, cases, info, targets, verdicts_by_rule(run, info), run
 
 
 @pytest.fixture(scope="module")
 def rendered(synthetic, tmp_path_factory):
-    path, rows, run_id, cases, info, claims, *_ = synthetic
+    path, rows, run_id, cases, info, targets, found, run = synthetic
     out = tmp_path_factory.mktemp("charts")
-    section, charts = bulk.render(rows, run_id, cases, info, claims, out, lambda p: str(p))
-    return section, charts, out
+    texts, save = {}, chart_helpers.save
+
+    def recording_save(fig, out_dir, stem):  # the text each chart draws
+        from matplotlib.text import Text
+        texts[stem] = "\n".join(t.get_text() for t in fig.findobj(Text))
+        return save(fig, out_dir, stem)
+    chart_helpers.save = recording_save
+    try:
+        section, charts, rows_ = bulk_section.render_section(run, info, BULK_CLAIMS, targets,
+                                                             out, lambda p: str(p))
+    finally:
+        chart_helpers.save = save
+    return section, charts, out, texts, rows_
 
 
 # --- the claims file -----------------------------------------------------------------------
 
 def test_article_file_has_every_claim_and_target_with_a_rule():
-    claims = bulk.load_article(ARTICLE)
-    ids = [c.id for c in claims]
-    assert len(ids) == len(set(ids))
-    assert {c.id for c in claims if c.kind == "claim"} - set(bulk.RULES) == {
-        "not_80x", "soa_conflicts"}  # the two rules that need more than (run, claim)
-    assert {c.id for c in claims if c.kind == "target"} == set(bulk.TARGETS)
-    fig = {c.id: c for c in claims}
+    rules = [c.rule for c in BULK_CLAIMS if c.rule]
+    assert len(rules) == len(set(rules)) and set(rules) == set(bulk_claims.RULES)
+    assert all(bulk_claims.RULES[r].text for r in rules)  # each prints its rule
+    assert [c.id for c in BULK_CLAIMS] == [f"A{i}" for i in range(1, 32)]
+    targets = bulk_targets.load_article(ARTICLE)
+    assert {t.id for t in targets} == set(bulk_targets.TARGETS)
+    fig = {c.rule: c for c in BULK_CLAIMS if c.rule}
     assert (fig["soa_tick"].figure, fig["aosoa8_tick"].figure, fig["not_80x"].figure) == (10, 5, 80)
-    assert fig["realloc_waste"].figure == 0.5 and bulk.figure_text(fig["realloc_waste"]) == "50%"
-    target = fig["hole_vs_colony"]
+    assert fig["realloc_waste"].figure == 0.5
+    assert bulk_run.figure_text(fig["realloc_waste"]) == "50%"
+    target = {t.id: t for t in targets}["hole_vs_colony"]
     assert (target.n, target.elem_bytes, target.hole_ratio, target.hole_pattern) == (
         1000000, 16, 0.5, "random")
-    assert bulk.figure_text(fig["push_max"]) == "10 µs"
+    assert bulk_run.figure_text({t.id: t for t in targets}["push_max"]) == "10 µs"
 
 
 # --- verdicts from the synthetic run --------------------------------------------------------
 
 EXPECTED = {
-    "shift_erase": bulk.CONFIRMED, "swappop_table": bulk.CONFIRMED,
-    "free_list_memory": bulk.CONFIRMED, "dense_vs_holes": bulk.CONFIRMED,
-    "worst_case": bulk.CONFIRMED, "runs": bulk.CONFIRMED, "weak_pointers": bulk.CONFIRMED,
-    "static": bulk.NOT_MEASURED, "realloc_spike": bulk.CONFIRMED,
-    "realloc_waste": bulk.CONFIRMED, "realloc_moves": bulk.CONFIRMED,
-    "constant_growth": bulk.REFUTED, "never_move": bulk.CONFIRMED,
-    "block_waste": bulk.CONFIRMED, "vm_indirection": bulk.CONFIRMED,
-    "soa_tick": bulk.CONFIRMED, "soa_simd": bulk.CONFIRMED, "not_80x": bulk.CONFIRMED,
-    "aosoa8_tick": bulk.CONFIRMED, "aosoa16": bulk.CONFIRMED, "soa_allocs": bulk.CONFIRMED,
-    "soa_conflicts": bulk.REFUTED, "holes_simd": bulk.CONFIRMED,
-    "block_soa": bulk.CONFIRMED, "defaults_general": bulk.CONFIRMED,
-    "defaults_simd": bulk.DEPENDS,
+    "shift_erase": bulk_run.CONFIRMED, "swappop_table": bulk_run.CONFIRMED,
+    "free_list_memory": bulk_run.CONFIRMED, "dense_vs_holes": bulk_run.CONFIRMED,
+    "worst_case": bulk_run.CONFIRMED, "runs": bulk_run.CONFIRMED, "weak_pointers": bulk_run.CONFIRMED,
+    "static": bulk_run.NOT_MEASURED, "realloc_spike": bulk_run.CONFIRMED,
+    "realloc_waste": bulk_run.CONFIRMED, "realloc_moves": bulk_run.CONFIRMED,
+    "constant_growth": bulk_run.REFUTED, "never_move": bulk_run.CONFIRMED,
+    "block_waste": bulk_run.CONFIRMED, "vm_indirection": bulk_run.CONFIRMED,
+    "soa_tick": bulk_run.CONFIRMED, "soa_simd": bulk_run.CONFIRMED, "not_80x": bulk_run.CONFIRMED,
+    "aosoa8_tick": bulk_run.CONFIRMED, "aosoa16": bulk_run.CONFIRMED, "soa_allocs": bulk_run.CONFIRMED,
+    "soa_conflicts": bulk_run.REFUTED, "holes_simd": bulk_run.CONFIRMED,
+    "block_soa": bulk_run.CONFIRMED, "defaults_general": bulk_run.CONFIRMED,
+    "defaults_simd": bulk_run.DEPENDS,
 }
 
 
@@ -264,22 +292,22 @@ def test_verdict_figures_are_computed_from_the_rows(synthetic):
 
 def test_targets_table(synthetic):
     run, claims = synthetic[7], synthetic[5]
-    rows, notes = bulk.targets(run, claims)
+    rows, notes = bulk_targets.targets(run, claims)
     by_id = {}
     for r in rows:
         by_id.setdefault(r[0], []).append(r)
     dense = by_id["dense_iterate"][0]
     assert dense[1] == "iterate n=100000, 8 B, no holes: bulk_swappop_realloc / plain_array"
-    assert dense[2] == "1×" and dense[5] == bulk.MET
+    assert dense[2] == "1×" and dense[5] == bulk_targets.MET
     colony = by_id["hole_vs_colony"][0]
     assert colony[1].startswith("iterate n=1000000, 16 B, 0.5 random holes: "
                                 "bulk_holes_bitmask_vm / peer_colony")
-    assert colony[2] == "0.6×" and colony[5] == bulk.MET
-    assert by_id["hole_vs_colony_all"][0][5] == bulk.MET
+    assert colony[2] == "0.6×" and colony[5] == bulk_targets.MET
+    assert by_id["hole_vs_colony_all"][0][5] == bulk_targets.MET
     lookup = by_id["weak_lookup"][0]
-    assert lookup[2] == "1.111×" and lookup[5] == bulk.MET
+    assert lookup[2] == "1.111×" and lookup[5] == bulk_targets.MET
     push = by_id["push_max"]
-    assert [r[5] for r in push] == [bulk.MET, bulk.MET, "spike shown",
+    assert [r[5] for r in push] == [bulk_targets.MET, bulk_targets.MET, "spike shown",
                                     "below this machine's floor"]
     assert push[0][2] == "5.05 µs" and push[1][2] == "6.06 µs" and push[3][2] == "50.5 µs"
     assert notes == []
@@ -291,9 +319,9 @@ def test_missed_targets_say_why(synthetic):
             if r["container"] == "bulk_holes_vm" and r["scenario"] == "lookup"
             and r["n"] == 1000000 else r for r in rows]
     _, run_id, cases = run_of(slow)
-    table, notes = bulk.targets(bulk.Run(slow, run_id, cases), synthetic[5])
+    table, notes = bulk_targets.targets(bulk_run.Run(slow, run_id, cases), synthetic[5])
     lookup = next(r for r in table if r[0] == "weak_lookup")
-    assert lookup[2] == "3.333×" and lookup[5] == bulk.MISSED
+    assert lookup[2] == "3.333×" and lookup[5] == bulk_targets.MISSED
     assert any("bulk_holes_vm 30 ns vs plain_array 9 ns per lookup (21 ns more)" in n
                for n in notes)
 
@@ -303,16 +331,16 @@ def test_missing_rows_give_not_measured(synthetic):
     kept = [r for r in rows if r["scenario"] not in ("erase", "tick", "simulate", "create")
             and r["container"] != "peer_stb_arr"]
     _, run_id, cases = run_of(kept)
-    run = bulk.Run(kept, run_id, cases)
-    found = bulk.verdicts(run, claims, info)
-    assert found["shift_erase"].verdict == bulk.NOT_MEASURED
+    run = bulk_run.Run(kept, run_id, cases)
+    found = verdicts_by_rule(run, info)
+    assert found["shift_erase"].verdict == bulk_run.NOT_MEASURED
     assert "shift erase measured at no n" in found["shift_erase"].measured
     for claim in ("soa_tick", "soa_simd", "not_80x", "aosoa8_tick", "aosoa16", "soa_allocs",
                   "holes_simd", "block_soa", "defaults_simd"):
-        assert found[claim].verdict == bulk.NOT_MEASURED, claim
+        assert found[claim].verdict == bulk_run.NOT_MEASURED, claim
     assert "peer_stb_arr not in this run" in found["swappop_table"].measured
-    assert found["swappop_table"].verdict == bulk.CONFIRMED
-    assert bulk.layout_speedups(run) == {}
+    assert found["swappop_table"].verdict == bulk_run.CONFIRMED
+    assert bulk_run.layout_speedups(run) == {}
 
 
 def test_refuted_and_depends(synthetic):
@@ -325,83 +353,89 @@ def test_refuted_and_depends(synthetic):
             r = dict(r, elapsed_ns=r["elapsed_ns"] * 10)  # dense: slower than every hole
         flipped.append(r)
     _, run_id, cases = run_of(flipped)
-    found = bulk.verdicts(bulk.Run(flipped, run_id, cases), claims, info)
-    assert found["dense_vs_holes"].verdict == bulk.REFUTED
-    assert found["swappop_table"].verdict == bulk.DEPENDS  # beats stb_arr, loses to the map
+    found = verdicts_by_rule(bulk_run.Run(flipped, run_id, cases), info)
+    assert found["dense_vs_holes"].verdict == bulk_run.REFUTED
+    assert found["swappop_table"].verdict == bulk_run.DEPENDS  # beats stb_arr, loses to the map
 
 
 def test_direction_and_status_rules():
-    ci = lambda lo, hi: report.bench_stats.RatioCI((lo + hi) / 2, lo, hi, 0.95)  # noqa: E731
+    ci = lambda lo, hi: bench_stats.RatioCI((lo + hi) / 2, lo, hi, 0.95)  # noqa: E731
     res = lambda *cis: [(None, None, None, c) for c in cis]  # noqa: E731
-    assert bulk.direction(res(ci(0.5, 0.9), ci(0.9, 1.1)), bulk.below, bulk.above) == bulk.CONFIRMED
-    assert bulk.direction(res(ci(1.1, 1.2)), bulk.below, bulk.above) == bulk.REFUTED
-    assert bulk.direction(res(ci(0.5, 0.9), ci(1.1, 1.2)), bulk.below, bulk.above) == bulk.DEPENDS
-    assert bulk.direction(res(ci(0.9, 1.1)), bulk.below, bulk.above) == bulk.DEPENDS
-    assert bulk._status(ci(0.9, 1.0), 1.05) == bulk.MET
-    assert bulk._status(ci(1.06, 1.2), 1.05) == bulk.MISSED
-    assert bulk._status(ci(1.0, 1.1), 1.05) == bulk.UNCLEAR
-    no_ci = report.bench_stats.RatioCI(1.2, None, None, 0.95)
-    assert bulk._status(no_ci, 1.05) == bulk.MISSED
+    assert bulk_run.direction(res(ci(0.5, 0.9), ci(0.9, 1.1)), bulk_run.below, bulk_run.above) == bulk_run.CONFIRMED
+    assert bulk_run.direction(res(ci(1.1, 1.2)), bulk_run.below, bulk_run.above) == bulk_run.REFUTED
+    assert bulk_run.direction(res(ci(0.5, 0.9), ci(1.1, 1.2)), bulk_run.below, bulk_run.above) == bulk_run.DEPENDS
+    assert bulk_run.direction(res(ci(0.9, 1.1)), bulk_run.below, bulk_run.above) == bulk_run.DEPENDS
+    assert bulk_targets.status(ci(0.9, 1.0), 1.05) == bulk_targets.MET
+    assert bulk_targets.status(ci(1.06, 1.2), 1.05) == bulk_targets.MISSED
+    assert bulk_targets.status(ci(1.0, 1.1), 1.05) == bulk_targets.UNCLEAR
+    no_ci = bench_stats.RatioCI(1.2, None, None, 0.95)
+    assert bulk_targets.status(no_ci, 1.05) == bulk_targets.MISSED
 
 
 # --- the section and its charts -------------------------------------------------------------
 
 def test_section_text_and_tables(rendered, synthetic):
-    section, charts, out = rendered
-    begin, end = report.markers("bulk")
-    assert section.startswith(begin + "\n" + bulk.HEADING) and section.endswith(end + "\n")
+    section, charts, out, _, rows_ = rendered
+    begin, end = markdown.markers("bulk")
+    assert section.startswith(begin + "\n" + bulk_section.HEADING) and section.endswith(end + "\n")
     assert f"`{RUN}`" in section and "CPU `Test CPU, 2 cores`" in section
     verdict_rows = [l for l in section.splitlines() if l.startswith("| ") and l.endswith("** |")]
-    assert len(verdict_rows) == len(EXPECTED)
-    assert "Totals: 22 confirmed, 2 refuted, 1 depends, 1 not measured in this run." in section
+    assert len(verdict_rows) == len(BULK_CLAIMS) == len(EXPECTED) + 5  # 5 claims have no rule
+    assert "Totals: 22 confirmed, 2 refuted, 1 depends, 6 not measured." in section
+    for c in BULK_CLAIMS:  # each judged verdict row prints its rule in one line
+        if c.rule:
+            row = next(l for l in verdict_rows if l.startswith(f"| {c.id} |"))
+            assert f"(rule: {bulk_claims.RULES[c.rule].text})" in row
+    assert {c.id: rows_[c.id].verdict for c in BULK_CLAIMS if c.rule} == {
+        c.id: vd.classify(EXPECTED[c.rule]) for c in BULK_CLAIMS if c.rule}
     assert "### Performance targets (issue 7)" in section
     assert "### Fastest hole variant at each hole ratio" in section
     assert ("| 100000 | 8 | random | 0.9 | bulk_holes_runs_vm | 1 | 2 | 0.5× [" in section)
     assert "### Particle layouts: speed-up over AoS" in section
     assert "| tick | 4000000 | 40 | 0 | 5× [" in section  # the soa column first
-    assert section == bulk.render(*synthetic[1:6], out, lambda p: str(p))[0]  # deterministic
+    again = bulk_section.render_section(synthetic[7], synthetic[4], BULK_CLAIMS, synthetic[5],
+                                        out, lambda p: str(p))[0]
+    assert section == again  # deterministic
 
 
 def test_charts_written_with_units_machine_and_counters(rendered):
-    section, charts, out = rendered
+    section, charts, out, texts, _ = rendered
     names = sorted(Path(p).name for p in charts)
-    assert names == sorted(f"{stem}.{ext}" for stem in (
-        "iterate_vs_holes", "push_latency", "memory", "layouts", "removal_tradeoff")
-        for ext in ("png", "svg"))
+    assert names == sorted(f"{stem}.png" for stem in (
+        "iterate_vs_holes", "push_latency", "memory", "layouts", "removal_tradeoff"))
     for p in charts:
-        assert Path(p).stat().st_size > 5000
-        assert f"]({p})" in section or f"[SVG]({p})" in section
-    svgs = {Path(p).stem: Path(p).read_text() for p in charts if p.endswith(".svg")}
-    for text in svgs.values():
+        assert Path(p).stat().st_size > 5000 and f"]({p})" in section
+    for text in texts.values():
         assert "Test CPU, 2 cores" in text and "counters: none" in text
-    assert "ns per live element" in svgs["iterate_vs_holes"]
-    assert "pattern clustered" in svgs["iterate_vs_holes"]
-    assert "latency of one push" in svgs["push_latency"] and "alloc vm" in svgs["push_latency"]
-    assert "bytes per live element" in svgs["memory"]
-    assert "speed-up over AoS" in svgs["layouts"] and "aosoa16" in svgs["layouts"]
-    assert "ns per lookup" in svgs["removal_tradeoff"]
+    assert "ns per live element" in texts["iterate_vs_holes"]
+    assert "pattern clustered" in texts["iterate_vs_holes"]
+    assert "latency of one push" in texts["push_latency"] and "alloc vm" in texts["push_latency"]
+    assert "bytes per live element" in texts["memory"]
+    assert "speed-up over AoS" in texts["layouts"] and "aosoa16" in texts["layouts"]
+    assert "ns per lookup" in texts["removal_tradeoff"]
 
 
 def test_main_writes_the_bulk_section(synthetic, tmp_path, capsys):
     assert report.main(args(tmp_path, synthetic[0])) == 0
     assert "bulk section updated" in capsys.readouterr().out
     text = (tmp_path / "RESULTS.md").read_text()
-    assert "](out/bulk/memory.png) ([SVG](out/bulk/memory.svg))" in text
-    assert (tmp_path / "out" / "bulk" / "layouts.svg").exists()
+    assert "](out/bulk/memory.png)" in text
+    assert (tmp_path / "out" / "bulk" / "layouts.png").exists()
+    assert not list((tmp_path / "out").rglob("*.svg"))
+    assert "| A11 | Bulk data |" in text and "[chart](out/bulk/memory.png)" in text
 
 
 def test_no_bulk_rows_keep_the_committed_text(tmp_path, capsys):
     md = tmp_path / "RESULTS.md"
-    begin, end = report.markers("bulk")
+    begin, end = markdown.markers("bulk")
     committed = f"# r\n\n{begin}\nbulk: committed text, kept\n{end}\n"
     md.write_text(committed)
     assert report.main(args(tmp_path, S2)) == 0
     assert "bulk section kept as it was" in capsys.readouterr().out
-    assert md.read_text().startswith(committed)
+    assert committed.split("\n\n", 1)[1] in md.read_text()
     assert not (tmp_path / "out" / "bulk").exists()
     rows, run_id, cases = run_of(S2)
-    assert bulk.render(rows, run_id, cases, report.run_info(rows, run_id),
-                       bulk.load_article(ARTICLE), tmp_path / "c", str) == (None, [])
+    assert not bulk_section.has_rows(bulk_run.Run(rows, run_id, cases))
 
 
 # --- malformed input: FILE:LINE, exit status 2 ----------------------------------------------
@@ -413,15 +447,16 @@ def _article_rows():
 
 @pytest.mark.parametrize("line, column, value, message", [
     (3, "figure", "ten", "column 'figure': expected a number or empty, got 'ten'"),
-    (4, "kind", "guess", "column 'kind': expected claim or target, got 'guess'"),
-    (5, "id", "shift_erase", "column 'id': 'shift_erase' repeats an earlier id"),
+    (4, "kind", "claim", "column 'kind': expected target (the claims are in claims.csv), "
+                         "got 'claim'"),
+    (5, "id", "dense_iterate", "column 'id': 'dense_iterate' repeats an earlier id"),
     (6, "hole_ratio", "1.5", "column 'hole_ratio': expected a fraction 0 <= r < 1, got '1.5'"),
-    (7, "n", "-3", "column 'n': expected an integer >= 1, got '-3'"),
-    (8, "hole_pattern", "zigzag", "column 'hole_pattern': expected one of none, random, "
+    (2, "n", "-3", "column 'n': expected an integer >= 1, got '-3'"),
+    (3, "hole_pattern", "zigzag", "column 'hole_pattern': expected one of none, random, "
                                   "clustered, oldest or empty, got 'zigzag'"),
-    (9, "elem_bytes", "7", "column 'elem_bytes': expected a size class of the harness "
+    (4, "elem_bytes", "7", "column 'elem_bytes': expected a size class of the harness "
                            "(8, 16, 40, 64, 256) or empty, got '7'"),
-    (10, "claim", "Holes\0", "column 'claim': NUL byte in the field (a damaged line?)"),
+    (5, "claim", "Holes\0", "column 'claim': NUL byte in the field (a damaged line?)"),
 ])
 def test_malformed_article_file(synthetic, tmp_path, capsys, line, column, value, message):
     rows = _article_rows()

@@ -20,7 +20,7 @@ REPO = Path(__file__).resolve().parents[2]
 sys.dont_write_bytecode = True  # no reports/__pycache__ in the work tree
 sys.path.insert(0, str(REPO / "reports"))
 import compare  # noqa: E402
-import report  # noqa: E402
+import results as res  # noqa: E402
 
 SCRIPT = REPO / "reports" / "compare.py"
 A = REPO / "tests" / "fixtures" / "compare_a.csv"
@@ -48,18 +48,18 @@ def run_main(capsys, *args):
 
 
 def test_compare_verdicts_and_one_sided_cases():
-    a = compare.time_samples(report.load_csvs([A]))
-    b = compare.time_samples(report.load_csvs([B]))
+    a = compare.time_samples(res.load_csvs([A]))
+    b = compare.time_samples(res.load_csvs([B]))
     results, only_a, only_b = compare.compare(a, b)
-    assert {report.case_name(*key): verdict for key, _, _, verdict in results} == EXPECTED
-    assert [report.case_name(*k) for k in only_a] == ["reset" + CASE]
-    assert [report.case_name(*k) for k in only_b] == [
+    assert {res.case_name(*key): verdict for key, _, _, verdict in results} == EXPECTED
+    assert [res.case_name(*k) for k in only_a] == ["reset" + CASE]
+    assert [res.case_name(*k) for k in only_b] == [
         "lookup/handle_map/n:100000/elem:8/order:random"]
 
 
 def test_callgrind_and_unverified_rows_are_not_time_samples():
-    a = compare.time_samples(report.load_csvs([A]))
-    b = compare.time_samples(report.load_csvs([B]))
+    a = compare.time_samples(res.load_csvs([A]))
+    b = compare.time_samples(res.load_csvs([B]))
     lookup = ("lookup", "handle_map", 100000, 8, "seq", 0.0, "none")
     assert len(a[lookup]) == 6 and max(a[lookup]) < 1e6  # the 99 ms verified=0 row is out
     assert len(b[lookup]) == 6 and max(b[lookup]) < 1e6  # the 12 ms callgrind rows are out
@@ -211,10 +211,10 @@ def test_hole_patterns_are_separate_cases(capsys, tmp_path):
 
 
 def test_schema1_and_schema2_files_share_cases(capsys):
-    a = compare.time_samples(report.load_csvs([SMALL]))
-    b = compare.time_samples(report.load_csvs([S2]))
+    a = compare.time_samples(res.load_csvs([SMALL]))
+    b = compare.time_samples(res.load_csvs([S2]))
     results, only_a, only_b = compare.compare(a, b)
-    assert [report.case_name(*key) for key, *_ in results] == [
+    assert [res.case_name(*key) for key, *_ in results] == [
         "iterate/handle_map/n:1000/elem:8/order:seq"] + [
         f"{s}/{c}/n:100000/elem:8/order:seq" for s, c in (
             ("iterate", "handle_map"), ("iterate", "peer_malloc_ptrs"),

@@ -18,6 +18,10 @@ REPO = Path(__file__).resolve().parents[2]
 sys.dont_write_bytecode = True  # no reports/__pycache__ in the work tree
 sys.path.insert(0, str(REPO / "reports"))
 import report  # noqa: E402
+import md as markdown  # noqa: E402
+import results as res  # noqa: E402
+import stats as bench_stats  # noqa: E402
+from sections import calibration, cases, complexity, handle_map, sim_caches  # noqa: E402
 
 SCRIPT = REPO / "reports" / "report.py"
 ARTICLE = REPO / "reports" / "data" / "handle_map_article.csv"
@@ -76,18 +80,18 @@ def ci_cell(cell):
 
 @pytest.fixture(scope="module")
 def small():
-    rows = report.load_csvs([SMALL])
-    return rows, report.aggregate(rows, RUN_NEW), report.run_info(rows, RUN_NEW)
+    rows = res.load_csvs([SMALL])
+    return rows, res.aggregate(rows, RUN_NEW), res.run_info(rows, RUN_NEW)
 
 
 @pytest.fixture(scope="module")
 def ext():
-    return report.load_csvs([EXT])
+    return res.load_csvs([EXT])
 
 
 @pytest.fixture(scope="module")
 def article():
-    return report.load_article(ARTICLE)
+    return handle_map.load_article(ARTICLE)
 
 
 # --- parsing -------------------------------------------------------------------------------
@@ -103,21 +107,21 @@ def test_load_types_and_quoted_cpu_model(small):
 
 
 def test_empty_papi_columns_are_missing_not_zero(small, tmp_path):
-    papi = [c for c in report.COLUMNS if c.startswith("papi_")]
+    papi = [c for c in res.COLUMNS if c.startswith("papi_")]
     assert all(r[c] is None for r in small[0] for c in papi)
     rows = read_rows(SMALL)[:3]
     for line, values in ((2, ["1000", "2000", "0", "", "5"]), (3, ["", "", "", "", ""])):
         for column, value in zip(papi, values):
             set_field(rows, line, column, value)
         set_field(rows, line, "counter_source", "papi")
-    loaded = report.load_csvs([write_rows(tmp_path / "papi.csv", rows)])
+    loaded = res.load_csvs([write_rows(tmp_path / "papi.csv", rows)])
     assert [loaded[0][c] for c in papi] == [1000, 2000, 0, None, 5]
     assert [loaded[1][c] for c in papi] == [None] * 5
 
 
 def test_extra_trailing_columns_are_ignored(tmp_path):
     rows = [r + [extra] for r, extra in zip(read_rows(SMALL), ["future_col"] + ["x"] * 100)]
-    loaded = report.load_csvs([write_rows(tmp_path / "extra.csv", rows)])
+    loaded = res.load_csvs([write_rows(tmp_path / "extra.csv", rows)])
     assert len(loaded) == 61 and "future_col" not in loaded[0]
 
 
@@ -125,9 +129,9 @@ def test_extra_trailing_columns_are_ignored(tmp_path):
 
 def test_aggregate_median_min_max_mad(small):
     stats = small[1]
-    assert stats[("handle_map", "create")] == report.Stats(3, 1200000, 1180000, 1250000, 20000, None)
-    assert stats[("handle_map", "lookup")] == report.Stats(3, 251000, 248000, 262000, 3000, None)
-    assert stats[("peer_malloc_ptrs", "create")] == report.Stats(3, 4100000, 4050000, 4300000,
+    assert stats[("handle_map", "create")] == res.Stats(3, 1200000, 1180000, 1250000, 20000, None)
+    assert stats[("handle_map", "lookup")] == res.Stats(3, 251000, 248000, 262000, 3000, None)
+    assert stats[("peer_malloc_ptrs", "create")] == res.Stats(3, 4100000, 4050000, 4300000,
                                                                  50000, None)
     defrag = stats[("handle_map", "defragment")]
     assert (defrag.median_ns, defrag.mad_ns, defrag.swaps) == (9810000000, 20000000, 99991)
@@ -140,9 +144,9 @@ def test_aggregate_even_number_of_reps(tmp_path):
     for line, value in zip(range(2, 6), ("10", "20", "30", "100")):
         set_field(rows, line, "elapsed_ns", value)
         set_field(rows, line, "verified", "1")
-    loaded = report.load_csvs([write_rows(tmp_path / "even.csv", rows)])
+    loaded = res.load_csvs([write_rows(tmp_path / "even.csv", rows)])
     # median (20+30)/2 = 25; deviations 15, 5, 5, 75 -> MAD (5+15)/2 = 10
-    assert report.aggregate(loaded, RUN_NEW)[("handle_map", "create")] == report.Stats(
+    assert res.aggregate(loaded, RUN_NEW)[("handle_map", "create")] == res.Stats(
         4, 25, 10, 100, 10, None)
 
 
@@ -150,7 +154,7 @@ def test_only_table_cases_are_aggregated(small):
     rows, stats, _ = small
     assert any(r["n"] == 1000 for r in rows) and any(r["elem_bytes"] == 64 for r in rows)
     assert any(r["order"] == "random" for r in rows)
-    assert stats[("handle_map", "iterate")] == report.Stats(3, 61000, 60000, 64000, 1000, None)
+    assert stats[("handle_map", "iterate")] == res.Stats(3, 61000, 60000, 64000, 1000, None)
     assert stats[("handle_map", "lookup")].max_ns == 262000
 
 
@@ -164,12 +168,12 @@ def test_verified_zero_rows_excluded(small, tmp_path, capsys):
 
 
 def test_latest_run_is_selected_and_run_can_be_forced():
-    rows = report.load_csvs([OLDER, SMALL])
-    assert report.select_run(rows) == RUN_NEW
-    assert report.select_run(report.load_csvs([SMALL, OLDER]), "latest") == RUN_NEW
-    assert report.select_run(rows, RUN_OLD) == RUN_OLD
-    old = report.aggregate(rows, RUN_OLD)
-    assert old[("handle_map", "create")] == report.Stats(2, 1510000, 1500000, 1520000, 10000, None)
+    rows = res.load_csvs([OLDER, SMALL])
+    assert res.select_run(rows) == RUN_NEW
+    assert res.select_run(res.load_csvs([SMALL, OLDER]), "latest") == RUN_NEW
+    assert res.select_run(rows, RUN_OLD) == RUN_OLD
+    old = res.aggregate(rows, RUN_OLD)
+    assert old[("handle_map", "create")] == res.Stats(2, 1510000, 1500000, 1520000, 10000, None)
     assert set(old) == {("handle_map", "create"), ("handle_map", "iterate"),
                         ("peer_unordered_map", "create")}
 
@@ -178,14 +182,14 @@ def test_latest_run_is_chosen_by_timestamp_not_name(tmp_path):
     rows = read_rows(OLDER)
     for line in range(2, len(rows) + 1):
         set_field(rows, line, "run_id", "zzz-older-run-with-a-late-name")
-    loaded = report.load_csvs([SMALL, write_rows(tmp_path / "older.csv", rows)])
-    assert report.select_run(loaded) == RUN_NEW
+    loaded = res.load_csvs([SMALL, write_rows(tmp_path / "older.csv", rows)])
+    assert res.select_run(loaded) == RUN_NEW
 
 
 def test_select_run_errors(small, tmp_path, capsys):
-    with pytest.raises(report.ReportError, match="run 'nope' is not in the CSVs read; runs "
+    with pytest.raises(res.ReportError, match="run 'nope' is not in the CSVs read; runs "
                                                  f"there: {RUN_NEW}"):
-        report.select_run(small[0], "nope")
+        res.select_run(small[0], "nope")
     assert report.main(cli_args(tmp_path, SMALL) + ["--run", "nope"]) == 2
     assert "run 'nope'" in capsys.readouterr().err
     assert not (tmp_path / "RESULTS.md").exists() and not (tmp_path / "out").exists()
@@ -196,17 +200,20 @@ def test_run_without_table_cases_keeps_the_handle_map_section(tmp_path, capsys):
     handle_map section and its chart stay as they were, the all_cases section is written."""
     rows = [r for r in read_rows(SMALL) if r[9] in ("n", "1000")]  # only n=1000 rows
     path = write_rows(tmp_path / "small_n.csv", rows)
-    loaded = report.load_csvs([path])
-    assert report.select_run(loaded) == RUN_NEW and report.aggregate(loaded, RUN_NEW) == {}
+    loaded = res.load_csvs([path])
+    assert res.select_run(loaded) == RUN_NEW and res.aggregate(loaded, RUN_NEW) == {}
     md = tmp_path / "RESULTS.md"
-    committed = "# r\n\n" + report.BEGIN + "\ncommitted table\n" + report.END + "\n"
+    committed = "# r\n\n" + handle_map.BEGIN + "\ncommitted table\n" + handle_map.END + "\n"
     md.write_text(committed)
     assert report.main(cli_args(tmp_path, path)) == 0
     out = capsys.readouterr().out
     assert "handle_map section kept as it was" in out and "all_cases section updated" in out
     text = md.read_text()
-    assert text.startswith(committed) and "| create |" not in text.split(report.END)[0]
-    assert "### iterate" in text and "| unknown | handle_map | 1000 | 8 | seq | 0 | 3 |" in text
+    kept = committed.split("\n\n", 1)[1]
+    assert kept in text and "| create |" not in text.split(handle_map.END)[0]
+    page = (tmp_path / "out" / "cases" / "iterate.md").read_text()
+    assert "### iterate" in page and "| unknown | handle_map | 1000 | 8 | seq | 0 | 3 |" in page
+    assert "](out/cases/iterate.md)" in text
     assert not (tmp_path / "out" / "handle_map_table.png").exists()
 
 
@@ -220,16 +227,16 @@ def test_article_data_and_speedups(article):
     assert (reset.article_scenario, reset.ms) == ("clear", 0.377)
     assert ("clear", "handle_map") not in article
     assert article[("defragment", "handle_map")].swaps == 99987
-    ratio, hm = report.article_speedup(article, "create", "peer_unordered_map")
+    ratio, hm = handle_map.article_speedup(article, "create", "peer_unordered_map")
     assert ratio == pytest.approx(89.4 / 4.75) and hm == "create"
-    assert report.article_speedup(article, "iterate", "peer_malloc_ptrs")[0] == pytest.approx(
+    assert handle_map.article_speedup(article, "iterate", "peer_malloc_ptrs")[0] == pytest.approx(
         0.525 / 0.264)
-    assert report.article_speedup(article, "lookup", "peer_unordered_map")[0] == pytest.approx(
+    assert handle_map.article_speedup(article, "lookup", "peer_unordered_map")[0] == pytest.approx(
         15.92 / 0.654)
-    ratio, hm = report.article_speedup(article, "clear", "peer_malloc_ptrs")
+    ratio, hm = handle_map.article_speedup(article, "clear", "peer_malloc_ptrs")
     assert ratio == pytest.approx(10161 / 0.377) and hm == "reset"
-    assert report.article_speedup(article, "lookup", "peer_malloc_ptrs") == (None, None)
-    assert report.article_speedup(article, "reset", "peer_unordered_map") == (None, None)
+    assert handle_map.article_speedup(article, "lookup", "peer_malloc_ptrs") == (None, None)
+    assert handle_map.article_speedup(article, "reset", "peer_unordered_map") == (None, None)
 
 
 def test_malformed_article_file_is_reported(tmp_path, capsys):
@@ -246,16 +253,16 @@ def test_malformed_article_file_is_reported(tmp_path, capsys):
 
 def test_render_markdown_table_and_prose(small, article):
     _, stats, info = small
-    section = report.render_markdown(stats, info, article, "reports/out/handle_map_table.png")
+    section = handle_map.render_markdown(stats, info, article, "reports/out/handle_map_table.png")
     lines = section.splitlines()
-    assert lines[0] == report.BEGIN and lines[-1] == report.END and section.endswith("\n")
-    assert lines[1] == report.HEADING
+    assert lines[0] == handle_map.BEGIN and lines[-1] == handle_map.END and section.endswith("\n")
+    assert lines[1] == handle_map.HEADING
     assert all(f"`{v}`" in section for v in (RUN_NEW, "bench1", info["cpu_model"], "gcc 12.2.0",
                                               "-O2 -march=native -DNDEBUG", "3f2c1ab", "none"))
     assert "3 reps per case" in section
     first_cells = [l.split("|")[1].strip() for l in lines if l.startswith("| ")]
     # times table: every scenario; speed-up table: the scenarios with a speed-up
-    assert first_cells == (["scenario", *report.SCENARIOS]
+    assert first_cells == (["scenario", *handle_map.SCENARIOS]
                            + ["scenario", "create", "iterate", "lookup", "clear"])
     # scenario, hm ours, hm art, malloc ours, malloc art, umap ours, umap art, swaps ours, art
     assert table_cells(section, "create") == [
@@ -282,19 +289,19 @@ def test_render_markdown_table_and_prose(small, article):
 
 def test_speedup_cis_are_deterministic_and_need_three_reps(small, article, tmp_path):
     _, stats, info = small
-    assert (report.render_markdown(stats, info, article, "c.png")
-            == report.render_markdown(stats, info, article, "c.png"))
+    assert (handle_map.render_markdown(stats, info, article, "c.png")
+            == handle_map.render_markdown(stats, info, article, "c.png"))
     rows = [r for r in read_rows(SMALL) if r[8] != "create" or r[14] in ("rep", "0", "1")]
-    loaded = report.load_csvs([write_rows(tmp_path / "two_reps.csv", rows)])
-    section = report.render_markdown(report.aggregate(loaded, RUN_NEW), info, article, "c.png")
+    loaded = res.load_csvs([write_rows(tmp_path / "two_reps.csv", rows)])
+    section = handle_map.render_markdown(res.aggregate(loaded, RUN_NEW), info, article, "c.png")
     assert table_cells(section, "create", 1)[1] == "3.429×"  # 4.2 ms / 1.225 ms, 2 reps: no CI
 
 
 def test_unstable_cases_are_flagged_with_advice(ext, article):
-    stats = report.aggregate(ext, RUN_EXT)
+    stats = res.aggregate(ext, RUN_EXT)
     assert stats[("peer_malloc_ptrs", "iterate")].unstable
     assert [key for key, st in stats.items() if st.unstable] == [("peer_malloc_ptrs", "iterate")]
-    section = report.render_markdown(stats, report.run_info(ext, RUN_EXT), article, "c.png")
+    section = handle_map.render_markdown(stats, res.run_info(ext, RUN_EXT), article, "c.png")
     iterate = table_cells(section, "iterate")
     assert iterate[3] == "0.21 (0.02) unstable" and "unstable" not in iterate[1] + iterate[5]
     advice = [l for l in section.splitlines() if l.startswith("unstable = ")]
@@ -305,46 +312,48 @@ def test_unstable_cases_are_flagged_with_advice(ext, article):
 
 def test_update_results_md_replaces_only_the_section(tmp_path, small, article):
     _, stats, info = small
-    section = report.render_markdown(stats, info, article, "chart.png")
+    section = handle_map.render_markdown(stats, info, article, "chart.png")
     before = "# dodbench results\n\nIntro written by hand.\n\n"
     after = "\n## bulk data\n\nOther section, kept.\n"
     md = tmp_path / "RESULTS.md"
-    md.write_text(before + report.BEGIN + "\nstale table\n" + report.END + "\n" + after)
-    assert report.update_results_md(md, section) is True
+    md.write_text(before + handle_map.BEGIN + "\nstale table\n" + handle_map.END + "\n" + after)
+    assert markdown.update_results_md(md, section) is True
     assert md.read_text() == before + section + after
-    assert report.update_results_md(md, section) is False
+    assert markdown.update_results_md(md, section) is False
     assert md.read_text() == before + section + after
 
 
 def test_update_results_md_creates_or_appends(tmp_path):
-    section = report.BEGIN + "\nbody\n" + report.END + "\n"
+    section = handle_map.BEGIN + "\nbody\n" + handle_map.END + "\n"
     new = tmp_path / "new.md"
-    report.update_results_md(new, section)
+    markdown.update_results_md(new, section)
     assert new.read_text() == "# dodbench results\n\n" + section
     old = tmp_path / "old.md"
     old.write_text("# Notes\nno markers here")
-    report.update_results_md(old, section)
-    report.update_results_md(old, section)
+    markdown.update_results_md(old, section)
+    markdown.update_results_md(old, section)
     assert old.read_text() == "# Notes\nno markers here\n\n" + section
 
 
 def test_update_results_md_rejects_unterminated_section(tmp_path):
     md = tmp_path / "RESULTS.md"
-    md.write_text("intro\n" + report.BEGIN + "\nno end marker\n")
-    with pytest.raises(report.ReportError, match=r"RESULTS.md:2: BEGIN handle_map marker"):
-        report.update_results_md(md, "x\n")
+    md.write_text("intro\n" + handle_map.BEGIN + "\nno end marker\n")
+    with pytest.raises(res.ReportError, match=r"RESULTS.md:2: BEGIN handle_map marker"):
+        markdown.update_results_md(md, "x\n")
 
 
 # --- chart and command line ----------------------------------------------------------------
 
-def test_render_chart_writes_png_and_svg(tmp_path, small, article):
+def test_render_chart_writes_png_only(tmp_path, small, article):
     _, stats, info = small
-    png, svg = report.render_chart(stats, info, article, tmp_path / "charts")
+    png = handle_map.render_chart(stats, info, article, tmp_path / "charts")
     assert Path(png).read_bytes().startswith(b"\x89PNG") and Path(png).stat().st_size > 10000
-    assert "<svg" in Path(svg).read_text() and "plain_array" in Path(svg).read_text()
+    assert [p.name for p in (tmp_path / "charts").iterdir()] == ["handle_map_table.png"]
     no_plain = {k: v for k, v in stats.items() if k[0] != "plain_array"}
-    png, svg = report.render_chart(no_plain, info, article, tmp_path / "fewer")
-    assert Path(png).exists() and "plain_array" not in Path(svg).read_text()
+    fewer = handle_map.render_chart(no_plain, info, article, tmp_path / "fewer")
+    assert Path(fewer).read_bytes() != Path(png).read_bytes()  # one bar group less
+    again = handle_map.render_chart(stats, info, article, tmp_path / "again")
+    assert Path(again).read_bytes() == Path(png).read_bytes()  # deterministic bytes
 
 
 def test_main_end_to_end_is_idempotent(tmp_path, capsys):
@@ -353,7 +362,7 @@ def test_main_end_to_end_is_idempotent(tmp_path, capsys):
     out = capsys.readouterr().out
     assert RUN_NEW in out and "handle_map_table.png" in out and "updated" in out
     assert (tmp_path / "out" / "handle_map_table.png").exists()
-    assert (tmp_path / "out" / "handle_map_table.svg").exists()
+    assert not list((tmp_path / "out").rglob("*.svg"))  # PNG only
     first = md.read_text()
     assert first.startswith("# dodbench results\n") and "](out/handle_map_table.png)" in first
     assert report.main(cli_args(tmp_path, OLDER, SMALL)) == 0
@@ -370,7 +379,11 @@ def test_results_dir_is_read_when_no_csv_given(tmp_path, capsys):
     assert report.main(args) == 0
     assert "nothing changed" in capsys.readouterr().out
     assert not (tmp_path / "RESULTS.md").exists()
-    write_rows(results / "a.csv", read_rows(SMALL))
+    write_rows(results / "a.csv", read_rows(SMALL))  # not a `make bench` run: not read
+    assert report.main(args) == 0
+    assert "nothing changed" in capsys.readouterr().out
+    assert not (tmp_path / "RESULTS.md").exists()
+    write_rows(results / "bench-a.csv", read_rows(SMALL))
     assert report.main(args) == 0
     assert RUN_NEW in capsys.readouterr().out and (tmp_path / "RESULTS.md").exists()
 
@@ -435,7 +448,7 @@ def test_subprocess_success(tmp_path):
                           capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr
     assert "Traceback" not in proc.stderr and RUN_NEW in proc.stdout
-    assert (tmp_path / "RESULTS.md").read_text().count(report.BEGIN) == 1
+    assert (tmp_path / "RESULTS.md").read_text().count(handle_map.BEGIN) == 1
 
 
 # --- extension columns and callgrind rows --------------------------------------------------
@@ -451,10 +464,10 @@ def test_extension_columns_are_typed_and_absent_ones_are_missing(ext, small):
     assert sim_row["sim_ir"] == 4000000 and sim_row["sim_d1mr"] + sim_row["sim_d1mw"] == 30000
     assert (sim_row["sim_d1"], sim_row["pinned_cpu"]) == ("32768:8:64", None)
     assert (time_row["frees"], time_row["cpu_ns"], time_row["pmu_scale"]) == (1, 1100000, None)
-    assert all(r[c] is None for r in small[0] for c in report.EXT_COLUMNS)  # v1-only file
+    assert all(r[c] is None for r in small[0] for c in res.EXT_COLUMNS)  # v1-only file
     # schema 1: ops = n, no holes, no schema-2 columns
     assert all((r["schema"], r["ops"], r["hole_pattern"]) == (1, r["n"], "none") for r in ext)
-    assert all(r[c] is None for r in ext for c in report.SCHEMA2_COLUMNS
+    assert all(r[c] is None for r in ext for c in res.SCHEMA2_COLUMNS
                if c not in ("ops", "hole_pattern"))
 
 
@@ -473,29 +486,29 @@ def test_malformed_extension_columns(tmp_path, capsys, column, value, message):
 def test_callgrind_rows_are_excluded_from_time_statistics(ext, tmp_path):
     assert any(r["counter_source"] == "callgrind" and r["container"] == "handle_map"
                and r["scenario"] == "create" and r["n"] == 100000 for r in ext)
-    create = report.aggregate(ext, RUN_EXT)[("handle_map", "create")]
+    create = res.aggregate(ext, RUN_EXT)[("handle_map", "create")]
     assert (create.reps, create.median_ns, create.max_ns) == (5, 1102000, 1110000)
-    assert ("peer_malloc_ptrs", "lookup") not in report.aggregate(ext, RUN_EXT)  # callgrind only
-    info = report.run_info(ext, RUN_EXT)
+    assert ("peer_malloc_ptrs", "lookup") not in res.aggregate(ext, RUN_EXT)  # callgrind only
+    info = res.run_info(ext, RUN_EXT)
     assert info["counter_source"] == "none" and info["timestamp"].endswith("12:00:57Z")
-    assert report.run_info(ext, RUN_EXT, sim=True)["counter_source"] == "callgrind"
+    assert res.run_info(ext, RUN_EXT, sim=True)["counter_source"] == "callgrind"
     # a newer run that has only callgrind rows is not a candidate for the time table
     rows = read_rows(EXT)
     for line in range(2, len(rows) + 1):
         if rows[line - 1][rows[0].index("counter_source")] == "callgrind":
             set_field(rows, line, "run_id", "zz-sim-only")
             set_field(rows, line, "timestamp", "2027-01-01T00:00:00Z")
-    loaded = report.load_csvs([write_rows(tmp_path / "split.csv", rows)])
-    assert report.select_run(loaded) == RUN_EXT
-    assert report.select_sim_run(loaded, RUN_EXT) == "zz-sim-only"
+    loaded = res.load_csvs([write_rows(tmp_path / "split.csv", rows)])
+    assert res.select_run(loaded) == RUN_EXT
+    assert res.select_sim_run(loaded, RUN_EXT, "handle_map") == "zz-sim-only"
     # asked for by name, the callgrind-only run is reported: its sim_caches, no time table
-    assert report.select_run(loaded, "zz-sim-only") == "zz-sim-only"
-    assert report.aggregate(loaded, "zz-sim-only") == {}
-    assert report.collect_cases(loaded, "zz-sim-only") == {}
-    assert report.select_sim_run(loaded, "zz-sim-only") == "zz-sim-only"
+    assert res.select_run(loaded, "zz-sim-only") == "zz-sim-only"
+    assert res.aggregate(loaded, "zz-sim-only") == {}
+    assert res.collect_cases(loaded, "zz-sim-only") == {}
+    assert res.select_sim_run(loaded, "zz-sim-only", "handle_map") == "zz-sim-only"
     # only callgrind rows: no run has times
     sim_only = [r for r in loaded if r["run_id"] == "zz-sim-only"]
-    assert report.select_run(sim_only) is None
+    assert res.select_run(sim_only) is None
 
 
 # --- complexity ----------------------------------------------------------------------------
@@ -510,20 +523,20 @@ WOBBLE = (1.0, 1.02, 0.98, 1.01, 0.99, 1.0)  # +-2% noise, the same for every sh
     (lambda n: 0.004 * n, "O(n)", 0.004),
     (lambda n: 0.002 * n * math.log2(n), "O(n log n)", 0.002)])
 def test_fit_complexity_picks_the_generating_model(shape, model, coef):
-    fits = report.fit_complexity({n: shape(n) * w for n, w in zip(NS, WOBBLE)})
+    fits = complexity.fit_complexity({n: shape(n) * w for n, w in zip(NS, WOBBLE)})
     (best, c, rms), (_, _, next_rms) = fits[:2]
-    assert best == model and sorted(f[0] for f in fits) == sorted(report.MODELS)
+    assert best == model and sorted(f[0] for f in fits) == sorted(complexity.MODELS)
     assert c == pytest.approx(coef, rel=0.03) and rms < 0.03 < next_rms
 
 
 def test_fit_complexity_exact_and_flat():
-    fits = report.fit_complexity({1000: 5.0, 10000: 50.0, 100000: 500.0})
+    fits = complexity.fit_complexity({1000: 5.0, 10000: 50.0, 100000: 500.0})
     assert fits[0][0] == "O(n)" and fits[0][1] == pytest.approx(0.005) and fits[0][2] < 1e-12
-    assert report.fit_complexity({10: 0.0, 100: 0.0, 1000: 0.0})[0][:2] == ("O(1)", 0.0)
+    assert complexity.fit_complexity({10: 0.0, 100: 0.0, 1000: 0.0})[0][:2] == ("O(1)", 0.0)
 
 
 def test_complexity_fits_use_time_rows_with_three_sizes(ext):
-    fits = report.complexity_fits(ext, RUN_EXT)
+    fits = complexity.complexity_fits(ext, RUN_EXT)
     # handle_map create has callgrind rows at n=1000 and 10000: they must not make a sweep
     assert [(name, ns) for name, ns, _ in fits] == [
         ("defragment/handle_map/elem:8/order:seq", [1000, 10000, 100000]),
@@ -531,12 +544,12 @@ def test_complexity_fits_use_time_rows_with_three_sizes(ext):
     (defrag, c_defrag, _), (lookup, c_lookup, _) = (f[2][0] for f in fits)
     assert (defrag, lookup) == ("O(n)", "O(1)")
     assert c_defrag == pytest.approx(0.55, rel=0.01) and c_lookup == pytest.approx(2.5, rel=0.01)
-    assert report.complexity_fits(ext, RUN_EXT, min_sizes=5) == []
+    assert complexity.complexity_fits(ext, RUN_EXT, min_sizes=5) == []
 
 
 def test_render_complexity(ext):
-    begin, end = report.markers("complexity")
-    section = report.render_complexity(report.complexity_fits(ext, RUN_EXT), RUN_EXT)
+    begin, end = markdown.markers("complexity")
+    section = complexity.render_complexity(complexity.complexity_fits(ext, RUN_EXT), RUN_EXT)
     lines = section.splitlines()
     assert (lines[0], lines[-1]) == (begin, end) and begin.startswith("<!-- BEGIN complexity ")
     cells = table_cells(section, "lookup/handle_map/elem:8/order:seq")
@@ -545,25 +558,25 @@ def test_render_complexity(ext):
     assert table_cells(section, "defragment/handle_map/elem:8/order:seq")[2:4] == ["O(n)", "0.55"]
     assert "ns_per_op" in section and f"`{RUN_EXT}`" in section
     assert "--n 1000,10000,100000,1000000" in section  # how to fit more cases
-    assert report.render_complexity([], RUN_NEW) is None  # no fit: the committed text stays
+    assert complexity.render_complexity([], RUN_NEW) is None  # no fit: the committed text stays
 
 
 # --- simulated caches ----------------------------------------------------------------------
 
 def test_aggregate_sim_per_op_counts(ext):
-    sims = report.aggregate_sim(ext, RUN_EXT)
+    sims = res.aggregate_sim(ext, RUN_EXT)
     assert set(sims) == {("32768:8:64", "8388608:16:64"), ("32768:8:64", "2097152:16:64")}
     big = sims[("32768:8:64", "8388608:16:64")]
     assert big[("handle_map", "create")] == pytest.approx((2, 40, 0.3, 0.25))
     assert big[("peer_unordered_map", "lookup")] == pytest.approx((2, 60, 1.5, 0.8))
     assert ("handle_map", "iterate") not in big  # no callgrind rows for it
-    assert report.aggregate_sim(ext, RUN_NEW) == {}
+    assert res.aggregate_sim(ext, RUN_NEW) == {}
 
 
 def test_render_sim_section(ext):
-    sims, info = report.aggregate_sim(ext, RUN_EXT), report.run_info(ext, RUN_EXT, sim=True)
-    begin, end = report.markers("sim_caches")
-    section = report.render_sim(sims, info, RUN_EXT)
+    sims, info = res.aggregate_sim(ext, RUN_EXT), res.run_info(ext, RUN_EXT, sim=True)
+    begin, end = markdown.markers("sim_caches")
+    section = sim_caches.render_sim(sims, info, RUN_EXT)
     assert section.startswith(begin + "\n") and section.endswith(end + "\n")
     assert "the run of the handle_map table" in section and "counter_source `callgrind`" in section
     assert "### D1 32 KiB, 8-way, 64 B lines; LL 8 MiB, 16-way, 64 B lines" in section
@@ -574,32 +587,32 @@ def test_render_sim_section(ext):
         "create", "peer_malloc_ptrs", "180 (4.5×)", "2.1 (7×)", "1.6 (6.4×)"]
     assert table_cells(section, "lookup", 3) == [
         "lookup", "peer_unordered_map", "60 (5×)", "1.5 (7.5×)", "0.8 (8×)"]
-    other = report.render_sim(sims, info, RUN_NEW)
+    other = sim_caches.render_sim(sims, info, RUN_NEW)
     assert f"the latest run with callgrind rows; the handle_map table is from `{RUN_NEW}`" in other
-    assert report.render_sim({}, None, RUN_NEW) is None  # no callgrind rows: kept as committed
+    assert sim_caches.render_sim({}, None, RUN_NEW) is None  # no callgrind rows: kept as committed
 
 
 # --- several RESULTS.md sections -----------------------------------------------------------
 
 def test_update_results_md_keeps_sections_independent(tmp_path):
     md = tmp_path / "RESULTS.md"
-    sections = {name: "\n".join(report.markers(name)).replace(" -->\n", f" -->\n{name} v1\n")
+    sections = {name: "\n".join(markdown.markers(name)).replace(" -->\n", f" -->\n{name} v1\n")
                 + "\n" for name in ("handle_map", "complexity", "sim_caches")}
     for name, section in sections.items():
-        assert report.update_results_md(md, section, name) is True
+        assert markdown.update_results_md(md, section, name) is True
     first = md.read_text()
-    assert [first.count(report.markers(n)[0]) for n in sections] == [1, 1, 1]
+    assert [first.count(markdown.markers(n)[0]) for n in sections] == [1, 1, 1]
     md.write_text(first.replace("complexity v1", "complexity edited by hand") + "\nkept\n")
     new = sections["complexity"].replace("v1", "v2")
-    assert report.update_results_md(md, new) is True  # the name comes from the BEGIN line
+    assert markdown.update_results_md(md, new) is True  # the name comes from the BEGIN line
     text = md.read_text()
     assert "complexity v2" in text and "edited by hand" not in text
     assert "handle_map v1" in text and "sim_caches v1" in text and text.endswith("\nkept\n")
-    assert report.update_results_md(md, new, "complexity") is False
-    md.write_text(report.markers("sim_caches")[0] + "\nno end\n")
-    with pytest.raises(report.ReportError, match="BEGIN sim_caches marker without "
+    assert markdown.update_results_md(md, new, "complexity") is False
+    md.write_text(markdown.markers("sim_caches")[0] + "\nno end\n")
+    with pytest.raises(res.ReportError, match="BEGIN sim_caches marker without "
                                                  "<!-- END sim_caches -->"):
-        report.update_results_md(md, sections["sim_caches"])
+        markdown.update_results_md(md, sections["sim_caches"])
 
 
 def test_main_writes_all_sections_from_extended_csv(tmp_path, capsys):
@@ -612,25 +625,27 @@ def test_main_writes_all_sections_from_extended_csv(tmp_path, capsys):
     text = md.read_text()
     assert "calibration" not in text
     for name in written:
-        begin, end = report.markers(name)
+        begin, end = markdown.markers(name)
         assert text.count(begin) == 1 and text.count(end) == 1
         assert text.index(begin) < text.index(end)
     assert "0.21 (0.02) unstable" in text and "`--interleave`" in text
-    assert "| lookup/handle_map/elem:8/order:seq |" in text
+    page = (tmp_path / "out" / "cases" / "complexity.md").read_text()
+    assert "| lookup/handle_map/elem:8/order:seq |" in page and "](out/cases/complexity.md)" in text
     assert "| create | peer_malloc_ptrs | 180 (4.5×) |" in text
     assert report.main(cli_args(tmp_path, EXT, SMALL)) == 0
-    assert capsys.readouterr().out.count("section unchanged") == len(written)
+    # the written sections, the header and the claim index
+    assert capsys.readouterr().out.count("section unchanged") == len(written) + 2
     assert md.read_text() == text
 
 
 def test_run_line_says_how_the_run_was_measured(ext):
     """The table's run line states prefault, interleaving and pinning (issue 3, item 4)."""
     run_id = ext[0]["run_id"]
-    method = report.run_info(ext, run_id)["method"]
+    method = res.run_info(ext, run_id)["method"]
     assert "first-touch page faults of fresh allocations are inside" in method
     assert "repetitions interleaved" in method
     prefaulted = [dict(r, prefault=1, interleave_pos=None, pinned_cpu=0) for r in ext]
-    method = report.run_info(prefaulted, run_id)["method"]
+    method = res.run_info(prefaulted, run_id)["method"]
     assert "pre-faulted" in method and "case by case" in method and "pinned to CPU 0" in method
 
 
@@ -644,29 +659,29 @@ def _calibration_rows(contract_ns, loop_ns, run_id="cal", invocation="inv-1"):
 
 def test_calibration_within_and_outside_the_limit():
     """The calibration (docs/ARCHITECTURE.md): iterate/plain_array vs the hand-written loop."""
-    same = report.render_calibration(_calibration_rows([100, 101, 99, 100, 102],
+    same = calibration.render_calibration(_calibration_rows([100, 101, 99, 100, 102],
                                                        [100, 100, 101, 99, 100]), "cal")
     assert "within 5%: the batch call adds no per-element cost" in same
     assert same.startswith("<!-- BEGIN calibration ") and same.rstrip().endswith("<!-- END calibration -->")
-    slow = report.render_calibration(_calibration_rows([130, 131, 129, 130, 132],
+    slow = calibration.render_calibration(_calibration_rows([130, 131, 129, 130, 132],
                                                        [100, 100, 101, 99, 100]), "cal")
     assert "NOT within 5%" in slow and "1.3×" in slow
-    noisy = report.render_calibration(_calibration_rows([100, 140, 104, 98, 130, 101],
+    noisy = calibration.render_calibration(_calibration_rows([100, 140, 104, 98, 130, 101],
                                                         [100, 100, 101, 99, 100, 100]), "cal")
     assert "inconclusive: the CI straddles the 5% limit" in noisy
-    fast = report.render_calibration(_calibration_rows([80, 81, 79, 80, 82],
+    fast = calibration.render_calibration(_calibration_rows([80, 81, 79, 80, 82],
                                                        [100, 100, 101, 99, 100]), "cal")
     assert "NOT within 5%: the contract's loop is faster" in fast   # two-sided
-    assert report.render_calibration([], "cal") is None  # no pair: the committed text stays
+    assert calibration.render_calibration([], "cal") is None  # no pair: the committed text stays
     # iterate rows of another invocation of the same run (another sweep line, measured at
     # another time) are not paired with the loop
     other = _calibration_rows([300] * 20, [], invocation="inv-0")
-    assert report.render_calibration(other + _calibration_rows([100, 101, 99, 100, 102],
+    assert calibration.render_calibration(other + _calibration_rows([100, 101, 99, 100, 102],
                                                                [100, 100, 101, 99, 100]),
                                      "cal") == same
     # iterate over a container with holes is another case, not the calibration's
     holes = [dict(r, hole_ratio=0.5, elapsed_ns=500) for r in _calibration_rows([1] * 5, [])]
-    assert report.render_calibration(_calibration_rows([100, 101, 99, 100, 102],
+    assert calibration.render_calibration(_calibration_rows([100, 101, 99, 100, 102],
                                                        [100, 100, 101, 99, 100]) + holes,
                                      "cal") == same
 
@@ -675,12 +690,12 @@ def test_calibration_within_and_outside_the_limit():
 
 @pytest.fixture(scope="module")
 def s2():
-    return report.load_csvs([S2])
+    return res.load_csvs([S2])
 
 
 @pytest.fixture(scope="module")
 def s2_cases(s2):
-    return report.collect_cases(s2, RUN_S2)
+    return res.collect_cases(s2, RUN_S2)
 
 
 def test_schema2_columns_are_typed(s2):
@@ -689,7 +704,7 @@ def test_schema2_columns_are_typed(s2):
                  and r["container"] == "trial_container" and r["n"] == 100000)
     assert (trial["ops"], trial["hole_pattern"], trial["hole_ratio"]) == (200000, "none", 0.0)
     assert trial["ns_per_op"] == pytest.approx(trial["elapsed_ns"] / trial["ops"], abs=1e-4)
-    assert [trial[c] for c in report.LATENCY_COLUMNS] == [25.0, 60.0, 400.0, 9000.0]
+    assert [trial[c] for c in res.LATENCY_COLUMNS] == [25.0, 60.0, 400.0, 9000.0]
     assert (trial["samples"], trial["sample_cost_ns"]) == (10000, 18.5)
     assert (trial["family"], trial["removal"], trial["alloc"], trial["layout"]) == (
         "trial", "holes", "vm", "soa")
@@ -700,20 +715,20 @@ def test_schema2_columns_are_typed(s2):
                                                                       (0.5, "clustered")}
     assert all(r["ops"] == r["n"] // 2 for r in holes)
     lookup = next(r for r in s2 if r["scenario"] == "lookup")
-    assert all(lookup[c] is None for c in report.LATENCY_COLUMNS + ("samples",))
+    assert all(lookup[c] is None for c in res.LATENCY_COLUMNS + ("samples",))
 
 
 def test_case_key_and_name_include_the_holes(s2):
-    keys = {report.case_key(r) for r in s2 if r["scenario"] == "lookup"
+    keys = {res.case_key(r) for r in s2 if r["scenario"] == "lookup"
             and r["container"] == "handle_map" and r["n"] == 100000}
     assert keys == {("lookup", "handle_map", 100000, 8, "seq", 0.0, "none"),
                     ("lookup", "handle_map", 100000, 8, "seq", 0.5, "random"),
                     ("lookup", "handle_map", 100000, 8, "seq", 0.5, "clustered")}
-    assert [report.case_name(*k) for k in sorted(keys)] == [
+    assert [res.case_name(*k) for k in sorted(keys)] == [
         "lookup/handle_map/n:100000/elem:8/order:seq",
         "lookup/handle_map/n:100000/elem:8/order:seq/holes:0.5:clustered",
         "lookup/handle_map/n:100000/elem:8/order:seq/holes:0.5:random"]
-    assert report.case_name("iterate", "x", None, 64, "random", 0.25, "oldest") == (
+    assert res.case_name("iterate", "x", None, 64, "random", 0.25, "oldest") == (
         "iterate/x/elem:64/order:random/holes:0.25:oldest")
 
 
@@ -721,16 +736,16 @@ def test_schema1_and_schema2_rows_mix_in_one_file(tmp_path):
     """A v1 file appended to a v2 file, header line included, reads as both."""
     mixed = tmp_path / "mixed.csv"
     mixed.write_text(S2.read_text() + SMALL.read_text())
-    rows = report.load_csvs([mixed])
+    rows = res.load_csvs([mixed])
     assert len(rows) == 115 + 61 and {r["schema"] for r in rows} == {1, 2}
     v1 = [r for r in rows if r["schema"] == 1]
     assert all(r["ops"] == r["n"] and r["hole_pattern"] == "none" and r["family"] is None
                for r in v1)
     # schema-1 rows under the schema-2 header, with its new columns empty
-    under_v2 = [report.COLUMNS + report.EXT_COLUMNS + report.SCHEMA2_COLUMNS]
+    under_v2 = [res.COLUMNS + res.EXT_COLUMNS + res.SCHEMA2_COLUMNS]
     for fields in read_rows(SMALL)[1:]:
         under_v2.append(fields + [""] * (len(under_v2[0]) - len(fields)))
-    rows = report.load_csvs([write_rows(tmp_path / "v1_under_v2.csv", under_v2)])
+    rows = res.load_csvs([write_rows(tmp_path / "v1_under_v2.csv", under_v2)])
     assert [(r["ops"], r["hole_pattern"]) for r in rows] == [(r["n"], "none") for r in rows]
 
 
@@ -789,9 +804,9 @@ def test_hole_pattern_none_with_holes_is_rejected(tmp_path, capsys):
     # a schema-1 row with holes has no pattern to name them by
     rows = set_field(read_rows(SMALL), 2, "hole_ratio", "0.5")
     path = write_rows(tmp_path / "v1_holes.csv", rows)
-    with pytest.raises(report.ReportError, match=r"v1_holes.csv:2: column 'hole_pattern': "
+    with pytest.raises(res.ReportError, match=r"v1_holes.csv:2: column 'hole_pattern': "
                                                  r".*got 'none' with hole_ratio 0.5"):
-        report.load_csvs([path])
+        res.load_csvs([path])
 
 
 def test_bad_schema2_value_through_subprocess(tmp_path):
@@ -850,7 +865,7 @@ def test_impossible_value_through_subprocess(tmp_path):
 def test_largest_values_the_harness_writes_are_read(tmp_path):
     rows = set_field(read_rows(S2), 2, "checksum", str(2 ** 64 - 1))
     rows = set_field(rows, 3, "elapsed_ns", str(2 ** 63 - 1))
-    loaded = report.load_csvs([write_rows(tmp_path / "s2_max.csv", rows)])
+    loaded = res.load_csvs([write_rows(tmp_path / "s2_max.csv", rows)])
     assert (loaded[0]["checksum"], loaded[1]["elapsed_ns"]) == (2 ** 64 - 1, 2 ** 63 - 1)
 
 
@@ -867,23 +882,23 @@ def test_rows_without_a_measurement_are_checked_too(tmp_path):
                                    ("status_detail", "sig\0", "NUL byte")):
         bad = dict(crashed, **{column: value})
         path = write_rows(tmp_path / "s3_bad.csv", [header, [bad[c] for c in header]])
-        with pytest.raises(report.ReportError, match=f"^{path}:2: column '{column}': {message}"):
-            report.load_csvs([path])
+        with pytest.raises(res.ReportError, match=f"^{path}:2: column '{column}': {message}"):
+            res.load_csvs([path])
 
 
 def test_elem_bytes_size_classes_match_the_harness():
-    """report.ELEM_BYTES, the list every reader checks elem_bytes against, is the Makefile's
+    """res.ELEM_BYTES, the list every reader checks elem_bytes against, is the Makefile's
     SIZES, the one list the harness's registry (hb_elem_sizes) is generated from."""
     text = (REPO / "Makefile").read_text()
     sizes = re.search(r"^SIZES\s*:=\s*(.*)$", text, re.M).group(1)
-    assert report.ELEM_BYTES == tuple(int(x) for x in sizes.split())
+    assert res.ELEM_BYTES == tuple(int(x) for x in sizes.split())
 
 
 def test_handle_map_table_takes_schema2_rows_without_holes(s2):
-    assert report.select_run(s2) == RUN_S2
-    stats = report.aggregate(s2, RUN_S2)
+    assert res.select_run(s2) == RUN_S2
+    stats = res.aggregate(s2, RUN_S2)
     # the hole cases (0.5 random / clustered) and the verified=0 rep are not table cases
-    assert stats[("handle_map", "lookup")] == report.Stats(3, 250000, 246250, 251000, 1000, None)
+    assert stats[("handle_map", "lookup")] == res.Stats(3, 250000, 246250, 251000, 1000, None)
     assert set(stats) == ({(c, s) for c in ("handle_map", "plain_array", "peer_malloc_ptrs",
                                             "trial_container") for s in ("lookup", "iterate")}
                           | {(c, "trial_scenario") for c in ("handle_map", "plain_array",
@@ -893,21 +908,21 @@ def test_handle_map_table_takes_schema2_rows_without_holes(s2):
 def test_complexity_fits_each_hole_ratio_and_pattern_apart(s2):
     third = [dict(r, n=10000, ns_per_op=r["ns_per_op"] * 1.1) for r in s2
              if r["scenario"] == "lookup" and r["n"] == 1000]
-    fits = report.complexity_fits(s2 + third, RUN_S2)
+    fits = complexity.complexity_fits(s2 + third, RUN_S2)
     assert [name for name, _, _ in fits] == sorted(
         [f"lookup/{c}/elem:8/order:seq{h}"
          for c in ("handle_map", "peer_malloc_ptrs", "trial_container")
          for h in ("", "/holes:0.5:clustered", "/holes:0.5:random")]
         + ["lookup/plain_array/elem:8/order:seq"])
     assert all(ns == [1000, 10000, 100000] for _, ns, _ in fits)
-    assert report.complexity_fits(s2, RUN_S2) == []  # 2 sizes only: no fit
+    assert complexity.complexity_fits(s2, RUN_S2) == []  # 2 sizes only: no fit
 
 
 # --- the all_cases section -----------------------------------------------------------------
 
 def all_cases_table(section, scenario, nth=0):
     """{(container, n, holes): cells} of the nth table under '### scenario'."""
-    body = section.split(f"### {scenario}\n", 1)[1].split("\n### ", 1)[0]
+    body = section.split(f"### {scenario}\n", 1)[1].split("\n### ", 1)[0].split("\n# ", 1)[0]
     tables = [t.strip() for t in body.split("\n\n") if t.strip().startswith("| family |")]
     rows = [[c.strip() for c in l.strip("|").split("|")] for l in tables[nth].splitlines()[2:]]
     return {(cells[1], int(cells[2]), cells[5]): cells for cells in rows}
@@ -932,24 +947,35 @@ def test_collect_cases_needs_no_list_of_names(s2_cases):
 def test_baseline_ratios_and_cis_are_right_and_deterministic(s2_cases):
     key = ("lookup", "handle_map", 100000, 8, "seq", 0.0, "none")
     base = s2_cases[("lookup", "plain_array", 100000, 8, "seq", 0.0, "none")]
-    ci = report.baseline_ratio(s2_cases, key, "plain_array")
+    ci = res.baseline_ratio(s2_cases, key, "plain_array")
     assert ci.ratio == pytest.approx(2.5)  # 250 µs / 100 µs
     assert ci.low < 2.5 < ci.high and ci.high - ci.low < 0.2
-    assert ci == report.bench_stats.ratio_ci(base.times_ns, s2_cases[key].times_ns,
-                                             seed=report.SEED)
-    assert ci == report.baseline_ratio(s2_cases, key, "plain_array")  # the same every time
+    assert ci == bench_stats.ratio_ci(base.times_ns, s2_cases[key].times_ns,
+                                             seed=res.SEED)
+    assert ci == res.baseline_ratio(s2_cases, key, "plain_array")  # the same every time
     trial = ("lookup", "trial_container", 100000, 8, "seq", 0.0, "none")
-    assert report.baseline_ratio(s2_cases, trial, "plain_array").ratio == pytest.approx(3.0)
-    assert report.baseline_ratio(s2_cases, key[:5] + (0.5, "random"), "plain_array") is None
-    assert report.baseline_ratio(s2_cases, key, "no_such_container") is None
+    assert res.baseline_ratio(s2_cases, trial, "plain_array").ratio == pytest.approx(3.0)
+    assert res.baseline_ratio(s2_cases, key[:5] + (0.5, "random"), "plain_array") is None
+    assert res.baseline_ratio(s2_cases, key, "no_such_container") is None
+
+
+def pages_text(cases_, info, baseline):
+    """Every scenario page of the cases, one after the other, by scenario name."""
+    return "".join(cases.render_scenario_page(s, {k: v for k, v in cases_.items() if k[0] == s},
+                                              info, baseline, [])
+                   for s in sorted({k[0] for k in cases_}))
 
 
 def test_render_all_cases_from_whatever_rows_are_there(s2, s2_cases):
-    info = report.run_info(s2, RUN_S2)
-    section = report.render_all_cases(s2_cases, info, "plain_array", {})
-    begin, end = report.markers("all_cases")
-    assert section.startswith(begin + "\n## Every case\n") and section.endswith(end + "\n")
-    assert section == report.render_all_cases(s2_cases, info, "plain_array", {})
+    info = res.run_info(s2, RUN_S2)
+    links = {"iterate": "out/cases/iterate.md"}
+    summary = cases.render_all_cases(s2_cases, info, "plain_array", links)
+    begin, end = markdown.markers("all_cases")
+    assert summary.startswith(begin + "\n## Every case\n") and summary.endswith(end + "\n")
+    assert "| [iterate](out/cases/iterate.md) | 12 | 4 | 0 |" in summary
+    assert "| lookup | 20 | 4 | 0 |" in summary and "| trial_scenario | 6 | 3 | 0 |" in summary
+    section = pages_text(s2_cases, info, "plain_array")
+    assert section == pages_text(s2_cases, info, "plain_array")
     assert [l for l in section.splitlines() if l.startswith("### ")] == [
         "### iterate", "### lookup", "### trial_scenario"]
     lookup = all_cases_table(section, "lookup")
@@ -976,50 +1002,78 @@ def test_render_all_cases_from_whatever_rows_are_there(s2, s2_cases):
 
 
 def test_all_cases_baseline_can_be_any_container(s2, s2_cases):
-    info = report.run_info(s2, RUN_S2)
-    section = report.render_all_cases(s2_cases, info, "handle_map", {})
+    info = res.run_info(s2, RUN_S2)
+    section = pages_text(s2_cases, info, "handle_map")
     assert "| vs handle_map [95% CI] |" in section
     lookup = all_cases_table(section, "lookup")
     assert lookup[("plain_array", 100000, "0")][-1].startswith("0.4× [")
     assert lookup[("trial_container", 100000, "0.5 random")][-1].startswith("0.9692× [")
     assert lookup[("handle_map", 1000, "0.5 clustered")][-1] == "baseline"
-    nothing = report.render_all_cases(s2_cases, info, "zz_missing", {})
+    nothing = pages_text(s2_cases, info, "zz_missing")
     assert "no rows of the baseline container `zz_missing`" in nothing
-    assert report.render_all_cases({}, info, "plain_array", {}) is None
+    assert cases.render_all_cases({}, info, "plain_array", {}) is None
 
 
-def test_case_charts_per_scenario_with_the_made_up_names(s2, s2_cases, tmp_path):
-    info = report.run_info(s2, RUN_S2)
-    charts = report.render_case_charts(s2_cases, info, tmp_path / "cases")
+def chart_texts(monkeypatch):
+    """{png stem: every text drawn in that figure}, filled as charts.save writes PNGs."""
+    import charts as chart_helpers
+    from matplotlib.text import Text
+    texts, save = {}, chart_helpers.save
+
+    def recording_save(fig, out_dir, stem):
+        texts[stem] = "\n".join(t.get_text() for t in fig.findobj(Text))
+        return save(fig, out_dir, stem)
+    monkeypatch.setattr(chart_helpers, "save", recording_save)
+    return texts
+
+
+def test_case_charts_per_scenario_with_the_made_up_names(s2, s2_cases, tmp_path, monkeypatch):
+    info = res.run_info(s2, RUN_S2)
+    texts = chart_texts(monkeypatch)
+    drawn = cases.render_case_charts(s2_cases, info, tmp_path / "cases")
     assert sorted(p.name for p in (tmp_path / "cases").iterdir()) == sorted(
-        f"{s}_vs_{what}.{ext}" for s, what in (("iterate", "n"), ("iterate", "holes"),
-                                               ("lookup", "n"), ("lookup", "holes"),
-                                               ("trial_scenario", "n"))
-        for ext in ("png", "svg"))
-    assert [what for what, _, _ in charts["lookup"]] == [
+        f"{s}_vs_{what}.png" for s, what in (("iterate", "n"), ("iterate", "holes"),
+                                             ("lookup", "n"), ("lookup", "holes"),
+                                             ("trial_scenario", "n")))
+    assert [what for what, _ in drawn["lookup"]] == [
         "n (8-byte items, order seq, no holes)", "hole ratio (n=100000, 8-byte items, order seq)"]
-    trial_svg = Path(charts["trial_scenario"][0][2]).read_text()
-    assert "trial_container (trial)" in trial_svg and "elements n" in trial_svg
-    assert "ns per operation" in trial_svg and "host vm" in trial_svg
-    holes_svg = Path(charts["lookup"][1][2]).read_text()
-    assert all(s in holes_svg for s in ("pattern random", "pattern clustered",
-                                        "hole ratio (fraction erased)", "trial_container"))
-    assert "plain_array" not in holes_svg  # no hole cases: no line in a holes chart
-    assert Path(charts["lookup"][0][1]).read_bytes().startswith(b"\x89PNG")
-    again = report.render_case_charts(s2_cases, info, tmp_path / "again")
-    assert [Path(svg).read_bytes() for _, _, svg in again["lookup"]] == [
-        Path(svg).read_bytes() for _, _, svg in charts["lookup"]]
+    trial = texts["trial_scenario_vs_n"]
+    assert "trial_container (trial)" in trial and "elements n" in trial
+    assert "ns per operation" in trial and "host vm" in trial
+    holes = texts["lookup_vs_holes"]
+    assert all(s in holes for s in ("pattern random", "pattern clustered",
+                                    "hole ratio (fraction erased)", "trial_container"))
+    assert "plain_array" not in holes  # no hole cases: no line in a holes chart
+    assert Path(drawn["lookup"][0][1]).read_bytes().startswith(b"\x89PNG")
+    again = cases.render_case_charts(s2_cases, info, tmp_path / "again")
+    assert [Path(png).read_bytes() for _, png in again["lookup"]] == [
+        Path(png).read_bytes() for _, png in drawn["lookup"]]
+
+
+def test_case_charts_draw_at_most_max_series(s2_cases):
+    """A chart draws the best container of each family, at most charts.MAX_SERIES."""
+    import charts as chart_helpers
+    keys = [k for k in s2_cases if k[0] == "lookup"]
+    many = {}
+    for i in range(3 * chart_helpers.MAX_SERIES):  # 24 containers, 12 families
+        for k in keys:
+            st = s2_cases[k]
+            many[(k[0], f"c{i}") + k[2:]] = type(st)(**{**st.__dict__, "family": f"f{i // 2}"})
+    drawn = cases.series(many, list(many))
+    assert len(drawn) == chart_helpers.MAX_SERIES
+    assert len({many[next(k for k in many if k[1] == c)].family for c, _ in drawn}) == len(drawn)
+    assert all("best of 2" in label for _, label in drawn)
 
 
 def test_one_size_and_one_ratio_draw_no_chart(s2, s2_cases, tmp_path):
     one = {k: v for k, v in s2_cases.items() if k[2] == 100000 and k[5] == 0}
-    assert report.render_case_charts(one, report.run_info(s2, RUN_S2), tmp_path / "c") == {}
+    assert cases.render_case_charts(one, res.run_info(s2, RUN_S2), tmp_path / "c") == {}
     assert not (tmp_path / "c").exists()
 
 
 def test_main_with_schema2_writes_all_cases_and_keeps_sections_without_rows(tmp_path, capsys):
     md = tmp_path / "RESULTS.md"
-    committed = {name: "\n".join(report.markers(name)).replace(
+    committed = {name: "\n".join(markdown.markers(name)).replace(
         " -->\n", f" -->\n{name}: committed text, kept\n") + "\n"
         for name in ("complexity", "sim_caches", "calibration")}
     md.write_text("# dodbench results\n\n" + "\n".join(committed.values()))
@@ -1030,15 +1084,19 @@ def test_main_with_schema2_writes_all_cases_and_keeps_sections_without_rows(tmp_
     assert "handle_map section updated" in out and "all_cases section updated" in out
     text = md.read_text()
     assert all(section in text for section in committed.values())
-    assert "## Every case" in text and "trial_scenario" in text and "trial_container" in text
+    assert "## Every case" in text and "](out/cases/trial_scenario.md)" in text
+    pages = {p.stem: p.read_text() for p in (tmp_path / "out" / "cases").glob("*.md")}
+    assert sorted(pages) == ["iterate", "lookup", "trial_scenario"]
+    assert "trial_container" in pages["trial_scenario"]
     for name in ("lookup_vs_n", "lookup_vs_holes", "iterate_vs_n", "trial_scenario_vs_n"):
-        assert f"](out/cases/{name}.png) ([SVG](out/cases/{name}.svg))" in text
-        assert (tmp_path / "out" / "cases" / f"{name}.svg").exists()
+        assert f"]({name}.png)" in pages[name.split("_vs_")[0]]
+        assert (tmp_path / "out" / "cases" / f"{name}.png").exists()
+    assert not list((tmp_path / "out").rglob("*.svg"))
     assert "](out/handle_map_table.png)" in text
     assert report.main(cli_args(tmp_path, S2)) == 0
     assert md.read_text() == text
     assert report.main(cli_args(tmp_path, S2) + ["--baseline", "handle_map"]) == 0
-    assert "| vs handle_map [95% CI] |" in md.read_text()
+    assert "| vs handle_map [95% CI] |" in (tmp_path / "out" / "cases" / "lookup.md").read_text()
 
 
 # --- which CSVs and which run --------------------------------------------------------------
@@ -1063,20 +1121,20 @@ def default_args(tmp_path, results):
 def test_default_reports_the_latest_bench_run(tmp_path, capsys):
     results = tmp_path / "results"
     results.mkdir()
-    rerun(SMALL, results / "old-bench.csv", "bench-20250101T000000Z-vm", 2025)
-    rerun(S2, results / "bench.csv", RUN_S2, 2026)
+    rerun(SMALL, results / "bench-old.csv", "bench-20250101T000000Z-vm", 2025)
+    rerun(S2, results / "bench-new.csv", RUN_S2, 2026)
     rerun(SMALL, results / "mine.csv", "mine-2027", 2027)  # newer, but not a bench run
-    rows = report.load_csvs(sorted(results.glob("*.csv")))
-    assert report.select_run(rows) == RUN_S2
+    rows = res.load_csvs(sorted(results.glob("*.csv")))
+    assert res.select_run(rows) == RUN_S2
     assert report.main(default_args(tmp_path, results)) == 0
     assert capsys.readouterr().out.startswith(f"run: {RUN_S2} ")
     text = (tmp_path / "RESULTS.md").read_text()
     assert RUN_S2 in text and "mine-2027" not in text and "bench-2025" not in text
     # no bench-* run at all: the newest run
-    (results / "bench.csv").unlink()
-    (results / "old-bench.csv").unlink()
+    (results / "bench-new.csv").unlink()
+    (results / "bench-old.csv").unlink()
     rerun(OLDER, results / "other.csv", "other-2026", 2026)
-    assert report.select_run(report.load_csvs(sorted(results.glob("*.csv")))) == "mine-2027"
+    assert res.select_run(res.load_csvs(sorted(results.glob("*.csv")))) == "mine-2027"
 
 
 def test_explicit_csvs_override_the_results_dir(tmp_path, capsys):
@@ -1130,13 +1188,13 @@ def test_memory_columns_make_a_memory_table(tmp_path):
     md = tmp_path / "R.md"
     assert report.main(["--results-md", str(md), "--out-dir", str(tmp_path / "out"),
                         str(path)]) == 0
-    text = md.read_text()
+    text = (tmp_path / "out" / "cases" / "trial_scenario.md").read_text()
     assert "Memory after the region" in text
     table = text.split("Memory after the region", 1)[1]
     assert "| 1073741824 | " in table and "| 12 |" in table
     bad = [header] + [body[0][:-1] + ["-5"]]
-    with pytest.raises(report.ReportError, match="committed_bytes"):
-        report.load_csvs([write_rows(tmp_path / "bad.csv", bad)])
+    with pytest.raises(res.ReportError, match="committed_bytes"):
+        res.load_csvs([write_rows(tmp_path / "bad.csv", bad)])
 
 
 def test_one_run_id_from_two_hosts_is_warned_about(tmp_path, capsys):
@@ -1144,28 +1202,28 @@ def test_one_run_id_from_two_hosts_is_warned_about(tmp_path, capsys):
     host = rows[0].index("host")
     rows[2][host] = "otherbox"
     path = write_rows(tmp_path / "two_hosts.csv", rows)
-    loaded = report.load_csvs([path])
+    loaded = res.load_csvs([path])
     err = capsys.readouterr().err
     run = loaded[0]["run_id"]
     assert f"warning: {path}: run {run} mixes rows of 2 hosts (otherbox, " in err
     assert "they are pooled as one run" in err
     # One host per run: no warning.
-    report.load_csvs([S2])
+    res.load_csvs([S2])
     assert capsys.readouterr().err == ""
 
 
 def test_a_case_with_and_without_prefault_is_warned_about(tmp_path, capsys):
     rows = read_rows(S2)
     pre = rows[0].index("prefault")
-    key = [rows[0].index(c) for c in report.CASE_FIELDS]
+    key = [rows[0].index(c) for c in res.CASE_FIELDS]
     same = [r for r in rows[1:] if [r[i] for i in key] == [rows[1][i] for i in key]]
     assert len(same) >= 2
     same[0][pre] = "1" if same[1][pre] == "0" else "0"
     path = write_rows(tmp_path / "mixed_prefault.csv", rows)
-    report.load_csvs([path])
+    res.load_csvs([path])
     err = capsys.readouterr().err
     assert "pools rows measured with and without --prefault" in err
-    report.load_csvs([S2])
+    res.load_csvs([S2])
     assert capsys.readouterr().err == ""
 
 
@@ -1188,7 +1246,7 @@ def test_schema3_status_rows(tmp_path, capsys):
     crashed[col["status_detail"]] = "killed by signal 11 (SIGSEGV: Segmentation fault)"
     path = write_rows(tmp_path / "s3.csv", [header, *body, crashed])
     stopped = []
-    loaded = report.load_csvs([path], unmeasured=stopped)
+    loaded = res.load_csvs([path], unmeasured=stopped)
     assert len(loaded) == len(body) and len(stopped) == 1
     assert {r["status"] for r in loaded} <= {"ok", "failed"}
     err = capsys.readouterr().err
@@ -1198,5 +1256,5 @@ def test_schema3_status_rows(tmp_path, capsys):
                                       ("crashed", "1", "must have verified 0")):
         bad = list(crashed if status == "crashed" else body[0])
         bad[col["status"]], bad[col["verified"]] = status, verified
-        with pytest.raises(report.ReportError, match=message):
-            report.load_csvs([write_rows(tmp_path / "bad.csv", [header, bad])])
+        with pytest.raises(res.ReportError, match=message):
+            res.load_csvs([write_rows(tmp_path / "bad.csv", [header, bad])])

@@ -1,0 +1,101 @@
+#!/usr/bin/python3
+"""The machine a run ran on, beyond what its CSV rows record (cpu_model, cores, compiler,
+cflags): cache sizes, kernel, glibc, transparent huge pages. `make bench` records it
+beside its CSV, results/bench-<stamp>.machine.json (this script, run on the machine of
+the run); the report reads that file, and only when there is none reads the machine it
+runs on, saying so (`read_at` = "report time").
+
+Usage: /usr/bin/python3 reports/machine.py [OUT.json]   (default: standard output)
+"""
+import glob
+import json
+import os
+import platform
+import re
+import sys
+
+FIELDS = ("cpu_model", "l1d", "l2", "l3", "cores", "kernel", "glibc", "thp")
+
+
+def _read(path):
+    """The stripped text of a small file, or None when it cannot be read."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            return f.read().strip()
+    except OSError:
+        return None
+
+
+def _caches():
+    """{'l1d': '48K', 'l2': ..., 'l3': ...} from sysfs, per core (the kernel's sizes)."""
+    out = {}
+    for index in sorted(glob.glob("/sys/devices/system/cpu/cpu0/cache/index*")):
+        level, kind = _read(f"{index}/level"), _read(f"{index}/type")
+        size = _read(f"{index}/size")
+        name = {("1", "Data"): "l1d", ("2", "Unified"): "l2", ("3", "Unified"): "l3"}.get(
+            (level, kind))
+        if name and size:
+            out[name] = size
+    return out
+
+
+def _cpu_model():
+    """The 'model name' of /proc/cpuinfo, or the platform's processor string."""
+    text = _read("/proc/cpuinfo") or ""
+    match = re.search(r"^model name\s*:\s*(.+)$", text, re.M)
+    return match.group(1).strip() if match else platform.processor() or None
+
+
+def _thp():
+    """The selected transparent huge pages mode ('always', 'madvise', 'never')."""
+    text = _read("/sys/kernel/mm/transparent_hugepage/enabled") or ""
+    match = re.search(r"\[(\w+)\]", text)
+    return match.group(1) if match else None
+
+
+def read_machine():
+    """{field of FIELDS: text or None} of the machine this process runs on, plus host."""
+    try:
+        glibc = os.confstr("CS_GNU_LIBC_VERSION")
+    except (ValueError, OSError):
+        glibc = None
+    info = {"host": platform.node(), "cpu_model": _cpu_model(), "cores": str(os.cpu_count()),
+            "kernel": platform.release(), "glibc": glibc, "thp": _thp()}
+    info.update(_caches())
+    return {k: info.get(k) for k in ("host",) + FIELDS}
+
+
+def sidecar(csv_path):
+    """The machine file beside a results CSV: bench-X.csv(.xz|.gz) -> bench-X.machine.json."""
+    return re.sub(r"\.csv(\.xz|\.gz)?$", "", str(csv_path)) + ".machine.json"
+
+
+def describe(csv_paths):
+    """The machine of the CSVs read: the first sidecar file found (read_at 'bench time'),
+    else this machine now (read_at 'report time'). Never raises: a damaged sidecar is
+    skipped."""
+    for path in csv_paths:
+        text = _read(sidecar(path))
+        try:
+            data = json.loads(text) if text else None
+        except ValueError:
+            data = None
+        if isinstance(data, dict):
+            return dict(data, read_at="bench time", source=sidecar(path))
+    return dict(read_machine(), read_at="report time", source=None)
+
+
+def main(argv=None):
+    """Write read_machine() as JSON to the file named in argv (or standard output)."""
+    argv = sys.argv[1:] if argv is None else argv
+    text = json.dumps(read_machine(), indent=1, sort_keys=True) + "\n"
+    if argv:
+        with open(argv[0], "w", encoding="utf-8") as f:
+            f.write(text)
+    else:
+        sys.stdout.write(text)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

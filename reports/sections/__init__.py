@@ -1,0 +1,91 @@
+"""The sections of RESULTS.md, one module each, each with one entry point:
+
+    render(ctx: Context) -> Section | None
+
+ctx is the loaded run (its rows, run id, cases, run info), the machine, the claims and
+the output paths; Section is the section's markdown (marker lines included, ending in a
+newline), the charts it wrote and the verdict rows of the claims it judges. None means
+the inputs hold no rows for the section: report.py then keeps its committed text.
+report.py calls the sections in ORDER (claim_index last: it lists every other section's
+verdict rows) and assembles the document in DOCUMENT order.
+"""
+from dataclasses import dataclass, field
+
+import results
+
+# Rendering order: claim_index needs every other section's claim rows.
+ORDER = ("header", "handle_map", "bulk", "calibration", "complexity", "sim_caches",
+         "process", "all_cases", "claim_index")
+# Document order: what ran, the claim index, then per article, then the method sections.
+DOCUMENT = ("header", "claim_index", "handle_map", "bulk", "calibration", "complexity",
+            "sim_caches", "process", "all_cases")
+# The module of each section whose marker name is not its module's name.
+MODULES = {"process": "hyperfine", "all_cases": "cases"}
+
+
+@dataclass
+class ClaimRow:
+    """The verdict of one claim id of reports/data/claims.csv: its class (verdicts.CLASSES),
+    what was measured (one line), the rule that judged it (one line) and the chart that
+    shows it (a link relative to RESULTS.md, or "")."""
+    verdict: str
+    measured: str
+    rule: str = ""
+    chart: str = ""
+
+
+@dataclass
+class Section:
+    """One section of RESULTS.md: its name (marker name), heading (for the table of
+    contents), markdown text with its marker lines, chart paths written, and
+    {claim id: ClaimRow} of the claims it judged."""
+    name: str
+    heading: str
+    text: str
+    charts: list = field(default_factory=list)
+    claims: dict = field(default_factory=dict)
+
+
+@dataclass
+class Context:
+    """What every section reads: the verified rows of the CSVs read (results.load_csvs),
+    the reported run id, its cases (results.collect_cases) and run_info (None without
+    cases), the machine (machine.describe), the claims (claims.load_claims), the output
+    directory of charts and case pages, link(path) -> a link relative to RESULTS.md, the
+    --baseline container, the handle_map article's figures file, the results directory
+    (process runs) and the Bulk data targets file."""
+    rows: list
+    run_id: str | None
+    cases: dict
+    info: dict | None
+    machine: dict
+    claims: list
+    out_dir: str
+    link: object
+    baseline: str = "plain_array"
+    article_path: str = ""
+    results_dir: str = "results"
+    targets_path: str = ""  # the Bulk data targets (bulk_targets.ARTICLE)
+    claim_rows: dict = field(default_factory=dict)  # filled by report.py before claim_index
+    section_runs: dict = field(default_factory=dict)  # {section name: run id it came from}
+
+
+def run_line(info, reps, which="", table_case=True):
+    """The sentence naming a run (and `which` run it is, if given): id, time, machine, build,
+    reps, and the handle_map table's case when table_case."""
+    which = f"; {which}" if which else ""
+    case = (f"; n={results.TABLE_N}, {results.TABLE_ELEM_BYTES}-byte items, sequential "
+            "order, no holes" if table_case else "")
+    return (f"Run `{info['run_id']}` ({info['timestamp']}{which}) on host `{info['host']}`, CPU "
+            f"`{info['cpu_model']}`, compiler `{info['compiler']}`, flags `{info['cflags']}`, "
+            f"git `{info['git_rev']}`, counter_source `{info['counter_source']}`; "
+            f"{reps} reps per case{case}; {info.get('method', 'method not recorded')}.")
+
+
+def other_run_warning(run_id, main_run_id):
+    """The warning line of a section built from a run other than the document's, or []."""
+    if run_id is None or run_id == main_run_id:
+        return []
+    return ["", f"> **Warning: this section comes from run `{run_id}`, not from the run "
+            f"of the rest of this document (`{main_run_id}`)**: another build, machine "
+            "state or revision may differ.", ""]

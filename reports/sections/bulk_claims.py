@@ -1,0 +1,423 @@
+"""The Bulk data article's claims about removal and allocation (claims.csv ids A1-A19):
+one rule each, a function (run, claim) -> Verdict, and RULES, the table claims.csv's rule
+column names (with the layout rules of bulk_layouts.py), each with a one-line text of what
+it compares and its threshold. A rule's thresholds come from the claim's params column
+(claim.param) with the defaults written here."""
+import math
+import numpy as np
+
+import md
+import stats as bench_stats
+from sections import bulk_layouts as lay
+from sections.bulk_run import (BULK, CONFIRMED, DEPENDS, HASH_PEERS, MOVING_ALLOC,
+                               NOT_MEASURED, REFUTED, SAME, STABLE_ALLOCS, TEST_FILE, Verdict,
+                               plain_rule,
+                               above, below, cases_text, ci_text, compare, direction,
+                               loglog_slope, memory_cases, pct, push_maxima, ratio, slice_order,
+                               tally, where, x)
+
+
+def _shift_erase(run, claim):
+    erase = run.select("erase", lambda c: run.is_bulk(c, ("shift",)))
+    series = {}
+    for k, st in erase.items():
+        series.setdefault((k[1],) + k[3:], {})[k[2]] = st.ns_per_op
+    longest = max(series.items(), key=lambda s: (len(s[1]), s[0]), default=None)
+    if not longest or len(longest[1]) < 2:
+        ns = sorted({k[2] for k in erase})
+        return Verdict(NOT_MEASURED, "shift erase measured at "
+                       + (f"one n only ({ns[0]})" if ns else "no n")
+                       + ": an O(n) fit needs two or more sizes")
+    (container, elem, order, hole_ratio, pattern), points = longest
+    slope = loglog_slope(points.items())
+    ns = sorted(points)
+    text = (f"{container} erase ({md.holes_text(hole_ratio, pattern)} holes erased, {elem} B):"
+            f" {md.fmt(points[ns[0]])} ns per erase at n={ns[0]} to {md.fmt(points[ns[-1]])} "
+            f"at n={ns[-1]}: grows as n^{slope:.2f}")
+    alloc = run.axes(container).alloc
+    pairs = compare(run, "erase", lambda c: c == container,
+                    lambda c: run.is_bulk(c, ("swappop",)) and run.axes(c).alloc == alloc,
+                    elem_bytes=elem, hole_ratio=hole_ratio, hole_pattern=pattern)
+    if pairs:
+        sl, _, ref, ci = pairs[-1]
+        sw = {k[2]: st.ns_per_op for k, st in run.select("erase", lambda c: c == ref,
+                                                         elem_bytes=elem, hole_ratio=hole_ratio,
+                                                         hole_pattern=pattern).items()}
+        text += f"; {ci_text(ci)} the time of {ref} at n={sl[1]}"
+        if len(sw) >= 2:
+            text += f" (which grows as n^{loglog_slope(sw.items()):.2f})"
+    verdict = (CONFIRMED if slope >= claim.param("confirm_slope", 0.7) else
+               REFUTED if slope < claim.param("refute_slope", 0.3) else DEPENDS)
+    return Verdict(verdict, text)
+
+
+def _swappop_table(run, claim):
+    peers = [p for p in HASH_PEERS if any(k[1] == p for k in run.select("lookup"))]
+    swap = lambda c: run.is_bulk(c, ("swappop",))  # noqa: E731
+    if not peers or not run.select("lookup", swap):
+        return Verdict(NOT_MEASURED, "needs lookup rows of bulk_swappop_* and of a hash-table "
+                       "peer (" + ", ".join(HASH_PEERS) + ")")
+    parts, verdicts = [], []
+    for peer in peers:
+        res = compare(run, "lookup", swap, lambda c, p=peer: c == p)
+        if not res:
+            continue
+        head = max(res, key=lambda t: (t[0][3] == "random", t[0][4] == 0, t[0][1], -t[0][2]))
+        parts.append(f"{head[1]} / {peer}: {ci_text(head[3])} ({where(head[0])}); faster in "
+                     f"{tally(res, below)} lookup cases, slower in {tally(res, above)}")
+        verdicts.append(direction(res, below, above))
+    if not parts:
+        return Verdict(NOT_MEASURED, "no lookup case has both a swap-and-pop variant and "
+                       "a hash-table peer")
+    missing = [p for p in HASH_PEERS if p not in peers]
+    if missing:
+        parts.append(", ".join(missing) + " not in this run")
+    verdict = verdicts[0] if len(set(verdicts)) == 1 else DEPENDS
+    return Verdict(verdict, "; ".join(parts))
+
+
+def _slot_bytes(mem, run):
+    """{(removal, elem_bytes): bytes a slot needs}: the fewest committed bytes per slot
+    (committed / n) over the bulk memory cases of that removal and item size, rounded down
+    to a whole byte. Every case holds at least n slots, so the minimum is at least a slot's
+    size plus some rounding of the tightest strategy (vm commits in chunks); a slot's
+    arrays are whole bytes, so rounding down removes that rounding and errs toward
+    counting more waste, never less."""
+    out = {}
+    for k, st in mem.items():
+        m = run.axes(k[1])
+        if m.family == BULK:
+            key = (m.removal, k[3])
+            out[key] = min(out.get(key, math.inf), st.memory["committed_bytes"] / k[2])
+    return {key: max(1, math.floor(v)) for key, v in out.items()}
+
+
+def _free_list_memory(run, claim):
+    mem = memory_cases(run, run.is_hole)
+    pairs = [(k, st, mem[k[:5] + (0.0, "none")]) for k, st in mem.items()
+             if k[5] > 0 and k[:5] + (0.0, "none") in mem]
+    if not pairs:
+        return Verdict(NOT_MEASURED, "needs memory rows of hole variants with and without "
+                       "holes")
+    grew = [(k, st.memory["committed_bytes"] / base.memory["committed_bytes"] - 1)
+            for k, st, base in pairs]
+    worst = max(grew, key=lambda g: g[1])
+    text = (f"erasing into holes changed committed bytes by at most {pct(worst[1])} "
+            f"({len(pairs)} hole-variant cases, hole ratios "
+            + ", ".join(sorted({f'{k[5]:g}' for k, *_ in pairs})) + ")")
+    plain = {k: st for k, st in mem.items() if run.axes(k[1]).removal == "holes" and not k[5]}
+    if plain:
+        k, st = min(plain.items(), key=lambda i: (i[1].memory["committed_bytes"] / i[0][2],
+                                                  i[0]))
+        per_slot = st.memory["committed_bytes"] / k[2]
+        text += (f"; {k[1]} holds {md.fmt(per_slot)} B per {k[3]} B item at n={k[2]}: "
+                 f"{md.fmt(per_slot - k[3])} B beside each item (its generation, outside "
+                 "the free-list link)")
+    return Verdict(CONFIRMED if worst[1] <= 0.001 else REFUTED, text)
+
+
+def _dense_vs_holes(run, claim):
+    res = [t for t in compare(run, "iterate", run.is_hole, run.is_dense) if t[0][4] > 0]
+    if not res:
+        return Verdict(NOT_MEASURED, "needs iterate rows of hole and dense variants at the "
+                       "same hole ratio")
+    head = max(res, key=lambda t: (t[0][1], t[0][4] == 0.5, t[0][5] == "random", -t[0][2]))
+    wins = [t for t in res if below(t[3])]
+    text = (f"best hole variant / best dense variant (time per live item): {ci_text(head[3])} "
+            f"({head[1]} vs {head[2]}, {where(head[0])}); dense faster in "
+            f"{tally(res, above)} iterate cases with holes")
+    if wins:
+        text += ("; holes faster in " + cases_text([t[0] for t in wins]) + " ("
+                 + ", ".join(sorted({c for _, c, _, _ in wins})) + ")")
+    return Verdict(direction(res, above, below), text)
+
+
+def _worst_case(run, claim):
+    res = compare(run, "iterate", run.is_hole, run.is_dense, hole_ratio=0.0)
+    if not res:
+        return Verdict(NOT_MEASURED, "needs iterate rows of hole and dense variants "
+                       "without holes")
+    head = max(res, key=lambda t: (t[0][1], -t[0][2]))
+    text = (f"with no holes, best hole variant / best dense variant: {ci_text(head[3])} "
+            f"({head[1]} vs {head[2]}, {where(head[0])}); not slower in "
+            f"{len(res) - sum(above(ci) for *_, ci in res)} of {len(res)} cases")
+    verdict = (CONFIRMED if not any(above(ci) for *_, ci in res) else
+               REFUTED if all(above(ci) for *_, ci in res) else DEPENDS)
+    return Verdict(verdict, text)
+
+
+def _runs(run, claim):
+    res = compare(run, "iterate", lambda c: run.is_bulk(c, ("holes_runs",)),
+                  lambda c: run.is_bulk(c, ("holes",)))
+    res = [t for t in res if t[0][4] > 0]
+    if not res:
+        return Verdict(NOT_MEASURED, "needs iterate rows of holes_runs and holes variants "
+                       "with holes")
+    top = {}
+    for t in res:  # the most holes measured, per pattern and slice size
+        k = (t[0][1], t[0][2], t[0][5])
+        if k not in top or t[0][4] > top[k][0][4]:
+            top[k] = t
+    heads = sorted(top.values(), key=lambda t: slice_order(t[0]))
+    lose = [t for t in res if above(t[3])]
+    text = ("best holes_runs / best holes at the most holes: " + "; ".join(
+        f"{ci_text(ci)} ({where(sl)})" for sl, _, _, ci in heads))
+    if lose:
+        text += "; slower than holes at " + cases_text([t[0] for t in lose])
+    return Verdict(direction(heads, below, above), text)
+
+
+def _caps_tally(run, pick, cap):
+    """([containers picked], [those whose caps include cap])."""
+    names = sorted(c for c in run.meta if pick(c))
+    return names, [c for c in names if cap in run.axes(c).caps]
+
+
+def _weak_pointers(run, claim):
+    names, ok = _caps_tally(run, run.is_bulk, "detects_stale")
+    if not names:
+        return Verdict(NOT_MEASURED, "no bulk variants in this run")
+    text = (f"{len(ok)} of {len(names)} bulk variants detect stale weak pointers (caps "
+            f"detects_stale); {TEST_FILE} test_weak_pointers rejects stale, forged and "
+            "foreign ones (a test, not a figure); the check's cost: target weak_lookup below")
+    return Verdict(CONFIRMED if len(ok) == len(names) else REFUTED, text)
+
+
+def _static(run, claim):
+    names, fixed = _caps_tally(run, run.is_bulk, "fixed_capacity")
+    if not fixed:
+        return Verdict(NOT_MEASURED, "no fixed-capacity variant in this run")
+    mem = memory_cases(run, lambda c: c in fixed)
+    text = (f"running out: {TEST_FILE} test_full (static full is a clean DOD_EFULL); "
+            f"{len(fixed)} fixed-capacity variants ({', '.join(fixed[:3])}"
+            f"{', ...' if len(fixed) > 3 else ''}) ")
+    if not mem:
+        return Verdict(NOT_MEASURED, text + "have no memory rows (the memory scenario grows "
+                       "from empty, which a fixed capacity cannot), so their waste is not "
+                       "measured")
+    k, st = min(mem.items(), key=lambda i: i[0][2])
+    per = st.memory["committed_bytes"] / st.ops
+    return Verdict(CONFIRMED if per > 2 * k[3] else DEPENDS,
+                   text + f"hold {md.fmt(per)} B per live {k[3]} B item at n={k[2]} "
+                   f"({k[1]})")
+
+
+def _realloc_spike(run, claim):
+    maxima, n = push_maxima(run)
+    removals = sorted({r for r, a in maxima if a == MOVING_ALLOC
+                       and any((r, s) in maxima for s in STABLE_ALLOCS)})
+    if not removals:
+        return Verdict(NOT_MEASURED, "needs push_latency rows of a realloc variant and of a "
+                       "fixblocks, geoblocks or vm variant of the same removal strategy")
+    parts, spikes = [], []
+    for removal in removals:
+        realloc = maxima[(removal, MOVING_ALLOC)][1]
+        stable = max((maxima[(removal, s)] for s in STABLE_ALLOCS if (removal, s) in maxima),
+                     key=lambda v: bench_stats.median(v[1]))
+        ci = ratio(stable[1], realloc)
+        spikes.append(above(ci))
+        parts.append(f"{removal} {ci_text(ci)} (max {md.fmt_ns(bench_stats.median(realloc))}"
+                     f" vs {md.fmt_ns(bench_stats.median(stable[1]))})")
+    text = (f"worst push of realloc / of the worst non-moving strategy at n={n} (median over "
+            "reps of each rep's max): " + "; ".join(parts))
+    p50 = {k[2]: st.latency["p50_ns"] for k, st in run.select("push_latency", run.is_bulk).items()
+           if run.axes(k[1]).alloc == MOVING_ALLOC and "p50_ns" in st.latency}
+    if p50:
+        lo, hi = min(p50.values()), max(p50.values())
+        text += (f"; realloc's median push {md.fmt_ns(lo)}"
+                 + (f"–{md.fmt_ns(hi)}" if hi > lo else "")
+                 + f" at n = {', '.join(map(str, sorted(p50)))} (amortized O(1))")
+    if not all(spikes):
+        text += ("; where realloc's max is no higher there is no spike to see (a large glibc "
+                 "realloc can remap pages instead of copying them)")
+    verdict = CONFIRMED if all(spikes) else REFUTED if not any(spikes) else DEPENDS
+    return Verdict(verdict, text)
+
+
+def _waste(run, alloc):
+    """[(case key, wasted fraction of committed bytes, wasted bytes, slot bytes)] for the bulk
+    memory cases of `alloc`: waste = committed - n * the densest bytes per slot measured for
+    that removal and item size (_slot_bytes)."""
+    mem = memory_cases(run, lambda c: run.is_bulk(c))
+    slot = _slot_bytes(mem, run)
+    out = []
+    for k, st in mem.items():
+        m = run.axes(k[1])
+        if m.alloc == alloc:
+            per = slot[(m.removal, k[3])]
+            committed = st.memory["committed_bytes"]
+            wasted = max(0.0, committed - k[2] * per)
+            out.append((k, wasted / committed, wasted, per))
+    return out
+
+
+def _realloc_waste(run, claim):
+    same = claim.param("same", SAME)
+    waste = _waste(run, MOVING_ALLOC)
+    if not waste:
+        return Verdict(NOT_MEASURED, "needs memory rows of realloc variants")
+    worst = {}  # removal -> (wasted fraction, case key)
+    for k, frac, _, _ in waste:
+        removal = run.axes(k[1]).removal
+        worst[removal] = max(worst.get(removal, (0.0, k)), (frac, k))
+    frac = max(f for f, _ in worst.values())
+    text = ("largest share of the committed bytes wasted, over n = "
+            + ", ".join(map(str, sorted({w[0][2] for w in waste}))) + ": "
+            + "; ".join(f"{r} {pct(f)} (n={k[2]}, {k[3]} B)" for r, (f, k) in sorted(worst.items()))
+            + " (waste = committed − n × the bytes of a slot: the densest any strategy reached "
+            "for that removal and item size, rounded down to a whole byte)")
+    bound = claim.figure if claim.figure is not None else 0.5
+    if frac > bound + same:
+        return Verdict(REFUTED, text)
+    if frac >= bound - 2 * same:
+        return Verdict(CONFIRMED, text)
+    return Verdict(DEPENDS, text + f"; the {pct(bound)} bound is reached only just past a "
+                   "power of two (e.g. n = 2^20 + 1), not at these n")
+
+
+def _realloc_moves(run, claim):
+    names, stable = _caps_tally(run, lambda c: run.is_bulk(c) and
+                                run.axes(c).alloc == MOVING_ALLOC, "stable_pointers")
+    if not names:
+        return Verdict(NOT_MEASURED, "no realloc variant in this run")
+    text = (f"{len(names) - len(stable)} of {len(names)} realloc variants lack "
+            f"stable_pointers; {TEST_FILE} test_stability shows realloc moving an element "
+            "as it grows (a test, not a figure)")
+    return Verdict(CONFIRMED if not stable else REFUTED, text)
+
+
+def _constant_growth(run, claim):
+    push = run.select("push_latency", lambda c: run.is_bulk(c)
+                      and run.axes(c).alloc == "constgrow")
+    series = {}
+    for k, st in push.items():
+        series.setdefault((k[1], k[3]), {})[k[2]] = st.ns_per_op
+    longest = max(series.items(), key=lambda s: (len(s[1]), s[0]), default=None)
+    if not longest or len(longest[1]) < 2:
+        allocs = sorted({m.alloc for m in run.meta.values() if m.family == BULK})
+        return Verdict(NOT_MEASURED, "needs push_latency of a constgrow variant at two or more "
+                       "n (the run's allocation strategies: " + (", ".join(allocs) or "none")
+                       + ")")
+    (container, elem), points = longest
+    slope = loglog_slope(points.items())
+    ns = sorted(points)
+    text = (f"{container} (+{md.fmt(claim.figure or 128)} elements per realloc), mean push "
+            f"(elapsed / n, {elem} B): {md.fmt(points[ns[0]])} ns at n={ns[0]} to "
+            f"{md.fmt(points[ns[-1]])} ns at n={ns[-1]}: grows as n^{slope:.2f}")
+    geo = {k[2]: st.ns_per_op for k, st in run.select(
+        "push_latency", lambda c: run.is_bulk(c, (run.axes(container).removal,))
+        and run.axes(c).alloc == MOVING_ALLOC, elem_bytes=elem).items()}
+    common = sorted(set(geo) & set(points))
+    if common:
+        text += (f"; geometric realloc at n={common[-1]}: {md.fmt(geo[common[-1]])} ns "
+                 f"({x(points[common[-1]] / geo[common[-1]])} of it)")
+    if slope < claim.param("refute_slope", 0.3):
+        text += ("; no O(n) per push here: glibc grows a large block in place (mremap, or "
+                 "the heap's top chunk) instead of copying it, so the copy the claim assumes "
+                 "does not happen; an allocator that must copy would show it")
+    verdict = (CONFIRMED if slope >= claim.param("confirm_slope", 0.7) else
+               REFUTED if slope < claim.param("refute_slope", 0.3) else DEPENDS)
+    return Verdict(verdict, text)
+
+
+def _never_move(run, claim):
+    names, stable = _caps_tally(run, lambda c: run.is_hole(c) and
+                                run.axes(c).alloc in STABLE_ALLOCS, "stable_pointers")
+    if not names:
+        return Verdict(NOT_MEASURED, "no hole variant on fixblocks, geoblocks or vm in "
+                       "this run")
+    text = (f"{TEST_FILE} test_stability keeps an element's address while growing to 1M "
+            f"elements on fixblocks, geoblocks and vm (a test, not a figure); {len(stable)} "
+            f"of {len(names)} hole variants on them declare stable_pointers "
+            "(swappop and shift move items on erase whatever the storage)")
+    return Verdict(CONFIRMED if len(stable) == len(names) else REFUTED, text)
+
+
+def _block_waste(run, claim):
+    same = claim.param("same", SAME)
+    waste = _waste(run, "fixblocks")
+    if not waste:
+        return Verdict(NOT_MEASURED, "needs memory rows of fixblocks variants")
+    block = claim.figure or 16384
+    worst = {}  # removal -> (blocks of `block` slots wasted, case key)
+    for k, _, wasted, per in waste:
+        removal = run.axes(k[1]).removal
+        worst[removal] = max(worst.get(removal, (0, k)), (wasted / (block * per), k))
+    judged = "holes" if "holes" in worst else None  # the article's design: slot arrays only
+    text = (f"largest waste in blocks of {md.fmt(block)} slots, over n = "
+            + ", ".join(map(str, sorted({w[0][2] for w in waste}))) + ": "
+            + "; ".join(f"{r} {md.fmt(b)} (n={k[2]}, {k[3]} B)"
+                        for r, (b, k) in sorted(worst.items())))
+    over = [r for r, (b, _) in worst.items() if b > 1 + same]
+    if over:
+        text += (f"; above 1 for {', '.join(sorted(over))}: a removal strategy with an array "
+                 "that is not one entry per slot (holes_bitmask's occupancy words: one per 64 "
+                 "slots) wastes up to one block of that array, more than one block of slots")
+    blocks = worst[judged][0] if judged else max(b for b, _ in worst.values())
+    return Verdict(CONFIRMED if blocks <= 1 + same else REFUTED,
+                   text + (f"; verdict on {judged}, the article's design" if judged else ""))
+
+
+def _vm_indirection(run, claim):
+    same = claim.param("same", SAME)
+    res = []
+    for scenario in ("iterate", "lookup"):
+        for removal in sorted({m.removal for m in run.meta.values() if m.family == BULK}):
+            mine = lambda c, r=removal: run.is_bulk(c, (r,))  # noqa: E731
+            res += [(sl, c, r, ci) for sl, c, r, ci in compare(
+                run, scenario, lambda c, m=mine: m(c) and run.axes(c).alloc == "vm",
+                lambda c, m=mine: m(c) and run.axes(c).alloc == MOVING_ALLOC, hole_ratio=0.0)]
+    if not res:
+        return Verdict(NOT_MEASURED, "needs iterate or lookup rows of vm and realloc variants")
+    ratios = [ci.ratio for *_, ci in res]
+    worst = max(res, key=lambda t: t[3].ratio)
+    text = (f"vm / realloc time, same removal strategy, no holes: median {x(np.median(ratios))}"
+            f" over {len(res)} iterate and lookup cases; vm slower by more than "
+            f"{same:.0%} in {tally(res, lambda ci: above(ci, same))}, faster in "
+            f"{tally(res, lambda ci: below(ci, same))} (worst: {worst[1]}, "
+            f"{where(worst[0], True)}: {ci_text(worst[3])})")
+    slow = sum(above(ci, same) for *_, ci in res)
+    verdict = CONFIRMED if not slow else REFUTED if slow > len(res) / 2 else DEPENDS
+    return Verdict(verdict, text)
+
+
+RULES = {
+    "shift_erase": plain_rule((_shift_erase), "log-log slope of shift erase ns/erase vs n: "
+                        "≥ confirm_slope (0.7) confirmed, < refute_slope (0.3) refuted"),
+    "swappop_table": plain_rule((_swappop_table), "best swappop / each hash peer, lookup: "
+                          "whole CI below 1 in some cases and above in none (per peer)"),
+    "free_list_memory": plain_rule((_free_list_memory), "committed bytes with holes / "
+                             "without, hole variants: growth ≤ 0.1% confirmed"),
+    "dense_vs_holes": plain_rule((_dense_vs_holes), "best hole / best dense iterate time, "
+                           "hole ratio > 0: CI above 1 somewhere and below 1 nowhere"),
+    "worst_case": plain_rule((_worst_case), "best hole / best dense iterate, no holes: CI "
+                       "above 1 in no case confirmed, in every case refuted"),
+    "runs": plain_rule((_runs), "best holes_runs / best holes iterate at the most holes: CI "
+                 "below 1 somewhere and above 1 nowhere"),
+    "weak_pointers": plain_rule((_weak_pointers), "every bulk variant declares "
+                          "detects_stale (and the C test passes)"),
+    "static": plain_rule((_static), "fixed-capacity variants: committed bytes per live item "
+                   "> 2 × the item confirmed"),
+    "realloc_spike": plain_rule((_realloc_spike), "worst push realloc / worst non-moving, "
+                          "largest n: CI above 1 for every removal confirmed, for none refuted"),
+    "realloc_waste": plain_rule((_realloc_waste), "largest wasted share of realloc's committed "
+                          "bytes: within [figure − 2·same, figure + same] confirmed, above "
+                          "refuted"),
+    "realloc_moves": plain_rule((_realloc_moves), "no realloc variant declares "
+                          "stable_pointers (and the C test sees a move)"),
+    "constant_growth": plain_rule((_constant_growth), "log-log slope of constgrow mean push vs "
+                            "n: ≥ confirm_slope (0.7) confirmed, < refute_slope (0.3) refuted"),
+    "never_move": plain_rule((_never_move), "every hole variant on fixblocks/geoblocks/vm "
+                       "declares stable_pointers"),
+    "block_waste": plain_rule((_block_waste), "waste in blocks of figure slots, holes: "
+                        "≤ 1 + same confirmed"),
+    "vm_indirection": plain_rule((_vm_indirection), "vm / realloc time, iterate and lookup: "
+                           "CI above 1 + same in no case confirmed, in over half refuted"),
+}
+RULES.update(lay.RULES)
+
+
+def verdicts(run, claims, info):
+    """{claim id: Verdict} for every claim of `claims` with a rule in RULES."""
+    ctx = {"claims": claims, "info": info}
+    return {c.id: RULES[c.rule].judge(run, c, ctx) for c in claims if c.rule in RULES}

@@ -1,0 +1,288 @@
+"""The cases section: every case of the run, whatever its scenario or container. Per
+scenario a page of its own, <out-dir>/cases/<scenario>.md: a table (grouped by the family
+column) of median time, MAD, ns per operation and the time relative to the --baseline
+container's case with a bootstrap 95% CI; latency percentiles where the scenario recorded
+them; memory where it did; charts <scenario>_vs_n.png (when the scenario has 2 or more
+sizes n) and <scenario>_vs_holes.png (2 or more hole ratios) beside it. Each chart draws
+at most charts.MAX_SERIES series: the best container of each family (lowest mean log ns
+per operation over the cases drawn). RESULTS.md gets one line per scenario with its page.
+None without cases."""
+import math
+import os
+import re
+
+import charts
+import md
+import results
+import stats as bench_stats
+from md import DASH, fmt, fmt_ns, holes_text
+from results import AXIS_PREFIX, HOLE_PATTERNS, LATENCY_COLUMNS, UNKNOWN_FAMILY
+from sections import Section
+
+NAME = "all_cases"
+HEADING = "## Every case"
+CASES_DIR = "cases"  # pages and charts go to <out-dir>/cases/
+
+
+def _case_order(cases):
+    """Sort key of a case key: family, container, n, elem_bytes, order, hole ratio, pattern,
+    the appended axes."""
+    return lambda key: (cases[key].family, key[1:5], key[5], HOLE_PATTERNS.index(key[6]),
+                        key[7:])
+
+
+def safe_name(name):
+    """A scenario name usable as a file name."""
+    return re.sub(r"[^A-Za-z0-9_.-]", "_", name)
+
+
+def slice_text(elem_bytes=None, order=None, hole_ratio=None, hole_pattern=None, *axes, n=None):
+    """The fixed axes of a chart, e.g. 'n=100000, 8-byte items, order seq, no holes' (axes:
+    the appended axes' (column, value) pairs, 'KEY VALUE' each)."""
+    parts = [f"n={n}"] if n is not None else []
+    parts += [f"{elem_bytes}-byte items", f"order {order}"]
+    if hole_ratio is not None:
+        parts.append("no holes" if not hole_ratio else f"holes {hole_ratio:g} {hole_pattern}")
+    parts += [f"{column[len(AXIS_PREFIX):]} {value}" for column, value in axes]
+    return ", ".join(parts)
+
+
+def series(cases, keys):
+    """The containers a chart of `keys` draws, at most charts.MAX_SERIES: the best of each
+    family (lowest mean log ns per operation over its keys), the best families first.
+    Returns [(container, label)]."""
+    score, family = {}, {}
+    for k in keys:
+        score.setdefault(k[1], []).append(math.log(cases[k].ns_per_op))
+        family[k[1]] = cases[k].family
+    best = {}
+    for c in sorted(score, key=lambda c: (sum(score[c]) / len(score[c]), c)):
+        best.setdefault(family[c], c)
+    members = {f: sum(family[c] == f for c in score) for f in best}
+    ranked = sorted(best.values(), key=lambda c: (sum(score[c]) / len(score[c]), c))
+    return [(c, f"{c} ({family[c]}" + (f", best of {members[family[c]]})"
+                                       if members[family[c]] > 1 else ")"))
+            for c in ranked[:charts.MAX_SERIES]]
+
+
+def _styles(drawn):
+    """{container: (colour, line style, marker)} for the containers drawn."""
+    colour = charts.colours([c for c, _ in drawn])
+    return {c: (colour[c], ("-", "--", ":", "-.")[i % 4], "os^Dv<>P"[i % 8])
+            for i, (c, _) in enumerate(sorted(drawn))}
+
+
+def _title(fig, text, info):
+    """The figure title: `text`, then the run's host, counter source and run id."""
+    fig.suptitle(f"{text}; bars: min..max over reps\nhost {info['host']} · counters: "
+                 f"{info['counter_source']} · run {info['run_id']}", fontsize=9)
+
+
+def _chart_vs_n(scenario, cases, info, out_dir):
+    """ns/op against n (log-log) for one scenario, a line per drawn container (series()),
+    over the slice (elem_bytes, order, hole ratio, pattern) measured at the most sizes n.
+    Returns (png, slice text), or None when no slice has 2 or more sizes."""
+    sizes = {}
+    for key in cases:
+        sizes.setdefault(key[3:], set()).add(key[2])
+    best = min(sizes, key=lambda s: (-len(sizes[s]), s[2] != 0, s[0], s[1] != "seq", s[2],
+                                     HOLE_PATTERNS.index(s[3])))
+    if len(sizes[best]) < 2:
+        return None
+    keys = sorted(k for k in cases if k[3:] == best)
+    drawn = series(cases, keys)
+    styles = _styles(drawn)
+    what = slice_text(*best)
+    fig, ax = charts.subplots(figsize=(8, 5.2))
+    for container, label in drawn:
+        charts.plot_line(ax, [(k[2], cases[k]) for k in keys if k[1] == container],
+                         styles[container], label)
+    ax.set_xscale("log")
+    charts.finish_axes(ax, "elements n")
+    _title(fig, f"{scenario}: ns per operation vs n ({what})", info)
+    fig.tight_layout()
+    charts.figure_legend(fig, [ax])
+    return charts.save(fig, out_dir, f"{safe_name(scenario)}_vs_n"), what
+
+
+def _chart_vs_holes(scenario, cases, info, out_dir):
+    """ns/op against the hole ratio for one scenario: a panel per hole pattern (the ratio-0
+    points in every panel), a line per drawn container (series() over the cases with
+    holes), over the slice (n, elem_bytes, order) measured at the most hole ratios.
+    Returns (png, slice text), or None when no slice has 2 or more ratios."""
+    ratios = {}
+    for key in cases:
+        ratios.setdefault(key[2:5] + key[7:], set()).add(key[5])
+    best = min(ratios, key=lambda s: (-len(ratios[s]), -s[0], s[1], s[2] != "seq", s[3:]))
+    keys = sorted(k for k in cases if k[2:5] + k[7:] == best)
+    patterns = [p for p in HOLE_PATTERNS[1:] if any(k[6] == p for k in keys)]
+    if len(ratios[best]) < 2 or not patterns:
+        return None
+    drawn = series(cases, [k for k in keys if k[5] > 0])
+    styles = _styles(drawn)
+    what = slice_text(best[1], best[2], None, None, *best[3:], n=best[0])
+    rows_, cols = charts.grid_shape(len(patterns))
+    fig, axes = charts.subplots(rows_, cols, figsize=(5.2 * cols + 0.4, 4.2 * rows_ + 0.8),
+                                sharey=True, squeeze=False)
+    charts.hide_unused(axes, len(patterns))
+    for ax, pattern in zip(axes.flat, patterns):
+        for container, label in drawn:
+            points = sorted((k[5], cases[k]) for k in keys
+                            if k[1] == container and k[6] in ("none", pattern))
+            if any(x > 0 for x, _ in points):
+                charts.plot_line(ax, points, styles[container], label)
+        ax.set(xlim=(-0.03, 1), title=f"pattern {pattern}")
+        charts.finish_axes(ax, "hole ratio (fraction erased)")
+    _title(fig, f"{scenario}: ns per operation vs hole ratio ({what})", info)
+    fig.tight_layout()
+    charts.figure_legend(fig, list(axes.flat))
+    return charts.save(fig, out_dir, f"{safe_name(scenario)}_vs_holes"), what
+
+
+def render_case_charts(cases, info, out_dir):
+    """Draw the charts of collect_cases() into out_dir: per scenario at most two,
+    <scenario>_vs_n.png and <scenario>_vs_holes.png.
+
+    Returns {scenario: [(what, png)]}, what = 'n' or 'hole ratio' plus the slice drawn."""
+    out = {}
+    for scenario in sorted({k[0] for k in cases}):
+        mine = {k: st for k, st in cases.items() if k[0] == scenario}
+        for what, draw in (("n", _chart_vs_n), ("hole ratio", _chart_vs_holes)):
+            drawn = draw(scenario, mine, info, out_dir)
+            if drawn:
+                out.setdefault(scenario, []).append((f"{what} ({drawn[1]})", drawn[0]))
+    return out
+
+
+def _case_rows(cases, keys, baseline, axes):
+    """The cells of a scenario's table: one row per case of `keys`."""
+    rows = []
+    for key in keys:
+        st, ci = cases[key], results.baseline_ratio(cases, key, baseline)
+        mad = f"{100 * st.mad_ns / st.median_ns:.1f}%" if st.median_ns else DASH
+        rows.append([st.family, key[1], str(key[2]), str(key[3]), key[4],
+                     holes_text(key[5], key[6])]
+                    + [dict(key[7:]).get(column, DASH) for column in axes]
+                    + [str(st.reps), fmt_ns(st.median_ns),
+                       mad + (" unstable" if st.unstable else ""), fmt(st.ns_per_op),
+                       "baseline" if key[1] == baseline else DASH if ci is None
+                       else md.ci_text(ci)])
+    return rows
+
+
+def _latency_table(cases, keys):
+    """The latency table lines of a scenario (empty when no case recorded percentiles)."""
+    latency = [k for k in keys if cases[k].latency]
+    if not latency:
+        return []
+    return ["", "Latency of single operations in ns (the scenario timed a sample of its "
+            "operations one by one): median over the reps of each rep's percentile; "
+            "samples/rep = samples per rep, sample cost = the measured cost of taking one "
+            "sample.", ""] + md.table(
+        ["family", "container", "n", "elem_bytes", "order", "holes", "reps", "samples/rep",
+         "p50", "p99", "p99.9", "max", "sample cost"],
+        [[cases[k].family, k[1], str(k[2]), str(k[3]), k[4], holes_text(k[5], k[6]),
+          str(cases[k].reps), fmt(cases[k].samples)]
+         + [fmt(cases[k].latency.get(c)) for c in LATENCY_COLUMNS]
+         + [fmt(cases[k].sample_cost_ns)] for k in latency])
+
+
+def _memory_table(cases, keys):
+    """The memory table lines of a scenario (empty when no case recorded committed bytes)."""
+    memory = [k for k in keys if "committed_bytes" in cases[k].memory]
+    if not memory:
+        return []
+    return ["", "Memory after the region (median over the reps): reserved = address space (a "
+            "vm reservation costs no memory until committed), committed = what the process "
+            "holds, per live = committed bytes / live items, allocs = allocator calls in the "
+            "region.", ""] + md.table(
+        ["family", "container", "n", "elem_bytes", "holes", "live", "reserved bytes",
+         "committed bytes", "bytes per live", "allocs"],
+        [[cases[k].family, k[1], str(k[2]), str(k[3]), holes_text(k[5], k[6]),
+          fmt(cases[k].ops), fmt(cases[k].memory.get("reserved_bytes")),
+          fmt(cases[k].memory["committed_bytes"]),
+          fmt(cases[k].memory["committed_bytes"] / cases[k].ops if cases[k].ops else None),
+          fmt(cases[k].memory.get("allocs"))] for k in memory])
+
+
+def _legend_text(baseline):
+    """What the columns of a scenario page mean."""
+    base = f"vs {baseline} [95% CI]"
+    return ("Verified time rows only. median = median time of the timed region over the "
+            "reps; MAD % = median absolute deviation / median (unstable: the reps vary by "
+            f"more than {bench_stats.UNSTABLE:.0%}, 1.4826 MAD/median); ns/op = median over "
+            f"the reps of elapsed_ns / ops, the operations in the region; {base} = this "
+            f"case's median time / the median time of {baseline} in the same scenario, n, "
+            f"elem_bytes, order and holes (above 1: slower than {baseline}), with a "
+            f"{bench_stats.RESAMPLES}-resample bootstrap 95% CI (none below "
+            f"{bench_stats.MIN_REPS} reps; — = {baseline} has no such case). holes = fraction "
+            "of the items erased before the region and the pattern of the erasures. family = "
+            f"the CSV's family column ({UNKNOWN_FAMILY}: rows of schema 1).")
+
+
+def render_scenario_page(scenario, cases, info, baseline, chart_links):
+    """The page of one scenario (markdown, newline-ended): its table of every case, the
+    latency and memory tables where recorded, and its charts (chart_links: [(what, link
+    relative to the page)])."""
+    keys = sorted((k for k in cases if k[0] == scenario), key=_case_order(cases))
+    axes = sorted({column for k in keys for column, _ in k[7:]})  # a column each
+    reps = md.range_text(st.reps for st in cases.values())
+    out = [f"# Every case: {scenario}", "",
+           f"Run `{info['run_id']}` ({info['timestamp']}) on host `{info['host']}`, CPU "
+           f"`{info['cpu_model']}`, compiler `{info['compiler']}`, git `{info['git_rev']}`, "
+           f"counter_source `{info['counter_source']}`; {reps} reps per case; "
+           f"{info.get('method', 'method not recorded')}.", "", _legend_text(baseline)]
+    if not any(k[1] == baseline for k in cases):
+        out += ["", f"The run has no rows of the baseline container `{baseline}`; choose "
+                "another with `--baseline NAME`."]
+    out += ["", f"### {scenario}", ""]
+    out += md.table(["family", "container", "n", "elem_bytes", "order", "holes"]
+                    + [column[len(AXIS_PREFIX):] for column in axes]
+                    + ["reps", "median", "MAD %", "ns/op", f"vs {baseline} [95% CI]"],
+                    _case_rows(cases, keys, baseline, axes))
+    out += _latency_table(cases, keys) + _memory_table(cases, keys)
+    for what, link in chart_links:
+        out += ["", f"![{scenario}: ns per operation vs {what}]({link})"]
+    return "\n".join(out) + "\n"
+
+
+def render_all_cases(cases, info, baseline, page_links):
+    """The all_cases section of RESULTS.md: one line per scenario (cases, containers,
+    unstable cases) linking its page (page_links: {scenario: link}), or None without
+    cases."""
+    if not cases:
+        return None
+    rows = []
+    for scenario in sorted({k[0] for k in cases}):
+        keys = [k for k in cases if k[0] == scenario]
+        link = page_links.get(scenario)
+        rows.append([f"[{scenario}]({link})" if link else scenario, str(len(keys)),
+                     str(len({k[1] for k in keys})),
+                     str(sum(cases[k].unstable for k in keys))])
+    lines = [HEADING, "", f"Every case of run `{info['run_id']}`, one page per scenario "
+             f"(tables of median time, MAD, ns per operation and the ratio to `{baseline}` "
+             "with its 95% CI; latency and memory where recorded; charts).", ""]
+    lines += md.table(["scenario", "cases", "containers", "unstable cases"], rows)
+    return md.section_text(NAME, lines)
+
+
+def render(ctx):
+    """Write the scenario pages and charts of the run in ctx; the section, or None without
+    cases. Every page lists the run's cases whatever their names."""
+    if not ctx.cases:
+        return None
+    out_dir = os.path.join(ctx.out_dir, CASES_DIR)
+    os.makedirs(out_dir, exist_ok=True)
+    drawn = render_case_charts(ctx.cases, ctx.info, out_dir)
+    links = {}
+    for scenario in sorted({k[0] for k in ctx.cases}):
+        mine = {k: st for k, st in ctx.cases.items() if k[0] == scenario}
+        page = os.path.join(out_dir, f"{safe_name(scenario)}.md")
+        with open(page, "w", encoding="utf-8") as f:
+            f.write(render_scenario_page(scenario, mine, ctx.info, ctx.baseline,
+                                         [(what, os.path.basename(png))
+                                          for what, png in drawn.get(scenario, [])]))
+        links[scenario] = ctx.link(page)
+    pngs = [png for paths in drawn.values() for _, png in paths]
+    return Section(NAME, HEADING, render_all_cases(ctx.cases, ctx.info, ctx.baseline, links),
+                   pngs)

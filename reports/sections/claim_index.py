@@ -1,0 +1,38 @@
+"""The claim index: one table of every claim id of reports/data/claims.csv (every claim of
+every article of ../shared/SEEDS.md's claim index), right after the table of contents:
+id, claim, verdict class, the article's figure, the chart; a claim no section judged is
+"not measured". Under it the verdict classes (verdicts.CLASSES) with their meanings."""
+import md
+import verdicts as vd
+from sections import Section
+from sections.bulk_run import figure_text
+
+NAME = "claim_index"
+HEADING = "## Claim index"
+
+
+def render_index(claims, rows):
+    """The index section text: claims (claims.Claim, file order), rows {id: ClaimRow} of
+    the claims some section judged."""
+    counts = {}
+    table = []
+    for c in claims:
+        row = rows.get(c.id)
+        verdict = row.verdict if row else vd.NOT_MEASURED
+        counts[verdict] = counts.get(verdict, 0) + 1
+        chart = f"[chart]({row.chart})" if row and row.chart else md.DASH
+        table.append([c.id, c.article, c.claim, f"**{verdict}**", figure_text(c), chart])
+    lines = [HEADING, "", "Every claim of every article, by the ids of the claim index "
+             "(`reports/data/claims.csv`): its verdict on this run, the article's figure and "
+             "the chart that shows it. The rule of each verdict is printed beside it in its "
+             "article's section.", ""]
+    lines += md.table(["id", "article", "claim", "verdict", "article's figure", "chart"], table)
+    lines += ["", "Totals: " + ", ".join(f"{counts[v]} {v}" for v in vd.NAMES if v in counts)
+              + ".", "", "Verdict classes:", ""]
+    lines += [f"- **{name}**: {meaning}" for name, meaning in vd.CLASSES]
+    return md.section_text(NAME, lines)
+
+
+def render(ctx):
+    """The index of ctx.claims with the verdict rows of the sections rendered before."""
+    return Section(NAME, HEADING, render_index(ctx.claims, ctx.claim_rows))

@@ -1,0 +1,233 @@
+"""The handle_map section of RESULTS.md: Jeff Kiah's "Game Engine Containers - handle_map"
+(2016), its benchmark table beside ours (reports/data/handle_map_article.csv holds the
+article's figures), speed-ups with bootstrap 95% CIs, unstable cases flagged, what
+differs; chart handle_map_table.png (grouped bars per scenario and container, median time
+per timed region on a log axis, error bars min..max, the article as hollow diamonds).
+Table cases: n=100000, 8-byte items, sequential order, no holes (results.TABLE_N ...).
+The containers are the roles hm_subject and hm_peer of reports/data/containers.csv, with
+the baseline beside them in the chart when the run has it. None without table cases."""
+import os
+from dataclasses import dataclass
+
+from matplotlib.lines import Line2D
+
+import charts
+import md
+import results
+import stats as bench_stats
+from md import DASH, fmt
+from results import SEED, TABLE_ELEM_BYTES, TABLE_N, ReportError
+from sections import Section, run_line
+
+NAME = "handle_map"
+SCENARIOS = ("create", "iterate", "lookup", "clear", "reset", "defragment")
+HM = results.role("hm_subject")[0]
+PEERS = results.role("hm_peer")
+BASE = results.role("baseline")[0]
+CHART_CONTAINERS = (HM,) + PEERS + (BASE,)
+ARTICLE_COLUMNS = ("article_scenario", "container", "ms", "swaps", "our_scenario", "note")
+ARTICLE_YEAR = 2016
+HEADING = f'## handle_map (Jeff Kiah, "Game Engine Containers - handle_map", {ARTICLE_YEAR})'
+BEGIN, END = md.markers(NAME)
+CHART = "handle_map_table.png"
+
+
+@dataclass(frozen=True)
+class ArticleRow:
+    """One figure of the article, keyed in load_article() by (our_scenario, container)."""
+    article_scenario: str
+    container: str
+    ms: float
+    swaps: int | None
+    our_scenario: str
+    note: str
+
+
+def load_article(path):
+    """Load the article's figures; return {(our_scenario, container): ArticleRow}."""
+    def parse(fields, where):
+        try:
+            ms = float(fields["ms"])
+            swaps = int(fields["swaps"]) if fields["swaps"] else None
+        except ValueError:
+            raise ReportError(f"{where}: 'ms' must be a number, "
+                              "'swaps' an integer or empty") from None
+        return ArticleRow(fields["article_scenario"], fields["container"], ms, swaps,
+                          fields["our_scenario"], fields["note"])
+    return {(a.our_scenario, a.container): a for a in results.read_table(path, ARTICLE_COLUMNS, parse)}
+
+
+def article_speedup(article, scenario, peer):
+    """Article speed-up of handle_map over `peer` in our `scenario` row.
+
+    Returns (peer ms / handle_map ms, the our_scenario of the handle_map figure used) or
+    (None, None). The figures are paired by the article's own scenario, so the clear row
+    divides the peers' clear by the handle_map reset() that the article labelled "clear".
+    """
+    theirs = article.get((scenario, peer))
+    ours = theirs and next((a for a in article.values() if a.container == HM
+                            and a.article_scenario == theirs.article_scenario), None)
+    if not ours or ours.ms <= 0:
+        return None, None
+    return theirs.ms / ours.ms, ours.our_scenario
+
+
+def render_chart(stats, info, article, out_dir):
+    """Draw the grouped log-scale bar chart into out_dir/CHART; return its path."""
+    containers = [c for c in CHART_CONTAINERS
+                  if c != BASE or any(key[0] == c for key in stats)]
+    width = 0.8 / len(containers)
+    fig, ax = charts.subplots(figsize=(11, 6))
+    for i, container in enumerate(containers):
+        color = f"C{i}"
+        xs = [j + (i - (len(containers) - 1) / 2) * width for j in range(len(SCENARIOS))]
+        cases = [(x, stats[(container, s)]) for x, s in zip(xs, SCENARIOS)
+                 if (container, s) in stats]
+        if cases:
+            bx, st = zip(*cases)
+            medians = [s.median_ms for s in st]
+            errors = [[m - s.min_ns / 1e6 for m, s in zip(medians, st)],
+                      [s.max_ns / 1e6 - m for m, s in zip(medians, st)]]
+            ax.bar(bx, medians, width, yerr=errors, capsize=3, color=color, label=container,
+                   error_kw={"ecolor": "black", "elinewidth": 0.8})
+        theirs = [(x, article[(s, container)].ms) for x, s in zip(xs, SCENARIOS)
+                  if (s, container) in article]
+        if theirs:
+            ax.scatter(*zip(*theirs), marker="D", s=45, facecolors="none", edgecolors=color,
+                       linewidths=1.6, zorder=3)
+    handles, _ = ax.get_legend_handles_labels()
+    handles.append(Line2D([], [], marker="D", linestyle="", markerfacecolor="none",
+                          markeredgecolor="gray", label=f"article ({ARTICLE_YEAR})"))
+    ax.legend(handles=handles, fontsize=8)
+    ax.set(yscale="log", xlabel="scenario (error bars: min..max over reps)",
+           ylabel="median time per timed region (ms)")
+    ax.set_xticks(range(len(SCENARIOS)), SCENARIOS)
+    ax.grid(axis="y", which="both", alpha=0.3)
+    fig.suptitle(f"handle_map vs peers: N={TABLE_N}, {TABLE_ELEM_BYTES}-byte items, "
+                 "sequential order")
+    ax.set_title(f"host {info['host']} · {info['cpu_model']} · counters: "
+                 f"{info['counter_source']} · run {info['run_id']}", fontsize=8)
+    fig.tight_layout()
+    return charts.save(fig, out_dir, os.path.splitext(CHART)[0])
+
+
+def _our_speedup(stats, scenario, peer, hm_scenario=None):
+    """Our speed-up: peer median / handle_map median (handle_map in hm_scenario), or None."""
+    theirs, ours = stats.get((peer, scenario)), stats.get((HM, hm_scenario or scenario))
+    if not theirs or not ours or ours.median_ns <= 0:
+        return None
+    return theirs.median_ns / ours.median_ns
+
+
+def _reps_text(stats):
+    """Number of reps per case: '5', or '3–5' when cases differ."""
+    return md.range_text(s.reps for s in stats.values())
+
+
+def _differences(stats, info, article):
+    """Return the bullet lines of the generated "What differs" paragraph."""
+    ms = lambda c, s: fmt(stats[(c, s)].median_ms) if (c, s) in stats else DASH  # noqa: E731
+    art = lambda c, s: fmt(article[(s, c)].ms) if (s, c) in article else DASH  # noqa: E731
+    lines = [f"- The article timed a single run on {ARTICLE_YEAR} hardware (build mode not "
+             f"stated); we report the median of {_reps_text(stats)} reps per case on the "
+             "machine above.",
+             "- Its clear times for the peers ("
+             + ", ".join(f"{p} {art(p, 'clear')} ms" for p in PEERS)
+             + f", i.e. seconds to free {TABLE_N} items) look like a debug heap or a debug "
+             "build; ours: " + ", ".join(f"{p} {ms(p, 'clear')} ms" for p in PEERS) + "."]
+    reset = article.get(("reset", HM))
+    if reset and reset.article_scenario != "reset":
+        pairs = [(p, _our_speedup(stats, "clear", p, "reset"),
+                  article_speedup(article, "clear", p)[0]) for p in PEERS]
+        lines.append(f"- Its \"{reset.article_scenario}\" row measured handle_map::reset() "
+                     f"({fmt(reset.ms)} ms), so our table shows that figure in the reset row. "
+                     "Paired the article's way (peer clear / handle_map reset) we get "
+                     + ", ".join(f"{fmt(o, '×')} vs {p} (article {fmt(a, '×')})"
+                                 for p, o, a in pairs) + ".")
+    defrag, ours = article.get(("defragment", HM)), stats.get((HM, "defragment"))
+    lines.append("- Its defragment benchmark shuffled only the items, without updating the sparse "
+                 f"and meta sets ({fmt(defrag.ms if defrag else None)} ms, "
+                 f"{fmt(defrag.swaps if defrag else None)} swaps); ours shuffles the dense order "
+                 "keeping sparse and meta consistent, so every handle stays valid "
+                 f"({fmt(ours.median_ms if ours else None)} ms, "
+                 f"{fmt(ours.swaps if ours else None)} swaps).")
+    lines.append("- Hardware counters were unavailable on this machine (counter_source none), "
+                 "so only times are reported." if info["counter_source"] == "none"
+                 else f"- Counters came from {info['counter_source']}.")
+    if info["unverified"]:
+        lines.append(f"- {info['unverified']} row(s) of this run failed verification "
+                     "(verified=0) and are excluded.")
+    return lines
+
+
+def _time_cell(stats):
+    """'median (MAD)' in ms, followed by 'unstable' when the reps vary more than 5%."""
+    if not stats:
+        return DASH
+    return (f"{fmt(stats.median_ms)} ({fmt(stats.mad_ns / 1e6)})"
+            + (" unstable" if stats.unstable else ""))
+
+
+def _speedup_cell(stats, scenario, peer):
+    """Our speed-up over `peer` with its bootstrap 95% CI, e.g. '3.417× [3.3, 3.52]'."""
+    ratio = _our_speedup(stats, scenario, peer)
+    ci = ratio and bench_stats.ratio_ci(stats[(HM, scenario)].times_ns,
+                                        stats[(peer, scenario)].times_ns, seed=SEED)
+    if not ci or ci.low is None:
+        return fmt(ratio, "×")
+    return md.ci_text(ci)
+
+
+def render_markdown(stats, info, article, chart_link):
+    """Return the handle_map section of RESULTS.md, marker lines included, ending in a newline:
+    a times table (ours vs the article), a speed-up table with 95% CIs, the chart, what differs."""
+    times_header = (["scenario"] + [f"{c} {who}" for c in (HM,) + PEERS
+                                    for who in ("ours ms (MAD)", "article ms")]
+                    + ["swaps ours", "swaps article"])
+    speedup_header = ["scenario"] + [f"vs {p} {who}" for p in PEERS
+                                     for who in ("ours [95% CI]", "article")]
+    times, speedups, paired_differently = [], [], False
+    for s in SCENARIOS:
+        cells = [s]
+        for c in (HM,) + PEERS:
+            a = article.get((s, c))
+            cells += [_time_cell(stats.get((c, s))), fmt(a.ms if a else None)]
+        ours, a = stats.get((HM, s)), article.get((s, HM))
+        times.append(cells + [fmt(ours.swaps if ours else None), fmt(a.swaps if a else None)])
+        cells = [s]
+        for p in PEERS:
+            ratio, hm_scenario = article_speedup(article, s, p)
+            mark = "†" if ratio is not None and hm_scenario != s else ""
+            paired_differently |= bool(mark)
+            cells += [_speedup_cell(stats, s, p), fmt(ratio, "×") + mark]
+        if any(c != DASH for c in cells[1:]):
+            speedups.append(cells)
+    out = [BEGIN, HEADING, "", run_line(info, _reps_text(stats)), "",
+           "Milliseconds per timed region: ours = median (MAD) over the reps, article = its "
+           "single run. peer_malloc_ptrs stands for the article's vector of unique_ptr; "
+           "— = not measured.", ""] + md.table(times_header, times)
+    if any(st.unstable for (c, _), st in stats.items() if c in (HM,) + PEERS):
+        out += ["", f"unstable = the reps vary by more than {bench_stats.UNSTABLE:.0%} (1.4826 "
+                "MAD/median, a robust CV): rerun with more `--reps`, pinned to one CPU (`--pin CPU`), with "
+                "`--interleave`, on a quieter machine."]
+    out += ["", "Speed-up of handle_map = peer time / handle_map time (above 1: handle_map is "
+            f"faster); ours = ratio of the medians with a {bench_stats.RESAMPLES}-resample "
+            f"bootstrap 95% CI over the reps (none below {bench_stats.MIN_REPS} reps).", ""]
+    out += md.table(speedup_header, speedups)
+    if paired_differently:
+        out += ["", "† The article's clear row compared its handle_map::reset() with the "
+                "peers' clear."]
+    out += ["", f"![handle_map chart]({chart_link})", "", "### What differs", ""]
+    out += _differences(stats, info, article)
+    return "\n".join(out + ["", END]) + "\n"
+
+
+def render(ctx):
+    """The handle_map section of the run in ctx, or None without table cases."""
+    stats = results.aggregate(ctx.rows, ctx.run_id) if ctx.run_id else {}
+    if not stats:
+        return None
+    article = load_article(ctx.article_path)
+    png = render_chart(stats, ctx.info, article, ctx.out_dir)
+    return Section(NAME, HEADING, render_markdown(stats, ctx.info, article, ctx.link(png)),
+                   [png])

@@ -1,0 +1,69 @@
+"""The sim_caches section: callgrind's simulated instructions and D1/LL misses per element
+for the handle_map table's cases, per simulated cache geometry: the reported run's own
+callgrind rows, else the newest run that has some (`make bench-sim` writes them), marked
+with its run id and a warning. None without callgrind rows of the table cases."""
+import md
+import results
+from md import fmt
+from sections import Section, other_run_warning, run_line
+from sections.handle_map import CHART_CONTAINERS, HM, SCENARIOS
+
+NAME = "sim_caches"
+HEADING = "## Simulated caches (callgrind)"
+
+
+def _geometry(text):
+    """'8388608:16:64' -> '8 MiB, 16-way, 64 B lines'; None -> 'callgrind's default'."""
+    if text is None:
+        return "callgrind's default"
+    size, assoc, line = map(int, text.split(":"))
+    unit, shift = next((u, s) for u, s in (("MiB", 20), ("KiB", 10), ("B", 0))
+                       if size % (1 << s) == 0)
+    return f"{size >> shift} {unit}, {assoc}-way, {line} B lines"
+
+
+def render_sim(sims, info, time_run_id):
+    """Return the sim_caches section of RESULTS.md for aggregate_sim() of the run in `info`
+    (time_run_id: the run of the handle_map table), or None when info is None: no callgrind
+    rows of the table cases (`make bench-sim` writes them), the committed section stays."""
+    if info is None or not sims:
+        return None
+    begin, end = md.markers(NAME)
+    out = [begin, HEADING, ""] + other_run_warning(info["run_id"], time_run_id)
+    which = ("the run of the handle_map table" if info["run_id"] == time_run_id else
+             f"the latest run with callgrind rows; the handle_map table is from `{time_run_id}`")
+    reps = md.range_text(r for cases in sims.values() for r, *_ in cases.values())
+    out += [run_line(info, reps, which), "",
+            "Counts per element (the timed region's count / n), median over the reps, from "
+            "valgrind's cache simulator: deterministic on any machine, but the times of these "
+            "rows are 20-200x slower than native ones and are left out of every time statistic. "
+            "Misses are read + write misses. In brackets: the ratio to handle_map in the same "
+            "scenario (above 1: more than handle_map)."]
+    header = ["scenario", "container", "instructions/op", "D1 misses/op", "LL misses/op"]
+    size = lambda geometry: int(geometry.split(":")[0]) if geometry else 0  # noqa: E731
+    for d1, ll in sorted(sims, key=lambda g: (size(g[1]), size(g[0]))):
+        cases, rows = sims[(d1, ll)], []
+        for s in md.ordered({s for _, s in cases}, SCENARIOS):
+            hm = cases.get((HM, s), (None,) * 4)[1:]
+            for c in md.ordered({c for c, s2 in cases if s2 == s}, CHART_CONTAINERS):
+                cells = [s, c]
+                for value, base in zip(cases[(c, s)][1:], hm):
+                    ratio = value / base if c != HM and value is not None and base else None
+                    cells.append(fmt(value) + ("" if ratio is None else f" ({fmt(ratio, '×')})"))
+                rows.append(cells)
+        out += ["", f"### D1 {_geometry(d1)}; LL {_geometry(ll)}", ""] + md.table(header, rows)
+    return "\n".join(out + ["", end]) + "\n"
+
+
+
+def render(ctx):
+    """The sim_caches section for ctx's rows, or None without callgrind table-case rows."""
+    sim_run = results.select_sim_run(ctx.rows, ctx.run_id, HM)
+    if not sim_run:
+        return None
+    text = render_sim(results.aggregate_sim(ctx.rows, sim_run),
+                      results.run_info(ctx.rows, sim_run, sim=True), ctx.run_id)
+    if text is None:
+        return None
+    ctx.section_runs[NAME] = sim_run
+    return Section(NAME, HEADING, text, [])

@@ -1,0 +1,240 @@
+"""Tests of the reports' structure (issue 15): the import graph of reports/ (acyclic, no
+module calls another's private names), the claim index (every id of ../shared/SEEDS.md's
+claim index exactly once; a malformed claims.csv is refused with FILE:LINE and exit 2),
+the length of a generated RESULTS.md, which run `make report` reads, and the published
+run a fresh clone regenerates the document from.
+
+Run from the repository root with Debian's interpreter:
+    /usr/bin/python3 -m pytest -q tests/python/test_report_structure.py
+Every output goes to pytest's tmp_path.
+"""
+import ast
+import csv
+import lzma
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+REPORTS = REPO / "reports"
+sys.dont_write_bytecode = True
+sys.path.insert(0, str(REPORTS))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import claims as claims_data  # noqa: E402
+import report  # noqa: E402
+import verdicts as vd  # noqa: E402
+from test_bulk import RUN, synthetic_rows, write_csv  # noqa: E402
+
+SEEDS = REPO.parent / "shared" / "SEEDS.md"
+EXT = REPO / "tests" / "fixtures" / "extended_sweep.csv"
+SMALL = REPO / "tests" / "fixtures" / "handle_map_small.csv"
+S2 = REPO / "tests" / "fixtures" / "schema2_sweep.csv"
+MAX_LINES = 500
+
+
+# --- the import graph ------------------------------------------------------------------------
+
+def modules():
+    """{module name: parsed tree} of every Python module of reports/ (sections.x dotted)."""
+    out = {}
+    for path in sorted(REPORTS.rglob("*.py")):
+        rel = path.relative_to(REPORTS).with_suffix("")
+        name = ".".join(p for p in rel.parts if p != "__init__") or "__init__"
+        out[name] = ast.parse(path.read_text(), str(path))
+    return out
+
+
+def imports_of(tree, known):
+    """{local name: module} of the reports modules a module imports."""
+    out = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for a in node.names:
+                if a.name in known:
+                    out[a.asname or a.name] = a.name
+        elif isinstance(node, ast.ImportFrom) and node.module in known:
+            for a in node.names:
+                sub = f"{node.module}.{a.name}"
+                out[a.asname or a.name] = sub if sub in known else node.module
+    return out
+
+
+def test_the_import_graph_is_acyclic():
+    mods = modules()
+    graph = {name: set(imports_of(tree, mods).values()) - {name} for name, tree in mods.items()}
+    assert "report" not in set().union(*graph.values())  # nothing imports the driver
+    done, stack = set(), []
+
+    def visit(name):
+        assert name not in stack, "import cycle: " + " -> ".join(stack + [name])
+        if name in done:
+            return
+        stack.append(name)
+        for dep in graph[name]:
+            visit(dep)
+        stack.pop()
+        done.add(name)
+    for name in graph:
+        visit(name)
+
+
+def test_no_module_uses_another_modules_private_names():
+    mods = modules()
+    found = []
+    for name, tree in mods.items():
+        local = imports_of(tree, mods)
+        for node in ast.walk(tree):
+            if (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name)
+                    and node.value.id in local and node.attr.startswith("_")):
+                found.append(f"{name}: {node.value.id}.{node.attr}")
+            if isinstance(node, ast.ImportFrom) and node.module in mods:
+                found += [f"{name}: from {node.module} import {a.name}" for a in node.names
+                          if a.name.startswith("_")]
+    assert found == []
+
+
+def test_no_sys_modules_patching():
+    for path in REPORTS.rglob("*.py"):
+        assert "sys.modules" not in path.read_text(), path
+
+
+# --- the claim index -------------------------------------------------------------------------
+
+def seeds_ids():
+    """The ids of SEEDS.md's claim index, in order."""
+    text = SEEDS.read_text()
+    index = text[text.index("## Claim index"):]
+    return re.findall(r"^- ([A-D]\d+) ", index, re.M)
+
+
+@pytest.mark.skipif(not SEEDS.exists(), reason="../shared/SEEDS.md is beside the repository")
+def test_every_seeds_id_is_in_claims_csv_exactly_once():
+    ids = [c.id for c in claims_data.load_claims()]
+    assert sorted(ids) == sorted(seeds_ids()) and len(ids) == len(set(ids))
+    for letter, count in (("A", 31), ("B", 15), ("C", 10), ("D", 11)):
+        assert sum(i.startswith(letter) for i in ids) == count
+
+
+def test_claims_without_a_rule_are_not_measured_in_the_index(tmp_path):
+    path = write_csv(tmp_path / "bulk.csv", synthetic_rows())
+    md = tmp_path / "RESULTS.md"
+    assert report.main(["--results-md", str(md), "--out-dir", str(tmp_path / "out"),
+                        "--results-dir", str(tmp_path / "none"), str(path)]) == 0
+    text = md.read_text()
+    index = text.split("<!-- BEGIN claim_index", 1)[1].split("<!-- END claim_index", 1)[0]
+    rows = {line.split(" | ")[0][2:]: line for line in index.splitlines()
+            if re.match(r"\| [A-D]\d+ \|", line)}
+    claims = claims_data.load_claims()
+    assert list(rows) == [c.id for c in claims]
+    for c in claims:
+        verdict = re.search(r"\*\*(.+?)\*\*", rows[c.id]).group(1)
+        assert verdict in vd.NAMES
+        if not c.rule:
+            assert verdict == vd.NOT_MEASURED, c.id
+    assert "| A11 | Bulk data |" in index and "(out/bulk/memory.png)" in rows["A11"]
+    for name, meaning in vd.CLASSES:  # the classes explained once, under the index
+        assert index.count(f"- **{name}**: {meaning}") == 1
+    assert text.index("## Contents") < text.index("## Claim index") < text.index("## Bulk data")
+
+
+@pytest.mark.parametrize("line, column, value, message", [
+    (2, "id", "a1", "column 'id': expected a letter and a number like A12, got 'a1'"),
+    (3, "id", "A1", "column 'id': 'A1' repeats an earlier id"),
+    (4, "claim", "", "column 'claim': empty"),
+    (5, "figure", "lots", "column 'figure': expected a number or empty, got 'lots'"),
+    (6, "params", "about", "column 'params': expected name=number pairs joined by ';' (each "
+                           "name once), got 'about'"),
+    (7, "rule", "no_such_rule", "column 'rule': no rule named 'no_such_rule'"),
+])
+def test_malformed_claims_file_exits_2_with_file_and_line(tmp_path, capsys, line, column,
+                                                           value, message):
+    with open(claims_data.CLAIMS_PATH, newline="") as f:
+        rows = list(csv.reader(f))
+    rows[line - 1][rows[0].index(column)] = value
+    bad = tmp_path / "claims.csv"
+    with open(bad, "w", newline="") as f:
+        csv.writer(f, lineterminator="\n").writerows(rows)
+    md = tmp_path / "RESULTS.md"
+    assert report.main(["--results-md", str(md), "--out-dir", str(tmp_path / "out"),
+                        "--claims", str(bad), str(SMALL)]) == 2
+    assert capsys.readouterr().err.startswith(f"report.py: {bad}:{line}: {message}")
+    assert not md.exists()
+
+
+# --- the document ----------------------------------------------------------------------------
+
+def test_results_md_of_a_small_run_stays_under_500_lines(tmp_path):
+    """Every section written (the bulk run, callgrind, handle_map, complexity): the
+    every-case tables are pages of their own, so the document stays short."""
+    bulk = write_csv(tmp_path / "bulk.csv", synthetic_rows())
+    md = tmp_path / "RESULTS.md"
+    assert report.main(["--results-md", str(md), "--out-dir", str(tmp_path / "out"),
+                        str(EXT), str(SMALL), str(S2), str(bulk), "--run", RUN]) == 0
+    text = md.read_text()
+    for heading in ("## What ran", "## Contents", "## Claim index", "## handle_map",
+                    "## Bulk data", "## Simulated caches", "## Every case"):
+        assert heading in text
+    assert len(text.splitlines()) <= MAX_LINES
+    pages = list((tmp_path / "out" / "cases").glob("*.md"))
+    assert pages and all(f"](out/cases/{p.name})" in text for p in pages
+                         if p.name != "complexity.md")
+    assert not list((tmp_path / "out").rglob("*.svg"))
+
+
+def test_a_section_of_another_run_says_so(tmp_path):
+    md = tmp_path / "RESULTS.md"
+    assert report.main(["--results-md", str(md), "--out-dir", str(tmp_path / "out"),
+                        str(EXT), str(SMALL), "--run", "20261121T235901Z-bench1-12345"]) == 0
+    sim = md.read_text().split("<!-- BEGIN sim_caches", 1)[1]
+    assert "**Warning: this section comes from run `20261123T120000Z-bench2-222`" in sim
+
+
+# --- which run make report reads -------------------------------------------------------------
+
+def test_make_report_passes_only_an_explicit_csv():
+    dry = subprocess.run(["make", "-n", "-s", "-C", str(REPO), "report"], capture_output=True,
+                         text=True, timeout=120)
+    assert dry.stdout.strip().endswith("reports/report.py")
+    dry = subprocess.run(["make", "-n", "-s", "-C", str(REPO), "report", "CSV=results/q.csv"],
+                         capture_output=True, text=True, timeout=120)
+    assert dry.stdout.strip().endswith("reports/report.py results/q.csv")
+
+
+def test_default_input_is_bench_runs_then_the_published_run(tmp_path, capsys):
+    results = tmp_path / "results"
+    results.mkdir()
+    md = tmp_path / "RESULTS.md"
+    args = ["--results-dir", str(results), "--results-md", str(md), "--out-dir",
+            str(tmp_path / "out")]
+    shutil.copy(S2, results / "quick-20261201T000000Z.csv")  # make bench-quick's file
+    assert report.main(args) == 0
+    assert "nothing changed" in capsys.readouterr().out and not md.exists()
+    # the published run of the repository: read when there is no bench run
+    published = results / "published" / "bench.csv.xz"
+    published.parent.mkdir()
+    published.write_bytes(lzma.compress(SMALL.read_bytes()))
+    assert report.main(args) == 0
+    assert capsys.readouterr().out.startswith("run: 20261121T235901Z-bench1-12345 ")
+    # a make bench run wins over the published one; the quick run is never read
+    shutil.copy(S2, results / "bench-20261201T100000Z.csv")
+    assert report.main(args) == 0
+    assert capsys.readouterr().out.startswith("run: bench-20261201T100000Z-vm ")
+
+
+def test_publish_writes_the_reported_runs_compressed(tmp_path, capsys):
+    dest = tmp_path / "published" / "bench.csv.xz"
+    md = tmp_path / "RESULTS.md"
+    args = ["--results-md", str(md), "--out-dir", str(tmp_path / "out")]
+    assert report.main(args + ["--publish", str(dest), str(EXT), str(SMALL)]) == 0
+    first = md.read_text()
+    lines = lzma.decompress(dest.read_bytes()).decode().splitlines()
+    runs = {row["run_id"] for row in csv.DictReader(lines)}
+    assert runs == {"20261123T120000Z-bench2-222"}  # its time and callgrind rows, no other
+    capsys.readouterr()
+    md.unlink()
+    assert report.main(args + [str(dest)]) == 0  # the document from the published file alone
+    assert md.read_text() == first
