@@ -6,6 +6,8 @@
 
 #include "contract.h"
 
+struct dod_growth_counts dod_growth;
+
 const char *dod_strerror(int err)
 {
 	switch (err) {

@@ -31,6 +31,20 @@ enum {
 	DOD_ENOTSUP = -8   /* the container does not offer this operation */
 };
 
+/* Growth of container buffers by reallocation, counted process-wide where it happens
+ * (dod_buffer_grow, alloc/realloc.h: the realloc, constgrow and *_copy stores, every
+ * dod_grow_geometric array, the aligned stores' buffers), so the harness can say whether a
+ * timed region's growth moved and copied its elements (the grows, grow_moves and
+ * grow_copied_bytes columns: it reads them at hb_begin and hb_end). Blocks that are added
+ * (fixblocks, geoblocks) and pages that are committed (vm) are no reallocation. */
+struct dod_growth_counts {
+	uint64_t grows;        /* buffers grown by reallocation */
+	uint64_t moves;        /* of those, the ones after which the buffer starts elsewhere */
+	uint64_t copied_bytes; /* bytes those copied; a realloc that remapped pages (glibc's
+	                        * mremap of a block it got from mmap) copies none */
+};
+extern struct dod_growth_counts dod_growth;
+
 /* Returns a static, human-readable name for a DOD_* code ("stale handle", ...). */
 const char *dod_strerror(int err);
 

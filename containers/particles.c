@@ -255,7 +255,7 @@ static int ps_create(void **out, size_t capacity_elems)
 #if L_BLOCK
 	char *scratch = NULL;
 	if (!err && !(err = dod_aligned_realloc(&scratch, 0, 6 * BLOCK * sizeof(float),
-	                                        DOD_LINE_BYTES)))
+	                                        DOD_LINE_BYTES, 0)))
 		s->scratch = (float *)scratch;
 #endif
 	if (err) {

@@ -25,7 +25,8 @@ static const char header_v3[] =
 	"build_type,perf_paranoid,papi_status,frees,cpu_ns,pmu_scale,"
 	"hole_pattern,ops,p50_ns,p99_ns,p999_ns,max_ns,samples,sample_cost_ns,"
 	"family,removal,alloc,layout,caps,invocation,reserved_bytes,committed_bytes,"
-	"status,status_detail\n";
+	"status,status_detail,"
+	"grows,grow_moves,grow_copied_bytes,grow_pushes,grow_p50_ns,grow_max_ns,plain_max_ns\n";
 
 static char *write_to_string(void (*fn)(FILE *, const void *), const void *arg)
 {
@@ -86,7 +87,9 @@ static void test_row_quoting_and_missing_counters(void **state)
 	                       ",,,,,,,,,,,3,0,,0,,2,1,unavailable,on,,release,2,not used,,1900,,"
 	                       /* no holes, 500 ops, no latency samples, the descriptor's axes */
 	                       "none,500,,,,,,,handle_map,swappop,geometric_realloc,aos,"
-	                       "handles|detects_stale,t0-box-7,,,ok,\n");
+	                       "handles|detects_stale,t0-box-7,,,ok,,"
+	                       /* no growth measured as 0 growths; no samples, no grow_* */
+	                       "0,0,0,,,,\n");
 	free(s);
 	row.swaps = 12;
 	row.verified = false;
