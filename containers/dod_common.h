@@ -97,6 +97,13 @@ static inline float dod_particle_vel(uint64_t k, int axis)
 {
 	return (float)((int)((k >> (5 * axis + 2)) % 7) - 3); /* -3 .. 3 */
 }
+/* What one sub-step of the update kernel (dod_particle_ops.update) adds to pos[axis] of the
+ * particle with key k: vel * dt - w, w = dt unless the colour is black (key 0). Exact in
+ * float, like simulate's vel * dt. */
+static inline double dod_particle_update_dpos(uint64_t k, int axis, float dt)
+{
+	return (double)(dod_particle_vel(k, axis) * dt) - (k ? (double)dt : 0.0);
+}
 
 #define DOD_CAT_(a, b) a##_##b
 #define DOD_CAT(a, b) DOD_CAT_(a, b)

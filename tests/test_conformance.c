@@ -408,8 +408,9 @@ static void test_scenarios_verify_small(void **state)
 						fail_msg("%s/%s/%s: %s", s->name, ops->name,
 						         scn_hole_pattern_names[pattern], res.why);
 					/* At most 2n (erase + insert); the particle kernels make up to 64
-					 * passes over the live items (scenarios/kernels.c). */
-					assert_true(res.ops >= 1 && res.ops <= 128 * p.n);
+					 * passes over the live items, update8 8 sub-steps each
+					 * (scenarios/kernels.c). */
+					assert_true(res.ops >= 1 && res.ops <= 64 * 8 * p.n);
 					if (pattern)
 						assert_true(res.hole_ratio > 0.29 && res.hole_ratio < 0.31);
 					if (s->records_samples)

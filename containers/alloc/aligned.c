@@ -4,6 +4,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "alloc/realloc.h"
 #include "dod_common.h"
@@ -36,6 +37,16 @@ int dod_aligned_realloc(char **base, size_t old_bytes, size_t new_bytes, size_t 
 	memcpy(q + off - sizeof off, &off, sizeof off);
 	*base = q + off;
 	return DOD_OK;
+}
+
+size_t dod_page_bytes(void)
+{
+	static size_t page;
+	if (!page) {
+		long p = sysconf(_SC_PAGESIZE);
+		page = p > 0 ? (size_t)p : 4096; /* sysconf never fails on Linux */
+	}
+	return page;
 }
 
 void dod_aligned_free(char *base)

@@ -27,6 +27,9 @@
  * Invalidates pointers into it when it moves. */
 int dod_aligned_realloc(char **base, size_t old_bytes, size_t new_bytes, size_t align,
                         int copy);
+/* The page size, bytes (sysconf, read once): the alignment of a store whose arrays must
+ * start on pages (particles.c's soa_pagealigned). */
+size_t dod_page_bytes(void);
 /* Frees a buffer of dod_aligned_realloc; NULL is ignored. */
 void dod_aligned_free(char *base);
 /* bytes (rounded up to align, a power of two) starting on an align boundary, freed by
