@@ -7,12 +7,15 @@ claim's mechanism ran, so a verdict rule can tell "refuted" from "premise not ex
   grow_max_ns against plain_max_ns). A copying strategy (realloc_copy, constgrow_copy)
   copies at every growth; a non-moving one (vm, fixblocks) never reallocates.
 
+- Cache-set conflicts (A24): a sweep line can count simulated misses (callgrind).
+
 Names of variants come from containers/variants.tsv; the binary is build/dodbench (DODBENCH
 overrides it), as in test_cli.py.
 """
 import csv
+import subprocess
 
-from test_cli import run, variant_table
+from test_cli import BIN, ROOT, run, variant_table
 
 
 def rows_of(path):
@@ -67,3 +70,21 @@ def test_the_noise_floor_is_never_a_growth(tmp_path):
     # A scenario without samples has growth counts but no push columns.
     assert create["grows"] != "" and create["grow_pushes"] == "" and \
         create["plain_max_ns"] == "", create
+
+
+def test_a_sweep_line_can_count_misses_with_callgrind(tmp_path):
+    """sweeps/bench.txt judges the page-aligned SoA premise on simulated misses: a sweep
+    line with --counters callgrind must run (scripts/run-sweeps.sh gives every other line
+    a --timeout, which callgrind refuses)."""
+    sweep = tmp_path / "s.txt"
+    sweep.write_text("--container particles_soa_pagealigned --scenario update --n 1024 "
+                     "--elem-bytes 40 --reps 1 --warmup 0 --counters callgrind --quiet\n"
+                     "--container plain_array --scenario iterate --n 1000 --reps 1 --quiet\n")
+    out = tmp_path / "s.csv"
+    p = subprocess.run(["bash", str(ROOT / "scripts" / "run-sweeps.sh"), str(sweep), BIN,
+                        "t-run", str(out)], capture_output=True, text=True, timeout=300)
+    assert p.returncode == 0, p.stderr
+    rows = rows_of(out)
+    assert [(r["scenario"], r["counter_source"]) for r in rows] == \
+        [("update", "callgrind"), ("iterate", "none")]
+    assert int(rows[0]["sim_d1mr"]) > 0 and rows[0]["verified"] == "1"
