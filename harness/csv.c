@@ -111,8 +111,8 @@
 	X(grow_moves, OPTLL, r->measured ? (long long)r->region->grow_moves : -1)        \
 	X(grow_copied_bytes, OPTLL, r->measured ? (long long)r->region->grow_copied_bytes : -1) \
 	X(grow_pushes, OPTLL, r->samples > 0 ? r->grow_samples : -1)                     \
-	X(grow_p50_ns, OPTDBL, r->grow_samples > 0 ? r->grow_p50_ns : -1.0)              \
-	X(grow_max_ns, OPTDBL, r->grow_samples > 0 ? r->grow_max_ns : -1.0)              \
+	X(grow_p50_ns, OPTDBL, r->samples > 0 && r->grow_samples > 0 ? r->grow_p50_ns : -1.0) \
+	X(grow_max_ns, OPTDBL, r->samples > 0 && r->grow_samples > 0 ? r->grow_max_ns : -1.0) \
 	X(plain_max_ns, OPTDBL, r->samples > r->grow_samples ? r->plain_max_ns : -1.0)
 
 static void put_str(FILE *f, const char *s)
