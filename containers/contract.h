@@ -171,9 +171,10 @@ int dod_exts_check(const struct dod_ops *ops, char *why, size_t why_len);
 
 /* The particles extension (Our Machinery, "Bulk data", layouts): containers whose items
  * are the article's 40-byte particle (t; pos[3]; vel[3]; col[3], floats; see
- * dod_particle_* in dod_common.h). The tick and simulate scenarios run the kernels, one
- * call per pass over every particle. Version 1: the kernels of contract version 3. */
-#define DOD_PARTICLE_OPS_VERSION 1
+ * dod_particle_* in dod_common.h). The tick, simulate, update and update8 scenarios run
+ * the kernels, one call per pass over every particle. Version 1: the kernels of contract
+ * version 3. Version 2 added update, the kernel that touches all ten streams. */
+#define DOD_PARTICLE_OPS_VERSION 2
 struct dod_particle_ops {
 	int version; /* DOD_PARTICLE_OPS_VERSION */
 	/* One pass of the article's tick(): t += dt (seconds) for every particle. May process
@@ -181,6 +182,13 @@ struct dod_particle_ops {
 	void (*tick)(void *c, float dt);
 	/* One pass of simulate(): pos += vel * dt for every particle (holes too, as tick). */
 	void (*simulate)(void *c, float dt);
+	/* steps sub-steps (>= 1) of update for every particle (holes too, as tick): t += dt;
+	 * pos += vel * dt - w, w = dt when col[0] + col[1] + col[2] > 0, else 0 (a hole's
+	 * zeros stay zeros). Reads all ten floats of a particle, writes four: the kernel
+	 * whose ten streams can conflict in the cache sets. A layout may run the sub-steps
+	 * block by block (each block of particles all its steps, then the next), so a block
+	 * converted to SoA (aos_block_soa) is converted once for all of them. */
+	void (*update)(void *c, float dt, unsigned steps);
 	/* Untimed verification: *t_sum = the sum of t and *pos_sum = the sum of pos[0] +
 	 * pos[1] + pos[2] over the live particles, in double. */
 	void (*particle_sums)(const void *c, double *t_sum, double *pos_sum);

@@ -6,6 +6,8 @@
 
 #include "contract.h"
 
+struct dod_growth_counts dod_growth;
+
 const char *dod_strerror(int err)
 {
 	switch (err) {
@@ -45,7 +47,7 @@ static const char *particles_incomplete(const void *table)
 	const struct dod_particle_ops *p = table;
 	if (p->version != DOD_PARTICLE_OPS_VERSION)
 		return "version is not DOD_PARTICLE_OPS_VERSION";
-	return p->tick && p->simulate && p->particle_sums ? NULL : "a kernel is NULL";
+	return p->tick && p->simulate && p->update && p->particle_sums ? NULL : "a kernel is NULL";
 }
 
 const struct dod_ext_desc dod_ext_descs[DOD_N_EXTS] = {

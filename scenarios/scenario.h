@@ -124,6 +124,18 @@ static inline uint64_t scn_live_key(const struct scn_filled *f, size_t k)
 {
 	return f->live_keys ? f->live_keys[k] : k;
 }
+/* One latency sample (hb_lap), marked (hb_mark_growth) when a container buffer grew by
+ * reallocation since the previous call (*grows holds dod_growth.grows as of then; start
+ * it at that value). push_latency and lap_noise both sample this way, so the machine's
+ * floor is taken with the same instructions as the pushes. */
+static inline void scn_lap_growth(struct hb_region *r, uint64_t *grows)
+{
+	hb_lap(r);
+	if (dod_growth.grows != *grows) {
+		*grows = dod_growth.grows;
+		hb_mark_growth(r);
+	}
+}
 /* Destroys f's container and frees its arrays. */
 void scn_filled_free(const struct dod_ops *ops, struct scn_filled *f);
 /* How many of n items the hole setup erases at ratio: round(ratio * n), at most n - 1

@@ -25,7 +25,8 @@ static const char header_v3[] =
 	"build_type,perf_paranoid,papi_status,frees,cpu_ns,pmu_scale,"
 	"hole_pattern,ops,p50_ns,p99_ns,p999_ns,max_ns,samples,sample_cost_ns,"
 	"family,removal,alloc,layout,caps,invocation,reserved_bytes,committed_bytes,"
-	"status,status_detail\n";
+	"status,status_detail,"
+	"grows,grow_moves,grow_copied_bytes,grow_pushes,grow_p50_ns,grow_max_ns,plain_max_ns\n";
 
 static char *write_to_string(void (*fn)(FILE *, const void *), const void *arg)
 {
@@ -86,7 +87,9 @@ static void test_row_quoting_and_missing_counters(void **state)
 	                       ",,,,,,,,,,,3,0,,0,,2,1,unavailable,on,,release,2,not used,,1900,,"
 	                       /* no holes, 500 ops, no latency samples, the descriptor's axes */
 	                       "none,500,,,,,,,handle_map,swappop,geometric_realloc,aos,"
-	                       "handles|detects_stale,t0-box-7,,,ok,\n");
+	                       "handles|detects_stale,t0-box-7,,,ok,,"
+	                       /* no growth measured as 0 growths; no samples, no grow_* */
+	                       "0,0,0,,,,\n");
 	free(s);
 	row.swaps = 12;
 	row.verified = false;
@@ -125,10 +128,19 @@ static void test_row_quoting_and_missing_counters(void **state)
 	desc.caps = 0;
 	row.reserved_bytes = 4096;
 	row.committed_bytes = 1024;
+	/* Growth: 3 reallocations, 2 moved, 4 KiB copied; 3 samples grew. */
+	r.grows = 3;
+	r.grow_moves = 2;
+	r.grow_copied_bytes = 4096;
+	row.grow_samples = 3;
+	row.grow_p50_ns = 700;
+	row.grow_max_ns = 9000;
+	row.plain_max_ns = 12000;
 	s = write_to_string(row_fn, &row);
 	assert_non_null(strstr(s, ",handle_map,create,1000,8,0.25,seq,"));
 	assert_non_null(strstr(s, ",clustered,500,20,45.5,400,12000,1000,9.5,handle_map,swappop,"
-	                          "geometric_realloc,aos,none,t0-box-7,4096,1024,ok,\n"));
+	                          "geometric_realloc,aos,none,t0-box-7,4096,1024,ok,,"
+	                          "3,2,4096,3,700,9000,12000\n"));
 	free(s);
 	/* A repetition without a measurement (its child crashed in a warm-up): the measured
 	 * fields and rep are empty, never 0; status and why at the end. */
@@ -152,7 +164,9 @@ static void test_row_quoting_and_missing_counters(void **state)
 	                       /* no ops, no latency */
 	                       "clustered,,,,,,,,handle_map,swappop,geometric_realloc,aos,none,"
 	                       "t0-box-7,,,crashed,killed by signal 11 (SIGSEGV: Segmentation "
-	                       "fault)\n");
+	                       "fault),"
+	                       /* no growth counts, no samples: every growth field empty */
+	                       ",,,,,,\n");
 	free(s);
 }
 

@@ -68,7 +68,7 @@ def test_it_is_a_csv_column_and_a_case_name_part(tmp_path):
     p = dod("run", *CASE, "--knob", "2,3", "--out", str(out))
     assert p.returncode == 0, p.stderr
     header = out.read_text().splitlines()[0].split(",")
-    assert header[-3:] == ["status", "status_detail", "axis_knob"]  # appended, last
+    assert header[-2:] == ["plain_max_ns", "axis_knob"]  # appended, last
     rows = rows_of(out)
     assert sorted(r["axis_knob"] for r in rows if r["scenario"] == "knob_probe") == \
         ["2", "2", "3", "3"]

@@ -20,7 +20,8 @@ ROOT = Path(__file__).resolve().parents[2]
 BIN = os.environ.get("DODBENCH", str(ROOT / "build" / "dodbench"))
 SCHEMA2_APPENDED = ("hole_pattern,ops,p50_ns,p99_ns,p999_ns,max_ns,samples,sample_cost_ns,"
                     "family,removal,alloc,layout,caps,invocation,reserved_bytes,committed_bytes").split(",")
-SCHEMA3_APPENDED = ["status", "status_detail"]
+SCHEMA3_APPENDED = ["status", "status_detail", "grows", "grow_moves", "grow_copied_bytes",
+                    "grow_pushes", "grow_p50_ns", "grow_max_ns", "plain_max_ns"]
 V1_COLUMNS = ("schema,timestamp,host,cpu_model,compiler,cflags,git_rev,container,scenario,"
               "n,elem_bytes,hole_ratio,order,seed,rep,elapsed_ns,ns_per_op,tsc_cycles,"
               "counter_source,papi_tot_cyc,papi_tot_ins,papi_l1_dcm,papi_l2_dcm,papi_l3_tcm,"
