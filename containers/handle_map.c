@@ -477,9 +477,22 @@ HMAP_API int SFX(hmap_check_invariants)(const HMAP *m) { return check_all(m, NUL
 
 static int ops_create(void **out, size_t capacity_elems)
 {
-	/* Type id 1: handles from a map with another type id are rejected as foreign. */
-	return SFX(hmap_create)((HMAP **)out, 1, capacity_elems);
+	/* Handles from a map with another type id are rejected as foreign. */
+	return SFX(hmap_create)((HMAP **)out, DOD_DEFAULT_TYPE_ID, capacity_elems);
 }
+
+static int ops_create_typed(void **out, size_t capacity_elems, unsigned type_id)
+{
+	if (type_id > HMAP_MAX_TYPE_ID)
+		return DOD_EINVAL;
+	return SFX(hmap_create)((HMAP **)out, (uint16_t)type_id, capacity_elems);
+}
+
+static const struct dod_type_id_ops type_ids = {
+	.version = DOD_TYPE_ID_OPS_VERSION,
+	.create_typed = ops_create_typed,
+	.max_type_id = HMAP_MAX_TYPE_ID,
+};
 
 static void ops_destroy(void *c) { SFX(hmap_destroy)(c); }
 
@@ -572,4 +585,5 @@ const struct dod_ops DOD_OPS_SYMBOL = {
 	.size = ops_size,
 	.footprint_bytes = ops_footprint,
 	.check = ops_check,
+	.type_ids = &type_ids,
 };
