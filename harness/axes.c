@@ -108,22 +108,6 @@ static void bind_old_handles(struct scn_params *p, union hb_axis_value v)
 	p->old_handles = (enum scn_old_handles)v.u;
 }
 
-/* The old handles of a kind exist only where the container has the operation that makes
- * them (erased: erase_n, cleared: clear, reset: reset). */
-static const char *old_handles_skip(const struct hb_case *k)
-{
-	if (!k->scn || !takes_old_handles(k->scn))
-		return NULL;
-	const struct dod_ops *o = k->ops;
-	switch (k->p.old_handles) {
-	case SCN_OLD_ERASED: return o->erase_n ? NULL : "no erase_n: no erased handles";
-	case SCN_OLD_CLEARED: return o->clear ? NULL : "no clear: no cleared handles";
-	case SCN_OLD_RESET: return o->reset ? NULL : "no reset distinct from clear";
-	case SCN_OLD_FOREIGN: return NULL;
-	}
-	return NULL;
-}
-
 static const struct hb_axis table[] = {
 	[HB_AXIS_N] = {
 		.name = "n", .option = "n", .metavar = "N", .def = "100000", .key = "n",
@@ -190,7 +174,7 @@ static const struct hb_axis table[] = {
 		"of the variant, with another type id where it has type ids)",
 		.kind = HB_AXIS_WORD, .words = scn_old_handles_names, .n_words = SCN_N_OLD_HANDLES,
 		.first_word = 0, .takes = takes_old_handles, .absent_help = "run without it",
-		.bind = bind_old_handles, .skip = old_handles_skip,
+		.bind = bind_old_handles,
 	},
 };
 

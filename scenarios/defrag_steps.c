@@ -9,9 +9,8 @@
  * swapped), sorted (inserted in key order, so the container still counts itself
  * fragmented) or defragmented (sorted, then one complete defragment). Timed: calls of
  * ops->defragment(max_swaps) until one moves fewer than max_swaps items (max_swaps 0:
- * one call), one latency sample per call: p50_ns ... max_ns are per call, samples is the
- * number of calls, swaps the items moved in all; ops = n, so ns_per_op is comparable with
- * defragment's. Verification as defragment's: sorted keys, every handle reaches its
+ * one call), one latency sample per call: p50_ns ... max_ns are per call, samples and ops
+ * are the number of calls (ns_per_op: the mean call), swaps the items moved in all. Verification as defragment's: sorted keys, every handle reaches its
  * item, swaps equal to the moves counted from the starting order. Checksum: sum of key *
  * (position + 1). No holes: the inputs are orders, not erasures. */
 #include <stdlib.h>
@@ -121,7 +120,7 @@ static int run(const struct dod_ops *ops, const struct scn_params *p, struct hb_
 	DOD_CLOBBER();
 	hb_end(r);
 	res->swaps = (long long)total;
-	res->ops = p->n;
+	res->ops = calls;
 	if (err) {
 		scn_filled_free(ops, &f);
 		free(keys);

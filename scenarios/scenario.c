@@ -63,6 +63,8 @@ const char *scn_cannot_run(const struct scn_scenario *scn, const struct dod_ops 
 	if (missing)
 		return dod_ext_descs[__builtin_ctz(missing)].missing;
 	const char *why = scn->cannot_run ? scn->cannot_run(ops) : NULL;
+	if (!why && scn->cannot_run_with)
+		why = scn->cannot_run_with(ops, p);
 	if (why)
 		return why;
 	if (scn->grows_from_empty && (ops->caps & DOD_CAP_FIXED_CAPACITY))

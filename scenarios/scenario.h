@@ -98,6 +98,9 @@ struct scn_scenario {
 	                        * container without one is skipped (its `missing` reason) */
 	/* NULL when ops can run this scenario, else the reason it is skipped. */
 	const char *(*cannot_run)(const struct dod_ops *ops);
+	/* The same for a case's parameters (NULL: none): the operation one value of an axis
+	 * needs (validate's cleared handles need clear). */
+	const char *(*cannot_run_with)(const struct dod_ops *ops, const struct scn_params *p);
 	/* One repetition: setup, hb_begin/hb_end around the timed work, verification; sets
 	 * res->ops. Returns SCN_RAN (res filled; res->verified may be false) or SCN_ERROR (a
 	 * container call failed outside the contract's expectations, e.g. DOD_ENOMEM;
@@ -116,7 +119,7 @@ size_t scn_list(const struct scn_scenario *const **out);
 /* The scenario called name, or NULL. */
 const struct scn_scenario *scn_find(const char *name);
 /* NULL when scn can run on ops with parameters p, else why not: a family extension it
- * needs missing (needs_ext), the scenario's own cannot_run, holes asked of a container
+ * needs missing (needs_ext), the scenario's own cannot_run and cannot_run_with, holes asked of a container
  * without erase_n, or growth from empty asked of a fixed-capacity container. */
 const char *scn_cannot_run(const struct scn_scenario *scn, const struct dod_ops *ops,
                            const struct scn_params *p);

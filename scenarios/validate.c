@@ -124,11 +124,25 @@ static const char *cannot_run(const struct dod_ops *ops)
 	return ops->count_valid ? NULL : "no count_valid";
 }
 
+/* The old handles of a kind exist only where the container has the operation that makes
+ * them. */
+static const char *cannot_run_with(const struct dod_ops *ops, const struct scn_params *p)
+{
+	switch (p->old_handles) {
+	case SCN_OLD_ERASED: return ops->erase_n ? NULL : "no erase_n: no erased handles";
+	case SCN_OLD_CLEARED: return ops->clear ? NULL : "no clear: no cleared handles";
+	case SCN_OLD_RESET: return ops->reset ? NULL : "no reset distinct from clear";
+	case SCN_OLD_FOREIGN: return NULL;
+	}
+	return NULL;
+}
+
 static const struct scn_scenario validate = {
 	.name = "validate",
 	.help = "check n old handles (--old-handles erased|cleared|reset|foreign); checksum = "
 	        "handles rejected",
 	.cannot_run = cannot_run,
+	.cannot_run_with = cannot_run_with,
 	.run = run,
 };
 SCN_REGISTER(validate)
