@@ -478,12 +478,21 @@ static int run_type_ids(const struct model *m, const struct dod_type_id_ops *t, 
 	return rc;
 }
 
-int model_run_exts(const struct model *m, void *c, char *why, size_t len)
+static int run_exts(const struct model *m, void *c, unsigned exts, char *why, size_t len)
 {
-	unsigned exts = dod_exts(m->ops);
 	if ((exts & DOD_EXT_PARTICLES) && run_particles(m, m->ops->particles, c, why, len))
 		return -1;
 	if ((exts & DOD_EXT_TYPE_IDS) && run_type_ids(m, m->ops->type_ids, c, why, len))
 		return -1;
 	return 0;
+}
+
+int model_run_exts(const struct model *m, void *c, char *why, size_t len)
+{
+	return run_exts(m, c, dod_exts(m->ops), why, len);
+}
+
+int model_run_exts_no_errors(const struct model *m, void *c, char *why, size_t len)
+{
+	return run_exts(m, c, dod_exts(m->ops) & ~(unsigned)DOD_EXT_TYPE_IDS, why, len);
 }
