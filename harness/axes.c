@@ -152,7 +152,7 @@ static const struct hb_axis table[] = {
 		.name = "axis_defrag_input", .option = "defrag-input", .metavar = "I",
 		.def = "shuffled", .key = "defrag_input",
 		.help = "the storage order defragment starts from: shuffled (uniform), near_sorted "
-		"(1% of the items in adjacent pairs swapped), sorted (as inserted, never "
+		"(n / 100 disjoint adjacent pairs swapped), sorted (as inserted, never "
 		"defragmented) or defragmented (a complete defragment ran: nothing changed since)",
 		.kind = HB_AXIS_WORD, .words = scn_defrag_input_names,
 		.n_words = SCN_N_DEFRAG_INPUTS, .first_word = 0, .takes = takes_defrag,

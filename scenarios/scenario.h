@@ -40,8 +40,8 @@ extern const char *const scn_hole_pattern_names[SCN_N_HOLE_PATTERNS];
 /* The storage order defrag_steps starts from (--defrag-input). */
 enum scn_defrag_input {
 	SCN_DEFRAG_SHUFFLED,     /* ops->shuffle: a uniform permutation (defragment's input) */
-	SCN_DEFRAG_NEAR_SORTED,  /* key order with SCN_NEAR_SORTED_PERCENT % of the items in
-	                            disjoint adjacent pairs swapped */
+	SCN_DEFRAG_NEAR_SORTED,  /* key order with SCN_NEAR_SORTED_PERCENT % of n disjoint
+	                            adjacent pairs swapped (one move each) */
 	SCN_DEFRAG_SORTED,       /* key order as inserted: sorted, but never defragmented */
 	SCN_DEFRAG_DEFRAGMENTED  /* key order after a complete defragment: nothing changed since */
 };
