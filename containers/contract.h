@@ -26,8 +26,9 @@
  * table (containers/variants.tsv) through DOD_DESCRIPTOR, see below. Version 3 added the
  * particle kernels. Version 4 added the invariant check (check): optional, NULL for the
  * C++ peers. Version 5 split the table into the core every family shares and family
- * extensions: the particle kernels moved to the first one (dod_ops.particles). */
-#define DOD_OPS_VERSION 5
+ * extensions: the particle kernels moved to the first one (dod_ops.particles). Version 6
+ * added the type ids extension (dod_ops.type_ids). */
+#define DOD_OPS_VERSION 6
 
 /* Capability flags (dod_ops.caps). */
 enum {
@@ -135,6 +136,7 @@ struct dod_ops {
 
 	/* ---- family extensions: NULL for a container outside the family ---- */
 	const struct dod_particle_ops *particles; /* DOD_EXT_PARTICLES */
+	const struct dod_type_id_ops *type_ids;   /* DOD_EXT_TYPE_IDS */
 };
 
 /* ---- Family extensions ----
@@ -148,9 +150,10 @@ struct dod_ops {
  * reason, on a container that lacks one. Tests run each extension's operations through
  * one helper (model_run_exts, tests/model.h). Adding a family: docs/ARCHITECTURE.md. */
 enum {
-	DOD_EXT_PARTICLES = 1u << 0 /* dod_ops.particles: the particle kernels */
+	DOD_EXT_PARTICLES = 1u << 0, /* dod_ops.particles: the particle kernels */
+	DOD_EXT_TYPE_IDS = 1u << 1   /* dod_ops.type_ids: containers made with a type id */
 };
-#define DOD_N_EXTS 1
+#define DOD_N_EXTS 2
 
 /* One extension, indexed by its bit number. Defined in dod_common.c. */
 struct dod_ext_desc {
@@ -192,6 +195,21 @@ struct dod_particle_ops {
 	/* Untimed verification: *t_sum = the sum of t and *pos_sum = the sum of pos[0] +
 	 * pos[1] + pos[2] over the live particles, in double. */
 	void (*particle_sums)(const void *c, double *t_sum, double *pos_sum);
+};
+
+/* The type ids extension (Jeff Kiah, "Game Engine Containers - handle_map": the handle's
+ * typeId): containers whose handles carry the type id of the map that issued them, so a
+ * handle of a map with another type id is rejected as DOD_EFOREIGN. ops->create makes
+ * maps of type id DOD_DEFAULT_TYPE_ID. The validate scenario's foreign handles come from
+ * a second map made by create_typed. Version 1: create_typed. */
+#define DOD_TYPE_ID_OPS_VERSION 1
+#define DOD_DEFAULT_TYPE_ID 1
+struct dod_type_id_ops {
+	int version; /* DOD_TYPE_ID_OPS_VERSION */
+	/* As create, for a container whose handles carry type_id (0 .. max_type_id).
+	 * Returns 0, DOD_ENOMEM, or DOD_EINVAL (type_id or capacity_elems out of range). */
+	int (*create_typed)(void **out, size_t capacity_elems, unsigned type_id);
+	unsigned max_type_id;
 };
 
 /* The descriptor fields of the variant being compiled. The Makefile compiles a

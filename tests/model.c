@@ -474,10 +474,44 @@ static int run_particles(const struct model *m, const struct dod_particle_ops *p
 	return run_update(m, pk, c, t2, pos2, why, len);
 }
 
-int model_run_exts(const struct model *m, void *c, char *why, size_t len)
+/* The type ids extension: a handle of a second container made with another type id is
+ * foreign to c (count_valid 0, lookup_sum DOD_EFOREIGN), and valid in its own. An
+ * allocation that fails (test_alloc_fail) leaves nothing to check. */
+static int run_type_ids(const struct model *m, const struct dod_type_id_ops *t, void *c,
+                        char *why, size_t len)
 {
-	unsigned exts = dod_exts(m->ops);
+	void *other;
+	uint64_t h, sum;
+	if (t->create_typed(&other, 1, DOD_DEFAULT_TYPE_ID + 1) != DOD_OK)
+		return 0;
+	int rc = 0;
+	if (m->ops->insert_n(other, 1, 0, &h) == DOD_OK) {
+		size_t own = m->ops->count_valid(other, &h, 1), in_c = m->ops->count_valid(c, &h, 1);
+		int err = m->ops->lookup_sum(c, &h, 1, &sum);
+		if (own != 1 || in_c != 0 || err != DOD_EFOREIGN)
+			rc = fail(why, len, "type ids: a handle of a map of type id %d is valid in it %zu "
+			          "times, in this one %zu times, lookup_sum gives %d (want 1, 0, "
+			          "DOD_EFOREIGN)", DOD_DEFAULT_TYPE_ID + 1, own, in_c, err);
+	}
+	m->ops->destroy(other);
+	return rc;
+}
+
+static int run_exts(const struct model *m, void *c, unsigned exts, char *why, size_t len)
+{
 	if ((exts & DOD_EXT_PARTICLES) && run_particles(m, m->ops->particles, c, why, len))
 		return -1;
+	if ((exts & DOD_EXT_TYPE_IDS) && run_type_ids(m, m->ops->type_ids, c, why, len))
+		return -1;
 	return 0;
+}
+
+int model_run_exts(const struct model *m, void *c, char *why, size_t len)
+{
+	return run_exts(m, c, dod_exts(m->ops), why, len);
+}
+
+int model_run_exts_no_errors(const struct model *m, void *c, char *why, size_t len)
+{
+	return run_exts(m, c, dod_exts(m->ops) & ~(unsigned)DOD_EXT_TYPE_IDS, why, len);
 }

@@ -232,7 +232,8 @@ static void test_extensions_all_or_nothing(void **state)
 	assert_non_null(strstr(why, "version"));
 	/* A container outside the family: no table, nothing to check, skipped. */
 	const struct dod_ops *hm = hb_find_ops("handle_map", 8);
-	assert_int_equal(dod_exts(hm), 0);
+	assert_int_equal(dod_exts(hm) & DOD_EXT_PARTICLES, 0);
+	assert_int_equal(dod_exts(hb_find_ops("plain_array", 8)), 0);
 	assert_int_equal(dod_exts_check(hm, why, sizeof why), DOD_OK);
 	assert_string_equal(scn_cannot_run(tick, hm, &p), dod_ext_descs[0].missing);
 }

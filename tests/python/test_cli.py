@@ -231,6 +231,9 @@ def test_good_run_writes_schema3_rows(tmp_path):
         rows = list(csv.DictReader(f))
     header = list(rows[0].keys())
     assert header[:len(V1_COLUMNS)] == V1_COLUMNS          # schema-1 columns keep their place
+    axes = [c for c in header if c.startswith("axis_")]    # the case axes, appended last
+    assert axes and header[len(header) - len(axes):] == axes
+    header = header[:len(header) - len(axes)]
     schema2_end = len(header) - len(SCHEMA3_APPENDED)
     assert header[schema2_end - len(SCHEMA2_APPENDED):schema2_end] == SCHEMA2_APPENDED
     assert header[schema2_end:] == SCHEMA3_APPENDED
@@ -306,7 +309,8 @@ def test_selection_globs_axis_filters_and_removal():
     assert selected("--container", "all,-peer_*") == [n for n in table
                                                      if not n.startswith("peer_")]
     assert selected("--container", "plain_array,handle_map") == ["plain_array", "handle_map"]
-    assert selected("--container", "handle_map,handle_map,h*") == ["handle_map"]
+    assert selected("--container", "handle_map,handle_map,h*") == [
+        "handle_map", "handle_map_elementwise", "handle_map_two_array"]
 
 
 def test_an_item_selected_twice_runs_once(tmp_path):
@@ -318,7 +322,8 @@ def test_an_item_selected_twice_runs_once(tmp_path):
             "--out", str(out), "--quiet")
     assert p.returncode == 0, p.stderr
     assert sorted((r["container"], r["scenario"], r["rep"]) for r in read_rows(out)) == [
-        ("handle_map", "iterate", "0"), ("handle_map", "iterate", "1")]
+        (c, "iterate", rep) for c in ("handle_map", "handle_map_elementwise",
+                                      "handle_map_two_array") for rep in "01"]
 
 
 def test_holes_that_round_to_none_at_one_n_are_skipped(tmp_path):
