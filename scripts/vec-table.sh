@@ -8,8 +8,8 @@
 # (scripts/vec-loops.awk):
 #   - every variant at every size class: the function its ops table (`const struct
 #     dod_ops`, containers/contract.h) names for iterate_sum, timed by scenario iterate,
-#     and those its particle kernel table names for tick and simulate (scenarios tick and
-#     simulate), in OBJDIR/v/NAME.SIZE.o.vect;
+#     and those its particle kernel table names for tick, simulate and update (scenarios
+#     tick, simulate, and update and update8: one function), in OBJDIR/v/NAME.SIZE.o.vect;
 #   - each SCENARIO (the Makefile's VEC_HAND_LOOPS): the hand-written loop of its run(),
 #     which runs over plain_array's 8-byte keys, in OBJDIR/scenarios/SCENARIO.o.vect.
 # OUT gets a header and one line per loop, tab-separated:
@@ -37,15 +37,21 @@ loops() {
 	awk -v prefix="$1" -v fn="$2" -f "$here/vec-loops.awk" "$3" || exit 1
 }
 
-# field_fn SOURCE FIELD: the function a designated initializer ".FIELD = NAME," names.
+# field_fn SOURCE FIELD: the function a designated initializer ".FIELD = NAME," names, in
+# SOURCE or in a .c file SOURCE includes (a variant that compiles another source again
+# with a define, as handle_map_elementwise.c does handle_map.c).
 field_fn() {
-	sed -n "s/^[[:space:]]*\.$2[[:space:]]*=[[:space:]]*\([A-Za-z_][A-Za-z0-9_]*\),.*/\1/p" "$1" |
-		head -n 1
+	local files=("$1") inc
+	for inc in $(sed -n 's/^#include "\([^"]*\.c\)".*/\1/p' "$1"); do
+		files+=("$(dirname "$1")/$inc")
+	done
+	sed -n "s/^[[:space:]]*\.$2[[:space:]]*=[[:space:]]*\([A-Za-z_][A-Za-z0-9_]*\),.*/\1/p" \
+		"${files[@]}" | head -n 1
 }
 
 printf 'container\telem_bytes\tscenario\tfunction\tloop\tvectorized\tvector_bytes\treason\n' >"$tmp"
 while read -r name src _ _ _ _ _ sizes _; do
-	for pair in iterate_sum:iterate tick:tick simulate:simulate; do
+	for pair in iterate_sum:iterate tick:tick simulate:simulate update:update update:update8; do
 		fn=$(field_fn "$src" "${pair%%:*}")
 		if [[ -z $fn ]]; then
 			[[ $pair == iterate_sum:* ]] || continue

@@ -90,7 +90,7 @@ def test_every_registered_variant_and_size_has_its_timed_loops():
         for size in sizes.split(","):
             want.add((name, "iterate", size))
             if "particles" in exts.split("|"):
-                want |= {(name, "tick", size), (name, "simulate", size)}
+                want |= {(name, scn, size) for scn in ("tick", "simulate", "update", "update8")}
     want |= {("plain_array", scn, "8") for scn in HAND_LOOPS}
     have = {(r["container"], r["scenario"], r["elem_bytes"]) for r in rows}
     assert want == have
