@@ -72,9 +72,8 @@ static size_t geometric_cap(size_t cap, size_t want, size_t max_elems)
 	return new_cap > max_elems ? want : new_cap;
 }
 
-/* dod_grow_geometric, by realloc (copy 0) or as std::vector grows (1). */
-static int grow_geometric(void **p, size_t *cap, size_t want, size_t elem_bytes,
-                          size_t max_elems, int copy)
+int dod_grow_geometric(void **p, size_t *cap, size_t want, size_t elem_bytes,
+                       size_t max_elems)
 {
 	if (want <= *cap)
 		return DOD_OK;
@@ -82,39 +81,40 @@ static int grow_geometric(void **p, size_t *cap, size_t want, size_t elem_bytes,
 	if (elem_bytes && new_cap > SIZE_MAX / elem_bytes)
 		return DOD_ENOMEM;
 	char *q = *p;
-	if (dod_buffer_grow(&q, *cap * elem_bytes, new_cap * elem_bytes, copy))
+	if (dod_buffer_grow(&q, *cap * elem_bytes, new_cap * elem_bytes, 0))
 		return DOD_ENOMEM;
 	*p = q;
 	*cap = new_cap;
 	return DOD_OK;
 }
 
-int dod_grow_geometric(void **p, size_t *cap, size_t want, size_t elem_bytes,
-                       size_t max_elems)
+/* The capacity s grows to for want_elems > s->cap: doubled (geometric_cap) or in steps of
+ * s->step elements. Returns 0, or DOD_ENOMEM when it or its byte size does not fit in
+ * size_t. */
+static int next_cap(const struct dod_realloc_store *s, size_t want_elems, size_t *cap)
 {
-	return grow_geometric(p, cap, want, elem_bytes, max_elems, 0);
+	size_t eb = s->elem_bytes ? s->elem_bytes : 1;
+	if (!s->step) {
+		*cap = geometric_cap(s->cap, want_elems, SIZE_MAX / eb);
+	} else {
+		size_t steps = (want_elems - s->cap + s->step - 1) / s->step;
+		if (steps > (SIZE_MAX - s->cap) / s->step)
+			return DOD_ENOMEM;
+		*cap = s->cap + steps * s->step;
+	}
+	return *cap > SIZE_MAX / eb ? DOD_ENOMEM : DOD_OK;
 }
 
-/* init of either form, aligned (align > 0) or not. */
-static int init(struct dod_realloc_store *s, size_t elem_bytes, size_t reserve_elems,
-                size_t align, int copy)
+int dod_realloc_init_with(struct dod_realloc_store *s, size_t elem_bytes, size_t reserve_elems,
+                          size_t align, int copy, size_t step)
 {
 	s->base = NULL;
 	s->cap = 0;
 	s->elem_bytes = elem_bytes;
+	s->step = step;
 	s->copy = copy;
 	return align ? dod_realloc_reserve_aligned(s, reserve_elems, align)
 	             : dod_realloc_reserve(s, reserve_elems);
-}
-
-int dod_realloc_init(struct dod_realloc_store *s, size_t elem_bytes, size_t reserve_elems)
-{
-	return init(s, elem_bytes, reserve_elems, 0, 0);
-}
-
-int dod_realloc_copy_init(struct dod_realloc_store *s, size_t elem_bytes, size_t reserve_elems)
-{
-	return init(s, elem_bytes, reserve_elems, 0, 1);
 }
 
 void dod_realloc_free(struct dod_realloc_store *s)
@@ -126,20 +126,14 @@ void dod_realloc_free(struct dod_realloc_store *s)
 
 int dod_realloc_reserve(struct dod_realloc_store *s, size_t want_elems)
 {
-	return grow_geometric((void **)&s->base, &s->cap, want_elems, s->elem_bytes,
-	                      SIZE_MAX / (s->elem_bytes ? s->elem_bytes : 1), s->copy);
-}
-
-int dod_realloc_init_aligned(struct dod_realloc_store *s, size_t elem_bytes,
-                             size_t reserve_elems, size_t align)
-{
-	return init(s, elem_bytes, reserve_elems, align, 0);
-}
-
-int dod_realloc_copy_init_aligned(struct dod_realloc_store *s, size_t elem_bytes,
-                                  size_t reserve_elems, size_t align)
-{
-	return init(s, elem_bytes, reserve_elems, align, 1);
+	size_t cap;
+	if (want_elems <= s->cap)
+		return DOD_OK;
+	if (next_cap(s, want_elems, &cap) ||
+	    dod_buffer_grow(&s->base, s->cap * s->elem_bytes, cap * s->elem_bytes, s->copy))
+		return DOD_ENOMEM;
+	s->cap = cap;
+	return DOD_OK;
 }
 
 void dod_realloc_free_aligned(struct dod_realloc_store *s)
@@ -151,14 +145,13 @@ void dod_realloc_free_aligned(struct dod_realloc_store *s)
 
 int dod_realloc_reserve_aligned(struct dod_realloc_store *s, size_t want_elems, size_t align)
 {
-	size_t eb = s->elem_bytes ? s->elem_bytes : 1;
+	size_t cap;
 	if (want_elems <= s->cap)
 		return DOD_OK;
-	size_t cap = geometric_cap(s->cap, want_elems, SIZE_MAX / eb);
-	if (cap > SIZE_MAX / eb)
+	if (next_cap(s, want_elems, &cap) ||
+	    dod_aligned_realloc(&s->base, s->cap * s->elem_bytes, cap * s->elem_bytes, align,
+	                        s->copy))
 		return DOD_ENOMEM;
-	int err = dod_aligned_realloc(&s->base, s->cap * eb, cap * eb, align, s->copy);
-	if (!err)
-		s->cap = cap;
-	return err;
+	s->cap = cap;
+	return DOD_OK;
 }

@@ -37,20 +37,40 @@ int dod_buffer_grow(char **p, size_t old_bytes, size_t new_bytes, int copy);
 int dod_grow_geometric(void **p, size_t *cap, size_t want, size_t elem_bytes,
                        size_t max_elems);
 
-/* The store.h interface over one realloc'd buffer. */
+/* The store.h interface over one realloc'd buffer. The growth policy is data: step 0
+ * doubles the capacity (realloc, realloc_copy), step K adds K elements (constgrow.h's
+ * stores are this store with step DOD_CONSTGROW_ELEMS). */
 struct dod_realloc_store {
 	char *base;
 	size_t cap, elem_bytes;
-	int copy; /* realloc_copy: grown by malloc, memcpy, free */
+	size_t step; /* 0: capacity x2; else + step elements */
+	int copy;    /* realloc_copy, constgrow_copy: grown by malloc, memcpy, free */
 };
+/* Any of the four stores: capacity policy step (0: x2), copy 1 to grow by copying,
+ * align 0 for malloc's alignment, else the elements start on an align boundary (a power
+ * of two, at least 16: alloc/aligned.h; free such a store with dod_realloc_free_aligned,
+ * never dod_realloc_free). Reserves reserve_elems. Returns 0 or DOD_ENOMEM (the size does
+ * not fit in size_t, or the allocation failed; s is then empty, safe to free). */
+int dod_realloc_init_with(struct dod_realloc_store *s, size_t elem_bytes, size_t reserve_elems,
+                          size_t align, int copy, size_t step);
 enum { dod_realloc_MOVES = 1 };
-int dod_realloc_init(struct dod_realloc_store *s, size_t elem_bytes, size_t reserve_elems);
+static inline int dod_realloc_init(struct dod_realloc_store *s, size_t elem_bytes,
+                                   size_t reserve_elems)
+{
+	return dod_realloc_init_with(s, elem_bytes, reserve_elems, 0, 0, 0);
+}
 void dod_realloc_free(struct dod_realloc_store *s);
+/* Capacity >= want_elems by the store's policy: 0, or DOD_ENOMEM (the byte size does not
+ * fit in size_t, or the allocation failed) with s unchanged. */
 int dod_realloc_reserve(struct dod_realloc_store *s, size_t want_elems);
 /* The same with the elements starting on an align boundary (alloc/aligned.h: a memmove
- * after a realloc that moved the buffer to another offset), for DOD_STORE_ALIGNED. */
-int dod_realloc_init_aligned(struct dod_realloc_store *s, size_t elem_bytes,
-                             size_t reserve_elems, size_t align);
+ * after a realloc that moved the buffer to another offset), for DOD_STORE_ALIGNED; a
+ * store made so is reserved and freed only by these. */
+static inline int dod_realloc_init_aligned(struct dod_realloc_store *s, size_t elem_bytes,
+                                           size_t reserve_elems, size_t align)
+{
+	return dod_realloc_init_with(s, elem_bytes, reserve_elems, align, 0, 0);
+}
 void dod_realloc_free_aligned(struct dod_realloc_store *s);
 int dod_realloc_reserve_aligned(struct dod_realloc_store *s, size_t want_elems, size_t align);
 static inline char *dod_realloc_at(const struct dod_realloc_store *s, size_t i, size_t eb)
@@ -75,9 +95,16 @@ static inline size_t dod_realloc_committed_bytes(const struct dod_realloc_store 
  * differs. */
 #define dod_realloc_copy_store dod_realloc_store
 enum { dod_realloc_copy_MOVES = 1 };
-int dod_realloc_copy_init(struct dod_realloc_store *s, size_t elem_bytes, size_t reserve_elems);
-int dod_realloc_copy_init_aligned(struct dod_realloc_store *s, size_t elem_bytes,
-                                  size_t reserve_elems, size_t align);
+static inline int dod_realloc_copy_init(struct dod_realloc_store *s, size_t elem_bytes,
+                                        size_t reserve_elems)
+{
+	return dod_realloc_init_with(s, elem_bytes, reserve_elems, 0, 1, 0);
+}
+static inline int dod_realloc_copy_init_aligned(struct dod_realloc_store *s, size_t elem_bytes,
+                                                size_t reserve_elems, size_t align)
+{
+	return dod_realloc_init_with(s, elem_bytes, reserve_elems, align, 1, 0);
+}
 #define dod_realloc_copy_free dod_realloc_free
 #define dod_realloc_copy_reserve dod_realloc_reserve
 #define dod_realloc_copy_free_aligned dod_realloc_free_aligned
