@@ -39,16 +39,7 @@ static int run(const struct dod_ops *ops, const struct scn_params *p, struct hb_
 	hb_end(r);
 	res->swaps = (long long)swaps;
 	res->ops = f.n_live;
-	if (err) {
-		scn_filled_free(ops, &f);
-		free(keys);
-		return scn_error(res, "defragment", err);
-	}
-
-	scn_check_defragmented(ops, &f, keys, res->swaps, expect_swaps, res);
-	scn_filled_free(ops, &f);
-	free(keys);
-	return SCN_RAN;
+	return scn_defragment_done(ops, &f, keys, err, expect_swaps, res);
 }
 
 static const struct scn_scenario defragment = {

@@ -12,11 +12,8 @@
 static int run(const struct dod_ops *ops, const struct scn_params *p, struct hb_region *r,
                struct scn_result *res)
 {
-	struct scn_params no_holes = *p;
-	no_holes.hole_ratio = 0;
-	no_holes.hole_pattern = SCN_HOLES_NONE;
 	struct scn_filled f;
-	if (scn_fill_holes(ops, &no_holes, &f, res))
+	if (scn_fill_dense(ops, p, &f, res))
 		return SCN_ERROR;
 	const uint64_t *k = ops->key_array(f.c);
 	size_t n = f.n_live;

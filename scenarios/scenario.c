@@ -247,6 +247,15 @@ size_t scn_hole_indices(size_t n, double ratio, enum scn_hole_pattern pattern, u
 	return m;
 }
 
+int scn_fill_dense(const struct dod_ops *ops, const struct scn_params *p,
+                   struct scn_filled *f, struct scn_result *res)
+{
+	struct scn_params no_holes = *p;
+	no_holes.hole_ratio = 0;
+	no_holes.hole_pattern = SCN_HOLES_NONE;
+	return scn_fill_holes(ops, &no_holes, f, res);
+}
+
 int scn_fill_holes(const struct dod_ops *ops, const struct scn_params *p,
                    struct scn_filled *f, struct scn_result *res)
 {
@@ -344,6 +353,19 @@ void scn_check_defragmented(const struct dod_ops *ops, const struct scn_filled *
 	if (!res->verified)
 		scn_fail(res, "sorted %d, %zu handles lost their item, swaps %lld expected %lld",
 		         sorted, wrong, swaps, expect_swaps);
+}
+
+int scn_defragment_done(const struct dod_ops *ops, struct scn_filled *f, uint64_t *keys,
+                        int err, long long expect_swaps, struct scn_result *res)
+{
+	int rc = SCN_RAN;
+	if (err)
+		rc = scn_error(res, "defragment", err);
+	else
+		scn_check_defragmented(ops, f, keys, res->swaps, expect_swaps, res);
+	scn_filled_free(ops, f);
+	free(keys);
+	return rc;
 }
 
 const char *scn_needs_defragment(const struct dod_ops *ops)

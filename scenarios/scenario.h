@@ -148,6 +148,10 @@ struct scn_filled {
  * round(hole_ratio * n) of them (at most n - 1) chosen by p->hole_pattern with a seed
  * derived from p->seed, in one ops->erase_n call. res->hole_ratio gets the real fraction.
  * Returns 0 or SCN_ERROR (res->why filled; nothing left to free). */
+/* scn_fill_holes without holes whatever p asks (the hand-written loops read a dense
+ * array): the same returns. */
+int scn_fill_dense(const struct dod_ops *ops, const struct scn_params *p,
+                   struct scn_filled *f, struct scn_result *res);
 int scn_fill_holes(const struct dod_ops *ops, const struct scn_params *p,
                    struct scn_filled *f, struct scn_result *res);
 /* The key of the k-th survivor (f->live[k]). */
@@ -190,6 +194,11 @@ long long scn_count_moves(const uint64_t *keys, size_t n);
 void scn_check_defragmented(const struct dod_ops *ops, const struct scn_filled *f,
                             uint64_t *keys, long long swaps, long long expect_swaps,
                             struct scn_result *res);
+/* The end of a defragment scenario's run, after its region: with err (a DOD error of the
+ * defragment calls) SCN_ERROR with res->why, else scn_check_defragmented and SCN_RAN;
+ * frees f's container and keys either way. */
+int scn_defragment_done(const struct dod_ops *ops, struct scn_filled *f, uint64_t *keys,
+                        int err, long long expect_swaps, struct scn_result *res);
 
 /* Sets *out to a pre-touched array for the n handles of a container with handles, or to
  * NULL for one without. Returns 0, or SCN_ERROR (res->why filled) when it does not fit. */
