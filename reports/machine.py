@@ -70,6 +70,25 @@ def sidecar(csv_path):
     return re.sub(r"\.csv(\.xz|\.gz)?$", "", str(csv_path)) + ".machine.json"
 
 
+def vectorization(csv_paths):
+    """The build's vectorization table beside the first CSV that has one (make bench copies
+    build/rel/vectorization.tsv to results/bench-X.vectorization.tsv):
+    {(container, scenario): ["yes" | "no" | "partly", one per loop]}, or None when no CSV
+    has one. Never raises: an unreadable or malformed table is skipped."""
+    for path in csv_paths:
+        text = _read(re.sub(r"\.csv(\.xz|\.gz)?$", "", str(path)) + ".vectorization.tsv")
+        lines = [line.split("\t") for line in (text or "").splitlines()]
+        if not lines or lines[0][:6] != ["container", "elem_bytes", "scenario", "function",
+                                         "loop", "vectorized"]:
+            continue
+        table = {}
+        for fields in lines[1:]:
+            if len(fields) >= 6:
+                table.setdefault((fields[0], fields[2]), []).append(fields[5])
+        return table
+    return None
+
+
 def describe(csv_paths):
     """The machine of the CSVs read: the first sidecar file found (read_at 'bench time'),
     else this machine now (read_at 'report time'). Never raises: a damaged sidecar is
