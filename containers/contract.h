@@ -26,8 +26,9 @@
  * table (containers/variants.tsv) through DOD_DESCRIPTOR, see below. Version 3 added the
  * particle kernels. Version 4 added the invariant check (check): optional, NULL for the
  * C++ peers. Version 5 split the table into the core every family shares and family
- * extensions: the particle kernels moved to the first one (dod_ops.particles). */
-#define DOD_OPS_VERSION 5
+ * extensions: the particle kernels moved to the first one (dod_ops.particles). Version 6
+ * added the type ids extension (dod_ops.type_ids). */
+#define DOD_OPS_VERSION 6
 
 /* Capability flags (dod_ops.caps). */
 enum {
@@ -135,6 +136,7 @@ struct dod_ops {
 
 	/* ---- family extensions: NULL for a container outside the family ---- */
 	const struct dod_particle_ops *particles; /* DOD_EXT_PARTICLES */
+	const struct dod_type_id_ops *type_ids;   /* DOD_EXT_TYPE_IDS */
 };
 
 /* ---- Family extensions ----
@@ -148,9 +150,10 @@ struct dod_ops {
  * reason, on a container that lacks one. Tests run each extension's operations through
  * one helper (model_run_exts, tests/model.h). Adding a family: docs/ARCHITECTURE.md. */
 enum {
-	DOD_EXT_PARTICLES = 1u << 0 /* dod_ops.particles: the particle kernels */
+	DOD_EXT_PARTICLES = 1u << 0, /* dod_ops.particles: the particle kernels */
+	DOD_EXT_TYPE_IDS = 1u << 1   /* dod_ops.type_ids: containers made with a type id */
 };
-#define DOD_N_EXTS 1
+#define DOD_N_EXTS 2
 
 /* One extension, indexed by its bit number. Defined in dod_common.c. */
 struct dod_ext_desc {
@@ -171,9 +174,10 @@ int dod_exts_check(const struct dod_ops *ops, char *why, size_t why_len);
 
 /* The particles extension (Our Machinery, "Bulk data", layouts): containers whose items
  * are the article's 40-byte particle (t; pos[3]; vel[3]; col[3], floats; see
- * dod_particle_* in dod_common.h). The tick and simulate scenarios run the kernels, one
- * call per pass over every particle. Version 1: the kernels of contract version 3. */
-#define DOD_PARTICLE_OPS_VERSION 1
+ * dod_particle_* in dod_common.h). The tick, simulate, update and update8 scenarios run
+ * the kernels, one call per pass over every particle. Version 1: the kernels of contract
+ * version 3. Version 2 added update, the kernel that touches all ten streams. */
+#define DOD_PARTICLE_OPS_VERSION 2
 struct dod_particle_ops {
 	int version; /* DOD_PARTICLE_OPS_VERSION */
 	/* One pass of the article's tick(): t += dt (seconds) for every particle. May process
@@ -181,9 +185,31 @@ struct dod_particle_ops {
 	void (*tick)(void *c, float dt);
 	/* One pass of simulate(): pos += vel * dt for every particle (holes too, as tick). */
 	void (*simulate)(void *c, float dt);
+	/* steps sub-steps (>= 1) of update for every particle (holes too, as tick): t += dt;
+	 * pos += vel * dt - w, w = dt when col[0] + col[1] + col[2] > 0, else 0 (a hole's
+	 * zeros stay zeros). Reads all ten floats of a particle, writes four: the kernel
+	 * whose ten streams can conflict in the cache sets. A layout may run the sub-steps
+	 * block by block (each block of particles all its steps, then the next), so a block
+	 * converted to SoA (aos_block_soa) is converted once for all of them. */
+	void (*update)(void *c, float dt, unsigned steps);
 	/* Untimed verification: *t_sum = the sum of t and *pos_sum = the sum of pos[0] +
 	 * pos[1] + pos[2] over the live particles, in double. */
 	void (*particle_sums)(const void *c, double *t_sum, double *pos_sum);
+};
+
+/* The type ids extension (Jeff Kiah, "Game Engine Containers - handle_map": the handle's
+ * typeId): containers whose handles carry the type id of the map that issued them, so a
+ * handle of a map with another type id is rejected as DOD_EFOREIGN. ops->create makes
+ * maps of type id DOD_DEFAULT_TYPE_ID. The validate scenario's foreign handles come from
+ * a second map made by create_typed. Version 1: create_typed. */
+#define DOD_TYPE_ID_OPS_VERSION 1
+#define DOD_DEFAULT_TYPE_ID 1
+struct dod_type_id_ops {
+	int version; /* DOD_TYPE_ID_OPS_VERSION */
+	/* As create, for a container whose handles carry type_id (0 .. max_type_id).
+	 * Returns 0, DOD_ENOMEM, or DOD_EINVAL (type_id or capacity_elems out of range). */
+	int (*create_typed)(void **out, size_t capacity_elems, unsigned type_id);
+	unsigned max_type_id;
 };
 
 /* The descriptor fields of the variant being compiled. The Makefile compiles a

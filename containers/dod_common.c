@@ -6,6 +6,8 @@
 
 #include "contract.h"
 
+struct dod_growth_counts dod_growth;
+
 const char *dod_strerror(int err)
 {
 	switch (err) {
@@ -45,12 +47,26 @@ static const char *particles_incomplete(const void *table)
 	const struct dod_particle_ops *p = table;
 	if (p->version != DOD_PARTICLE_OPS_VERSION)
 		return "version is not DOD_PARTICLE_OPS_VERSION";
-	return p->tick && p->simulate && p->particle_sums ? NULL : "a kernel is NULL";
+	return p->tick && p->simulate && p->update && p->particle_sums ? NULL : "a kernel is NULL";
+}
+
+static const void *type_ids_table(const struct dod_ops *ops) { return ops->type_ids; }
+/* Why a type ids table is not usable, or NULL. */
+static const char *type_ids_incomplete(const void *table)
+{
+	const struct dod_type_id_ops *t = table;
+	if (t->version != DOD_TYPE_ID_OPS_VERSION)
+		return "version is not DOD_TYPE_ID_OPS_VERSION";
+	if (t->max_type_id <= DOD_DEFAULT_TYPE_ID)
+		return "max_type_id leaves no type id but the default";
+	return t->create_typed ? NULL : "create_typed is NULL";
 }
 
 const struct dod_ext_desc dod_ext_descs[DOD_N_EXTS] = {
 	{"particles", "no particles extension: not a particle container",
 	 particles_table, particles_incomplete},
+	{"type_ids", "no type ids extension: handles do not name their container",
+	 type_ids_table, type_ids_incomplete},
 };
 
 unsigned dod_exts(const struct dod_ops *ops)

@@ -31,6 +31,20 @@ enum {
 	DOD_ENOTSUP = -8   /* the container does not offer this operation */
 };
 
+/* Growth of container buffers by reallocation, counted process-wide where it happens
+ * (dod_buffer_grow, alloc/realloc.h: the realloc, constgrow and *_copy stores, every
+ * dod_grow_geometric array, the aligned stores' buffers), so the harness can say whether a
+ * timed region's growth moved and copied its elements (the grows, grow_moves and
+ * grow_copied_bytes columns: it reads them at hb_begin and hb_end). Blocks that are added
+ * (fixblocks, geoblocks) and pages that are committed (vm) are no reallocation. */
+struct dod_growth_counts {
+	uint64_t grows;        /* buffers grown by reallocation */
+	uint64_t moves;        /* of those, the ones after which the buffer starts elsewhere */
+	uint64_t copied_bytes; /* bytes those copied; a realloc that remapped pages (glibc's
+	                        * mremap of a block it got from mmap) copies none */
+};
+extern struct dod_growth_counts dod_growth;
+
 /* Returns a static, human-readable name for a DOD_* code ("stale handle", ...). */
 const char *dod_strerror(int err);
 
@@ -82,6 +96,13 @@ static inline float dod_particle_pos0(uint64_t k, int axis)
 static inline float dod_particle_vel(uint64_t k, int axis)
 {
 	return (float)((int)((k >> (5 * axis + 2)) % 7) - 3); /* -3 .. 3 */
+}
+/* What one sub-step of the update kernel (dod_particle_ops.update) adds to pos[axis] of the
+ * particle with key k: vel * dt - w, w = dt unless the colour is black (key 0). Exact in
+ * float, like simulate's vel * dt. */
+static inline double dod_particle_update_dpos(uint64_t k, int axis, float dt)
+{
+	return (double)(dod_particle_vel(k, axis) * dt) - (k ? (double)dt : 0.0);
 }
 
 #define DOD_CAT_(a, b) a##_##b

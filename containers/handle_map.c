@@ -33,7 +33,7 @@ static int grow_dense(HMAP *m, size_t want)
 	return DOD_OK;
 }
 
-int SFX(hmap_create)(HMAP **out, uint16_t type_id, size_t reserve_elems)
+HMAP_API int SFX(hmap_create)(HMAP **out, uint16_t type_id, size_t reserve_elems)
 {
 	if (!out || type_id > HMAP_MAX_TYPE_ID || reserve_elems > HMAP_MAX_ELEMS)
 		return DOD_EINVAL;
@@ -51,7 +51,7 @@ int SFX(hmap_create)(HMAP **out, uint16_t type_id, size_t reserve_elems)
 	return DOD_OK;
 }
 
-void SFX(hmap_destroy)(HMAP *m)
+HMAP_API void SFX(hmap_destroy)(HMAP *m)
 {
 	if (!m)
 		return;
@@ -61,7 +61,7 @@ void SFX(hmap_destroy)(HMAP *m)
 	free(m);
 }
 
-int SFX(hmap_reserve)(HMAP *m, size_t n_elems)
+HMAP_API int SFX(hmap_reserve)(HMAP *m, size_t n_elems)
 {
 	if (n_elems > HMAP_MAX_ELEMS)
 		return DOD_EINVAL;
@@ -88,7 +88,7 @@ static inline int check_id(const HMAP *m, hmap_id h)
 	return DOD_OK;
 }
 
-int SFX(hmap_check)(const HMAP *m, hmap_id h) { return check_id(m, h); }
+HMAP_API int SFX(hmap_check)(const HMAP *m, hmap_id h) { return check_id(m, h); }
 
 /* The hot path of lookup: two compares replace four field checks. h >> HMAP_TYPE_SHIFT
  * is type id and free bit together, so it equals type_id only for a non-free handle of
@@ -115,8 +115,8 @@ static inline DOD_ELEM *get_fast(const HMAP *m, hmap_id h)
 	return resolve(m->sparse, m->n_slots, m->type_id, h, &d) ? &m->dense[d] : NULL;
 }
 
-DOD_ELEM *SFX(hmap_get)(const HMAP *m, hmap_id h) { return get_fast(m, h); }
-bool SFX(hmap_is_valid)(const HMAP *m, hmap_id h) { return get_fast(m, h) != NULL; }
+HMAP_API DOD_ELEM *SFX(hmap_get)(const HMAP *m, hmap_id h) { return get_fast(m, h); }
+HMAP_API bool SFX(hmap_is_valid)(const HMAP *m, hmap_id h) { return get_fast(m, h) != NULL; }
 
 /* Takes a sparse slot for dense index d: the front of the free list (FIFO reuse, keeping
  * the slot's generation) or a new slot with generation 0. Capacity is ensured by the
@@ -157,7 +157,7 @@ static int make_room(HMAP *m, size_t n)
 	return grow((void **)&m->sparse, &m->slot_cap, m->n_slots + new_slots, sizeof *m->sparse);
 }
 
-int SFX(hmap_insert)(HMAP *m, const DOD_ELEM *item, hmap_id *out)
+HMAP_API int SFX(hmap_insert)(HMAP *m, const DOD_ELEM *item, hmap_id *out)
 {
 	DOD_ELEM copy = *item; /* item may point into dense, which make_room may move */
 	int err = make_room(m, 1);
@@ -171,7 +171,7 @@ int SFX(hmap_insert)(HMAP *m, const DOD_ELEM *item, hmap_id *out)
 	return DOD_OK;
 }
 
-int SFX(hmap_emplace_n)(HMAP *m, size_t n, hmap_id *out, DOD_ELEM **first_out)
+HMAP_API int SFX(hmap_emplace_n)(HMAP *m, size_t n, hmap_id *out, DOD_ELEM **first_out)
 {
 	int err = make_room(m, n);
 	if (err)
@@ -217,7 +217,7 @@ static void erase_valid(HMAP *m, uint32_t slot)
 	m->fragmented = true;
 }
 
-int SFX(hmap_erase)(HMAP *m, hmap_id h)
+HMAP_API int SFX(hmap_erase)(HMAP *m, hmap_id h)
 {
 	int err = check_id(m, h);
 	if (err)
@@ -226,7 +226,7 @@ int SFX(hmap_erase)(HMAP *m, hmap_id h)
 	return DOD_OK;
 }
 
-int SFX(hmap_erase_batch)(HMAP *m, const hmap_id *hs, size_t n)
+HMAP_API int SFX(hmap_erase_batch)(HMAP *m, const hmap_id *hs, size_t n)
 {
 	/* All or nothing without an extra allocation: pass 1 validates each handle and sets
 	 * the free bit of its live sparse entry as a "seen" mark, so a repeated handle fails
@@ -252,7 +252,7 @@ int SFX(hmap_erase_batch)(HMAP *m, const hmap_id *hs, size_t n)
 	return DOD_OK;
 }
 
-void SFX(hmap_clear)(HMAP *m)
+HMAP_API void SFX(hmap_clear)(HMAP *m)
 {
 	size_t s = m->n_slots;
 	m->n = 0;
@@ -270,7 +270,7 @@ void SFX(hmap_clear)(HMAP *m)
 	m->free_back = (uint32_t)(s - 1);
 }
 
-void SFX(hmap_reset)(HMAP *m)
+HMAP_API void SFX(hmap_reset)(HMAP *m)
 {
 	m->n = 0;
 	m->n_slots = 0;
@@ -279,16 +279,16 @@ void SFX(hmap_reset)(HMAP *m)
 	m->defrag_next = 1;
 }
 
-size_t SFX(hmap_size)(const HMAP *m) { return m->n; }
-size_t SFX(hmap_capacity)(const HMAP *m) { return m->cap; }
-DOD_ELEM *SFX(hmap_data)(const HMAP *m) { return m->dense; }
-hmap_id SFX(hmap_id_at)(const HMAP *m, size_t d)
+HMAP_API size_t SFX(hmap_size)(const HMAP *m) { return m->n; }
+HMAP_API size_t SFX(hmap_capacity)(const HMAP *m) { return m->cap; }
+HMAP_API DOD_ELEM *SFX(hmap_data)(const HMAP *m) { return m->dense; }
+HMAP_API hmap_id SFX(hmap_id_at)(const HMAP *m, size_t d)
 {
 	uint32_t slot = m->meta[d];
 	return hmap_id_make(slot, hmap_id_generation(m->sparse[slot]), m->type_id, false);
 }
 
-size_t SFX(hmap_footprint_bytes)(const HMAP *m)
+HMAP_API size_t SFX(hmap_footprint_bytes)(const HMAP *m)
 {
 	return sizeof *m + m->cap * (sizeof *m->dense + sizeof *m->meta) +
 	       m->slot_cap * sizeof *m->sparse;
@@ -306,12 +306,39 @@ static inline int cmp_key(const DOD_ELEM *a, const DOD_ELEM *b)
 	return (a->key > b->key) - (a->key < b->key);
 }
 
+/* Shifts dense and meta [j, i) one place right and drops item i's copy (tmp, tmp_meta)
+ * into j, fixing the sparse entry of every item that moved. The article's path for
+ * trivially copyable items: one memmove per array, then the fixes. With
+ * HMAP_ELEMENTWISE_MOVES (the handle_map_elementwise variant, containers/
+ * handle_map_elementwise.c) its path for the other items instead: one move per item
+ * with its sparse fix in the same loop, as its std::move loop does, which the compiler
+ * cannot turn into a memmove (the sparse store may alias the items). */
+static inline void shift_run(HMAP *m, size_t j, size_t i, const DOD_ELEM *tmp,
+                             uint32_t tmp_meta)
+{
+#if HMAP_ELEMENTWISE_MOVES
+	for (size_t k = i; k > j; k--) {
+		m->dense[k] = m->dense[k - 1];
+		m->meta[k] = m->meta[k - 1];
+		fix_sparse(m, k);
+	}
+	m->dense[j] = *tmp;
+	m->meta[j] = tmp_meta;
+	fix_sparse(m, j);
+#else
+	memmove(&m->dense[j + 1], &m->dense[j], (i - j) * sizeof *m->dense);
+	memmove(&m->meta[j + 1], &m->meta[j], (i - j) * sizeof *m->meta);
+	m->dense[j] = *tmp;
+	m->meta[j] = tmp_meta;
+	for (size_t k = j; k <= i; k++)
+		fix_sparse(m, k);
+#endif
+}
+
 /* One insertion sort over the dense set, the article's algorithm: take item i, scan left
- * past every item that must go after it, shift that run one to the right with memmove
- * (items and meta are trivially copyable: the article's faster path), drop the item in,
- * then fix the sparse entries of every item that moved. Always inlined so that each
- * caller below gets a copy specialized on cmp: the by-key sort compares inline, with no
- * indirect call per element. */
+ * past every item that must go after it, shift that run one to the right (shift_run),
+ * drop the item in. Always inlined so that each caller below gets a copy specialized on
+ * cmp: the by-key sort compares inline, with no indirect call per element. */
 static inline __attribute__((always_inline)) size_t
 defrag_run(HMAP *m, SFX(hmap_cmp) cmp, size_t max_swaps)
 {
@@ -324,19 +351,14 @@ defrag_run(HMAP *m, SFX(hmap_cmp) cmp, size_t max_swaps)
 			j--;
 		if (j == i)
 			continue;
-		memmove(&m->dense[j + 1], &m->dense[j], (i - j) * sizeof *m->dense);
-		memmove(&m->meta[j + 1], &m->meta[j], (i - j) * sizeof *m->meta);
-		m->dense[j] = tmp;
-		m->meta[j] = tmp_meta;
-		for (size_t k = j; k <= i; k++)
-			fix_sparse(m, k);
+		shift_run(m, j, i, &tmp, tmp_meta);
 		swaps++;
 	}
 	m->defrag_next = i;
 	return swaps;
 }
 
-int SFX(hmap_defragment)(HMAP *m, SFX(hmap_cmp) cmp, size_t max_swaps, size_t *swaps_out)
+HMAP_API int SFX(hmap_defragment)(HMAP *m, SFX(hmap_cmp) cmp, size_t max_swaps, size_t *swaps_out)
 {
 	size_t swaps = 0;
 	if (m->defrag_cmp != cmp) {
@@ -355,7 +377,7 @@ int SFX(hmap_defragment)(HMAP *m, SFX(hmap_cmp) cmp, size_t max_swaps, size_t *s
 	return DOD_OK;
 }
 
-int SFX(hmap_shuffle)(HMAP *m, uint64_t seed)
+HMAP_API int SFX(hmap_shuffle)(HMAP *m, uint64_t seed)
 {
 	uint64_t rng = seed;
 	for (size_t i = m->n; i > 1; i--) {
@@ -449,15 +471,28 @@ static int check_all(const HMAP *m, char *why, size_t len)
 	return DOD_OK;
 }
 
-int SFX(hmap_check_invariants)(const HMAP *m) { return check_all(m, NULL, 0); }
+HMAP_API int SFX(hmap_check_invariants)(const HMAP *m) { return check_all(m, NULL, 0); }
 
 /* ---- dodbench contract (containers/contract.h) ---- */
 
 static int ops_create(void **out, size_t capacity_elems)
 {
-	/* Type id 1: handles from a map with another type id are rejected as foreign. */
-	return SFX(hmap_create)((HMAP **)out, 1, capacity_elems);
+	/* Handles from a map with another type id are rejected as foreign. */
+	return SFX(hmap_create)((HMAP **)out, DOD_DEFAULT_TYPE_ID, capacity_elems);
 }
+
+static int ops_create_typed(void **out, size_t capacity_elems, unsigned type_id)
+{
+	if (type_id > HMAP_MAX_TYPE_ID)
+		return DOD_EINVAL;
+	return SFX(hmap_create)((HMAP **)out, (uint16_t)type_id, capacity_elems);
+}
+
+static const struct dod_type_id_ops type_ids = {
+	.version = DOD_TYPE_ID_OPS_VERSION,
+	.create_typed = ops_create_typed,
+	.max_type_id = HMAP_MAX_TYPE_ID,
+};
 
 static void ops_destroy(void *c) { SFX(hmap_destroy)(c); }
 
@@ -550,4 +585,5 @@ const struct dod_ops DOD_OPS_SYMBOL = {
 	.size = ops_size,
 	.footprint_bytes = ops_footprint,
 	.check = ops_check,
+	.type_ids = &type_ids,
 };

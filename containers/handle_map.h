@@ -77,6 +77,13 @@ static inline hmap_id hmap_id_make(uint32_t index, uint16_t generation, uint16_t
 #include <stddef.h>
 #include "dod_common.h"
 
+/* The linkage of the functions below: external; containers/handle_map_elementwise.c
+ * compiles this design a second time with them static (HMAP_API defined first), so the
+ * two objects can be linked into one program. */
+#ifndef HMAP_API
+#define HMAP_API
+#endif
+
 /* Memory layout (n = live items, s = sparse slots ever used, s >= n):
  *
  *   dense  [ item | item | item | ... ]   n items, tightly packed, iteration order
@@ -118,64 +125,64 @@ struct SFX(hmap) {
 /* Creates an empty map whose handles carry type_id (0..32767) with room for reserve_elems
  * items. Returns 0 and sets *out; DOD_EINVAL if type_id > 32767, out is NULL or
  * reserve_elems > HMAP_MAX_ELEMS; DOD_ENOMEM if allocation fails (*out untouched). */
-int SFX(hmap_create)(HMAP **out, uint16_t type_id, size_t reserve_elems);
+HMAP_API int SFX(hmap_create)(HMAP **out, uint16_t type_id, size_t reserve_elems);
 
 /* Frees the map and its arrays. NULL is ignored. Invalidates everything. */
-void SFX(hmap_destroy)(HMAP *m);
+HMAP_API void SFX(hmap_destroy)(HMAP *m);
 
 /* Grows capacity so that n_elems items (and slots) fit without reallocation. Returns 0,
  * DOD_EINVAL if n_elems > HMAP_MAX_ELEMS, DOD_ENOMEM (map unchanged). Invalidates item
  * pointers when it reallocates. O(n). */
-int SFX(hmap_reserve)(HMAP *m, size_t n_elems);
+HMAP_API int SFX(hmap_reserve)(HMAP *m, size_t n_elems);
 
 /* Copies *item (which may point into this map) in at the end of the dense set. Returns 0 and writes the handle to *out
  * (out may be NULL); DOD_EFULL when HMAP_MAX_ELEMS items are live; DOD_ENOMEM. Map
  * unchanged on error. Reuses the oldest free slot (FIFO). O(1) amortized. */
-int SFX(hmap_insert)(HMAP *m, const DOD_ELEM *item, hmap_id *out);
+HMAP_API int SFX(hmap_insert)(HMAP *m, const DOD_ELEM *item, hmap_id *out);
 
 /* The article's emplaceItems(n): appends n items to the dense set and writes their n
  * handles to out[0..n) (out may be NULL). *first_out (may be NULL) receives a pointer to
  * the first new item; the n new items are contiguous and their contents indeterminate:
  * the caller writes them before use. Returns 0, DOD_EFULL, DOD_ENOMEM (map unchanged).
  * O(n) amortized; one reallocation at most. */
-int SFX(hmap_emplace_n)(HMAP *m, size_t n, hmap_id *out, DOD_ELEM **first_out);
+HMAP_API int SFX(hmap_emplace_n)(HMAP *m, size_t n, hmap_id *out, DOD_ELEM **first_out);
 
 /* Erases the item of handle h: bumps the slot's generation, appends the slot to the back
  * of the free list, moves the last dense item into the hole (swap-and-pop). Returns 0 or
  * the hmap_check error (map unchanged). O(1). */
-int SFX(hmap_erase)(HMAP *m, hmap_id h);
+HMAP_API int SFX(hmap_erase)(HMAP *m, hmap_id h);
 
 /* Erases n handles, all or nothing, with the same effect as erasing them one by one in
  * order. Returns 0 if all were erased, or the hmap_check error of the first invalid
  * handle (a repeat of an earlier handle in hs: DOD_EFREE) with the map unchanged. O(n). */
-int SFX(hmap_erase_batch)(HMAP *m, const hmap_id *hs, size_t n);
+HMAP_API int SFX(hmap_erase_batch)(HMAP *m, const hmap_id *hs, size_t n);
 
 /* Returns 0 if h refers to a live item of this map, else DOD_EFOREIGN (type id differs),
  * DOD_ERANGE (index past the sparse set), DOD_EFREE (free bit or free slot) or
  * DOD_ESTALE (generation differs). O(1). */
-int SFX(hmap_check)(const HMAP *m, hmap_id h);
+HMAP_API int SFX(hmap_check)(const HMAP *m, hmap_id h);
 
 /* The item of h, or NULL when hmap_check(m, h) != 0. Never asserts. O(1). */
-DOD_ELEM *SFX(hmap_get)(const HMAP *m, hmap_id h);
-bool SFX(hmap_is_valid)(const HMAP *m, hmap_id h);
+HMAP_API DOD_ELEM *SFX(hmap_get)(const HMAP *m, hmap_id h);
+HMAP_API bool SFX(hmap_is_valid)(const HMAP *m, hmap_id h);
 
 /* Removes all items, keeps the sparse set: every slot becomes free with its generation
  * bumped, so every outstanding handle is detected as stale; the free list is rebuilt in
  * slot order. Capacity is kept. O(slots). */
-void SFX(hmap_clear)(HMAP *m);
+HMAP_API void SFX(hmap_clear)(HMAP *m);
 
 /* Removes all items and forgets the sparse set and free list. Faster than clear, but
  * generations restart at 0, so an old handle may later match a new item undetected.
  * Capacity is kept. O(1). */
-void SFX(hmap_reset)(HMAP *m);
+HMAP_API void SFX(hmap_reset)(HMAP *m);
 
-size_t SFX(hmap_size)(const HMAP *m);      /* live items */
-size_t SFX(hmap_capacity)(const HMAP *m);  /* items that fit without reallocation */
-size_t SFX(hmap_footprint_bytes)(const HMAP *m); /* heap bytes held (capacities) */
+HMAP_API size_t SFX(hmap_size)(const HMAP *m);      /* live items */
+HMAP_API size_t SFX(hmap_capacity)(const HMAP *m);  /* items that fit without reallocation */
+HMAP_API size_t SFX(hmap_footprint_bytes)(const HMAP *m); /* heap bytes held (capacities) */
 /* The dense set: hmap_size(m) items in iteration order (NULL when never allocated). */
-DOD_ELEM *SFX(hmap_data)(const HMAP *m);
+HMAP_API DOD_ELEM *SFX(hmap_data)(const HMAP *m);
 /* The handle of the item at dense index d (< hmap_size). O(1). */
-hmap_id SFX(hmap_id_at)(const HMAP *m, size_t d);
+HMAP_API hmap_id SFX(hmap_id_at)(const HMAP *m, size_t d);
 
 /* Sorts the dense set by cmp (NULL = key ascending) with a stable insertion sort that
  * keeps every handle pointing at its item (sparse entries are fixed as items move).
@@ -186,16 +193,16 @@ hmap_id SFX(hmap_id_at)(const HMAP *m, size_t d);
  * it returns at once. Returns 0. Cost: O(n + items shifted); O(n^2) moves when the
  * order is random (the article's 100k-item case), O(n) when nearly sorted. Invalidates
  * item pointers and dense indices, not handles. */
-int SFX(hmap_defragment)(HMAP *m, SFX(hmap_cmp) cmp, size_t max_swaps, size_t *swaps_out);
+HMAP_API int SFX(hmap_defragment)(HMAP *m, SFX(hmap_cmp) cmp, size_t max_swaps, size_t *swaps_out);
 
 /* Permutes the dense set uniformly (Fisher-Yates, splitmix64 seeded with seed) and
  * fixes meta and sparse so every handle still finds its item. Benchmark setup for
  * defragment; marks the map fragmented. Returns 0. O(n). */
-int SFX(hmap_shuffle)(HMAP *m, uint64_t seed);
+HMAP_API int SFX(hmap_shuffle)(HMAP *m, uint64_t seed);
 
 /* Checks every invariant listed above. Returns 0, or DOD_EINVAL at the first violation
  * (the contract's dod_ops.check gives the same check with its reason). For tests;
  * O(slots). */
-int SFX(hmap_check_invariants)(const HMAP *m);
+HMAP_API int SFX(hmap_check_invariants)(const HMAP *m);
 
 #undef HMAP

@@ -1,8 +1,10 @@
 /* particles.c - the particle of Our Machinery's "Bulk data" (Niklas Gray, "Data Structures
  * for game programmers: Bulk Data", section on layouts) in the article's five layouts,
- * with holes, a free list and weak pointers, and its two kernels:
+ * with holes, a free list and weak pointers, and its three kernels:
  *   tick()      t += dt            touches 4 of each particle's 40 bytes
  *   simulate()  pos += vel * dt    reads 24 bytes, writes 12
+ *   update()    t += dt; pos += vel * dt - w (w = dt unless the colour is black), in
+ *               `steps` sub-steps    reads all 40 bytes (ten streams), writes 16
  *
  * A particle is ten floats, 40 bytes: t; pos[3]; vel[3]; col[3] (field order F_*). The
  * variant table's layout column picks the storage (this file adapts with #if):
@@ -11,11 +13,17 @@
  *   soa_staggered  soa with field f starting f x 448 B into its allocation, so the ten
  *                  streams use ten different cache sets (the article's SoA drawback:
  *                  page-aligned field arrays all map to the same sets)
+ *   soa_pagealigned  soa with every field array starting on a page (sysconf's page
+ *                  size): the ten streams' element i all fall in one cache set, the
+ *                  drawback itself, which update (ten streams, more than an 8-way L1's
+ *                  ways) exposes and tick and simulate (one and six) do not
  *   aosoa8         struct { float f[10][8]; }  g[cap / 8]       one allocation, 320 B groups
  *   aosoa16        struct { float f[10][16]; } g[cap / 16]      one allocation, 640 B groups
  *   aos_block_soa  AoS storage; each kernel converts a block of 16K particles into a
  *                  scratch SoA buffer (only the fields it uses), runs the SoA loop, and
- *                  writes the results back (the article's "alternative")
+ *                  writes the results back (the article's "alternative"); update runs
+ *                  all its sub-steps on the converted block, so with steps > 1 the
+ *                  conversion is paid once for several passes
  *
  * Holes and SIMD (the article's rule): the kernels run over every slot up to the
  * high-water mark rounded up to GROUP slots, holes included, without a branch. A hole
@@ -47,8 +55,9 @@
  * Allocation: the strategy the variant table's alloc column names (containers/alloc/
  * store.h: DOD_ALLOC_<alloc> picks it), one store per array (aos and aosoa one for the
  * particles, soa one per field; gen; next), so a particle layout on another strategy is
- * one table line. The stores start every run on a cache line (DOD_STORE_ALIGNED), and so
- * does the scratch block. New slots are zeroed; the kernels' range, cap, is the slots
+ * one table line. The stores start every run on a cache line (DOD_STORE_ALIGNED; on a page
+ * for soa_pagealigned), and so does the scratch block. update goes block by block (BLOCK
+ * slots at most, all its sub-steps each), in every layout alike. New slots are zeroed; the kernels' range, cap, is the slots
  * every store holds rounded down to GROUP, and every store is reserved for a multiple of
  * GROUP. The kernels go run by run (store_run), as every loop over a store: the inner
  * loops are the same plain array loops whatever the strategy, since every strategy's
@@ -60,8 +69,13 @@
 
 #include "alloc/aligned.h"
 /* Every run of every store starts on a cache line (alloc/aligned.h), so the kernels'
- * packed loads never straddle two lines, wherever malloc would have put an array. */
+ * packed loads never straddle two lines, wherever malloc would have put an array; on a
+ * page for soa_pagealigned, whose point is where its arrays start. */
+#if defined(DOD_LAYOUT_soa_pagealigned)
+#define DOD_STORE_ALIGNED dod_page_bytes()
+#else
 #define DOD_STORE_ALIGNED DOD_LINE_BYTES
+#endif
 #include "alloc/store.h"
 #include "bulk/free_list.h"
 #include "bulk/weak.h"
@@ -86,7 +100,8 @@ struct SFX(particle) { float v[N_FIELDS]; };
 #define P_EB sizeof(PARTICLE) /* bytes per store element */
 #define P_PER 1               /* slots per store element */
 #define N_PSTORES 1
-#elif defined(DOD_LAYOUT_soa) || defined(DOD_LAYOUT_soa_staggered)
+#elif defined(DOD_LAYOUT_soa) || defined(DOD_LAYOUT_soa_staggered) || \
+        defined(DOD_LAYOUT_soa_pagealigned)
 #define L_SOA 1
 /* Bytes before field f's first float in its own store: 0 for soa, whose large field
  * arrays come from mmap and so all start at the same offset in a page (the same cache
@@ -113,7 +128,7 @@ struct SFX(pgroup) { float f[N_FIELDS][W]; };
 #define P_PER W
 #define N_PSTORES 1
 #else
-#error "particles.c serves the layouts aos, soa, soa_staggered, aosoa8, aosoa16 and aos_block_soa"
+#error "particles.c serves the layouts aos, soa, soa_staggered, soa_pagealigned, aosoa8, aosoa16 and aos_block_soa"
 #endif
 #if defined(DOD_LAYOUT_aos_block_soa)
 #define L_BLOCK 1
@@ -133,7 +148,7 @@ struct SFX(particles) {
 	dod_store ps[N_PSTORES]; /* aos: PARTICLE per slot; soa: field k, a float per slot
 	                          * after LEAD(k); aosoa: PGROUP per W slots */
 #if L_BLOCK
-	float *scratch;     /* 6 x BLOCK floats: the SoA copy of one block */
+	float *scratch;     /* N_FIELDS x BLOCK floats: the SoA copy of one block */
 #endif
 	dod_store gen;      /* uint32_t per slot: odd = live (bulk/weak.h) */
 	dod_store next;     /* uint32_t per slot: the free-list link, a real field */
@@ -254,8 +269,8 @@ static int ps_create(void **out, size_t capacity_elems)
 	int err = size_stores(s, (capacity_elems + 1 + GROUP - 1) / GROUP * GROUP, 0);
 #if L_BLOCK
 	char *scratch = NULL;
-	if (!err && !(err = dod_aligned_realloc(&scratch, 0, 6 * BLOCK * sizeof(float),
-	                                        DOD_LINE_BYTES)))
+	if (!err && !(err = dod_aligned_realloc(&scratch, 0, N_FIELDS * BLOCK * sizeof(float),
+	                                        DOD_LINE_BYTES, 0)))
 		s->scratch = (float *)scratch;
 #endif
 	if (err) {
@@ -376,7 +391,7 @@ static size_t bytes_held(const PS *s, size_t (*bytes)(const dod_store *))
 	for (int k = 0; k < N_PSTORES; k++)
 		b += bytes(&s->ps[k]);
 #if L_BLOCK
-	b += 6 * BLOCK * sizeof(float);
+	b += N_FIELDS * BLOCK * sizeof(float);
 #endif
 	return b;
 }
@@ -424,6 +439,19 @@ static inline void simulate_run(PS *s, size_t i, size_t m, float dt)
 		for (int a = 0; a < 3; a++)
 			p[j].v[F_PX + a] += p[j].v[F_VX + a] * dt;
 }
+
+static inline void update_run(PS *s, size_t i, size_t m, float dt, unsigned steps)
+{
+	PARTICLE *p = (PARTICLE *)store_at(&s->ps[0], i, P_EB);
+	for (unsigned k = 0; k < steps; k++)
+		for (size_t j = 0; j < m; j++) {
+			float *v = p[j].v;
+			float w = v[F_CR] + v[F_CG] + v[F_CB] > 0 ? dt : 0;
+			v[F_T] += dt;
+			for (int a = 0; a < 3; a++)
+				v[F_PX + a] += v[F_VX + a] * dt - w;
+		}
+}
 #elif L_SOA || L_BLOCK
 /* The SoA loops, shared by soa and by aos_block_soa's scratch blocks: n is a multiple
  * of GROUP. */
@@ -446,10 +474,46 @@ static void soa_simulate(float *restrict px, float *restrict py, float *restrict
 		}
 }
 
+/* One GROUP of update's SoA loop. Its arrays are restrict parameters, so gcc knows the
+ * four it writes alias nothing (restrict locals it ignores, and -O2's cost model does not
+ * vectorize behind a run-time alias check). */
+static inline void update_group(float *restrict t, float *restrict px, float *restrict py,
+                                float *restrict pz, const float *restrict vx,
+                                const float *restrict vy, const float *restrict vz,
+                                const float *restrict cr, const float *restrict cg,
+                                const float *restrict cb, float dt)
+{
+	for (unsigned j = 0; j < GROUP; j++) {
+		float w = cr[j] + cg[j] + cb[j] > 0 ? dt : 0;
+		t[j] += dt;
+		px[j] += vx[j] * dt - w;
+		py[j] += vy[j] * dt - w;
+		pz[j] += vz[j] * dt - w;
+	}
+}
+
+/* update's SoA loop over n slots (a multiple of GROUP), steps sub-steps: f[k] is field
+ * k's array. */
+static void soa_update(float *const f[N_FIELDS], size_t n, float dt, unsigned steps)
+{
+	for (unsigned k = 0; k < steps; k++)
+		for (size_t i = 0; i < n; i += GROUP)
+			update_group(f[F_T] + i, f[F_PX] + i, f[F_PY] + i, f[F_PZ] + i, f[F_VX] + i,
+			             f[F_VY] + i, f[F_VZ] + i, f[F_CR] + i, f[F_CG] + i, f[F_CB] + i, dt);
+}
+
 #if L_SOA
 static inline void tick_run(PS *s, size_t i, size_t m, float dt)
 {
 	soa_tick(fld(s, F_T, i), m, dt);
+}
+
+static inline void update_run(PS *s, size_t i, size_t m, float dt, unsigned steps)
+{
+	float *f[N_FIELDS];
+	for (int k = 0; k < N_FIELDS; k++)
+		f[k] = fld(s, k, i);
+	soa_update(f, m, dt, steps);
 }
 
 static inline void simulate_run(PS *s, size_t i, size_t m, float dt)
@@ -496,6 +560,22 @@ static inline void simulate_run(PS *s, size_t i, size_t m, float dt)
 		convert(p + b, x, mb, F_PX, 3, 1); /* pos back; vel did not change */
 	}
 }
+
+/* Every sub-step on the converted block: one conversion each way per block for all of
+ * them (the article's point: process the SoA copy, then write back). */
+static inline void update_run(PS *s, size_t i, size_t m, float dt, unsigned steps)
+{
+	PARTICLE *p = (PARTICLE *)store_at(&s->ps[0], i, P_EB);
+	float *x = s->scratch, *f[N_FIELDS];
+	for (int k = 0; k < N_FIELDS; k++)
+		f[k] = x + (size_t)k * BLOCK;
+	for (size_t b = 0; b < m; b += BLOCK) {
+		size_t mb = m - b < BLOCK ? m - b : BLOCK;
+		convert(p + b, x, mb, 0, N_FIELDS, 0);
+		soa_update(f, mb, dt, steps);
+		convert(p + b, x, mb, F_T, 4, 1); /* t and pos back: the fields update writes */
+	}
+}
 #endif
 #else /* AoSoA */
 static inline void tick_run(PS *s, size_t i, size_t m, float dt)
@@ -516,6 +596,21 @@ static inline void simulate_run(PS *s, size_t i, size_t m, float dt)
 			g[k].f[F_PZ][j] += g[k].f[F_VZ][j] * dt;
 		}
 }
+
+static inline void update_run(PS *s, size_t i, size_t m, float dt, unsigned steps)
+{
+	PGROUP *g = (PGROUP *)store_at(&s->ps[0], i / W, P_EB);
+	for (unsigned r = 0; r < steps; r++)
+		for (size_t k = 0; k < m / W; k++)
+			for (unsigned j = 0; j < W; j++) {
+				float (*f)[W] = g[k].f;
+				float w = f[F_CR][j] + f[F_CG][j] + f[F_CB][j] > 0 ? dt : 0;
+				f[F_T][j] += dt;
+				f[F_PX][j] += f[F_VX][j] * dt - w;
+				f[F_PY][j] += f[F_VY][j] * dt - w;
+				f[F_PZ][j] += f[F_VZ][j] * dt - w;
+			}
+}
 #endif
 
 /* A kernel: the layout's loop `run` over each run of the slots [0, kernel_slots) in the
@@ -533,6 +628,20 @@ static inline void each_run(PS *s, int f0, int nf, void (*run)(PS *, size_t, siz
 
 static void ps_tick(void *c, float dt) { each_run(c, F_T, 1, tick_run, dt); }
 static void ps_simulate(void *c, float dt) { each_run(c, F_PX, 6, simulate_run, dt); }
+
+/* update: block by block (at most BLOCK slots of one run, a multiple of GROUP), each block
+ * all its sub-steps before the next, so a block stays in cache across them (and
+ * aos_block_soa converts it once). */
+static void ps_update(void *c, float dt, unsigned steps)
+{
+	PS *s = c;
+	size_t n = kernel_slots(s);
+	for (size_t i = 0, m; i < n; i += m) {
+		m = kernel_run(s, 0, N_FIELDS, i, n);
+		m = m < BLOCK ? m : BLOCK;
+		update_run(s, i, m, dt, steps);
+	}
+}
 
 static void ps_particle_sums(const void *c, double *t_sum, double *pos_sum)
 {
@@ -587,6 +696,7 @@ static const struct dod_particle_ops ps_kernels = {
 	.version = DOD_PARTICLE_OPS_VERSION,
 	.tick = ps_tick,
 	.simulate = ps_simulate,
+	.update = ps_update,
 	.particle_sums = ps_particle_sums,
 };
 

@@ -115,6 +115,29 @@ static int n_cache_word(const struct hb_axis *a, const char *item, union hb_axis
 
 static const char *const order_words[] = {"seq", "random"}; /* enum scn_order */
 
+/* ---- the axes of the handle_map claims (issue 15): defrag_steps and validate ---- */
+
+static bool takes_defrag(const struct scn_scenario *s)
+{
+	return strcmp(s->name, "defrag_steps") == 0;
+}
+static bool takes_old_handles(const struct scn_scenario *s)
+{
+	return strcmp(s->name, "validate") == 0;
+}
+static void bind_max_swaps(struct scn_params *p, union hb_axis_value v)
+{
+	p->max_swaps = (size_t)v.u;
+}
+static void bind_defrag_input(struct scn_params *p, union hb_axis_value v)
+{
+	p->defrag_input = (enum scn_defrag_input)v.u;
+}
+static void bind_old_handles(struct scn_params *p, union hb_axis_value v)
+{
+	p->old_handles = (enum scn_old_handles)v.u;
+}
+
 static const struct hb_axis table[] = {
 	[HB_AXIS_N] = {
 		.name = "n", .option = "n", .metavar = "N", .def = "100000", .key = "n",
@@ -158,6 +181,34 @@ static const struct hb_axis table[] = {
 		.takes = takes_holes, .applies = has_holes, .absent = {.u = SCN_HOLES_NONE},
 		.absent_help = "run without holes; ratio 0 runs once, pattern none",
 		.bind = bind_pattern,
+	},
+	{
+		.name = "axis_defrag_input", .option = "defrag-input", .metavar = "I",
+		.def = "shuffled", .key = "defrag_input",
+		.help = "the storage order defragment starts from: shuffled (uniform), near_sorted "
+		"(n / 100 disjoint adjacent pairs swapped), sorted (as inserted, never "
+		"defragmented) or defragmented (a complete defragment ran: nothing changed since)",
+		.kind = HB_AXIS_WORD, .words = scn_defrag_input_names,
+		.n_words = SCN_N_DEFRAG_INPUTS, .first_word = 0, .takes = takes_defrag,
+		.absent_help = "run without it", .bind = bind_defrag_input,
+	},
+	{
+		.name = "axis_max_swaps", .option = "max-swaps", .metavar = "S", .def = "0",
+		.key = "max_swaps",
+		.help = "items defragment may move per call (its maxSwaps), 0 = no limit: one call",
+		.kind = HB_AXIS_COUNT, .min = 0, .max = UINT32_MAX,
+		.too_large = "more than 2^32 - 1 items", .takes = takes_defrag,
+		.absent_help = "run without it", .bind = bind_max_swaps,
+	},
+	{
+		.name = "axis_old_handles", .option = "old-handles", .metavar = "H",
+		.def = "erased", .key = "old_handles",
+		.help = "which old handles are checked: erased (their slots reused by new items), "
+		"cleared or reset (then n new items inserted), foreign (issued by another container "
+		"of the variant, with another type id where it has type ids)",
+		.kind = HB_AXIS_WORD, .words = scn_old_handles_names, .n_words = SCN_N_OLD_HANDLES,
+		.first_word = 0, .takes = takes_old_handles, .absent_help = "run without it",
+		.bind = bind_old_handles,
 	},
 };
 

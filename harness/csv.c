@@ -1,5 +1,5 @@
 /* csv.c - CSV schema 3 (3: the status columns; a repetition that produced no
- * measurement leaves its measured fields empty). One X-macro column list generates both the header and the row
+ * measurement leaves its measured fields empty; then the growth columns appended). One X-macro column list generates both the header and the row
  * writer (google-benchmark's idiom), so the two cannot drift apart. New columns go at
  * the end; a change of meaning bumps HB_SCHEMA_VERSION (2: ns_per_op divides by ops).
  *
@@ -106,7 +106,14 @@
 	X(reserved_bytes, OPTLL, r->reserved_bytes)                                      \
 	X(committed_bytes, OPTLL, r->committed_bytes)                                    \
 	X(status, STR, r->status ? r->status : "ok")                                     \
-	X(status_detail, STR, r->status_detail ? r->status_detail : "")
+	X(status_detail, STR, r->status_detail ? r->status_detail : "")                 \
+	X(grows, OPTLL, r->measured ? (long long)r->region->grows : -1)                  \
+	X(grow_moves, OPTLL, r->measured ? (long long)r->region->grow_moves : -1)        \
+	X(grow_copied_bytes, OPTLL, r->measured ? (long long)r->region->grow_copied_bytes : -1) \
+	X(grow_pushes, OPTLL, r->samples > 0 ? r->grow_samples : -1)                     \
+	X(grow_p50_ns, OPTDBL, r->samples > 0 && r->grow_samples > 0 ? r->grow_p50_ns : -1.0) \
+	X(grow_max_ns, OPTDBL, r->samples > 0 && r->grow_samples > 0 ? r->grow_max_ns : -1.0) \
+	X(plain_max_ns, OPTDBL, r->samples > r->grow_samples ? r->plain_max_ns : -1.0)
 
 static void put_str(FILE *f, const char *s)
 {

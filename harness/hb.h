@@ -135,6 +135,8 @@ struct hb_row {
 	long long interleave_pos; /* < 0: not interleaved */
 	long long samples;        /* latency samples, < 0: none (percentile fields empty) */
 	double p50_ns, p99_ns, p999_ns, max_ns, sample_cost_ns;
+	long long grow_samples;   /* of them, marked by hb_mark_growth (0: grow_* fields empty) */
+	double grow_p50_ns, grow_max_ns, plain_max_ns; /* marked ones; the others' max */
 };
 
 /* Opens path for appending rows, before any work: creates it if needed, takes an

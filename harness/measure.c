@@ -1,5 +1,5 @@
 /* measure.c - the timed region: CLOCK_MONOTONIC, CPU time, the TSC, PAPI counters,
- * page faults, allocator calls, and callgrind's collection toggle.
+ * page faults, allocator calls, growth by reallocation, and callgrind's collection toggle.
  *
  * PAPI is optional at build time (HAVE_PAPI, set by the Makefile when papi.h exists) and
  * at run time: on a machine without a PMU (this KVM guest) PAPI adds none of the events,
@@ -218,6 +218,9 @@ void hb_begin(struct hb_region *r)
 	r->majflt = ru.ru_majflt;
 	if (hb_alloc_counts)
 		hb_alloc_counts(&r->allocs0, &r->frees0);
+	r->grows0 = dod_growth.grows;
+	r->grow_moves0 = dod_growth.moves;
+	r->grow_copied_bytes0 = dod_growth.copied_bytes;
 	ts_now(CLOCK_PROCESS_CPUTIME_ID, &r->cpu0);
 	if (probe_fd >= 0)
 		hb_perf_probe_start(probe_fd);
@@ -279,6 +282,9 @@ void hb_end(struct hb_region *r)
 		r->frees = f - r->frees0;
 		r->have_allocs = true;
 	}
+	r->grows = dod_growth.grows - r->grows0;
+	r->grow_moves = dod_growth.moves - r->grow_moves0;
+	r->grow_copied_bytes = dod_growth.copied_bytes - r->grow_copied_bytes0;
 	struct rusage ru;
 	getrusage(RUSAGE_SELF, &ru);
 	r->minflt = ru.ru_minflt - r->minflt;

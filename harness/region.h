@@ -33,6 +33,9 @@ struct hb_region {
 	long minflt, majflt;      /* page faults during the region (getrusage) */
 	unsigned long long allocs, frees; /* allocator calls during the region */
 	bool have_allocs;         /* false when the binary has no allocation counter */
+	/* Buffers grown by reallocation during the region, those that moved, bytes copied
+	 * (dod_growth, containers/dod_common.h). */
+	uint64_t grows, grow_moves, grow_copied_bytes;
 	uint64_t sim_seq;         /* callgrind: number of the stats dump of this region */
 	bool have_sim;
 	/* PMU sharing probe (with PAPI): enabled / running time of a perf cycles event beside
@@ -41,7 +44,8 @@ struct hb_region {
 	double pmu_scale;
 	bool have_pmu_scale;
 	/* Latency samples (hb_lap): duration of each operation in ticks (TSC ticks on x86,
-	 * else ns), samples_n of samples_cap used. Kept across hb_begin. */
+	 * else ns), HB_SAMPLE_GREW set in those hb_mark_growth marked, samples_n of
+	 * samples_cap used. Kept across hb_begin. */
 	uint64_t *samples;
 	size_t samples_n, samples_cap;
 	uint64_t lap_last;
@@ -49,9 +53,10 @@ struct hb_region {
 	struct timespec_pair { long long sec, nsec; } t0, cpu0;
 	uint64_t tsc0;
 	unsigned long long allocs0, frees0;
+	uint64_t grows0, grow_moves0, grow_copied_bytes0;
 };
 
-/* Starts a timed region. Order, outermost first: page-fault and allocation snapshots,
+/* Starts a timed region. Order, outermost first: page-fault, allocation and growth snapshots,
  * CPU time, PAPI, clock, TSC, callgrind collection on; so the region's own bookkeeping
  * stays outside the clock, and outside the simulated counts entirely. */
 void hb_begin(struct hb_region *r);
@@ -87,6 +92,18 @@ static inline void hb_lap(struct hb_region *r)
 	if (r->samples_n < r->samples_cap)
 		r->samples[r->samples_n++] = now - r->lap_last;
 	r->lap_last = now;
+}
+
+/* The flag of a sample whose operation grew a buffer by reallocation: the top bit (no
+ * lap lasts 2^63 ticks). The harness takes it off before it uses the sample. */
+#define HB_SAMPLE_GREW (UINT64_C(1) << 63)
+
+/* Marks the last sample taken as one whose operation grew a buffer (the grow_* latency
+ * columns: growth pushes against the others). */
+static inline void hb_mark_growth(struct hb_region *r)
+{
+	if (r->samples_n)
+		r->samples[r->samples_n - 1] |= HB_SAMPLE_GREW;
 }
 
 /* ns per sample tick (TSC frequency calibrated once per process against CLOCK_MONOTONIC;

@@ -118,8 +118,38 @@ static void put_samples(struct hb_run *r, const struct hb_case *k, long long rep
 	}
 }
 
-/* Fills the percentile fields of row from the region's samples (in ns) and writes the
- * raw samples to the --samples-out file. */
+/* Takes the growth marks (HB_SAMPLE_GREW) off the n samples x and fills row's grow_*
+ * fields: the marked samples' count, p50 and max, and the others' max (ticks x tick ns). */
+static void growth_latency(uint64_t *x, size_t n, double tick, struct hb_row *row)
+{
+	size_t m = 0;
+	uint64_t plain_max = 0;
+	for (size_t i = 0; i < n; i++)
+		if (x[i] & HB_SAMPLE_GREW)
+			m++;
+		else if (x[i] > plain_max)
+			plain_max = x[i];
+	row->grow_samples = (long long)m;
+	row->plain_max_ns = (double)plain_max * tick;
+	uint64_t *grew = m ? malloc(m * sizeof *grew) : NULL;
+	for (size_t i = 0, k = 0; i < n; i++)
+		if (x[i] & HB_SAMPLE_GREW) {
+			x[i] &= ~HB_SAMPLE_GREW;
+			if (grew)
+				grew[k++] = x[i];
+		}
+	if (!grew) { /* none marked, or no memory for them: the grow_* fields stay empty */
+		row->grow_samples = 0;
+		return;
+	}
+	qsort(grew, m, sizeof *grew, cmp_u64);
+	row->grow_p50_ns = (double)pct(grew, m, 0.50) * tick;
+	row->grow_max_ns = (double)grew[m - 1] * tick;
+	free(grew);
+}
+
+/* Fills the percentile fields of row from the region's samples (in ns), those of the
+ * growth operations apart, and writes the raw samples to the --samples-out file. */
 static void latency(struct hb_run *r, const struct hb_case *k, long long rep,
                     struct hb_region *reg, struct hb_row *row)
 {
@@ -127,6 +157,7 @@ static void latency(struct hb_run *r, const struct hb_case *k, long long rep,
 	if (n == 0)
 		return;
 	double tick = hb_ns_per_tick();
+	growth_latency(reg->samples, n, tick, row);
 	if (r->samples && !r->out_errno)
 		put_samples(r, k, rep, reg, tick);
 	qsort(reg->samples, n, sizeof *reg->samples, cmp_u64);

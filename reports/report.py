@@ -45,6 +45,7 @@ from sections.bulk_claims import RULES
 
 PUBLISHED = os.path.join("published", "bench.csv.xz")  # in --results-dir
 CONTENTS = "contents"
+HEADLINE_LINES = 20  # issue 15: make bench ends with at most this many lines
 TITLE = "# dodbench results"
 OPTIONS = (("--results-dir", "DIR", "results", "read DIR/bench-*.csv (else DIR/" + PUBLISHED
             + ") when no CSV is named"),
@@ -163,21 +164,33 @@ def assemble(rendered, old_text):
     return "\n".join(parts), status
 
 
-def _print_summary(ctx, rendered, status, results_md, changed):
-    """What the report did, one line each, on stdout."""
+def summary_lines(ctx, rendered, status, results_md, changed):
+    """The headline `make bench` ends with (and `make report` prints), at most
+    HEADLINE_LINES lines (a test holds it to that: each section gives at most two): the run; each section's headline (the verdict counts, the
+    targets, the calibration); where the charts and every case are; one line per section
+    of RESULTS.md saying whether this report wrote it."""
     if ctx.info:
-        print(f"run: {ctx.run_id} ({ctx.info['timestamp']}, host {ctx.info['host']}), "
-              f"{len(ctx.cases)} cases")
+        out = [f"run: {ctx.run_id} ({ctx.info['timestamp']}, host {ctx.info['host']}), "
+               f"{len(ctx.cases)} cases"]
     else:
-        print(f"run: {ctx.run_id or 'none'}: no verified time rows")
-    for section in rendered.values():
-        for path in section.charts if section else []:
-            print(f"chart: {path}")
+        out = [f"run: {ctx.run_id or 'none'}: no verified time rows"]
+    sections = [s for s in rendered.values() if s]
+    out += [line for s in sections for line in s.headline[:2]]
+    charts = sorted({os.path.dirname(p) for s in sections for p in s.charts})
+    if charts:
+        out.append(f"charts: {sum(len(s.charts) for s in sections)} PNG files in "
+                   + ", ".join(charts) + f"; every case: {os.path.join(ctx.out_dir, 'cases')}/")
     for name in DOCUMENT:
         word = {"updated": "updated" if changed else "unchanged",
                 "kept": "kept as it was (no rows for it in the CSVs read)",
                 None: "kept as it was (no rows for it in the CSVs read)"}[status[name]]
-        print(f"{results_md}: {name} section {word}")
+        out.append(f"{results_md}: {name} section {word}")
+    return out
+
+
+def _print_summary(ctx, rendered, status, results_md, changed):
+    """The headline (summary_lines) on stdout."""
+    print("\n".join(summary_lines(ctx, rendered, status, results_md, changed)))
 
 
 def main(argv=None):

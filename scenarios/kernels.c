@@ -5,18 +5,26 @@
  *             how many bytes a pass drags through the caches (the article: SoA up to
  *             10x when memory-bound, up to 8x from SIMD, not 80x; AoSoA-8 at most ~5x)
  *   simulate  pos += vel * dt
+ *   update    t += dt; pos += vel * dt - w (w = dt unless the colour is black): reads all
+ *             ten streams, writes four, so ten arrays meet in the cache sets (the
+ *             article's warning about page-aligned SoA; soa_pagealigned against
+ *             soa_staggered), one sub-step per call
+ *   update8   update with 8 sub-steps per call, block by block: aos_block_soa converts
+ *             each 16K block once for the eight (the article's alternative, where its
+ *             conversion can pay)
  * Setup: n particles (keys 0..n-1), then --hole-ratio of them erased (the shared hole
  * setup); the kernels run over holes too. Timed: `passes` calls of the kernel with
  * dt = DOD_PARTICLE_DT, passes = clamp(2^20 / n, 1, 64) so a small n still gives a region
- * of about a millisecond. ops = passes x live particles: ns_per_op is per live particle
- * per pass. Checksum: the live particles' t sum and pos sum after the passes, which must
+ * of about a millisecond. ops = passes x sub-steps x live particles: ns_per_op is per
+ * live particle per pass (per sub-step for update8). Checksum: the live particles' t sum and pos sum after the passes, which must
  * equal the scalar reference computed here from their keys exactly (dod_particle_* make
  * every value exact in float, see dod_common.h); the key sum by iteration must be
  * unchanged (the colour carries the key) and the checksum column is the t sum in units
  * of dt. */
 #include "scenario.h"
 
-enum kernel { K_TICK, K_SIMULATE };
+enum kernel { K_TICK, K_SIMULATE, K_UPDATE };
+#define UPDATE8_STEPS 8
 
 static size_t passes_for(size_t n)
 {
@@ -24,7 +32,45 @@ static size_t passes_for(size_t n)
 	return k < 1 ? 1 : k > 64 ? 64 : k;
 }
 
-static int run_kernel(enum kernel which, const struct dod_ops *ops,
+/* The scalar reference, from the survivors' keys: the live particles' t and pos sums after
+ * `subs` sub-steps of kernel `which` (dod_common.h's values make every one exact). */
+static void reference(enum kernel which, const struct scn_filled *f, size_t subs, double *t_sum,
+                      double *pos_sum)
+{
+	const float dt = DOD_PARTICLE_DT;
+	double want_t = 0, want_pos = 0;
+	for (size_t k = 0; k < f->n_live; k++) {
+		uint64_t key = scn_live_key(f, k);
+		for (int a = 0; a < 3; a++) {
+			double pos = dod_particle_pos0(key, a);
+			if (which == K_SIMULATE)
+				pos += (float)subs * dod_particle_vel(key, a) * dt;
+			else if (which == K_UPDATE)
+				pos += (double)subs * dod_particle_update_dpos(key, a, dt);
+			want_pos += pos;
+		}
+		want_t += which == K_SIMULATE ? 0 : (double)((float)subs * dt);
+	}
+	*t_sum = want_t;
+	*pos_sum = want_pos;
+}
+
+/* The timed passes of kernel `which`, `steps` sub-steps each for update. */
+static void run_passes(enum kernel which, const struct dod_particle_ops *pk, void *c,
+                       size_t passes, unsigned steps)
+{
+	const float dt = DOD_PARTICLE_DT;
+	if (which == K_UPDATE)
+		for (size_t k = 0; k < passes; k++)
+			pk->update(c, dt, steps);
+	else {
+		void (*kernel)(void *, float) = which == K_TICK ? pk->tick : pk->simulate;
+		for (size_t k = 0; k < passes; k++)
+			kernel(c, dt);
+	}
+}
+
+static int run_kernel(enum kernel which, unsigned steps, const struct dod_ops *ops,
                       const struct scn_params *p, struct hb_region *r, struct scn_result *res)
 {
 	struct scn_filled f;
@@ -33,30 +79,14 @@ static int run_kernel(enum kernel which, const struct dod_ops *ops,
 	const struct dod_particle_ops *pk = ops->particles;
 	const float dt = DOD_PARTICLE_DT;
 	size_t passes = passes_for(p->n);
-	void (*kernel)(void *, float) = which == K_TICK ? pk->tick : pk->simulate;
 	hb_begin(r);
-	for (size_t k = 0; k < passes; k++)
-		kernel(f.c, dt);
+	run_passes(which, pk, f.c, passes, steps);
 	DOD_CLOBBER();
 	hb_end(r);
-	res->ops = (uint64_t)passes * (f.n_live ? f.n_live : 1);
+	res->ops = (uint64_t)passes * steps * (f.n_live ? f.n_live : 1);
 
-	/* The scalar reference, from the survivors' keys. */
-	double want_t = 0, want_pos = 0;
-	for (size_t k = 0; k < f.n_live; k++) {
-		uint64_t key = scn_live_key(&f, k);
-		float t = 0;
-		for (int a = 0; a < 3; a++) {
-			float pos = dod_particle_pos0(key, a);
-			if (which == K_SIMULATE)
-				pos += (float)passes * dod_particle_vel(key, a) * dt;
-			want_pos += pos;
-		}
-		if (which == K_TICK)
-			t = (float)passes * dt;
-		want_t += t;
-	}
-	double got_t, got_pos;
+	double want_t, want_pos, got_t, got_pos;
+	reference(which, &f, passes * steps, &want_t, &want_pos);
 	pk->particle_sums(f.c, &got_t, &got_pos);
 	scn_check_sum(res, (uint64_t)(got_t / dt), (uint64_t)(want_t / dt));
 	if (res->verified && (got_t != want_t || got_pos != want_pos))
@@ -71,13 +101,25 @@ static int run_kernel(enum kernel which, const struct dod_ops *ops,
 static int run_tick(const struct dod_ops *ops, const struct scn_params *p, struct hb_region *r,
                     struct scn_result *res)
 {
-	return run_kernel(K_TICK, ops, p, r, res);
+	return run_kernel(K_TICK, 1, ops, p, r, res);
 }
 
 static int run_simulate(const struct dod_ops *ops, const struct scn_params *p,
                         struct hb_region *r, struct scn_result *res)
 {
-	return run_kernel(K_SIMULATE, ops, p, r, res);
+	return run_kernel(K_SIMULATE, 1, ops, p, r, res);
+}
+
+static int run_update(const struct dod_ops *ops, const struct scn_params *p,
+                      struct hb_region *r, struct scn_result *res)
+{
+	return run_kernel(K_UPDATE, 1, ops, p, r, res);
+}
+
+static int run_update8(const struct dod_ops *ops, const struct scn_params *p,
+                       struct hb_region *r, struct scn_result *res)
+{
+	return run_kernel(K_UPDATE, UPDATE8_STEPS, ops, p, r, res);
 }
 
 static const struct scn_scenario tick = {
@@ -97,3 +139,21 @@ static const struct scn_scenario simulate = {
 	.run = run_simulate,
 };
 SCN_REGISTER(simulate)
+
+static const struct scn_scenario update = {
+	.name = "update",
+	.help = "particles: t += dt, pos += vel * dt - w(col): all ten streams read, four written",
+	.uses_holes = true,
+	.needs_ext = DOD_EXT_PARTICLES,
+	.run = run_update,
+};
+SCN_REGISTER(update)
+
+static const struct scn_scenario update8 = {
+	.name = "update8",
+	.help = "particles: update, 8 sub-steps per call block by block (ns per sub-step)",
+	.uses_holes = true,
+	.needs_ext = DOD_EXT_PARTICLES,
+	.run = run_update8,
+};
+SCN_REGISTER(update8)

@@ -1,5 +1,5 @@
 /* lap_noise - the latency floor of this machine: n latency samples with no work between
- * them, taken exactly as push_latency takes its samples (hb_lap). Its max is what an
+ * them, taken exactly as push_latency takes its samples (scn_lap_growth). Its max is what an
  * interruption (a timer interrupt, the hypervisor descheduling the vCPU, another process)
  * adds to any one sample in a run of n: a push_latency max no higher than lap_noise's max
  * at the same n is the machine's spike, not the container's. The container is not called
@@ -13,10 +13,11 @@ static int run(const struct dod_ops *ops, const struct scn_params *p, struct hb_
 	(void)ops;
 	if (hb_samples_reserve(r, p->n))
 		return scn_error(res, "latency samples", DOD_ENOMEM);
+	uint64_t grows = dod_growth.grows;
 	hb_begin(r);
 	for (size_t i = 0; i < p->n; i++) {
 		DOD_CLOBBER();
-		hb_lap(r);
+		scn_lap_growth(r, &grows);
 	}
 	hb_end(r);
 	res->ops = p->n;

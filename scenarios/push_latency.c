@@ -4,7 +4,10 @@
  * spike; blocks and virtual-memory reservations do not move). Timed: n calls of
  * ops->insert_n(c, 1, ...), one latency sample each (hb_lap; the cost of taking a sample
  * is measured and written as sample_cost_ns). This is the one place a scenario makes an
- * indirect call per element, on purpose: the operation measured is one push.
+ * indirect call per element, on purpose: the operation measured is one push. A push that
+ * grew a buffer by reallocation is marked (scn_lap_growth), so the row gives those
+ * pushes apart (grow_pushes, grow_p50_ns, grow_max_ns against plain_max_ns) beside what
+ * the growth did (grows, grow_moves, grow_copied_bytes: whether it copied).
  * ops = n. Checksum: the key sum by iteration, expected n(n-1)/2; size must be n and
  * every returned handle must reach its item. */
 #include <stdlib.h>
@@ -29,11 +32,12 @@ static int run(const struct dod_ops *ops, const struct scn_params *p, struct hb_
 		return scn_error(res, "latency samples", DOD_ENOMEM);
 	}
 	size_t i = 0;
+	uint64_t grows = dod_growth.grows;
 	hb_begin(r);
 	for (; i < p->n; i++) {
 		if ((err = ops->insert_n(c, 1, i, handles ? &handles[i] : &dummy)) != 0)
 			break;
-		hb_lap(r);
+		scn_lap_growth(r, &grows);
 	}
 	DOD_CLOBBER();
 	hb_end(r);

@@ -11,6 +11,12 @@
 const char *const scn_hole_pattern_names[SCN_N_HOLE_PATTERNS] = {
 	"none", "random", "clustered", "oldest",
 };
+const char *const scn_defrag_input_names[SCN_N_DEFRAG_INPUTS] = {
+	"shuffled", "near_sorted", "sorted", "defragmented",
+};
+const char *const scn_old_handles_names[SCN_N_OLD_HANDLES] = {
+	"erased", "cleared", "reset", "foreign",
+};
 
 /* Bounds of the section, defined by the linker for sections named like C identifiers. */
 extern const struct scn_scenario *const __start_dod_scenarios[];
@@ -57,6 +63,8 @@ const char *scn_cannot_run(const struct scn_scenario *scn, const struct dod_ops 
 	if (missing)
 		return dod_ext_descs[__builtin_ctz(missing)].missing;
 	const char *why = scn->cannot_run ? scn->cannot_run(ops) : NULL;
+	if (!why && scn->cannot_run_with)
+		why = scn->cannot_run_with(ops, p);
 	if (why)
 		return why;
 	if (scn->grows_from_empty && (ops->caps & DOD_CAP_FIXED_CAPACITY))
@@ -297,4 +305,50 @@ void scn_filled_free(const struct dod_ops *ops, struct scn_filled *f)
 	free(f->live_keys);
 	free(f->handles);
 	memset(f, 0, sizeof *f);
+}
+
+long long scn_count_moves(const uint64_t *keys, size_t n)
+{
+	long long moves = 0;
+	uint64_t max = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (i > 0 && keys[i] < max)
+			moves++;
+		else
+			max = keys[i];
+	}
+	return moves;
+}
+
+void scn_check_defragmented(const struct dod_ops *ops, const struct scn_filled *f,
+                            uint64_t *keys, long long swaps, long long expect_swaps,
+                            struct scn_result *res)
+{
+	/* The survivors' keys ascending are scn_live_key(f, 0..n_live-1). */
+	ops->dump_keys(f->c, keys);
+	uint64_t checksum = 0, expect = 0;
+	bool sorted = ops->size(f->c) == f->n_live;
+	for (size_t d = 0; d < f->n_live; d++) {
+		checksum += keys[d] * (d + 1);
+		expect += scn_live_key(f, d) * (d + 1);
+		sorted &= keys[d] == scn_live_key(f, d);
+	}
+	size_t wrong = 0;
+	for (size_t k = 0; k < f->n_live; k++) {
+		uint64_t key;
+		if (ops->lookup_sum(f->c, &f->live[k], 1, &key) || key != scn_live_key(f, k))
+			wrong++;
+	}
+	res->checksum = checksum;
+	res->verified = sorted && checksum == expect && wrong == 0 && swaps == expect_swaps;
+	if (!res->verified)
+		scn_fail(res, "sorted %d, %zu handles lost their item, swaps %lld expected %lld",
+		         sorted, wrong, swaps, expect_swaps);
+}
+
+const char *scn_needs_defragment(const struct dod_ops *ops)
+{
+	if (scn_needs_handles(ops))
+		return scn_needs_handles(ops);
+	return ops->shuffle && ops->defragment && ops->dump_keys ? NULL : "no defragment operation";
 }

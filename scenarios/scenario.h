@@ -37,12 +37,40 @@ enum scn_hole_pattern {
 /* "none", "random", "clustered", "oldest": the CLI's and the CSV's words. */
 extern const char *const scn_hole_pattern_names[SCN_N_HOLE_PATTERNS];
 
+/* The storage order defrag_steps starts from (--defrag-input). */
+enum scn_defrag_input {
+	SCN_DEFRAG_SHUFFLED,     /* ops->shuffle: a uniform permutation (defragment's input) */
+	SCN_DEFRAG_NEAR_SORTED,  /* key order with SCN_NEAR_SORTED_PERCENT % of n disjoint
+	                            adjacent pairs swapped (one move each) */
+	SCN_DEFRAG_SORTED,       /* key order as inserted: sorted, but never defragmented */
+	SCN_DEFRAG_DEFRAGMENTED  /* key order after a complete defragment: nothing changed since */
+};
+#define SCN_N_DEFRAG_INPUTS 4
+#define SCN_NEAR_SORTED_PERCENT 1
+/* "shuffled", "near_sorted", "sorted", "defragmented": the CLI's and the CSV's words. */
+extern const char *const scn_defrag_input_names[SCN_N_DEFRAG_INPUTS];
+
+/* Which old handles the validate scenario checks (--old-handles). */
+enum scn_old_handles {
+	SCN_OLD_ERASED,  /* of items erased, their slots reused by as many new items */
+	SCN_OLD_CLEARED, /* of items removed by ops->clear, then n new items inserted */
+	SCN_OLD_RESET,   /* of items removed by ops->reset, then n new items inserted */
+	SCN_OLD_FOREIGN  /* issued by a second container of the variant (another type id
+	                    where the container has type ids: DOD_EXT_TYPE_IDS) */
+};
+#define SCN_N_OLD_HANDLES 4
+/* "erased", "cleared", "reset", "foreign". */
+extern const char *const scn_old_handles_names[SCN_N_OLD_HANDLES];
+
 struct scn_params {
 	size_t n;                           /* elements inserted */
 	enum scn_order order;               /* access order, for scenarios with uses_order */
 	double hole_ratio;                  /* 0 <= r < 1: fraction of the n erased in setup */
 	enum scn_hole_pattern hole_pattern; /* SCN_HOLES_NONE iff hole_ratio == 0 */
 	uint64_t seed;                      /* seeds every RNG of the scenario */
+	size_t max_swaps;                   /* defrag_steps: items moved per call, 0 = no limit */
+	enum scn_defrag_input defrag_input; /* defrag_steps: the order it starts from */
+	enum scn_old_handles old_handles;   /* validate: which old handles it checks */
 };
 
 struct scn_result {
@@ -70,6 +98,9 @@ struct scn_scenario {
 	                        * container without one is skipped (its `missing` reason) */
 	/* NULL when ops can run this scenario, else the reason it is skipped. */
 	const char *(*cannot_run)(const struct dod_ops *ops);
+	/* The same for a case's parameters (NULL: none): the operation one value of an axis
+	 * needs (validate's cleared handles need clear). */
+	const char *(*cannot_run_with)(const struct dod_ops *ops, const struct scn_params *p);
 	/* One repetition: setup, hb_begin/hb_end around the timed work, verification; sets
 	 * res->ops. Returns SCN_RAN (res filled; res->verified may be false) or SCN_ERROR (a
 	 * container call failed outside the contract's expectations, e.g. DOD_ENOMEM;
@@ -88,7 +119,7 @@ size_t scn_list(const struct scn_scenario *const **out);
 /* The scenario called name, or NULL. */
 const struct scn_scenario *scn_find(const char *name);
 /* NULL when scn can run on ops with parameters p, else why not: a family extension it
- * needs missing (needs_ext), the scenario's own cannot_run, holes asked of a container
+ * needs missing (needs_ext), the scenario's own cannot_run and cannot_run_with, holes asked of a container
  * without erase_n, or growth from empty asked of a fixed-capacity container. */
 const char *scn_cannot_run(const struct scn_scenario *scn, const struct dod_ops *ops,
                            const struct scn_params *p);
@@ -124,6 +155,18 @@ static inline uint64_t scn_live_key(const struct scn_filled *f, size_t k)
 {
 	return f->live_keys ? f->live_keys[k] : k;
 }
+/* One latency sample (hb_lap), marked (hb_mark_growth) when a container buffer grew by
+ * reallocation since the previous call (*grows holds dod_growth.grows as of then; start
+ * it at that value). push_latency and lap_noise both sample this way, so the machine's
+ * floor is taken with the same instructions as the pushes. */
+static inline void scn_lap_growth(struct hb_region *r, uint64_t *grows)
+{
+	hb_lap(r);
+	if (dod_growth.grows != *grows) {
+		*grows = dod_growth.grows;
+		hb_mark_growth(r);
+	}
+}
 /* Destroys f's container and frees its arrays. */
 void scn_filled_free(const struct dod_ops *ops, struct scn_filled *f);
 /* How many of n items the hole setup erases at ratio: round(ratio * n), at most n - 1
@@ -135,6 +178,18 @@ size_t scn_hole_count(size_t n, double ratio);
  * seed. */
 size_t scn_hole_indices(size_t n, double ratio, enum scn_hole_pattern pattern, uint64_t seed,
                         unsigned char *erased, size_t *order_out);
+
+/* Items an insertion sort of keys[0..n) moves: those smaller than some item before them
+ * (what defragment's swaps must be). */
+long long scn_count_moves(const uint64_t *keys, size_t n);
+/* Verification after a complete defragment of f's container: the keys in storage order
+ * (written to keys, room for f->n_live) are the survivors' keys ascending, every
+ * survivor's handle reaches its item, and swaps == expect_swaps. Sets res->checksum to
+ * the sum of key * (position + 1), which only the sorted order produces, and
+ * res->verified (res->why says what failed). */
+void scn_check_defragmented(const struct dod_ops *ops, const struct scn_filled *f,
+                            uint64_t *keys, long long swaps, long long expect_swaps,
+                            struct scn_result *res);
 
 /* Sets *out to a pre-touched array for the n handles of a container with handles, or to
  * NULL for one without. Returns 0, or SCN_ERROR (res->why filled) when it does not fit. */
@@ -168,5 +223,7 @@ static inline size_t scn_stream_passes(size_t n)
 /* NULL when ops has key_array at 8-byte elements (plain_array), the uint64_t array the
  * hand-written loops of iterate_inline and stream_read read, else why not. */
 const char *scn_needs_key_array(const struct dod_ops *ops);
+/* Handles, shuffle, defragment and dump_keys (the defragment scenarios), or why not. */
+const char *scn_needs_defragment(const struct dod_ops *ops);
 
 #endif

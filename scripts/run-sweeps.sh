@@ -4,7 +4,8 @@
 # A sweep file (sweeps/*.txt) holds one `dodbench run` per line: its options only, no
 # quotes (globs such as bulk_* are passed as they are, never expanded by a shell); # starts
 # a comment. Each line runs as
-#     DODBENCH run --seed 1 --run-id RUN_ID --out OUT.csv <line>
+#     DODBENCH run --seed 1 --timeout S --run-id RUN_ID --out OUT.csv <line>
+# (S: $SWEEP_TIMEOUT or 600; none on a --counters callgrind line, which refuses it),
 # so every line of one file lands in one CSV under one run id, and a line may override the
 # seed. A failing line is reported and the others still run; the exit status is that of
 # the last failing line (1 a case failed, 2 a bad line), else 0.
@@ -35,10 +36,13 @@ for i in "${!lines[@]}"; do
 	head="== sweep $((i + 1))/${#lines[@]} ($file): ${lines[$i]}"
 	echo "$head" >&2
 	echo "$head" >>"$log"
+	# --timeout per case, except under callgrind, whose cases share one valgrind process
+	timeout=(--timeout "${SWEEP_TIMEOUT:-600}")
+	[[ " ${args[*]} " == *" --counters callgrind "* ]] && timeout=()
 	set -f # no pathname expansion of globs in the arguments
 	t0=$SECONDS
-	"$bin" run --seed 1 --timeout "${SWEEP_TIMEOUT:-600}" --run-id "$run_id" --out "$out" \
-		--progress "${args[@]}" >>"$log"
+	"$bin" run --seed 1 "${timeout[@]}" --run-id "$run_id" --out "$out" --progress \
+		"${args[@]}" >>"$log"
 	rc=$?
 	set +f
 	if [[ $rc -ne 0 ]]; then

@@ -431,7 +431,26 @@ out:
 	return rc;
 }
 
-/* The particles extension: one tick and one simulate, each checked by its sums. */
+/* The particles extension's update, two sub-steps from sums t0 and pos0: t + 2 dt and
+ * pos + 2 (vel dt - w) per live particle (dod_particle_update_dpos). */
+static int run_update(const struct model *m, const struct dod_particle_ops *pk, void *c,
+                      double t0, double pos0, char *why, size_t len)
+{
+	const float dt = DOD_PARTICLE_DT;
+	double dpos = 0, t1, pos1;
+	for (size_t i = 0; i < m->n; i++)
+		for (int a = 0; a < 3; a++)
+			dpos += 2 * dod_particle_update_dpos(m->live[i].key, a, dt);
+	pk->update(c, dt, 2);
+	pk->particle_sums(c, &t1, &pos1);
+	if (t1 != t0 + 2.0 * (double)m->n * dt || pos1 != pos0 + dpos)
+		return fail(why, len, "update (2 steps) over %zu live particles: t sum %.17g -> %.17g, "
+		            "pos sum %.17g -> %.17g (want + %.17g)", m->n, t0, t1, pos0, pos1, dpos);
+	return 0;
+}
+
+/* The particles extension: one tick, one simulate and an update of two sub-steps, each
+ * checked by its sums. */
 static int run_particles(const struct model *m, const struct dod_particle_ops *pk, void *c,
                          char *why, size_t len)
 {
@@ -452,13 +471,47 @@ static int run_particles(const struct model *m, const struct dod_particle_ops *p
 	if (t2 != t1 || pos2 != pos1 + dpos)
 		return fail(why, len, "simulate over %zu live particles: pos sum %.17g -> %.17g "
 		            "(want + %.17g), t sum %.17g -> %.17g", m->n, pos1, pos2, dpos, t1, t2);
+	return run_update(m, pk, c, t2, pos2, why, len);
+}
+
+/* The type ids extension: a handle of a second container made with another type id is
+ * foreign to c (count_valid 0, lookup_sum DOD_EFOREIGN), and valid in its own. An
+ * allocation that fails (test_alloc_fail) leaves nothing to check. */
+static int run_type_ids(const struct model *m, const struct dod_type_id_ops *t, void *c,
+                        char *why, size_t len)
+{
+	void *other;
+	uint64_t h, sum;
+	if (t->create_typed(&other, 1, DOD_DEFAULT_TYPE_ID + 1) != DOD_OK)
+		return 0;
+	int rc = 0;
+	if (m->ops->insert_n(other, 1, 0, &h) == DOD_OK) {
+		size_t own = m->ops->count_valid(other, &h, 1), in_c = m->ops->count_valid(c, &h, 1);
+		int err = m->ops->lookup_sum(c, &h, 1, &sum);
+		if (own != 1 || in_c != 0 || err != DOD_EFOREIGN)
+			rc = fail(why, len, "type ids: a handle of a map of type id %d is valid in it %zu "
+			          "times, in this one %zu times, lookup_sum gives %d (want 1, 0, "
+			          "DOD_EFOREIGN)", DOD_DEFAULT_TYPE_ID + 1, own, in_c, err);
+	}
+	m->ops->destroy(other);
+	return rc;
+}
+
+static int run_exts(const struct model *m, void *c, unsigned exts, char *why, size_t len)
+{
+	if ((exts & DOD_EXT_PARTICLES) && run_particles(m, m->ops->particles, c, why, len))
+		return -1;
+	if ((exts & DOD_EXT_TYPE_IDS) && run_type_ids(m, m->ops->type_ids, c, why, len))
+		return -1;
 	return 0;
 }
 
 int model_run_exts(const struct model *m, void *c, char *why, size_t len)
 {
-	unsigned exts = dod_exts(m->ops);
-	if ((exts & DOD_EXT_PARTICLES) && run_particles(m, m->ops->particles, c, why, len))
-		return -1;
-	return 0;
+	return run_exts(m, c, dod_exts(m->ops), why, len);
+}
+
+int model_run_exts_no_errors(const struct model *m, void *c, char *why, size_t len)
+{
+	return run_exts(m, c, dod_exts(m->ops) & ~(unsigned)DOD_EXT_TYPE_IDS, why, len);
 }

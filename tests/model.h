@@ -115,8 +115,12 @@ int model_compare(const struct model *m, const void *c, char *why, size_t why_le
  * ticks and simulates once, and the live particles' t sum must grow by exactly n x dt and
  * their pos sum by the sum of vel x dt over the model's keys (dod_particle_vel; every
  * value is a multiple of 2^-6, so exact). Keys do not change (model_compare checks that
- * after). Allocates nothing, so it may run with a failing allocator armed: extension
- * operations return no error and must not allocate. Returns 0, or -1 with why. */
+ * after); the type ids extension makes a second container with another type id, whose
+ * handle c must reject as foreign (an allocation that fails leaves nothing to check).
+ * Returns 0, or -1 with why. */
 int model_run_exts(const struct model *m, void *c, char *why, size_t why_len);
+/* The same for the extensions whose operations return no error, so must not allocate
+ * (every one but type ids): for drivers that run it with every allocation failing. */
+int model_run_exts_no_errors(const struct model *m, void *c, char *why, size_t why_len);
 
 #endif

@@ -4,7 +4,12 @@
  *                    its capacity), with its content, exactly for the strategies whose
  *                    MOVES is 0 (store.h: the one declaration of pointer stability, which
  *                    the variant table's stable_pointers is checked against when the bulk
- *                    sources compile); the others (realloc, constgrow) demonstrably move it
+ *                    sources compile); the others (realloc, constgrow, their _copy forms)
+ *                    demonstrably move it
+ *   growth_counts    dod_growth counts what growth did: the _copy strategies move and copy
+ *                    every element at every growth, the block and vm strategies never
+ *                    reallocate, and (glibc, no sanitizer) a realloc that remaps a block
+ *                    from mmap copies nothing
  *   runs             store_run covers the capacity block by block, at() agrees with it
  *   full             static full and vm reservation exhausted are clean DOD_EFULL, a size
  *                    that cannot fit is DOD_ENOMEM; the store is unchanged and usable
@@ -15,6 +20,7 @@
  *   weak_pointers    every bulk variant: stale, forged (even generation), id 0, past the
  *                    end, repeated in a batch, another container's handle
  */
+#include <malloc.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -41,7 +47,8 @@ const char *__asan_default_options(void) { return "allocator_may_return_null=1";
 /* Every strategy, the moving ones last: where test_stability's blocker lands (right after
  * the buffer, so realloc cannot grow in place) depends on the heap the earlier ones left. */
 #define STRATEGY(X)                                                                      \
-	X(static) X(fixblocks) X(geoblocks) X(vm) X(realloc) X(constgrow)
+	X(static) X(fixblocks) X(geoblocks) X(vm) X(realloc) X(constgrow) X(realloc_copy)      \
+	X(constgrow_copy)
 
 /* Grows a store of 8-byte elements from 16 to 1M elements (static, which never grows, is
  * given 1M up front), writing element 5 first; checks that element 5 stayed at the same
@@ -197,6 +204,87 @@ static void test_full(void **state)
 	assert_int_equal(dod_static_init(&st, 8, SIZE_MAX / 4), DOD_ENOMEM);
 }
 
+/* dod_growth as a store of 8-byte elements grows from 16 to `to` elements: the counts
+ * the growth added. */
+#define GROWTH_OF(x)                                                                     \
+	static struct dod_growth_counts growth_of_##x(size_t to)                             \
+	{                                                                                    \
+		struct dod_##x##_store s;                                                        \
+		size_t first = strcmp(#x, "static") == 0 ? to : 16;                              \
+		assert_int_equal(dod_##x##_init(&s, 8, first), DOD_OK);                          \
+		struct dod_growth_counts before = dod_growth;                                    \
+		for (size_t want = first; want <= to; want++) /* one more at a time: pushes */  \
+			assert_int_equal(dod_##x##_reserve(&s, want), DOD_OK);                       \
+		struct dod_growth_counts d = {dod_growth.grows - before.grows,                   \
+		                              dod_growth.moves - before.moves,                   \
+		                              dod_growth.copied_bytes - before.copied_bytes};    \
+		dod_##x##_free(&s);                                                              \
+		return d;                                                                        \
+	}
+STRATEGY(GROWTH_OF)
+
+#if defined(__SANITIZE_ADDRESS__)
+#define ASAN_ALLOCATOR 1 /* its realloc is not glibc's: a move counts as a copy */
+#endif
+
+static void test_growth_counts(void **state)
+{
+	(void)state;
+	/* The copying strategies: every growth a move and a copy of what the store held, for
+	 * x2 the sum of the capacities before each doubling (16 + 32 + ... = final - 16). */
+	struct dod_growth_counts d = growth_of_realloc_copy(100000);
+	assert_true(d.grows > 0 && d.moves == d.grows);
+	assert_int_equal(d.copied_bytes, (131072 - 16) * 8);
+	d = growth_of_constgrow_copy(20000);
+	/* init holds 128; every growth copies the old capacity, 128 k for k = 1 .. grows */
+	uint64_t g = (20000 - 1) / DOD_CONSTGROW_ELEMS;
+	assert_int_equal(d.grows, g);
+	assert_int_equal(d.moves, g);
+	assert_int_equal(d.copied_bytes, DOD_CONSTGROW_ELEMS * g * (g + 1) / 2 * 8);
+	d = growth_of_constgrow(20000);
+	assert_true(d.grows == g && d.moves <= d.grows);
+	/* Stores that add blocks or commit pages never reallocate (fixblocks' block table
+	 * grows past 16 blocks only, beyond this size). */
+	size_t n = DOD_FIXBLOCK_ELEMS * 8;
+	assert_int_equal(growth_of_static(n).grows, 0);
+	assert_int_equal(growth_of_fixblocks(n).grows, 0);
+	assert_int_equal(growth_of_geoblocks(n).grows, 0);
+	assert_int_equal(growth_of_vm(n).grows, 0);
+	/* realloc: counted, a copy at most of each growth's old size. */
+	d = growth_of_realloc(100000);
+	assert_true(d.grows > 0 && d.moves <= d.grows && d.copied_bytes <= (131072 - 16) * 8);
+	/* A block glibc maps on its own grows by mremap: moved or not, no byte copied. A
+	 * request goes to mmap when it is above the mmap threshold (set here rather than
+	 * assumed) and the heap's free top cannot hold it (free trims the top to below 64 MiB
+	 * at most, glibc's largest trim threshold): 128 MiB, untouched but for two bytes. */
+	int threshold_set = mallopt(M_MMAP_THRESHOLD, 1 << 20); /* 0 under ASan: no glibc */
+	size_t big = (size_t)128 << 20;
+	char *p = NULL;
+	assert_int_equal(dod_buffer_grow(&p, 0, big, 0), DOD_OK);
+	p[0] = p[big - 1] = 1;
+	struct dod_growth_counts before = dod_growth;
+	assert_int_equal(dod_buffer_grow(&p, big, 2 * big, 0), DOD_OK);
+	assert_int_equal(dod_growth.grows - before.grows, 1);
+	assert_true(p[0] == 1 && p[big - 1] == 1);
+#if defined(__GLIBC__) && !defined(ASAN_ALLOCATOR)
+	assert_int_equal(threshold_set, 1);
+	assert_int_equal(dod_growth.copied_bytes - before.copied_bytes, 0);
+#else
+	(void)threshold_set;
+#endif
+	free(p);
+	/* Growth by copying copies it all, and moves. */
+	p = NULL;
+	assert_int_equal(dod_buffer_grow(&p, 0, 4 << 20, 1), DOD_OK);
+	p[(4 << 20) - 1] = 1;
+	before = dod_growth;
+	assert_int_equal(dod_buffer_grow(&p, 4 << 20, 8 << 20, 1), DOD_OK);
+	assert_int_equal(dod_growth.moves - before.moves, 1);
+	assert_int_equal(dod_growth.copied_bytes - before.copied_bytes, 4 << 20);
+	assert_int_equal(p[(4 << 20) - 1], 1);
+	free(p);
+}
+
 static void test_weak_pointers(void **state)
 {
 	(void)state;
@@ -244,6 +332,7 @@ int main(void)
 		cmocka_unit_test(test_runs),
 		cmocka_unit_test(test_full),
 		cmocka_unit_test(test_aligned),
+		cmocka_unit_test(test_growth_counts),
 		cmocka_unit_test(test_weak_pointers),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -25,7 +25,25 @@ static const char header_v3[] =
 	"build_type,perf_paranoid,papi_status,frees,cpu_ns,pmu_scale,"
 	"hole_pattern,ops,p50_ns,p99_ns,p999_ns,max_ns,samples,sample_cost_ns,"
 	"family,removal,alloc,layout,caps,invocation,reserved_bytes,committed_bytes,"
-	"status,status_detail\n";
+	"status,status_detail,"
+	"grows,grow_moves,grow_copied_bytes,grow_pushes,grow_p50_ns,grow_max_ns,plain_max_ns";
+
+/* What follows the fixed columns: the columns of the axes appended as data (axes.h), in
+ * hb_axes order, then the newline. header: their names; else a row of a scenario that
+ * takes none of them: an empty field each. Returns fixed + that (static storage). */
+static const char *with_axes(const char *fixed, bool header)
+{
+	static char buf[2][4096];
+	static int which;
+	char *out = buf[which ^= 1];
+	const struct hb_axis *const *all;
+	size_t n = hb_axes(&all);
+	int at = snprintf(out, sizeof buf[0], "%s", fixed);
+	for (size_t i = HB_N_SCHEMA3_AXES; i < n; i++)
+		at += snprintf(out + at, sizeof buf[0] - (size_t)at, ",%s", header ? all[i]->name : "");
+	snprintf(out + at, sizeof buf[0] - (size_t)at, "\n");
+	return out;
+}
 
 static char *write_to_string(void (*fn)(FILE *, const void *), const void *arg)
 {
@@ -45,7 +63,7 @@ static void test_header_is_schema_3(void **state)
 {
 	(void)state;
 	char *s = write_to_string(header_fn, NULL);
-	assert_string_equal(s, header_v3);
+	assert_string_equal(s, with_axes(header_v3, true));
 	free(s);
 }
 
@@ -78,7 +96,7 @@ static void test_row_quoting_and_missing_counters(void **state)
 	};
 	char *s = write_to_string(row_fn, &row);
 	/* ns_per_op = elapsed_ns / ops (2000 / 500), not / n. */
-	assert_string_equal(s, "3,2026-01-01T00:00:00Z,box,\"Some \"\"Fast\"\" CPU, 8 cores\","
+	assert_string_equal(s, with_axes("3,2026-01-01T00:00:00Z,box,\"Some \"\"Fast\"\" CPU, 8 cores\","
 	                       "gcc 12,-O2,abc,handle_map,create,1000,8,0,seq,7,3,2000,4,4000,"
 	                       "none,,0,,,,499500,1,r1,"
 	                       /* no sim, no PAPI multiplexing column, 3 faults, no alloc count,
@@ -86,7 +104,9 @@ static void test_row_quoting_and_missing_counters(void **state)
 	                       ",,,,,,,,,,,3,0,,0,,2,1,unavailable,on,,release,2,not used,,1900,,"
 	                       /* no holes, 500 ops, no latency samples, the descriptor's axes */
 	                       "none,500,,,,,,,handle_map,swappop,geometric_realloc,aos,"
-	                       "handles|detects_stale,t0-box-7,,,ok,\n");
+	                       "handles|detects_stale,t0-box-7,,,ok,,"
+	                       /* no growth measured as 0 growths; no samples, no grow_* */
+	                       "0,0,0,,,,", false));
 	free(s);
 	row.swaps = 12;
 	row.verified = false;
@@ -125,10 +145,19 @@ static void test_row_quoting_and_missing_counters(void **state)
 	desc.caps = 0;
 	row.reserved_bytes = 4096;
 	row.committed_bytes = 1024;
+	/* Growth: 3 reallocations, 2 moved, 4 KiB copied; 3 samples grew. */
+	r.grows = 3;
+	r.grow_moves = 2;
+	r.grow_copied_bytes = 4096;
+	row.grow_samples = 3;
+	row.grow_p50_ns = 700;
+	row.grow_max_ns = 9000;
+	row.plain_max_ns = 12000;
 	s = write_to_string(row_fn, &row);
 	assert_non_null(strstr(s, ",handle_map,create,1000,8,0.25,seq,"));
-	assert_non_null(strstr(s, ",clustered,500,20,45.5,400,12000,1000,9.5,handle_map,swappop,"
-	                          "geometric_realloc,aos,none,t0-box-7,4096,1024,ok,\n"));
+	assert_non_null(strstr(s, with_axes(",clustered,500,20,45.5,400,12000,1000,9.5,handle_map,"
+	                                    "swappop,geometric_realloc,aos,none,t0-box-7,4096,1024,"
+	                                    "ok,,3,2,4096,3,700,9000,12000", false)));
 	free(s);
 	/* A repetition without a measurement (its child crashed in a warm-up): the measured
 	 * fields and rep are empty, never 0; status and why at the end. */
@@ -142,7 +171,7 @@ static void test_row_quoting_and_missing_counters(void **state)
 	row.status = "crashed";
 	row.status_detail = "killed by signal 11 (SIGSEGV: Segmentation fault)";
 	s = write_to_string(row_fn, &row);
-	assert_string_equal(s, "3,2026-01-01T00:00:00Z,box,\"Some \"\"Fast\"\" CPU, 8 cores\","
+	assert_string_equal(s, with_axes("3,2026-01-01T00:00:00Z,box,\"Some \"\"Fast\"\" CPU, 8 cores\","
 	                       "gcc 12,-O2,abc,handle_map,create,1000,8,0.25,seq,7,"
 	                       /* rep, elapsed_ns, ns_per_op, tsc_cycles empty; no counters, no
 	                        * checksum, not verified */
@@ -152,7 +181,9 @@ static void test_row_quoting_and_missing_counters(void **state)
 	                       /* no ops, no latency */
 	                       "clustered,,,,,,,,handle_map,swappop,geometric_realloc,aos,none,"
 	                       "t0-box-7,,,crashed,killed by signal 11 (SIGSEGV: Segmentation "
-	                       "fault)\n");
+	                       "fault),"
+	                       /* no growth counts, no samples: every growth field empty */
+	                       ",,,,,,", false));
 	free(s);
 }
 

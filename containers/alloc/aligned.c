@@ -4,7 +4,9 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "alloc/realloc.h"
 #include "dod_common.h"
 
 /* The offset of base in its allocation, kept in the size_t before it: realloc returns at
@@ -16,20 +18,35 @@ static size_t offset_of(const char *base)
 	return off;
 }
 
-int dod_aligned_realloc(char **base, size_t old_bytes, size_t new_bytes, size_t align)
+int dod_aligned_realloc(char **base, size_t old_bytes, size_t new_bytes, size_t align,
+                        int copy)
 {
 	if (new_bytes > SIZE_MAX - align)
 		return DOD_ENOMEM;
 	size_t old_off = *base ? offset_of(*base) : 0;
-	char *q = realloc(*base ? *base - old_off : NULL, new_bytes + align);
-	if (!q)
+	char *q = *base ? *base - old_off : NULL;
+	uint64_t moves = dod_growth.moves;
+	if (dod_buffer_grow(&q, *base ? old_off + old_bytes : 0, new_bytes + align, copy))
 		return DOD_ENOMEM;
 	size_t off = align - (uintptr_t)q % align; /* 16 .. align */
-	if (*base && off != old_off)
+	if (*base && off != old_off) {
 		memmove(q + off, q + old_off, old_bytes);
+		dod_growth.moves += dod_growth.moves == moves; /* grown in place, yet moved */
+		dod_growth.copied_bytes += old_bytes;
+	}
 	memcpy(q + off - sizeof off, &off, sizeof off);
 	*base = q + off;
 	return DOD_OK;
+}
+
+size_t dod_page_bytes(void)
+{
+	static size_t page;
+	if (!page) {
+		long p = sysconf(_SC_PAGESIZE);
+		page = p > 0 ? (size_t)p : 4096; /* sysconf never fails on Linux */
+	}
+	return page;
 }
 
 void dod_aligned_free(char *base)

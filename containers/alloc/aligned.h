@@ -19,11 +19,17 @@
 #define DOD_LINE_BYTES 64 /* a cache line */
 
 /* Grows the buffer *base (NULL: none yet), aligned to align (a power of two, at least
- * 16), to new_bytes >= old_bytes, keeping its first old_bytes: one realloc of new_bytes +
- * align (in place when the allocator can), then a memmove when the new allocation puts
- * the boundary at another offset. Returns 0, or DOD_ENOMEM (the size does not fit, or
- * realloc failed) with *base unchanged. Invalidates pointers into it when it moves. */
-int dod_aligned_realloc(char **base, size_t old_bytes, size_t new_bytes, size_t align);
+ * 16), to new_bytes >= old_bytes, keeping its first old_bytes: one dod_buffer_grow
+ * (alloc/realloc.h: realloc, in place when the allocator can, or with copy 1 a new buffer
+ * and a copy) of new_bytes + align, then a memmove when the new allocation puts the
+ * boundary at another offset (counted in dod_growth as a move and a copy). Returns 0, or
+ * DOD_ENOMEM (the size does not fit, or the allocation failed) with *base unchanged.
+ * Invalidates pointers into it when it moves. */
+int dod_aligned_realloc(char **base, size_t old_bytes, size_t new_bytes, size_t align,
+                        int copy);
+/* The page size, bytes (sysconf, read once): the alignment of a store whose arrays must
+ * start on pages (particles.c's soa_pagealigned). */
+size_t dod_page_bytes(void);
 /* Frees a buffer of dod_aligned_realloc; NULL is ignored. */
 void dod_aligned_free(char *base);
 /* bytes (rounded up to align, a power of two) starting on an align boundary, freed by

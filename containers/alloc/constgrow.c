@@ -1,18 +1,35 @@
-/* constgrow.c - growth by a constant number of elements (see constgrow.h). */
+/* constgrow.c - growth by a constant number of elements, by realloc or by copying (see
+ * constgrow.h). */
 #include "constgrow.h"
 
 #include <stdint.h>
 #include <stdlib.h>
 
 #include "alloc/aligned.h"
+#include "alloc/realloc.h"
 #include "dod_common.h"
 
-int dod_constgrow_init(struct dod_constgrow_store *s, size_t elem_bytes, size_t reserve_elems)
+/* init of either form, aligned (align > 0) or not. */
+static int init(struct dod_constgrow_store *s, size_t elem_bytes, size_t reserve_elems,
+                size_t align, int copy)
 {
 	s->base = NULL;
 	s->cap = 0;
 	s->elem_bytes = elem_bytes;
-	return dod_constgrow_reserve(s, reserve_elems);
+	s->copy = copy;
+	return align ? dod_constgrow_reserve_aligned(s, reserve_elems, align)
+	             : dod_constgrow_reserve(s, reserve_elems);
+}
+
+int dod_constgrow_init(struct dod_constgrow_store *s, size_t elem_bytes, size_t reserve_elems)
+{
+	return init(s, elem_bytes, reserve_elems, 0, 0);
+}
+
+int dod_constgrow_copy_init(struct dod_constgrow_store *s, size_t elem_bytes,
+                            size_t reserve_elems)
+{
+	return init(s, elem_bytes, reserve_elems, 0, 1);
 }
 
 void dod_constgrow_free(struct dod_constgrow_store *s)
@@ -38,12 +55,9 @@ int dod_constgrow_reserve(struct dod_constgrow_store *s, size_t want_elems)
 	size_t cap;
 	if (want_elems <= s->cap)
 		return DOD_OK;
-	if (constgrow_cap(s, want_elems, &cap))
+	if (constgrow_cap(s, want_elems, &cap) ||
+	    dod_buffer_grow(&s->base, s->cap * s->elem_bytes, cap * s->elem_bytes, s->copy))
 		return DOD_ENOMEM;
-	char *q = realloc(s->base, cap * s->elem_bytes);
-	if (!q)
-		return DOD_ENOMEM;
-	s->base = q;
 	s->cap = cap;
 	return DOD_OK;
 }
@@ -51,10 +65,13 @@ int dod_constgrow_reserve(struct dod_constgrow_store *s, size_t want_elems)
 int dod_constgrow_init_aligned(struct dod_constgrow_store *s, size_t elem_bytes,
                                size_t reserve_elems, size_t align)
 {
-	s->base = NULL;
-	s->cap = 0;
-	s->elem_bytes = elem_bytes;
-	return dod_constgrow_reserve_aligned(s, reserve_elems, align);
+	return init(s, elem_bytes, reserve_elems, align, 0);
+}
+
+int dod_constgrow_copy_init_aligned(struct dod_constgrow_store *s, size_t elem_bytes,
+                                    size_t reserve_elems, size_t align)
+{
+	return init(s, elem_bytes, reserve_elems, align, 1);
 }
 
 void dod_constgrow_free_aligned(struct dod_constgrow_store *s)
@@ -71,7 +88,8 @@ int dod_constgrow_reserve_aligned(struct dod_constgrow_store *s, size_t want_ele
 	if (want_elems <= s->cap)
 		return DOD_OK;
 	if (constgrow_cap(s, want_elems, &cap) ||
-	    dod_aligned_realloc(&s->base, s->cap * s->elem_bytes, cap * s->elem_bytes, align))
+	    dod_aligned_realloc(&s->base, s->cap * s->elem_bytes, cap * s->elem_bytes, align,
+	                        s->copy))
 		return DOD_ENOMEM;
 	s->cap = cap;
 	return DOD_OK;

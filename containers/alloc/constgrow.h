@@ -7,6 +7,10 @@
  *   [ e0 ... e(cap-1) ]  --full-->  realloc to cap + 128: a copy of everything every 128
  *                                   pushes, unless the allocator can grow in place
  *                                   (glibc remaps large blocks with mremap instead)
+ *
+ * constgrow_copy grows as a std::vector would (a new buffer, a memcpy, the old one freed;
+ * dod_buffer_grow in alloc/realloc.h), so every growth copies everything, as the article
+ * assumes: with it the claim is measured where its premise holds.
  */
 #ifndef DOD_ALLOC_CONSTGROW_H
 #define DOD_ALLOC_CONSTGROW_H
@@ -18,6 +22,7 @@
 struct dod_constgrow_store {
 	char *base;
 	size_t cap, elem_bytes;
+	int copy; /* constgrow_copy: grown by malloc, memcpy, free */
 };
 enum { dod_constgrow_MOVES = 1 };
 int dod_constgrow_init(struct dod_constgrow_store *s, size_t elem_bytes, size_t reserve_elems);
@@ -49,5 +54,22 @@ static inline size_t dod_constgrow_committed_bytes(const struct dod_constgrow_st
 {
 	return s->cap * s->elem_bytes;
 }
+
+/* constgrow_copy: the same store, grown by copying; only init differs. */
+#define dod_constgrow_copy_store dod_constgrow_store
+enum { dod_constgrow_copy_MOVES = 1 };
+int dod_constgrow_copy_init(struct dod_constgrow_store *s, size_t elem_bytes,
+                            size_t reserve_elems);
+int dod_constgrow_copy_init_aligned(struct dod_constgrow_store *s, size_t elem_bytes,
+                                    size_t reserve_elems, size_t align);
+#define dod_constgrow_copy_free dod_constgrow_free
+#define dod_constgrow_copy_reserve dod_constgrow_reserve
+#define dod_constgrow_copy_free_aligned dod_constgrow_free_aligned
+#define dod_constgrow_copy_reserve_aligned dod_constgrow_reserve_aligned
+#define dod_constgrow_copy_at dod_constgrow_at
+#define dod_constgrow_copy_run dod_constgrow_run
+#define dod_constgrow_copy_capacity dod_constgrow_capacity
+#define dod_constgrow_copy_reserved_bytes dod_constgrow_reserved_bytes
+#define dod_constgrow_copy_committed_bytes dod_constgrow_committed_bytes
 
 #endif

@@ -8,11 +8,26 @@
  * Costs: O(1) amortized per element appended (each element is copied about once more on
  * average), with a worst-case spike of one full copy on the push that grows it, and up to
  * 50% of the capacity unused after a doubling. See store.h for the common interface.
+ *
+ * The copy is the allocator's choice: glibc grows a block it got from mmap (above its
+ * mmap threshold, 128 KiB and up) with mremap, which moves pages and copies nothing, so
+ * on Linux the spike the article describes does not occur for large arrays.
+ * realloc_copy is the same strategy grown as std::vector grows: a new buffer, a memcpy of
+ * every element, the old one freed, so the copy always happens. dod_growth
+ * (dod_common.h) counts what each growth did.
  */
 #ifndef DOD_ALLOC_REALLOC_H
 #define DOD_ALLOC_REALLOC_H
 
 #include <stddef.h>
+
+/* Grows the heap buffer *p of old_bytes (NULL: none, old_bytes 0) to new_bytes >=
+ * old_bytes, keeping its first old_bytes: with copy 0 by realloc (in place, or moved:
+ * by mremap without a copy for a block glibc got from mmap, else copied), with copy 1 as
+ * std::vector grows (malloc, memcpy, free: moves and copies every time). Counts the
+ * growth of an existing buffer in dod_growth (dod_common.h). Returns 0 or DOD_ENOMEM
+ * (*p unchanged). Invalidates pointers into *p when it moves. */
+int dod_buffer_grow(char **p, size_t old_bytes, size_t new_bytes, int copy);
 
 /* Grows the array *p of *cap elements of elem_bytes each so that it holds at least want
  * elements: capacity doubles from max(*cap, 16) until it suffices, never beyond
@@ -26,6 +41,7 @@ int dod_grow_geometric(void **p, size_t *cap, size_t want, size_t elem_bytes,
 struct dod_realloc_store {
 	char *base;
 	size_t cap, elem_bytes;
+	int copy; /* realloc_copy: grown by malloc, memcpy, free */
 };
 enum { dod_realloc_MOVES = 1 };
 int dod_realloc_init(struct dod_realloc_store *s, size_t elem_bytes, size_t reserve_elems);
@@ -54,5 +70,22 @@ static inline size_t dod_realloc_committed_bytes(const struct dod_realloc_store 
 {
 	return s->cap * s->elem_bytes;
 }
+
+/* realloc_copy: the same store, grown by copying (dod_buffer_grow with copy 1); only init
+ * differs. */
+#define dod_realloc_copy_store dod_realloc_store
+enum { dod_realloc_copy_MOVES = 1 };
+int dod_realloc_copy_init(struct dod_realloc_store *s, size_t elem_bytes, size_t reserve_elems);
+int dod_realloc_copy_init_aligned(struct dod_realloc_store *s, size_t elem_bytes,
+                                  size_t reserve_elems, size_t align);
+#define dod_realloc_copy_free dod_realloc_free
+#define dod_realloc_copy_reserve dod_realloc_reserve
+#define dod_realloc_copy_free_aligned dod_realloc_free_aligned
+#define dod_realloc_copy_reserve_aligned dod_realloc_reserve_aligned
+#define dod_realloc_copy_at dod_realloc_at
+#define dod_realloc_copy_run dod_realloc_run
+#define dod_realloc_copy_capacity dod_realloc_capacity
+#define dod_realloc_copy_reserved_bytes dod_realloc_reserved_bytes
+#define dod_realloc_copy_committed_bytes dod_realloc_committed_bytes
 
 #endif

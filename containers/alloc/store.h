@@ -12,6 +12,10 @@
  *   vm         mmap(PROT_NONE) reservation, mprotect commit  never        DOD_EFULL
  *   constgrow  one buffer, capacity +128 by realloc          yes          DOD_ENOMEM
  *              (the article's counter-example, built to measure its claim)
+ *   realloc_copy, constgrow_copy  realloc and constgrow grown as std::vector grows: a
+ *              new buffer, a memcpy, the old one freed (glibc's realloc remaps a large
+ *              block with mremap instead, copying nothing), so the copy the article's
+ *              growth claims are about always happens       yes          DOD_ENOMEM
  *
  * Interface (X = the strategy; every function takes the element size in bytes, which the
  * caller passes as a compile-time constant so addressing folds to shifts and adds):
@@ -29,7 +33,7 @@
  * packed SIMD loads that never straddle two cache lines, cache sets that do not depend
  * on where malloc put the array): init, reserve and free map to each strategy's _aligned
  * functions; the strategy is otherwise the same (realloc and constgrow still grow by
- * realloc, plus a memmove when it lands at another offset; up to DOD_STORE_ALIGNED bytes
+ * realloc, their _copy forms by copying, plus a memmove when it lands at another offset; up to DOD_STORE_ALIGNED bytes
  * of slack per buffer or block, not counted in the committed bytes).
  * And, written once here over those for every strategy:
  *   void  store_zero(s, from, to, elem_bytes)       elements [from, to) zeroed, run by run
@@ -70,8 +74,14 @@
 #elif defined(DOD_ALLOC_constgrow)
 #include "alloc/constgrow.h"
 #define DOD_STORE_X constgrow
+#elif defined(DOD_ALLOC_realloc_copy)
+#include "alloc/realloc.h"
+#define DOD_STORE_X realloc_copy
+#elif defined(DOD_ALLOC_constgrow_copy)
+#include "alloc/constgrow.h"
+#define DOD_STORE_X constgrow_copy
 #else
-#error "store.h: the variant's alloc must be static, realloc, fixblocks, geoblocks, vm or constgrow"
+#error "store.h: the variant's alloc must be static, realloc, fixblocks, geoblocks, vm, constgrow, realloc_copy or constgrow_copy"
 #endif
 
 #define DOD_STORE_CAT_(a, b, c) a##_##b##_##c

@@ -6,19 +6,14 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "alloc/aligned.h"
 #include "dod_common.h"
 
 size_t dod_vm_reserve_bytes = (size_t)64 << 30;
 
-static size_t page_bytes(void)
-{
-	long p = sysconf(_SC_PAGESIZE);
-	return p > 0 ? (size_t)p : 4096;
-}
-
 int dod_vm_init(struct dod_vm_store *s, size_t elem_bytes, size_t reserve_elems)
 {
-	size_t page = page_bytes();
+	size_t page = dod_page_bytes();
 	s->base = NULL;
 	s->committed = 0;
 	s->elem_bytes = elem_bytes;
@@ -53,7 +48,7 @@ int dod_vm_reserve(struct dod_vm_store *s, size_t want_elems)
 		return DOD_OK;
 	if (want_elems > s->reserved / s->elem_bytes)
 		return DOD_EFULL;
-	size_t page = page_bytes();
+	size_t page = dod_page_bytes();
 	size_t granule = (DOD_VM_COMMIT_BYTES + page - 1) / page * page;
 	size_t need = want_elems * s->elem_bytes;
 	need = (need + granule - 1) / granule * granule;

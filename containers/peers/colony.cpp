@@ -216,4 +216,5 @@ extern "C" const struct dod_ops DOD_OPS_SYMBOL = {
 	.reserved_bytes = nullptr,
 	.check = nullptr, /* the library keeps its own invariants */
 	.particles = nullptr,
+	.type_ids = nullptr,
 };

@@ -38,12 +38,15 @@ class ClaimRow:
 class Section:
     """One section of RESULTS.md: its name (marker name), heading (for the table of
     contents), markdown text with its marker lines, chart paths written, and
-    {claim id: ClaimRow} of the claims it judged."""
+    {claim id: ClaimRow} of the claims it judged; headline: at most two short lines for
+    the end of `make bench` (report.py prints them: the verdict counts, the targets met,
+    the calibration), or none."""
     name: str
     heading: str
     text: str
     charts: list = field(default_factory=list)
     claims: dict = field(default_factory=dict)
+    headline: list = field(default_factory=list)
 
 
 @dataclass

@@ -15,7 +15,8 @@ from sections import ClaimRow, Section, run_line
 from sections import bulk_charts as bc
 from sections.bulk_claims import NO_RULE, verdicts
 from sections.bulk_run import COLONY, KERNELS, Run, figure_text, layout_order, layout_speedups
-from sections.bulk_targets import ARTICLE, fastest_hole_rows, load_article, targets
+from sections.bulk_targets import (ARTICLE, MET, MISSED, UNCLEAR, fastest_hole_rows,
+                                   load_article, targets)
 
 NAME = "bulk"        # the RESULTS.md section
 CHART_DIR = "bulk"   # charts go to <out-dir>/bulk/
@@ -168,4 +169,8 @@ def render(ctx):
     text, charts_, rows = render_section(run, ctx.info, claims,
                                          load_article(ctx.targets_path or ARTICLE),
                                          os.path.join(ctx.out_dir, CHART_DIR), ctx.link)
-    return Section(NAME, HEADING, text, charts_, rows)
+    met = [cells[-1] for cells in targets(run, load_article(ctx.targets_path or ARTICLE))[0]]
+    head = ("Bulk data targets: " + ", ".join(f"{met.count(s)} {s.split(' (')[0]}"
+                                              for s in (MET, MISSED, UNCLEAR) if s in met)
+            + f" of {len(met)} (RESULTS.md, \"Performance targets\")") if met else None
+    return Section(NAME, HEADING, text, charts_, rows, headline=[head] if head else [])

@@ -17,6 +17,12 @@ CALIBRATION_LIMIT = 0.05  # docs/ARCHITECTURE.md: the baseline must match the ha
 
 
 def render_calibration(rows, run_id):
+    """The section's text of calibration(rows, run_id), or None."""
+    got = calibration(rows, run_id)
+    return got[0] if got else None
+
+
+def calibration(rows, run_id):
     """Return the calibration section: iterate/plain_array (through the container contract)
     against iterate_inline (the hand-written loop over the same keys), n=100000, 8-byte
     items, with the ratio of medians and its 95% bootstrap CI (the calibration rule of
@@ -24,7 +30,7 @@ def render_calibration(rows, run_id):
     rows of the invocation (dodbench process) that ran iterate_inline are used, so both
     sides were measured side by side, interleaved; rows without an invocation column
     (older files) are paired by run. None when the run lacks either scenario (`make bench`
-    runs both): the committed section stays."""
+    runs both): the committed section stays. Else (text, headline line)."""
     def times(scenario, invocations=None):
         return [r["elapsed_ns"] for r in rows
                 if r["run_id"] == run_id and not results.is_sim_row(r) and r["verified"] == 1
@@ -60,10 +66,11 @@ def render_calibration(rows, run_id):
             f"ms over {len(contract)} reps; the same sum as a loop written in the scenario "
             f"(`iterate_inline`) took {fmt(bench_stats.median(loop) / 1e6)} ms over {len(loop)} "
             f"reps. Ratio contract / loop: {ratio} (95% bootstrap CI): {verdict}."]
-    return "\n".join(out + ["", end]) + "\n"
+    head = f"calibration: iterate on {BASE} / the hand loop {ratio}: {verdict.split(':')[0]}"
+    return "\n".join(out + ["", end]) + "\n", head
 
 
 def render(ctx):
     """The calibration section of the run in ctx, or None without the two scenarios."""
-    text = render_calibration(ctx.rows, ctx.run_id) if ctx.run_id else None
-    return None if text is None else Section(NAME, HEADING, text, [])
+    got = calibration(ctx.rows, ctx.run_id) if ctx.run_id else None
+    return None if got is None else Section(NAME, HEADING, got[0], [], headline=[got[1]])

@@ -33,6 +33,18 @@ def render_index(claims, rows):
     return md.section_text(NAME, lines)
 
 
+def headline(claims, rows):
+    """'verdicts of the N claims: 13 confirmed, ..., 21 not measured' (classes in
+    verdicts.NAMES order)."""
+    counts = {}
+    for c in claims:
+        verdict = rows[c.id].verdict if c.id in rows else vd.NOT_MEASURED
+        counts[verdict] = counts.get(verdict, 0) + 1
+    return (f"verdicts of the {len(claims)} claims: "
+            + ", ".join(f"{counts[v]} {v}" for v in vd.NAMES if v in counts))
+
+
 def render(ctx):
     """The index of ctx.claims with the verdict rows of the sections rendered before."""
-    return Section(NAME, HEADING, render_index(ctx.claims, ctx.claim_rows))
+    return Section(NAME, HEADING, render_index(ctx.claims, ctx.claim_rows),
+                   headline=[headline(ctx.claims, ctx.claim_rows)])

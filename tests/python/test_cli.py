@@ -20,7 +20,8 @@ ROOT = Path(__file__).resolve().parents[2]
 BIN = os.environ.get("DODBENCH", str(ROOT / "build" / "dodbench"))
 SCHEMA2_APPENDED = ("hole_pattern,ops,p50_ns,p99_ns,p999_ns,max_ns,samples,sample_cost_ns,"
                     "family,removal,alloc,layout,caps,invocation,reserved_bytes,committed_bytes").split(",")
-SCHEMA3_APPENDED = ["status", "status_detail"]
+SCHEMA3_APPENDED = ["status", "status_detail", "grows", "grow_moves", "grow_copied_bytes",
+                    "grow_pushes", "grow_p50_ns", "grow_max_ns", "plain_max_ns"]
 V1_COLUMNS = ("schema,timestamp,host,cpu_model,compiler,cflags,git_rev,container,scenario,"
               "n,elem_bytes,hole_ratio,order,seed,rep,elapsed_ns,ns_per_op,tsc_cycles,"
               "counter_source,papi_tot_cyc,papi_tot_ins,papi_l1_dcm,papi_l2_dcm,papi_l3_tcm,"
@@ -230,6 +231,9 @@ def test_good_run_writes_schema3_rows(tmp_path):
         rows = list(csv.DictReader(f))
     header = list(rows[0].keys())
     assert header[:len(V1_COLUMNS)] == V1_COLUMNS          # schema-1 columns keep their place
+    axes = [c for c in header if c.startswith("axis_")]    # the case axes, appended last
+    assert axes and header[len(header) - len(axes):] == axes
+    header = header[:len(header) - len(axes)]
     schema2_end = len(header) - len(SCHEMA3_APPENDED)
     assert header[schema2_end - len(SCHEMA2_APPENDED):schema2_end] == SCHEMA2_APPENDED
     assert header[schema2_end:] == SCHEMA3_APPENDED
@@ -305,7 +309,8 @@ def test_selection_globs_axis_filters_and_removal():
     assert selected("--container", "all,-peer_*") == [n for n in table
                                                      if not n.startswith("peer_")]
     assert selected("--container", "plain_array,handle_map") == ["plain_array", "handle_map"]
-    assert selected("--container", "handle_map,handle_map,h*") == ["handle_map"]
+    assert selected("--container", "handle_map,handle_map,h*") == [
+        "handle_map", "handle_map_elementwise", "handle_map_two_array"]
 
 
 def test_an_item_selected_twice_runs_once(tmp_path):
@@ -317,7 +322,8 @@ def test_an_item_selected_twice_runs_once(tmp_path):
             "--out", str(out), "--quiet")
     assert p.returncode == 0, p.stderr
     assert sorted((r["container"], r["scenario"], r["rep"]) for r in read_rows(out)) == [
-        ("handle_map", "iterate", "0"), ("handle_map", "iterate", "1")]
+        (c, "iterate", rep) for c in ("handle_map", "handle_map_elementwise",
+                                      "handle_map_two_array") for rep in "01"]
 
 
 def test_holes_that_round_to_none_at_one_n_are_skipped(tmp_path):

@@ -24,27 +24,29 @@ OTHERS_AT_8 = [name for name, f in variant_table().items() if "8" in f[7].split(
 
 def test_there_are_particle_layouts():
     layouts = {variant_table()[n][5] for n in PARTICLES}
-    assert {"aos", "soa", "aosoa8", "aosoa16", "aos_block_soa"} <= layouts
+    assert {"aos", "soa", "soa_pagealigned", "aosoa8", "aosoa16", "aos_block_soa"} <= layouts
     assert all(variant_table()[n][7] == "40" for n in PARTICLES)
 
 
 def test_kernels_verify_on_every_layout_dense_and_with_holes(tmp_path):
     out = tmp_path / "k.csv"
-    p = run("run", "--container", ",".join(PARTICLES), "--scenario", "tick,simulate",
+    kernels = {"tick": 1, "simulate": 1, "update": 1, "update8": 8}  # sub-steps per pass
+    p = run("run", "--container", ",".join(PARTICLES), "--scenario", ",".join(kernels),
             "--n", "1000,5000", "--elem-bytes", "40", "--hole-ratio", "0,0.5",
             "--hole-pattern", "random,clustered", "--reps", "2", "--warmup", "0",
             "--out", str(out))
     assert p.returncode == 0, p.stdout + p.stderr
     rows = list(csv.DictReader(out.open()))
-    # 2 scenarios x layouts x 2 n x (dense + 2 patterns) x 2 reps
-    assert len(rows) == 2 * len(PARTICLES) * 2 * 3 * 2
+    # scenarios x layouts x 2 n x (dense + 2 patterns) x 2 reps; verified = the particle
+    # sums equal the scalar reference (scenarios/kernels.c) exactly
+    assert len(rows) == len(kernels) * len(PARTICLES) * 2 * 3 * 2
     for r in rows:
         assert r["verified"] == "1", r
         assert r["elem_bytes"] == "40" and r["family"] == "particles"
         live = int(r["n"]) - round(float(r["hole_ratio"]) * int(r["n"]))
-        # ops = passes x live particles, passes = clamp(2^20 / n, 1, 64)
+        # ops = passes x sub-steps x live particles, passes = clamp(2^20 / n, 1, 64)
         passes = max(1, min(64, (1 << 20) // int(r["n"])))
-        assert int(r["ops"]) == passes * live
+        assert int(r["ops"]) == passes * kernels[r["scenario"]] * live
 
 
 def test_other_containers_cannot_run_the_kernels(tmp_path):
@@ -107,7 +109,7 @@ def table_says_vectorized(name, scenario):
 
 @pytest.mark.skipif(platform.machine() != "x86_64", reason="checks x86-64 SSE/AVX mnemonics")
 @pytest.mark.skipif(shutil.which("objdump") is None, reason="objdump (binutils) not installed")
-@pytest.mark.parametrize("kernel", ["ps_tick", "ps_simulate"])
+@pytest.mark.parametrize("kernel", ["ps_tick", "ps_simulate", "ps_update"])
 def test_simd_layouts_are_vectorized_and_aos_as_gcc_reports(kernel):
     """The SIMD layouts compile to packed adds. AoS is the compiler's best on AoS: at -O3
     gcc gathers and scatters lanes (at -O2 it stayed scalar), so its code has packed adds

@@ -360,7 +360,8 @@ def test_main_end_to_end_is_idempotent(tmp_path, capsys):
     md = tmp_path / "RESULTS.md"
     assert report.main(cli_args(tmp_path, OLDER, SMALL)) == 0
     out = capsys.readouterr().out
-    assert RUN_NEW in out and "handle_map_table.png" in out and "updated" in out
+    assert RUN_NEW in out and f"PNG files in {tmp_path / 'out'}" in out and "updated" in out
+    assert len(out.splitlines()) <= report.HEADLINE_LINES
     assert (tmp_path / "out" / "handle_map_table.png").exists()
     assert not list((tmp_path / "out").rglob("*.svg"))  # PNG only
     first = md.read_text()
