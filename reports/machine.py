@@ -14,7 +14,7 @@ import platform
 import re
 import sys
 
-FIELDS = ("cpu_model", "l1d", "l2", "l3", "cores", "kernel", "glibc", "thp")
+FIELDS = ("cpu_model", "l1d", "l2", "l3", "cores", "kernel", "glibc", "thp", "l1d_ways")
 
 
 def _read(path):
@@ -27,7 +27,8 @@ def _read(path):
 
 
 def _caches():
-    """{'l1d': '48K', 'l2': ..., 'l3': ...} from sysfs, per core (the kernel's sizes)."""
+    """{'l1d': '48K', 'l2': ..., 'l3': ..., 'l1d_ways': '12'} from sysfs, per core (the
+    kernel's sizes, and the L1 data cache's associativity)."""
     out = {}
     for index in sorted(glob.glob("/sys/devices/system/cpu/cpu0/cache/index*")):
         level, kind = _read(f"{index}/level"), _read(f"{index}/type")
@@ -36,6 +37,9 @@ def _caches():
             (level, kind))
         if name and size:
             out[name] = size
+        ways = _read(f"{index}/ways_of_associativity")
+        if name == "l1d" and ways:
+            out["l1d_ways"] = ways  # the A24 rule: how many streams one cache set holds
     return out
 
 

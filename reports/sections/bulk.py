@@ -162,7 +162,7 @@ def render_section(run, info, claims, target_list, out_dir, link):
 
 def render(ctx):
     """The Bulk data section of the run in ctx, or None without bulk or particle rows."""
-    run = Run(ctx.rows, ctx.run_id, ctx.cases, ctx.vectorization)
+    run = Run(ctx.rows, ctx.run_id, ctx.cases, ctx.vectorization, ctx.machine)
     if not ctx.cases or not has_rows(run):
         return None
     claims = [c for c in ctx.claims if c.article == ARTICLE_NAME]

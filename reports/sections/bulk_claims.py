@@ -10,11 +10,11 @@ import md
 import stats as bench_stats
 from sections import bulk_layouts as lay
 import verdicts as vd
-from sections.bulk_run import (ABOUT, BULK, BOUND_HOLDS, CONFIRMED, DEPENDS, HASH_PEERS,
-                               MOVING_ALLOC, NOT_MEASURED, REFUTED, SAME, STABLE_ALLOCS,
+from sections.bulk_run import (ABOUT, BULK, BOUND_HOLDS, CONFIRMED, HASH_PEERS, MOVING_ALLOC,
+                               NOT_MEASURED, PREMISE_NOT_EXERCISED, REFUTED, SAME, STABLE_ALLOCS,
                                TEST_FILE, Verdict, plain_rule,
                                above, below, cases_text, ci_text, compare, direction,
-                               loglog_slope, memory_cases, pct, push_maxima, ratio, slice_order,
+                               loglog_slope, memory_cases, pct, ratio, slice_order,
                                slope_ci, tally, where, x)
 
 
@@ -219,36 +219,58 @@ def _static(run, claim):
                    f"({k[1]}; a slot needs {md.fmt(slot)} B; exact counts)")
 
 
+def _copied(run, key):
+    """Median bytes the case's growths copied (grow_copied_bytes), None when not recorded."""
+    values = run.column(key, "grow_copied_bytes")
+    return bench_stats.median(values) if values else None
+
+
+def _spike_case(run, key, floor):
+    """(label, sign, text) of one push_latency case of a geometric growth: the max of the
+    pushes that grew (grow_max_ns, per rep) against the max of the other pushes
+    (plain_max_ns) and the machine's floor (lap_noise's max_ns at that n, same run): a
+    spike holds when both CIs are above 1, is contradicted when the growth pushes are
+    clearly no slower than the plain ones."""
+    grow, plain = run.column(key, "grow_max_ns"), run.column(key, "plain_max_ns")
+    vs_plain, vs_floor = ratio(plain, grow), ratio(floor, grow)
+    label = f"{key[1]} n={key[2]}"
+    sides = (vd.side(vs_plain, 1.0), vd.side(vs_floor, 1.0))
+    sign = 1 if sides == (vd.ABOVE, vd.ABOVE) else -1 if sides[0] == vd.BELOW else 0
+    text = (f"{label}: growth pushes' max {md.fmt_ns(bench_stats.median(grow))}, "
+            f"{ci_text(vs_plain)} the other pushes', {ci_text(vs_floor)} the floor's")
+    undecided = vs_plain if sides[0] == vd.STRADDLES else vs_floor
+    return label, sign, undecided, text
+
+
 def _realloc_spike(run, claim):
-    maxima, n = push_maxima(run)
-    removals = sorted({r for r, a in maxima if a == MOVING_ALLOC
-                       and any((r, s) in maxima for s in STABLE_ALLOCS)})
-    if not removals:
-        return Verdict(NOT_MEASURED, "needs push_latency rows of a realloc variant and of a "
-                       "fixblocks, geoblocks or vm variant of the same removal strategy")
-    parts, spikes = [], []
-    for removal in removals:
-        realloc = maxima[(removal, MOVING_ALLOC)][1]
-        stable = max((maxima[(removal, s)] for s in STABLE_ALLOCS if (removal, s) in maxima),
-                     key=lambda v: bench_stats.median(v[1]))
-        ci = ratio(stable[1], realloc)
-        spikes.append(above(ci))
-        parts.append(f"{removal} {ci_text(ci)} (max {md.fmt_ns(bench_stats.median(realloc))}"
-                     f" vs {md.fmt_ns(bench_stats.median(stable[1]))})")
-    text = (f"worst push of realloc / of the worst non-moving strategy at n={n} (median over "
-            "reps of each rep's max): " + "; ".join(parts))
-    p50 = {k[2]: st.latency["p50_ns"] for k, st in run.select("push_latency", run.is_bulk).items()
-           if run.axes(k[1]).alloc == MOVING_ALLOC and "p50_ns" in st.latency}
-    if p50:
-        lo, hi = min(p50.values()), max(p50.values())
-        text += (f"; realloc's median push {md.fmt_ns(lo)}"
-                 + (f"–{md.fmt_ns(hi)}" if hi > lo else "")
-                 + f" at n = {', '.join(map(str, sorted(p50)))} (amortized O(1))")
-    if not all(spikes):
-        text += ("; where realloc's max is no higher there is no spike to see (a large glibc "
-                 "realloc can remap pages instead of copying them)")
-    verdict = CONFIRMED if all(spikes) else REFUTED if not any(spikes) else DEPENDS
-    return Verdict(verdict, text)
+    push = run.select("push_latency", lambda c: run.is_bulk(c) and run.axes(c).alloc in
+                      (MOVING_ALLOC, MOVING_ALLOC + "_copy"))
+    cases = [k for k in push if run.column(k, "grow_max_ns")]
+    if not cases:
+        return Verdict(NOT_MEASURED, "needs push_latency rows of a realloc variant with the "
+                       "growth columns (grow_max_ns, plain_max_ns: a run since issue 15)")
+    signs, parts, idle = [], [], []
+    for k in sorted(cases, key=lambda k: (k[1], k[2])):
+        floor = [v for f in run.select("lap_noise", n=k[2]) for v in run.column(f, "max_ns")]
+        if not floor:
+            parts.append(f"{k[1]} n={k[2]}: no lap_noise floor at this n")
+        elif not _copied(run, k):
+            idle.append(f"{k[1]} n={k[2]}")
+        else:
+            label, sign, ci, text = _spike_case(run, k, floor)
+            signs.append((label, sign, ci, 1.0))
+            parts.append(text)
+    if idle:
+        parts.append("no byte copied (glibc's mremap) in " + ", ".join(idle))
+    if not signs:
+        return Verdict(PREMISE_NOT_EXERCISED if idle else NOT_MEASURED, "; ".join(parts) + (
+            "; " + vd.premise_text("no growth copied the elements", "run bulk_holes_realloc_"
+                                   "copy (grows as std::vector does) beside lap_noise")
+            if idle else "; needs lap_noise rows at the push_latency n"))
+    verdict, why = vd.across(signs)
+    return Verdict(verdict, vd.with_why("pushes that grew by copying, per rep, against the "
+                                        "same run's floor and plain pushes: "
+                                        + "; ".join(parts), why))
 
 
 def _waste(run, alloc):
@@ -320,36 +342,34 @@ def _realloc_moves(run, claim):
 
 def _constant_growth(run, claim):
     push = run.select("push_latency", lambda c: run.is_bulk(c)
-                      and run.axes(c).alloc == "constgrow")
-    series = {}
-    for k, st in push.items():
-        series.setdefault((k[1], k[3]), {})[k[2]] = st.ns_per_op
-    longest = max(series.items(), key=lambda s: (len(s[1]), s[0]), default=None)
-    if not longest or len(longest[1]) < 2:
+                      and run.axes(c).alloc.startswith("constgrow"))
+    series = _series_reps(run, push, lambda k: (k[1], k[3]))
+    if not any(len(s) >= 2 for s in series.values()):
         allocs = sorted({m.alloc for m in run.meta.values() if m.family == BULK})
         return Verdict(NOT_MEASURED, "needs push_latency of a constgrow variant at two or more "
                        "n (the run's allocation strategies: " + (", ".join(allocs) or "none")
                        + ")")
-    (container, elem), points = longest
-    slope = loglog_slope(points.items())
-    ns = sorted(points)
-    text = (f"{container} (+{md.fmt(claim.figure or 128)} elements per realloc), mean push "
-            f"(elapsed / n, {elem} B): {md.fmt(points[ns[0]])} ns at n={ns[0]} to "
-            f"{md.fmt(points[ns[-1]])} ns at n={ns[-1]}: grows as n^{slope:.2f}")
-    geo = {k[2]: st.ns_per_op for k, st in run.select(
-        "push_latency", lambda c: run.is_bulk(c, (run.axes(container).removal,))
-        and run.axes(c).alloc == MOVING_ALLOC, elem_bytes=elem).items()}
-    common = sorted(set(geo) & set(points))
-    if common:
-        text += (f"; geometric realloc at n={common[-1]}: {md.fmt(geo[common[-1]])} ns "
-                 f"({x(points[common[-1]] / geo[common[-1]])} of it)")
-    if slope < claim.param("refute_slope", 0.3):
-        text += ("; no O(n) per push here: glibc grows a large block in place (mremap, or "
-                 "the heap's top chunk) instead of copying it, so the copy the claim assumes "
-                 "does not happen; an allocator that must copy would show it")
-    verdict = (CONFIRMED if slope >= claim.param("confirm_slope", 0.7) else
-               REFUTED if slope < claim.param("refute_slope", 0.3) else DEPENDS)
-    return Verdict(verdict, text)
+    copied = {key: [_copied(run, k) for k in push if (k[1], k[3]) == key] for key in series}
+    known = {key: any(v for v in c if v) for key, c in copied.items()
+             if all(v is not None for v in c)}
+    judged = {key: s for key, s in series.items() if known.get(key, True)}
+    label = lambda key: f"{key[0]} ({key[1]} B, +{md.fmt(claim.figure or 128)} per growth)"  # noqa: E731,E501
+    verdict, texts, why = _slopes(judged, claim, label)
+    text = "mean push (elapsed / n) grows as: " + "; ".join(texts)
+    idle = [k[0] for k, v in known.items() if not v]
+    if idle:
+        text += "; no byte copied by " + ", ".join(idle) + " (glibc grows in place: mremap)"
+    if not texts:
+        return Verdict(PREMISE_NOT_EXERCISED, text.split("; ", 1)[-1] + "; " + vd.premise_text(
+            "no constant growth copied the elements", "run bulk_holes_constgrow_copy"))
+    unknown = [k[0] for k in judged if k not in known]
+    if unknown and verdict != CONFIRMED:
+        unsure = ("whether " + ", ".join(unknown) + " copied is not recorded (no "
+                  "grow_copied_bytes): a run with the growth columns would tell a refutation "
+                  "from a growth that copied nothing")
+        why = vd.with_why(why, unsure) if why else unsure
+        verdict = vd.UNDECIDED
+    return Verdict(verdict, vd.with_why(text, why))
 
 
 def _never_move(run, claim):

@@ -5,17 +5,17 @@ import numpy as np
 
 import md
 import verdicts as vd
-from sections.bulk_run import (ABOUT, CONFIRMED, DEPENDS, KERNELS, LAYOUT_BASE, NOT_MEASURED,
-                               PREMISE_NOT_EXERCISED, REFUTED, SAME, Rule, Verdict, above,
-                               by_slice, cases_text, ci_text, compare, direction,
-                               layout_speedups, plain_rule, ratio, vector_loop, x)
+from sections.bulk_run import (ABOUT, CONFIRMED, KERNELS, LAYOUT_BASE, NOT_MEASURED,
+                               PREMISE_NOT_EXERCISED, REFUTED, SAME, WIDE_KERNELS, Verdict,
+                               above, cases_text, ci_text, compare, direction, layout_speedups,
+                               plain_rule, ratio, vector_loop, x)
 import stats as bench_stats
 
 
 def _layout_case(run, layout, kernels, pick_n):
     """The speed-ups of `layout` for `kernels` at n = pick_n(ns measured), no holes:
     [(kernel, n, elem, RatioCI)] (empty without rows)."""
-    sp = {k: v for k, v in layout_speedups(run).items()
+    sp = {k: v for k, v in layout_speedups(run, kernels).items()
           if k[5] == layout and k[0] in kernels and k[3] == 0}
     if not sp:
         return []
@@ -184,35 +184,57 @@ def _soa_allocs(run, claim):
     return Verdict(NOT_MEASURED, "no allocator counts of particles_soa and particles_aos")
 
 
-def _soa_conflicts(run, claim, info):
-    """particles_soa (large field arrays from mmap: all at one offset in a page) against
-    particles_soa_staggered (field f moved f x 448 B: ten different cache sets), no holes,
-    at the largest n measured: staggered time / soa time per kernel."""
+def _sim_misses(run, container, kernel):
+    """Simulated D1 misses (callgrind's sim_d1mr + sim_d1mw, median over the rows) of the
+    container's kernel without holes, and the simulated L1's ways; (None, None) without
+    callgrind rows."""
+    rows = [r for r in run.sim_rows if r["container"] == container
+            and r["scenario"] == kernel and not r["hole_ratio"]]
+    if not rows:
+        return None, None
+    misses = bench_stats.median([(r["sim_d1mr"] or 0) + (r["sim_d1mw"] or 0) for r in rows])
+    return misses, (rows[0]["sim_d1"] or "::").split(":")[1]
+
+
+def _soa_conflicts(run, claim):
+    """Page-aligned SoA (particles_soa_pagealigned: element i of every field array in one
+    cache set) against staggered SoA (ten different sets), on the kernels that read more
+    streams than the L1 has ways (update: ten), at the largest n: staggered time /
+    page-aligned time, a case holding when its CI is below 1 - same (the conflicts cost),
+    contradicted above it."""
     same = claim.param("same", SAME)
-    found = []
-    for kernel in KERNELS + ("iterate",):
-        for sl, group in by_slice(run.select(kernel, run.is_particles)).items():
-            soa = [c for c in group if run.axes(c).layout == "soa"]
-            stag = [c for c in group if run.axes(c).layout == "soa_staggered"]
-            if soa and stag and sl[4] == 0:
-                found.append((sl[1], kernel, stag[0], ratio(group[soa[0]], group[stag[0]])))
-    if not found:
-        return Verdict(NOT_MEASURED, "needs tick or simulate rows of particles_soa beside "
-                       "particles_soa_staggered (no holes)")
-    n = max(f[0] for f in found)
-    at_n = [f for f in found if f[0] == n]
-    text = (f"particles_soa_staggered time / particles_soa time at n={n} (below 1: the "
-            "page-aligned fields cost that much): "
-            + "; ".join(f"{kernel} {ci_text(ci)}" for _, kernel, _, ci in at_n)
-            + f" (times only: counter_source {info['counter_source']}, no miss counts)")
-    lows = [ci for *_, ci in at_n if ci.high is not None and ci.high < 1 - same]
-    some = [ci for *_, ci in at_n if ci.high is not None and ci.high < 1]
-    verdict = CONFIRMED if lows else DEPENDS if some else REFUTED
-    if verdict == REFUTED:
-        text += "; no kernel is measurably faster staggered on this CPU"
-    elif verdict == DEPENDS:
-        text += "; staggering helps by less than 5% where it helps at all"
-    return Verdict(verdict, text)
+    ways = int(run.machine.get("l1d_ways") or claim.param("ways", 8))
+    names = {run.axes(c).layout: c for c in run.meta if run.is_particles(c)}
+    wide = [k for k, streams in WIDE_KERNELS.items() if streams > ways]
+    if "soa_pagealigned" not in names or "soa_staggered" not in names or not wide:
+        return Verdict(PREMISE_NOT_EXERCISED, vd.premise_text(
+            ("no particles_soa_pagealigned rows: the field arrays are not page-aligned"
+             if "soa_pagealigned" not in names else f"no kernel reads more streams than the "
+             f"L1's {ways} ways"), "run update on particles_soa_pagealigned and "
+            "particles_soa_staggered"))
+    res = []
+    for kernel in wide:
+        group = {run.axes(k[1]).layout: (k, st) for k, st in run.select(
+            kernel, run.is_particles, hole_ratio=0.0).items()}
+        ns = sorted({k[2] for k in run.select(kernel, lambda c: c == names["soa_pagealigned"])})
+        for n in ns[-1:]:
+            cases = {lay: st for lay, (k, st) in group.items() if k[2] == n}
+            if {"soa_pagealigned", "soa_staggered"} <= set(cases):
+                res.append((kernel, n, ratio(cases["soa_pagealigned"], cases["soa_staggered"])))
+    if not res:
+        return Verdict(NOT_MEASURED, f"needs {', '.join(wide)} rows of particles_soa_pagealigned "
+                       "beside particles_soa_staggered (no holes)")
+    text = (f"staggered time / page-aligned time ({ways}-way L1; below 1: the conflicts cost "
+            "that much): " + "; ".join(f"{kernel} n={n} {ci_text(ci)}" for kernel, n, ci in res))
+    for kernel, *_ in res:
+        mine, sim_ways = _sim_misses(run, names["soa_pagealigned"], kernel)
+        theirs, _ = _sim_misses(run, names["soa_staggered"], kernel)
+        if mine is not None and theirs is not None:
+            text += (f"; simulated D1 misses of {kernel} ({sim_ways}-way): page-aligned "
+                     f"{md.fmt(mine)}, staggered {md.fmt(theirs)}")
+    verdict, why = vd.across([(f"{kernel} at n={n}", -vd.side(ci, 1 - same), ci, 1 - same)
+                              for kernel, n, ci in res])
+    return Verdict(verdict, vd.with_why(text, why))
 
 
 def _holes_simd(run, claim):
@@ -236,9 +258,16 @@ def _holes_simd(run, claim):
 
 
 def _block_soa(run, claim):
-    cases = _layout_case(run, "aos_block_soa", KERNELS, max)
+    """AoS blocks converted to a scratch SoA buffer against plain AoS, on the kernel that
+    converts once for eight sub-steps of reading all ten streams (update8): the trivial
+    kernels (tick, simulate) cannot repay a conversion, so they do not judge it."""
+    cases = _layout_case(run, "aos_block_soa", ("update8",), max)
     if not cases:
-        return _no_layout("aos_block_soa")
+        trivial = _layout_case(run, "aos_block_soa", KERNELS, max)
+        return Verdict(PREMISE_NOT_EXERCISED if trivial else NOT_MEASURED, (
+            "only trivial kernels measured (" + _speedup_list(trivial) + "); " if trivial
+            else "") + vd.premise_text("no kernel with work enough to repay a block conversion",
+                                       "run update8 on particles_aos and particles_aos_block_soa"))
     verdict, why = vd.across([(f"{c[0]} at n={c[1]}", vd.side(c[3], 1.0), c[3], 1.0)
                               for c in cases])
     return Verdict(verdict, vd.with_why("AoS-block-SoA / AoS speed-up at the largest n: "
@@ -307,13 +336,17 @@ RULES = {
                           "1 confirmed, above 1 refuted, else undecided"),
     "soa_allocs": plain_rule(_soa_allocs, "allocator calls of particles_soa vs particles_aos "
                              "(create, else memory; exact counts): more confirmed, else refuted"),
-    "soa_conflicts": Rule(lambda run, claim, ctx: _soa_conflicts(run, claim, ctx["info"]),
-                          "staggered / page-aligned SoA time, largest n: CI below 1 − same "
-                          "confirmed, below 1 depends, else refuted"),
+    "soa_conflicts": plain_rule(_soa_conflicts, "staggered / page-aligned SoA time of the "
+                                "kernels reading more streams than the L1's ways (update), "
+                                "largest n: CI below 1 − same (5%) holds, above contradicts; "
+                                + EVERY + "; not page-aligned or no such kernel: premise not "
+                                "exercised"),
     "holes_simd": plain_rule(_holes_simd, "tick/simulate with holes verified against the "
                              "scalar reference: any failure refuted, else confirmed"),
-    "block_soa": plain_rule(_block_soa, "AoS-block-SoA / AoS speed-up of every kernel at the "
-                            "largest n: CI above 1 holds, below 1 contradicts; " + EVERY),
+    "block_soa": plain_rule(_block_soa, "AoS-block-SoA / AoS speed-up of update8 (a conversion "
+                            "repaid over eight sub-steps) at the largest n: CI above 1 holds, "
+                            "below 1 contradicts; " + EVERY + "; only tick/simulate: premise "
+                            "not exercised"),
     "defaults_general": plain_rule(_defaults_general, "best hole variant on vm/fixblocks / "
                                    "best on any storage, every iterate and random lookup case: "
                                    "CI below 1 + same (5%) holds, above contradicts; " + EVERY),

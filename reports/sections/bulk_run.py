@@ -31,6 +31,7 @@ HASH_PEERS = results.role("hash_peer")  # id -> item through a hash table
 LAYOUT_BASE = "aos"
 LAYOUT_ORDER = ("soa", "aosoa8", "aosoa16", "aos_block_soa")  # columns; others after
 KERNELS = ("tick", "simulate")
+WIDE_KERNELS = {"update": 10, "update8": 10}  # kernels beyond tick/simulate: streams read
 TEST_FILE = "tests/test_bulk_alloc.c"
 
 
@@ -67,14 +68,19 @@ class Run:
     """The verified time rows of one run: cases (report.collect_cases), each container's
     axes, and each case's rows (for per-rep latency and allocator counts)."""
 
-    def __init__(self, rows, run_id, cases, vectorization=None):
+    def __init__(self, rows, run_id, cases, vectorization=None, machine=None):
         self.cases = cases
         self.vectorization = vectorization  # machine.vectorization's table, None: absent
+        self.machine = machine or {}  # machine.describe's fields (l1d_ways for A24)
         self.rows = {}
         self.meta = {}
         self.unverified = []
+        self.sim_rows = []  # callgrind's rows of the run (simulated misses)
         for r in rows:
-            if r["run_id"] != run_id or results.is_sim_row(r):
+            if r["run_id"] != run_id:
+                continue
+            if results.is_sim_row(r):
+                self.sim_rows.append(r)
                 continue
             if r["verified"] != 1:
                 self.unverified.append(r)
@@ -295,12 +301,12 @@ def layout_order(layout):
     return (LAYOUT_ORDER.index(layout) if layout in LAYOUT_ORDER else len(LAYOUT_ORDER), layout)
 
 
-def layout_speedups(run):
+def layout_speedups(run, kernels=KERNELS):
     """{(kernel, n, elem_bytes, hole_ratio, pattern, layout): (container, RatioCI)}: the
     speed-up of each particle layout over the AoS one (AoS time / layout time) in the same
-    case."""
+    case, for `kernels`."""
     out = {}
-    for kernel in KERNELS:
+    for kernel in kernels:
         for sl, group in by_slice(run.select(kernel, run.is_particles)).items():
             base = [c for c in group if run.axes(c).layout == LAYOUT_BASE]
             if not base:
