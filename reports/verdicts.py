@@ -113,9 +113,10 @@ def up_to(cases, bound, about, gain=True):
     Per case: beyond = the CI above bound x about; reached = the CI within [bound / about,
     bound x about]; a gain = the CI above 1; a loss = the CI below 1.
     REFUTED: a case beyond the bound, or (gain: the claim promises a gain) a case with a
-    loss; UNDECIDED: a case whose CI straddles bound / about or bound x about, or no case
-    with a gain; CONFIRMED: a case reached (and none of the above); BOUND_HOLDS: every
-    case clearly below the bound, some with a gain. why names the deciding case."""
+    loss; UNDECIDED: a case whose CI straddles bound / about or bound x about, or (gain)
+    no case with a gain; CONFIRMED: a case reached (and none of the above); BOUND_HOLDS:
+    every case clearly below the bound (gain: some with a gain). gain=False for a bound on
+    a cost (wasted memory), where no gain is promised. why names the deciding case."""
     if not cases:
         return NOT_MEASURED, "no case"
     hi, lo = bound * about, bound / about
@@ -132,7 +133,7 @@ def up_to(cases, bound, about, gain=True):
     if any(side(ci, lo) == ABOVE for _, ci in cases):
         return CONFIRMED, ""
     gains = [label for label, ci in cases if side(ci, 1.0) == ABOVE]
-    if not gains:
+    if gain and not gains:
         label, ci = cases[0]
         return UNDECIDED, f"no case shows a gain ({label}: {straddle_text(ci, 1.0)})"
     return BOUND_HOLDS, ""
