@@ -10,7 +10,7 @@ Run from the repository root with Debian's interpreter:
 import pytest
 
 import test_bulk as tb
-from test_bulk import BULK_CLAIMS, bench_stats, bulk_claims, bulk_run, res, vd
+from test_bulk import BULK_CLAIMS, bench_stats, bulk_claims, bulk_run, vd
 
 WIDE = (0.6, 1.0, 1.6)  # per-rep factors: a CI wide enough to straddle a threshold
 C, R, D, U = vd.CONFIRMED, vd.REFUTED, vd.DEPENDS, vd.UNDECIDED
