@@ -14,7 +14,7 @@ import platform
 import re
 import sys
 
-FIELDS = ("cpu_model", "l1d", "l2", "l3", "cores", "kernel", "glibc", "thp")
+FIELDS = ("cpu_model", "l1d", "l2", "l3", "cores", "kernel", "glibc", "thp", "l1d_ways")
 
 
 def _read(path):
@@ -27,7 +27,8 @@ def _read(path):
 
 
 def _caches():
-    """{'l1d': '48K', 'l2': ..., 'l3': ...} from sysfs, per core (the kernel's sizes)."""
+    """{'l1d': '48K', 'l2': ..., 'l3': ..., 'l1d_ways': '12'} from sysfs, per core (the
+    kernel's sizes, and the L1 data cache's associativity)."""
     out = {}
     for index in sorted(glob.glob("/sys/devices/system/cpu/cpu0/cache/index*")):
         level, kind = _read(f"{index}/level"), _read(f"{index}/type")
@@ -36,6 +37,9 @@ def _caches():
             (level, kind))
         if name and size:
             out[name] = size
+        ways = _read(f"{index}/ways_of_associativity")
+        if name == "l1d" and ways:
+            out["l1d_ways"] = ways  # the A24 rule: how many streams one cache set holds
     return out
 
 
@@ -68,6 +72,25 @@ def read_machine():
 def sidecar(csv_path):
     """The machine file beside a results CSV: bench-X.csv(.xz|.gz) -> bench-X.machine.json."""
     return re.sub(r"\.csv(\.xz|\.gz)?$", "", str(csv_path)) + ".machine.json"
+
+
+def vectorization(csv_paths):
+    """The build's vectorization table beside the first CSV that has one (make bench copies
+    build/rel/vectorization.tsv to results/bench-X.vectorization.tsv):
+    {(container, scenario): ["yes" | "no" | "partly", one per loop]}, or None when no CSV
+    has one. Never raises: an unreadable or malformed table is skipped."""
+    for path in csv_paths:
+        text = _read(re.sub(r"\.csv(\.xz|\.gz)?$", "", str(path)) + ".vectorization.tsv")
+        lines = [line.split("\t") for line in (text or "").splitlines()]
+        if not lines or lines[0][:6] != ["container", "elem_bytes", "scenario", "function",
+                                         "loop", "vectorized"]:
+            continue
+        table = {}
+        for fields in lines[1:]:
+            if len(fields) >= 6:
+                table.setdefault((fields[0], fields[2]), []).append(fields[5])
+        return table
+    return None
 
 
 def describe(csv_paths):

@@ -89,7 +89,8 @@ def _load(args, paths):
     return Context(rows, run_id, cases, info, machine.describe(paths),
                    claims, args.out_dir,
                    lambda path: os.path.relpath(os.path.abspath(path), md_dir),
-                   args.baseline, args.article, args.results_dir, args.bulk_article)
+                   args.baseline, args.article, args.results_dir, args.bulk_article,
+                   vectorization=machine.vectorization(paths))
 
 
 def render_sections(ctx):

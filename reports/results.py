@@ -53,16 +53,21 @@ SCHEMA2_COLUMNS = ("hole_pattern ops p50_ns p99_ns p999_ns max_ns samples sample
                    "family removal alloc layout caps invocation reserved_bytes "
                    "committed_bytes").split()
 SCHEMA3_COLUMNS = ["status", "status_detail"]
+# Appended to schema 3 (absent in older files: empty): what each growth did, and the
+# pushes that grew apart from the others (README, "CSV schema 3").
+GROWTH_COLUMNS = ("grows", "grow_moves", "grow_copied_bytes", "grow_pushes")
+GROWTH_LATENCY_COLUMNS = ("grow_p50_ns", "grow_max_ns", "plain_max_ns")
 STATUSES = ("ok", "failed", "crashed", "timeout", "oom")  # the status column's words
 MEMORY_COLUMNS = ("reserved_bytes", "committed_bytes", "allocs")  # the memory scenario's
 EXT_TEXT_COLUMNS = {"sim_d1", "sim_ll", "governor", "turbo", "build_type", "papi_status",
                     "hole_pattern", "family", "removal", "alloc", "layout", "caps",
                     "invocation", *SCHEMA3_COLUMNS}
 LATENCY_COLUMNS = ("p50_ns", "p99_ns", "p999_ns", "max_ns")  # ns per operation
-OPTIONAL_FLOAT_COLUMNS = {"pmu_scale", "sample_cost_ns", *LATENCY_COLUMNS}
+OPTIONAL_FLOAT_COLUMNS = {"pmu_scale", "sample_cost_ns", *LATENCY_COLUMNS,
+                          *GROWTH_LATENCY_COLUMNS}
 OPTIONAL_INT_COLUMNS = ({"tsc_cycles", "papi_tot_cyc", "papi_tot_ins", "papi_l1_dcm", "papi_l2_dcm",
                          "papi_l3_tcm", "swaps"} | set(EXT_COLUMNS + SCHEMA2_COLUMNS)
-                        - EXT_TEXT_COLUMNS - OPTIONAL_FLOAT_COLUMNS)
+                        - EXT_TEXT_COLUMNS - OPTIONAL_FLOAT_COLUMNS) | set(GROWTH_COLUMNS)
 NON_NEGATIVE_COLUMNS = {"pmu_scale", "sample_cost_ns", *LATENCY_COLUMNS}  # every integer too
 # A timed region takes time: zero is as impossible as negative (issue 8, defect 8).
 POSITIVE_COLUMNS = {"elapsed_ns", "ns_per_op"}
@@ -228,7 +233,8 @@ def _parse_row(fields, where):
     if status != "ok" and (fields.get("elapsed_ns", "") == "" or fields.get("rep", "") == ""):
         return _parse_unmeasured(fields, where)
     row = {column: _typed(column, fields.get(column, ""), where)
-           for column in COLUMNS[1:] + EXT_COLUMNS + SCHEMA2_COLUMNS + SCHEMA3_COLUMNS}
+           for column in COLUMNS[1:] + EXT_COLUMNS + SCHEMA2_COLUMNS + SCHEMA3_COLUMNS
+           + list(GROWTH_COLUMNS + GROWTH_LATENCY_COLUMNS)}
     row["schema"] = int(schema)
     row["measured"] = True
     row["axes"] = _axes_of(fields)

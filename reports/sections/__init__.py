@@ -56,7 +56,7 @@ class Context:
     cases), the machine (machine.describe), the claims (claims.load_claims), the output
     directory of charts and case pages, link(path) -> a link relative to RESULTS.md, the
     --baseline container, the handle_map article's figures file, the results directory
-    (process runs) and the Bulk data targets file."""
+    (process runs), the Bulk data targets file and the build's vectorization table."""
     rows: list
     run_id: str | None
     cases: dict
@@ -71,6 +71,7 @@ class Context:
     targets_path: str = ""  # the Bulk data targets (bulk_targets.ARTICLE)
     claim_rows: dict = field(default_factory=dict)  # filled by report.py before claim_index
     section_runs: dict = field(default_factory=dict)  # {section name: run id it came from}
+    vectorization: dict | None = None  # machine.vectorization of the CSVs read
 
 
 def run_line(info, reps, which="", table_case=True):

@@ -13,7 +13,7 @@ import stats as bench_stats
 import verdicts as vd
 from sections import ClaimRow, Section, run_line
 from sections import bulk_charts as bc
-from sections.bulk_claims import RULES, verdicts
+from sections.bulk_claims import NO_RULE, verdicts
 from sections.bulk_run import COLONY, KERNELS, Run, figure_text, layout_order, layout_speedups
 from sections.bulk_targets import (ARTICLE, MET, MISSED, UNCLEAR, fastest_hole_rows,
                                    load_article, targets)
@@ -71,10 +71,10 @@ def claim_rows(run, claims, info, chart_link):
     for c in claims:
         if c.id in found:
             v = found[c.id]
-            out[c.id] = ClaimRow(vd.classify(v.verdict), v.measured, RULES[c.rule].text,
-                                 chart_link(c))
+            out[c.id] = ClaimRow(v.verdict, v.measured, v.rule, chart_link(c))
         else:
-            out[c.id] = ClaimRow(vd.NOT_MEASURED, "no rule judges this claim yet", "", "")
+            out[c.id] = ClaimRow(vd.NOT_MEASURED, NO_RULE.get(c.id, "no rule judges this "
+                                                               "claim yet"), "", "")
     return out
 
 
@@ -162,7 +162,7 @@ def render_section(run, info, claims, target_list, out_dir, link):
 
 def render(ctx):
     """The Bulk data section of the run in ctx, or None without bulk or particle rows."""
-    run = Run(ctx.rows, ctx.run_id, ctx.cases)
+    run = Run(ctx.rows, ctx.run_id, ctx.cases, ctx.vectorization, ctx.machine)
     if not ctx.cases or not has_rows(run):
         return None
     claims = [c for c in ctx.claims if c.article == ARTICLE_NAME]

@@ -4,27 +4,18 @@ one-line text of each (bulk_claims.RULES includes them)."""
 import numpy as np
 
 import md
-from sections.bulk_run import (ABOUT, CONFIRMED, DEPENDS, KERNELS, LAYOUT_BASE, NOT_MEASURED,
-                               REFUTED, SAME, Rule, Verdict, above, below, by_slice, cases_text,
-                               ci_text, compare, direction,
-                               layout_speedups, plain_rule, ratio, x)
+import verdicts as vd
+from sections.bulk_run import (ABOUT, CONFIRMED, KERNELS, LAYOUT_BASE, NOT_MEASURED,
+                               PREMISE_NOT_EXERCISED, REFUTED, SAME, WIDE_KERNELS, Verdict,
+                               above, cases_text, ci_text, compare, direction, layout_speedups,
+                               plain_rule, ratio, vector_loop, x)
 import stats as bench_stats
-
-
-def _bounded(ci, bound):
-    """Verdict of 'a speed-up above 1, up to `bound`': CONFIRMED when the CI is above 1 and
-    the ratio within the bound, REFUTED when the CI is wholly above it or below 1."""
-    if ci.low is None:
-        return DEPENDS
-    if ci.low > bound or ci.high < 1:
-        return REFUTED
-    return CONFIRMED if ci.low > 1 and ci.ratio <= bound else DEPENDS
 
 
 def _layout_case(run, layout, kernels, pick_n):
     """The speed-ups of `layout` for `kernels` at n = pick_n(ns measured), no holes:
     [(kernel, n, elem, RatioCI)] (empty without rows)."""
-    sp = {k: v for k, v in layout_speedups(run).items()
+    sp = {k: v for k, v in layout_speedups(run, kernels).items()
           if k[5] == layout and k[0] in kernels and k[3] == 0}
     if not sp:
         return []
@@ -41,57 +32,116 @@ def _speedup_list(cases):
     return "; ".join(f"{kernel} at n={n}: {ci_text(ci)}" for kernel, n, _, ci in cases)
 
 
+def _up_to(cases, claim, default):
+    """verdicts.up_to of the speed-ups of `cases` against the claim's figure (else
+    `default`) with its `about` tolerance: (class, why)."""
+    return vd.up_to([(f"{kernel} at n={n}", ci) for kernel, n, _, ci in cases],
+                    claim.figure or default, claim.param("about", ABOUT))
+
+
 def _soa_tick(run, claim):
     cases = _layout_case(run, "soa", ("tick",), max)
     if not cases:
         return _no_layout("soa")
-    text = ("SoA / AoS speed-up, no holes, at the largest n (memory-bound): "
-            + _speedup_list(cases) + " (the bound is the byte ratio, 40 B / 4 B: \"about\" "
-            "allows 10% above it)")
-    return Verdict(_bounded(cases[0][3], (claim.figure or 10) * claim.param("about", ABOUT)), text)
+    verdict, why = _up_to(cases, claim, 10)
+    return Verdict(verdict, vd.with_why(
+        "SoA / AoS speed-up, no holes, at the largest n (memory-bound): " + _speedup_list(cases)
+        + " (the bound is the byte ratio, 40 B / 4 B)", why))
+
+
+def _vector_kernels(run, cases):
+    """(kernels whose AoS loop is scalar and SoA loop a vector loop, [notes]) from the run's
+    vectorization table; every kernel with a note when the run has no table."""
+    names = {run.axes(c).layout: c for c in run.meta if run.is_particles(c)}
+    if run.vectorization is None:
+        return [c[0] for c in cases], ["no vectorization table beside the run's CSV: whether "
+                                       "AoS is a vector loop too is not known"]
+    keep, notes = [], []
+    for kernel, *_ in cases:
+        aos = vector_loop(run, names.get(LAYOUT_BASE), kernel)
+        soa = vector_loop(run, names.get("soa"), kernel)
+        if aos:
+            notes.append(f"{kernel}: AoS is a vector loop too (vector vs vector)")
+        elif soa is False:
+            notes.append(f"{kernel}: SoA is not a vector loop")
+        else:
+            keep.append(kernel)
+    return keep, notes
 
 
 def _soa_simd(run, claim):
     cases = _layout_case(run, "soa", KERNELS, min)
     if not cases:
         return _no_layout("soa")
-    # simulate (a multiply and an add per float) decides: tick in cache is still bound by
-    # AoS's 40-byte-stride loads and stores, not by arithmetic, so its ratio is not the
-    # SIMD gain the claim is about.
-    decide = [c for c in cases if c[0] == "simulate"] or cases
-    top = max(decide, key=lambda c: c[3].ratio)
-    text = ("SoA / AoS speed-up at the smallest n (in cache: compute-bound): "
-            + _speedup_list(cases) + f" ({top[0]} decides: it is the arithmetic kernel)")
-    return Verdict(_bounded(top[3], claim.figure or 8), text)
+    keep, notes = _vector_kernels(run, cases)
+    text = ("SoA / AoS speed-up at the smallest n (in cache: compute-bound), every kernel: "
+            + _speedup_list(cases) + ("; " + "; ".join(notes) if notes else ""))
+    judged = [c for c in cases if c[0] in keep]
+    if not judged:
+        return Verdict(PREMISE_NOT_EXERCISED, text + "; " + vd.premise_text(
+            "no kernel compares a SIMD loop with a scalar one (build/rel/vectorization.tsv)",
+            "build the AoS kernels without vectorization (-fno-tree-vectorize on "
+            "containers/particles.c's AoS variant)"))
+    verdict, why = _up_to(judged, claim, 8)
+    return Verdict(verdict, vd.with_why(text, why))
 
 
-def _not_80x(run, claim, claims):
-    """The largest speed-up over AoS against the larger single gain (the figures of the
-    claims judged by soa_tick and soa_simd) and the claim's bound."""
+def _kernel_cases(sp, kernel, layout="soa"):
+    """{n: RatioCI} of `layout`'s speed-up of `kernel` without holes."""
+    return {k[1]: ci for k, (_, ci) in sp.items()
+            if k[0] == kernel and k[5] == layout and k[3] == 0}
+
+
+def _product_ci(a, b):
+    """The RatioCI of a product of two speed-ups (its bounds the products of theirs)."""
+    return bench_stats.RatioCI(a.ratio * b.ratio, a.low * b.low, a.high * b.high, a.level)
+
+
+def _not_80x(run, claim):
+    """Per kernel: the largest speed-up over AoS measured (any layout, n, holes) against
+    the product of the two single gains, SoA at the largest n (memory) x SoA at the smallest
+    n (in cache), when both are gains; verdicts.across over the kernels."""
     sp = layout_speedups(run)
     if not sp:
         return _no_layout("soa")
-    (kernel, n, _, hr, pattern, layout), (c, ci) = max(sp.items(), key=lambda i: i[1][1].ratio)
-    single = max((cl.figure for cl in claims if cl.rule in ("soa_tick", "soa_simd")
-                  and cl.figure), default=10)
-    text = (f"largest speed-up over AoS measured: {ci_text(ci)} ({layout}, {kernel}, n={n}, "
-            f"{md.holes_text(hr, pattern)} holes), against {x(single)} for the larger gain "
-            "alone")
-    bound = claim.figure or 80
-    verdict = (REFUTED if ci.ratio >= bound else
-               CONFIRMED if ci.ratio <= single * claim.param("about", ABOUT) else DEPENDS)
-    return Verdict(verdict, text)
+    about = claim.param("about", ABOUT)
+    signs, parts, skipped = [], [], []
+    for kernel in KERNELS:
+        soa = _kernel_cases(sp, kernel)
+        mine = {k: v for k, v in sp.items() if k[0] == kernel}
+        if len(soa) < 2 or not mine:
+            continue
+        mem, simd = soa[max(soa)], soa[min(soa)]
+        if vd.side(mem, 1.0) != vd.ABOVE or vd.side(simd, 1.0) != vd.ABOVE:
+            skipped.append(f"{kernel} (single gains {ci_text(mem)}, {ci_text(simd)})")
+            continue
+        (_, n, _, hr, pat, layout), (_, top) = max(mine.items(), key=lambda i: i[1][1].ratio)
+        prod = _product_ci(mem, simd)
+        share = bench_stats.RatioCI(top.ratio / prod.ratio, top.low / prod.high,
+                                    top.high / prod.low, top.level)
+        parts.append(f"{kernel}: largest {ci_text(top)} ({layout}, n={n}, "
+                     f"{md.holes_text(hr, pat)} holes) against the product {ci_text(prod)} "
+                     f"of {ci_text(mem)} (n={max(soa)}) and {ci_text(simd)} (n={min(soa)})")
+        s = vd.side(share, 1 / about)
+        signs.append((kernel, -s if s else 0, share, 1 / about))
+    text = "; ".join(parts) + (("; not judged, a single gain is no gain: " + ", ".join(skipped))
+                               if skipped else "")
+    if not signs:
+        return Verdict(PREMISE_NOT_EXERCISED, vd.premise_text(
+            "no kernel has both a memory-bound and an in-cache SoA gain over AoS"
+            + (f" ({text})" if text else ""), "tick/simulate rows of soa and aos at an "
+            "in-cache and a DRAM-sized n"))
+    verdict, why = vd.across(signs)
+    return Verdict(verdict, vd.with_why(text, why))
 
 
 def _aosoa8_tick(run, claim):
     cases = _layout_case(run, "aosoa8", ("tick",), max)
     if not cases:
         return _no_layout("aosoa8")
-    ci = cases[0][3]
-    bound = (claim.figure or 5) * claim.param("about", ABOUT)
-    verdict = (REFUTED if ci.low is not None and ci.low > bound else
-               CONFIRMED if ci.ratio <= bound else DEPENDS)
-    return Verdict(verdict, "AoSoA-8 / AoS speed-up at the largest n: " + _speedup_list(cases))
+    verdict, why = _up_to(cases, claim, 5)
+    return Verdict(verdict, vd.with_why("AoSoA-8 / AoS speed-up at the largest n: "
+                                        + _speedup_list(cases), why))
 
 
 def _aosoa16(run, claim):
@@ -106,7 +156,8 @@ def _aosoa16(run, claim):
                run.cases[("tick", c16) + k[1:3] + ("seq",) + k[3:]])
     text = (f"tick at n={k[1]}: AoSoA-16 time / AoSoA-8 time {ci_text(ci)} (speed-ups over "
             f"AoS {x(a16[k][1].ratio)} and {x(a8[k][1].ratio)})")
-    return Verdict(CONFIRMED if below(ci) else REFUTED if above(ci) else DEPENDS, text)
+    verdict, why = vd.decide(ci, 1.0, REFUTED, CONFIRMED)
+    return Verdict(verdict, vd.with_why(text, why))
 
 
 def _allocs(run, container, scenario):
@@ -133,35 +184,57 @@ def _soa_allocs(run, claim):
     return Verdict(NOT_MEASURED, "no allocator counts of particles_soa and particles_aos")
 
 
-def _soa_conflicts(run, claim, info):
-    """particles_soa (large field arrays from mmap: all at one offset in a page) against
-    particles_soa_staggered (field f moved f x 448 B: ten different cache sets), no holes,
-    at the largest n measured: staggered time / soa time per kernel."""
+def _sim_misses(run, container, kernel):
+    """Simulated D1 misses (callgrind's sim_d1mr + sim_d1mw, median over the rows) of the
+    container's kernel without holes, and the simulated L1's ways; (None, None) without
+    callgrind rows."""
+    rows = [r for r in run.sim_rows if r["container"] == container
+            and r["scenario"] == kernel and not r["hole_ratio"]]
+    if not rows:
+        return None, None
+    misses = bench_stats.median([(r["sim_d1mr"] or 0) + (r["sim_d1mw"] or 0) for r in rows])
+    return misses, (rows[0]["sim_d1"] or "::").split(":")[1]
+
+
+def _soa_conflicts(run, claim):
+    """Page-aligned SoA (particles_soa_pagealigned: element i of every field array in one
+    cache set) against staggered SoA (ten different sets), on the kernels that read more
+    streams than the L1 has ways (update: ten), at the largest n: staggered time /
+    page-aligned time, a case holding when its CI is below 1 - same (the conflicts cost),
+    contradicted above it."""
     same = claim.param("same", SAME)
-    found = []
-    for kernel in KERNELS + ("iterate",):
-        for sl, group in by_slice(run.select(kernel, run.is_particles)).items():
-            soa = [c for c in group if run.axes(c).layout == "soa"]
-            stag = [c for c in group if run.axes(c).layout == "soa_staggered"]
-            if soa and stag and sl[4] == 0:
-                found.append((sl[1], kernel, stag[0], ratio(group[soa[0]], group[stag[0]])))
-    if not found:
-        return Verdict(NOT_MEASURED, "needs tick or simulate rows of particles_soa beside "
-                       "particles_soa_staggered (no holes)")
-    n = max(f[0] for f in found)
-    at_n = [f for f in found if f[0] == n]
-    text = (f"particles_soa_staggered time / particles_soa time at n={n} (below 1: the "
-            "page-aligned fields cost that much): "
-            + "; ".join(f"{kernel} {ci_text(ci)}" for _, kernel, _, ci in at_n)
-            + f" (times only: counter_source {info['counter_source']}, no miss counts)")
-    lows = [ci for *_, ci in at_n if ci.high is not None and ci.high < 1 - same]
-    some = [ci for *_, ci in at_n if ci.high is not None and ci.high < 1]
-    verdict = CONFIRMED if lows else DEPENDS if some else REFUTED
-    if verdict == REFUTED:
-        text += "; no kernel is measurably faster staggered on this CPU"
-    elif verdict == DEPENDS:
-        text += "; staggering helps by less than 5% where it helps at all"
-    return Verdict(verdict, text)
+    ways = int(run.machine.get("l1d_ways") or claim.param("ways", 8))
+    names = {run.axes(c).layout: c for c in run.meta if run.is_particles(c)}
+    wide = [k for k, streams in WIDE_KERNELS.items() if streams > ways]
+    if "soa_pagealigned" not in names or "soa_staggered" not in names or not wide:
+        return Verdict(PREMISE_NOT_EXERCISED, vd.premise_text(
+            ("no particles_soa_pagealigned rows: the field arrays are not page-aligned"
+             if "soa_pagealigned" not in names else f"no kernel reads more streams than the "
+             f"L1's {ways} ways"), "run update on particles_soa_pagealigned and "
+            "particles_soa_staggered"))
+    res = []
+    for kernel in wide:
+        group = {run.axes(k[1]).layout: (k, st) for k, st in run.select(
+            kernel, run.is_particles, hole_ratio=0.0).items()}
+        ns = sorted({k[2] for k in run.select(kernel, lambda c: c == names["soa_pagealigned"])})
+        for n in ns[-1:]:
+            cases = {lay: st for lay, (k, st) in group.items() if k[2] == n}
+            if {"soa_pagealigned", "soa_staggered"} <= set(cases):
+                res.append((kernel, n, ratio(cases["soa_pagealigned"], cases["soa_staggered"])))
+    if not res:
+        return Verdict(NOT_MEASURED, f"needs {', '.join(wide)} rows of particles_soa_pagealigned "
+                       "beside particles_soa_staggered (no holes)")
+    text = (f"staggered time / page-aligned time ({ways}-way L1; below 1: the conflicts cost "
+            "that much): " + "; ".join(f"{kernel} n={n} {ci_text(ci)}" for kernel, n, ci in res))
+    for kernel, *_ in res:
+        mine, sim_ways = _sim_misses(run, names["soa_pagealigned"], kernel)
+        theirs, _ = _sim_misses(run, names["soa_staggered"], kernel)
+        if mine is not None and theirs is not None:
+            text += (f"; simulated D1 misses of {kernel} ({sim_ways}-way): page-aligned "
+                     f"{md.fmt(mine)}, staggered {md.fmt(theirs)}")
+    verdict, why = vd.across([(f"{kernel} at n={n}", -vd.side(ci, 1 - same), ci, 1 - same)
+                              for kernel, n, ci in res])
+    return Verdict(verdict, vd.with_why(text, why))
 
 
 def _holes_simd(run, claim):
@@ -185,12 +258,20 @@ def _holes_simd(run, claim):
 
 
 def _block_soa(run, claim):
-    cases = _layout_case(run, "aos_block_soa", KERNELS, max)
+    """AoS blocks converted to a scratch SoA buffer against plain AoS, on the kernel that
+    converts once for eight sub-steps of reading all ten streams (update8): the trivial
+    kernels (tick, simulate) cannot repay a conversion, so they do not judge it."""
+    cases = _layout_case(run, "aos_block_soa", ("update8",), max)
     if not cases:
-        return _no_layout("aos_block_soa")
-    verdict = direction([(None, None, None, c[3]) for c in cases], above, below)
-    return Verdict(verdict, "AoS-block-SoA / AoS speed-up at the largest n: "
-                   + _speedup_list(cases))
+        trivial = _layout_case(run, "aos_block_soa", KERNELS, max)
+        return Verdict(PREMISE_NOT_EXERCISED if trivial else NOT_MEASURED, (
+            "only trivial kernels measured (" + _speedup_list(trivial) + "); " if trivial
+            else "") + vd.premise_text("no kernel with work enough to repay a block conversion",
+                                       "run update8 on particles_aos and particles_aos_block_soa"))
+    verdict, why = vd.across([(f"{c[0]} at n={c[1]}", vd.side(c[3], 1.0), c[3], 1.0)
+                              for c in cases])
+    return Verdict(verdict, vd.with_why("AoS-block-SoA / AoS speed-up at the largest n: "
+                                        + _speedup_list(cases), why))
 
 
 def _defaults_general(run, claim):
@@ -199,71 +280,77 @@ def _defaults_general(run, claim):
                   run.axes(c).alloc in ("vm", "fixblocks"), run.is_hole)
     if not res:
         return Verdict(NOT_MEASURED, "needs iterate rows of hole variants on vm or fixblocks")
-    slow = [t for t in res if above(t[3], same)]
-    text = (f"best hole variant on vm or fixblocks / best hole variant on any storage "
-            f"(iterate): median {x(np.median([ci.ratio for *_, ci in res]))} over {len(res)} "
-            f"cases, more than {same:.0%} slower in {len(slow)}")
-    if slow:
-        text += " (" + cases_text([t[0] for t in slow]) + ")"
     lk = compare(run, "lookup", lambda c: run.is_hole(c) and
                  run.axes(c).alloc in ("vm", "fixblocks"), run.is_hole, order="random")
-    if lk:
-        text += (f"; random lookup: median {x(np.median([ci.ratio for *_, ci in lk]))}, more "
-                 f"than {same:.0%} slower in {sum(above(ci, same) for *_, ci in lk)} of "
-                 f"{len(lk)}")
-    bad = len(slow) + sum(above(ci, same) for *_, ci in lk)
-    return Verdict(CONFIRMED if not bad else
-                   REFUTED if bad > (len(res) + len(lk)) / 2 else DEPENDS, text)
+    slow = [t for t in res + lk if above(t[3], same)]
+    text = (f"best hole variant on vm or fixblocks / best hole variant on any storage, iterate "
+            f"and random lookup: median {x(np.median([ci.ratio for *_, ci in res + lk]))} over "
+            f"{len(res + lk)} cases, more than {same:.0%} slower in {len(slow)}")
+    if slow:
+        text += " (" + cases_text([t[0] for t in slow]) + ")"
+    verdict, why = direction(res + lk, lambda ci: vd.side(ci, 1 + same) == vd.BELOW,
+                             lambda ci: above(ci, same), 1 + same)
+    return Verdict(verdict, vd.with_why(text, why))
 
 
 def _defaults_simd(run, claim):
-    sp = {k: v for k, v in layout_speedups(run).items() if k[3] == 0}
-    if not sp:
-        return _no_layout("aosoa8")
-    n = max(k[1] for k in sp)
-    parts, good = [], True
+    """Every kernel at every n without holes: AoSoA-8's time / the fastest layout's, a case
+    holding when its CI is below `about` (within 10% of the fastest), contradicted when
+    above."""
+    about = claim.param("about", ABOUT)
+    groups = {}
     for kernel in KERNELS:
-        mine = {k[5]: ci for k, (_, ci) in sp.items() if k[1] == n and k[0] == kernel}
-        if not mine:
+        for k, st in run.select(kernel, run.is_particles, hole_ratio=0.0).items():
+            groups.setdefault((kernel, k[2]), {})[run.axes(k[1]).layout] = st
+    signs, parts = [], []
+    for (kernel, n), group in sorted(groups.items()):
+        if "aosoa8" not in group or len(group) < 2:
             continue
-        top = max(mine, key=lambda lay: mine[lay].ratio)
-        a8 = mine.get("aosoa8")
-        parts.append(f"{kernel}: fastest {top} {x(mine[top].ratio)}, AoSoA-8 "
-                     + (x(a8.ratio) if a8 else md.DASH))
-        good &= a8 is not None and a8.ratio * claim.param("about", ABOUT) >= mine[top].ratio
-    return Verdict(CONFIRMED if good else DEPENDS,
-                   f"speed-up over AoS at n={n}, no holes: " + "; ".join(parts)
-                   + f" (confirmed when AoSoA-8 is within {ABOUT - 1:.0%} of the fastest)")
+        top = min(group, key=lambda lay: (group[lay].median_ns, lay))
+        ci = ratio(group[top], group["aosoa8"])
+        parts.append(f"{kernel} n={n}: AoSoA-8 / fastest ({top}) {ci_text(ci)}")
+        signs.append((f"{kernel} at n={n}", -vd.side(ci, about), ci, about))
+    if not signs:
+        return _no_layout("aosoa8")
+    verdict, why = vd.across(signs)
+    return Verdict(verdict, vd.with_why("time of AoSoA-8 / the fastest layout, no holes: "
+                                        + "; ".join(parts), why))
 
 
-
+UP_TO = ("whole CI beyond figure × about (1.1) or below 1 refuted; within figure ×/÷ about "
+         "confirmed; every case below it with a gain bound holds; else undecided")
+EVERY = "in every case: confirmed; against in every case: refuted; both: depends; else undecided"
 RULES = {
-    "soa_tick": plain_rule(_soa_tick, "SoA / AoS tick speed-up at the largest n, no holes: CI "
-                           "above 1 and ratio ≤ figure × about (1.1) confirmed; CI above the "
-                           "bound or below 1 refuted"),
-    "soa_simd": plain_rule(_soa_simd, "SoA / AoS speed-up at the smallest n, simulate "
-                           "decides: CI above 1 and ratio ≤ figure confirmed; CI above it or "
-                           "below 1 refuted"),
-    "not_80x": Rule(lambda run, claim, ctx: _not_80x(run, claim, ctx["claims"]),
-                    "largest layout speed-up over AoS: ≥ figure refuted, ≤ the larger single "
-                    "gain × about (1.1) confirmed"),
-    "aosoa8_tick": plain_rule(_aosoa8_tick, "AoSoA-8 / AoS tick speed-up at the largest n: CI "
-                              "above figure × about (1.1) refuted, ratio ≤ it confirmed"),
+    "soa_tick": plain_rule(_soa_tick, "SoA / AoS tick speed-up at the largest n (memory-bound), "
+                           "no holes: " + UP_TO),
+    "soa_simd": plain_rule(_soa_simd, "SoA / AoS speed-up of every kernel at the smallest n (in "
+                           "cache) whose AoS loop is scalar and SoA loop a vector loop "
+                           "(vectorization table): " + UP_TO + "; none such: premise not "
+                           "exercised"),
+    "not_80x": plain_rule(_not_80x, "per kernel, largest speed-up over AoS / (SoA gain at the "
+                          "largest n × at the smallest n): CI below 1 / about (1.1) holds, above "
+                          "contradicts; " + EVERY + "; no two gains: premise not exercised"),
+    "aosoa8_tick": plain_rule(_aosoa8_tick, "AoSoA-8 / AoS tick speed-up at the largest n, no "
+                              "holes: " + UP_TO),
     "aosoa16": plain_rule(_aosoa16, "AoSoA-16 / AoSoA-8 tick time at the largest n: CI below "
-                          "1 confirmed, above 1 refuted"),
+                          "1 confirmed, above 1 refuted, else undecided"),
     "soa_allocs": plain_rule(_soa_allocs, "allocator calls of particles_soa vs particles_aos "
-                             "(create, else memory): more confirmed"),
-    "soa_conflicts": Rule(lambda run, claim, ctx: _soa_conflicts(run, claim, ctx["info"]),
-                          "staggered / page-aligned SoA time, largest n: CI below 1 − same "
-                          "confirmed, below 1 depends, else refuted"),
+                             "(create, else memory; exact counts): more confirmed, else refuted"),
+    "soa_conflicts": plain_rule(_soa_conflicts, "staggered / page-aligned SoA time of the "
+                                "kernels reading more streams than the L1's ways (update), "
+                                "largest n: CI below 1 − same (5%) holds, above contradicts; "
+                                + EVERY + "; not page-aligned or no such kernel: premise not "
+                                "exercised"),
     "holes_simd": plain_rule(_holes_simd, "tick/simulate with holes verified against the "
-                             "scalar reference: any failure refuted"),
-    "block_soa": plain_rule(_block_soa, "AoS-block-SoA / AoS speed-up at the largest n: CI "
-                            "above 1 somewhere and below nowhere"),
+                             "scalar reference: any failure refuted, else confirmed"),
+    "block_soa": plain_rule(_block_soa, "AoS-block-SoA / AoS speed-up of update8 (a conversion "
+                            "repaid over eight sub-steps) at the largest n: CI above 1 holds, "
+                            "below 1 contradicts; " + EVERY + "; only tick/simulate: premise "
+                            "not exercised"),
     "defaults_general": plain_rule(_defaults_general, "best hole variant on vm/fixblocks / "
-                                   "best on any storage (iterate, random lookup): above "
-                                   "1 + same in none confirmed, in over half refuted"),
-    "defaults_simd": plain_rule(_defaults_simd, "AoSoA-8 speed-up × about (1.1) ≥ the fastest "
-                                "layout's, per kernel at the largest n: confirmed, else "
-                                "depends"),
+                                   "best on any storage, every iterate and random lookup case: "
+                                   "CI below 1 + same (5%) holds, above contradicts; " + EVERY),
+    "defaults_simd": plain_rule(_defaults_simd, "AoSoA-8 time / the fastest layout's, every "
+                                "kernel and n without holes: CI below about (1.1) holds, above "
+                                "contradicts; " + EVERY),
 }

@@ -13,7 +13,9 @@ import md
 import results
 import stats as bench_stats
 from md import x
-from verdicts import CONFIRMED, DEPENDS, REFUTED
+import verdicts as vd
+from verdicts import (ABOVE, BELOW, BOUND_HOLDS, CONFIRMED, DEPENDS, NOT_MEASURED,  # noqa: F401
+                      PREMISE_NOT_EXERCISED, REFUTED, UNDECIDED, Verdict)
 
 ABOUT = 1.1           # "about X": within 10% of X (a rule's default; claims.csv may set it)
 SAME = 0.05           # "as fast as": a CI wholly beyond 1 +- 5% is a difference
@@ -29,25 +31,22 @@ HASH_PEERS = results.role("hash_peer")  # id -> item through a hash table
 LAYOUT_BASE = "aos"
 LAYOUT_ORDER = ("soa", "aosoa8", "aosoa16", "aos_block_soa")  # columns; others after
 KERNELS = ("tick", "simulate")
+WIDE_KERNELS = {"update": 10, "update8": 10}  # kernels beyond tick/simulate: streams read
 TEST_FILE = "tests/test_bulk_alloc.c"
-NOT_MEASURED = "not measured in this run"  # verdicts.RULE_NOT_MEASURED
-
-
-@dataclass(frozen=True)
-class Verdict:
-    """A claim's verdict word (CONFIRMED, REFUTED, DEPENDS, NOT_MEASURED: verdicts.classify
-    maps it onto a class) and the measured text."""
-    verdict: str
-    measured: str
 
 
 @dataclass(frozen=True)
 class Rule:
-    """A claim's rule: judge(run, claim, ctx) -> Verdict (ctx: {"claims": every claim,
-    "info": run_info}), and what it compares with its threshold in one line, printed under
-    the verdict."""
-    judge: object
+    """A claim's rule: fn(run, claim, ctx) -> verdicts.Verdict (ctx: {"claims": every
+    claim, "info": run_info}), and what it compares with its threshold in one line,
+    printed beside the verdict."""
+    fn: object
     text: str
+
+    def judge(self, run, claim, ctx):
+        """The Verdict of `claim` with this rule's text and the claim's chart filled in."""
+        v = self.fn(run, claim, ctx)
+        return Verdict(v.verdict, v.measured, self.text, claim.chart)
 
 
 def plain_rule(fn, text):
@@ -69,13 +68,19 @@ class Run:
     """The verified time rows of one run: cases (report.collect_cases), each container's
     axes, and each case's rows (for per-rep latency and allocator counts)."""
 
-    def __init__(self, rows, run_id, cases):
+    def __init__(self, rows, run_id, cases, vectorization=None, machine=None):
         self.cases = cases
+        self.vectorization = vectorization  # machine.vectorization's table, None: absent
+        self.machine = machine or {}  # machine.describe's fields (l1d_ways for A24)
         self.rows = {}
         self.meta = {}
         self.unverified = []
+        self.sim_rows = []  # callgrind's rows of the run (simulated misses)
         for r in rows:
-            if r["run_id"] != run_id or results.is_sim_row(r):
+            if r["run_id"] != run_id:
+                continue
+            if results.is_sim_row(r):
+                self.sim_rows.append(r)
                 continue
             if r["verified"] != 1:
                 self.unverified.append(r)
@@ -158,12 +163,12 @@ def above(ci, margin=0.0):
     return ci.low is not None and ci.low > 1 + margin
 
 
-def direction(res, good, bad):
-    """CONFIRMED when some results (slice, c, r, RatioCI) are significantly `good` and none
-    `bad`, REFUTED the other way round, else DEPENDS (both, or nothing significant)."""
-    g = any(good(ci) for *_, ci in res)
-    b = any(bad(ci) for *_, ci in res)
-    return CONFIRMED if g and not b else REFUTED if b and not g else DEPENDS
+def direction(res, good, bad, threshold=1.0):
+    """(class, why) of a claim over every result (slice, c, r, RatioCI) it covers: a case
+    holds when good(ci), is contradicted when bad(ci), else is undecided against
+    `threshold` (verdicts.across: CONFIRMED, REFUTED, DEPENDS or UNDECIDED)."""
+    return vd.across([(where(sl, True), 1 if good(ci) else -1 if bad(ci) else 0, ci,
+                       threshold) for sl, _, _, ci in res])
 
 
 def cases_text(slices, limit=8):
@@ -235,6 +240,35 @@ def loglog_slope(points):
     return float(np.polyfit(np.log(xs), np.log(ys), 1)[0])
 
 
+def slope_ci(reps):
+    """stats.RatioCI-shaped (slope, low, high) of loglog_slope over {x: [y per rep]}: the
+    slope of the medians, with a 95% percentile bootstrap CI from resampling each x's reps
+    (seeded: the same rows give the same CI); low/high None when an x has fewer than
+    stats.MIN_REPS reps."""
+    xs = sorted(reps)
+    slope = loglog_slope((x_, bench_stats.median(reps[x_])) for x_ in xs)
+    if min(len(reps[x_]) for x_ in xs) < bench_stats.MIN_REPS:
+        return bench_stats.RatioCI(slope, None, None, 0.95)
+    rng = np.random.default_rng(results.SEED)
+    logx = np.log(xs)
+    medians = np.log([np.median(rng.choice(np.asarray(reps[x_], float),
+                                           (bench_stats.RESAMPLES, len(reps[x_]))), axis=1)
+                      for x_ in xs])  # (len(xs), RESAMPLES)
+    slopes = np.polyfit(logx, medians, 1)[0]
+    low, high = np.percentile(slopes, [2.5, 97.5])
+    return bench_stats.RatioCI(slope, float(low), float(high), 0.95)
+
+
+def vector_loop(run, container, scenario):
+    """True when the build's vectorization table (make build's vectorization.tsv beside the
+    run's CSV) has a vector loop ("yes" or "partly") in the container's function timed by
+    `scenario`, False when its loops are all scalar, None without a table or a line."""
+    lines = (run.vectorization or {}).get((container, scenario))
+    if not lines:
+        return None
+    return any(v in ("yes", "partly") for v in lines)
+
+
 def memory_cases(run, pick=lambda c: True):
     """{case key: CaseStats} of the memory scenario that recorded committed bytes."""
     return {k: st for k, st in run.select("memory", pick).items()
@@ -267,12 +301,12 @@ def layout_order(layout):
     return (LAYOUT_ORDER.index(layout) if layout in LAYOUT_ORDER else len(LAYOUT_ORDER), layout)
 
 
-def layout_speedups(run):
+def layout_speedups(run, kernels=KERNELS):
     """{(kernel, n, elem_bytes, hole_ratio, pattern, layout): (container, RatioCI)}: the
     speed-up of each particle layout over the AoS one (AoS time / layout time) in the same
-    case."""
+    case, for `kernels`."""
     out = {}
-    for kernel in KERNELS:
+    for kernel in kernels:
         for sl, group in by_slice(run.select(kernel, run.is_particles)).items():
             base = [c for c in group if run.axes(c).layout == LAYOUT_BASE]
             if not base:

@@ -42,7 +42,8 @@ ARTICLE = REPO / "reports" / "data" / "bulk_article.csv"
 HM_ARTICLE = REPO / "reports" / "data" / "handle_map_article.csv"
 S2 = REPO / "tests" / "fixtures" / "schema2_sweep.csv"  # no bulk rows
 RUN = "bench-20261201T000000Z-test"
-HEADER = list(res.COLUMNS + res.EXT_COLUMNS + res.SCHEMA2_COLUMNS)
+HEADER = [*res.COLUMNS, *res.EXT_COLUMNS, *res.SCHEMA2_COLUMNS, *res.GROWTH_COLUMNS,
+          *res.GROWTH_LATENCY_COLUMNS]
 JITTER = (0.99, 1.0, 1.01)  # three reps per case, 1% apart: tight CIs
 
 # name: family, removal, alloc, layout, caps
@@ -68,7 +69,7 @@ AXES = {
     "bulk_shift_realloc": ("bulk", "shift", "realloc", "aos", "handles|detects_stale|keeps_order"),
 }
 LAYOUTS = ("aos", "soa", "aosoa8", "aosoa16", "aos_block_soa", "soa_staggered")
-for _layout in LAYOUTS:
+for _layout in LAYOUTS + ("soa_pagealigned",):
     AXES[f"particles_{_layout}"] = ("particles", "holes", "realloc", _layout, "handles|holes")
 
 HOLES = {"bulk_holes_static": (0.6, 1.2, 4.0), "bulk_holes_realloc": (0.6, 1.2, 4.0),
@@ -100,7 +101,8 @@ def rows_of(container, scenario, n, ns_per_op, elem=8, order="seq", hole_ratio=0
                    hole_pattern=pattern, ops=str(ops), family=family, removal=removal,
                    alloc=alloc, layout=layout, caps=caps, allocs="1",
                    invocation="20261201T000000Z-testhost-1")
-        row.update({k: str(v * f if k in res.LATENCY_COLUMNS else v)
+        row.update({k: str(v * f if k in res.LATENCY_COLUMNS + res.GROWTH_LATENCY_COLUMNS
+                            else v)
                     for k, v in extra.items()})
         out.append(row)
     return out
@@ -150,12 +152,16 @@ def synthetic_rows():
     for c, spike in (("bulk_holes_realloc", 30e6), ("bulk_holes_fixblocks", 6000.0),
                      ("bulk_holes_vm", 5000.0)):
         for n in (1000000, 16000000):
+            growth = {} if c != "bulk_holes_realloc" else dict(
+                grow_max_ns=spike if n == 16000000 else 4000, plain_max_ns=4000,
+                grow_copied_bytes=8 * n)
             rows += rows_of(c, "push_latency", n, 25.0, p50_ns=20, p99_ns=40, p999_ns=2000,
-                            max_ns=spike if n == 16000000 else 4000, samples=n, minflt=70000)
+                            max_ns=spike if n == 16000000 else 4000, samples=n, minflt=70000,
+                            **growth)
     # +128 per realloc: the mean push stays flat (glibc grows in place): refuted.
     for n, ns in ((10000, 18.0), (1000000, 20.0)):
         rows += rows_of("bulk_holes_constgrow", "push_latency", n, ns, p50_ns=20, p99_ns=40,
-                        p999_ns=2000, max_ns=4000, samples=n)
+                        p999_ns=2000, max_ns=4000, samples=n, grow_copied_bytes=1024 * n)
     # The machine's floor: empty samples reach 50 µs at 16M (scenarios/lap_noise.c).
     rows += rows_of("plain_array", "lap_noise", 16000000, 16.0, p50_ns=10, p99_ns=20,
                     p999_ns=1900, max_ns=50000, samples=16000000)
@@ -168,6 +174,12 @@ def synthetic_rows():
                 rows += rows_of(c, "simulate", n, SIMULATE[layout][i], 40, hole_ratio=hr,
                                 pattern=pattern)
         rows += rows_of(c, "create", 4000000, 5.0, 40, allocs=10 if layout == "soa" else 1)
+    # The kernel reading all ten streams: page-aligned fields conflict (A24); a block
+    # conversion repays itself over update8's eight sub-steps (A29).
+    for c, ns in (("particles_soa_pagealigned", 2.0), ("particles_soa_staggered", 1.0)):
+        rows += rows_of(c, "update", 4000000, ns, 40)
+    for c, ns in (("particles_aos", 10.0), ("particles_aos_block_soa", 5.0)):
+        rows += rows_of(c, "update8", 4000000, ns, 40)
     return rows
 
 
@@ -250,11 +262,12 @@ EXPECTED = {
     "realloc_waste": bulk_run.CONFIRMED, "realloc_moves": bulk_run.CONFIRMED,
     "constant_growth": bulk_run.REFUTED, "never_move": bulk_run.CONFIRMED,
     "block_waste": bulk_run.CONFIRMED, "vm_indirection": bulk_run.CONFIRMED,
-    "soa_tick": bulk_run.CONFIRMED, "soa_simd": bulk_run.CONFIRMED, "not_80x": bulk_run.CONFIRMED,
-    "aosoa8_tick": bulk_run.CONFIRMED, "aosoa16": bulk_run.CONFIRMED, "soa_allocs": bulk_run.CONFIRMED,
-    "soa_conflicts": bulk_run.REFUTED, "holes_simd": bulk_run.CONFIRMED,
+    "soa_tick": vd.BOUND_HOLDS, "soa_simd": vd.BOUND_HOLDS, "not_80x": bulk_run.CONFIRMED,
+    "aosoa8_tick": vd.BOUND_HOLDS, "aosoa16": bulk_run.CONFIRMED, "soa_allocs": bulk_run.CONFIRMED,
+    "soa_conflicts": bulk_run.CONFIRMED, "holes_simd": bulk_run.CONFIRMED,
     "block_soa": bulk_run.CONFIRMED, "defaults_general": bulk_run.CONFIRMED,
-    "defaults_simd": bulk_run.DEPENDS,
+    "defaults_simd": vd.UNDECIDED, "geo_waste": vd.NOT_MEASURED,
+    "block_lookup": vd.NOT_MEASURED,
 }
 
 
@@ -266,8 +279,9 @@ def test_every_verdict_of_the_synthetic_run(synthetic):
 def test_verdict_figures_are_computed_from_the_rows(synthetic):
     found = synthetic[6]
     # 300 -> 3000 ns per erase from n = 1000 to 10000: slope 1; 3000 / 11 at n = 10000
-    assert "grows as n^1.00" in found["shift_erase"].measured
-    assert "272.7×" in found["shift_erase"].measured
+    assert ("bulk_shift_realloc (8 B, 0.5 random holes erased): n^1 [0.9913, 1.009] from "
+            "n=1000 to 10000") in found["shift_erase"].measured
+    assert "(swap-and-pop bulk_swappop_realloc: n^0.04139)" in found["shift_erase"].measured
     # lookup 3 ns vs 20 and 6 ns
     assert "bulk_swappop_realloc / peer_unordered_map: 0.15×" in found["swappop_table"].measured
     assert "/ peer_stb_arr: 0.5×" in found["swappop_table"].measured
@@ -277,8 +291,9 @@ def test_verdict_figures_are_computed_from_the_rows(synthetic):
     # the 64 bytes of bookkeeping
     assert "holes 1 (n=1048577, 8 B)" in found["block_waste"].measured
     # 30 ms / 6 µs at 16M
-    assert "holes 5000× [" in found["realloc_spike"].measured
-    assert "realloc's median push 20 ns at n = 1000000, 16000000" in found["realloc_spike"].measured
+    assert ("bulk_holes_realloc n=16000000: growth pushes' max 30 ms, 7500× [" in
+            found["realloc_spike"].measured)
+    assert "bulk_holes_realloc n=1000000: no lap_noise floor" in found["realloc_spike"].measured
     assert "tick at n=4000000: 5× [" in found["soa_tick"].measured
     assert "AoSoA-16 time / AoSoA-8 time 0.9×" in found["aosoa16"].measured
     assert "particles_soa 10, particles_aos 1" in found["soa_allocs"].measured
@@ -287,7 +302,8 @@ def test_verdict_figures_are_computed_from_the_rows(synthetic):
     assert "0.25× [" in found["runs"].measured and "slower than holes at" in found["runs"].measured
     assert found["weak_pointers"].measured.startswith("10 of 10 bulk variants")
     assert "test_stability" in found["never_move"].measured
-    assert "counter_source none" in found["soa_conflicts"].measured
+    assert "update n=4000000 0.5× [" in found["soa_conflicts"].measured
+    assert "update8 at n=4000000: 2× [" in found["block_soa"].measured
 
 
 def test_targets_table(synthetic):
@@ -328,7 +344,8 @@ def test_missed_targets_say_why(synthetic):
 
 def test_missing_rows_give_not_measured(synthetic):
     rows, claims, info = synthetic[1], synthetic[5], synthetic[4]
-    kept = [r for r in rows if r["scenario"] not in ("erase", "tick", "simulate", "create")
+    kept = [r for r in rows if r["scenario"] not in ("erase", "tick", "simulate", "create",
+                                                     "update", "update8")
             and r["container"] != "peer_stb_arr"]
     _, run_id, cases = run_of(kept)
     run = bulk_run.Run(kept, run_id, cases)
@@ -360,11 +377,17 @@ def test_refuted_and_depends(synthetic):
 
 def test_direction_and_status_rules():
     ci = lambda lo, hi: bench_stats.RatioCI((lo + hi) / 2, lo, hi, 0.95)  # noqa: E731
-    res = lambda *cis: [(None, None, None, c) for c in cis]  # noqa: E731
-    assert bulk_run.direction(res(ci(0.5, 0.9), ci(0.9, 1.1)), bulk_run.below, bulk_run.above) == bulk_run.CONFIRMED
-    assert bulk_run.direction(res(ci(1.1, 1.2)), bulk_run.below, bulk_run.above) == bulk_run.REFUTED
-    assert bulk_run.direction(res(ci(0.5, 0.9), ci(1.1, 1.2)), bulk_run.below, bulk_run.above) == bulk_run.DEPENDS
-    assert bulk_run.direction(res(ci(0.9, 1.1)), bulk_run.below, bulk_run.above) == bulk_run.DEPENDS
+    sl = ("iterate", 100000, 8, "seq", 0.0, "none")
+    res = lambda *cis: [(sl, None, None, c) for c in cis]  # noqa: E731
+    judge = lambda *cis: bulk_run.direction(res(*cis), bulk_run.below, bulk_run.above)[0]  # noqa: E731
+    assert judge(ci(0.5, 0.9), ci(0.8, 0.95)) == vd.CONFIRMED
+    assert judge(ci(1.1, 1.2)) == vd.REFUTED
+    assert judge(ci(0.5, 0.9), ci(1.1, 1.2), ci(0.9, 1.1)) == vd.DEPENDS
+    # one case undecided: it could still go either way, so the claim is not decided
+    cls, why = bulk_run.direction(res(ci(0.5, 0.9), ci(0.9, 1.1)), bulk_run.below, bulk_run.above)
+    assert cls == vd.UNDECIDED
+    assert why == ("1 cases for, 0 against, 1 undecided (iterate, n=100000, 8 B, no holes: more "
+                   "reps or a quieter machine: the CI [0.9, 1.1] straddles 1)")
     assert bulk_targets.status(ci(0.9, 1.0), 1.05) == bulk_targets.MET
     assert bulk_targets.status(ci(1.06, 1.2), 1.05) == bulk_targets.MISSED
     assert bulk_targets.status(ci(1.0, 1.1), 1.05) == bulk_targets.UNCLEAR
@@ -380,8 +403,9 @@ def test_section_text_and_tables(rendered, synthetic):
     assert section.startswith(begin + "\n" + bulk_section.HEADING) and section.endswith(end + "\n")
     assert f"`{RUN}`" in section and "CPU `Test CPU, 2 cores`" in section
     verdict_rows = [l for l in section.splitlines() if l.startswith("| ") and l.endswith("** |")]
-    assert len(verdict_rows) == len(BULK_CLAIMS) == len(EXPECTED) + 5  # 5 claims have no rule
-    assert "Totals: 22 confirmed, 2 refuted, 1 depends, 6 not measured." in section
+    assert len(verdict_rows) == len(BULK_CLAIMS) == len(EXPECTED) + 3  # 3 claims have no rule
+    assert ("Totals: 20 confirmed, 1 refuted, 3 bound holds, 1 not decided at this precision, "
+            "6 not measured.") in section
     for c in BULK_CLAIMS:  # each judged verdict row prints its rule in one line
         if c.rule:
             row = next(l for l in verdict_rows if l.startswith(f"| {c.id} |"))

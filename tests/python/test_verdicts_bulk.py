@@ -1,0 +1,304 @@
+"""Every Bulk data verdict rule (reports/sections/bulk_claims.py, bulk_layouts.py) produces
+each class it can give, on crafted rows in the harness's CSV schema (test_bulk's rows_of:
+three reps 1% apart; WIDE spreads them so a CI straddles its threshold), and the generic
+helpers of reports/verdicts.py decide only when a CI is clear of a threshold. A rule that
+cannot produce "refuted" fails test_every_rule_can_refute.
+
+Run from the repository root with Debian's interpreter:
+    /usr/bin/python3 -m pytest -q tests/python/test_verdicts_bulk.py
+"""
+import pytest
+
+import test_bulk as tb
+from test_bulk import BULK_CLAIMS, bench_stats, bulk_claims, bulk_run, vd
+
+WIDE = (0.6, 1.0, 1.6)  # per-rep factors: a CI wide enough to straddle a threshold
+C, R, D, U = vd.CONFIRMED, vd.REFUTED, vd.DEPENDS, vd.UNDECIDED
+BH, PNE, NM = vd.BOUND_HOLDS, vd.PREMISE_NOT_EXERCISED, vd.NOT_MEASURED
+
+# Containers beyond test_bulk's: the copying growths, geoblocks, and two whose declared
+# caps contradict a claim (a rule must refute them).
+tb.AXES.update({
+    "bulk_holes_realloc_copy": ("bulk", "holes", "realloc_copy", "aos", "handles|detects_stale|holes"),
+    "bulk_holes_constgrow_copy": ("bulk", "holes", "constgrow_copy", "aos",
+                                  "handles|detects_stale|holes"),
+    "bulk_holes_geoblocks": ("bulk", "holes", "geoblocks", "aos",
+                             "handles|stable_pointers|detects_stale|holes"),
+    "bulk_fake_vm": ("bulk", "holes", "vm", "aos", "handles|holes"),  # no stable, no stale
+    "bulk_fake_realloc": ("bulk", "holes", "realloc", "aos", "handles|stable_pointers|holes"),
+})
+
+
+def case(container, scenario, n, ns, elem=8, spread=None, **extra):
+    """test_bulk.rows_of's three reps of one case; `spread` multiplies each rep's time."""
+    rows = tb.rows_of(container, scenario, n, ns, elem, **extra)
+    for row, f in zip(rows, spread or (1, 1, 1)):
+        elapsed = round(int(row["elapsed_ns"]) * f)
+        row.update(elapsed_ns=str(elapsed), ns_per_op=f"{elapsed / int(row['ops']):.6g}")
+    return rows
+
+
+def holes(container, scenario, n, ns, ratio=0.5, pattern="random", **kw):
+    return case(container, scenario, n, ns, hole_ratio=ratio, pattern=pattern, **kw)
+
+
+def mem(container, n, per_slot=12.0, hole_ratio=0.0):
+    """A memory case committing per_slot x n bytes (exact)."""
+    return case(container, "memory", n, 100.0, hole_ratio=hole_ratio,
+                pattern="random" if hole_ratio else "none",
+                committed_bytes=round(per_slot * n), reserved_bytes=round(per_slot * n))
+
+
+def judge(tmp_path, rule, rows, vectorization=None):
+    """The Verdict of `rule` (its claim in claims.csv) on the crafted rows."""
+    path = tb.write_csv(tmp_path / f"{rule}.csv", rows)
+    loaded, run_id, cases = tb.run_of(path)
+    run = bulk_run.Run(loaded, run_id, cases, vectorization)
+    claim = next(c for c in BULK_CLAIMS if c.rule == rule)
+    return bulk_claims.RULES[rule].judge(run, claim, {"claims": BULK_CLAIMS, "info": {}})
+
+
+def pair(a, b, scenario, n, ns_a, ns_b, elem=8, spread=None, **kw):
+    """Rows of two containers in one case; `spread` widens b's reps."""
+    return case(a, scenario, n, ns_a, elem, **kw) + case(b, scenario, n, ns_b, elem, spread,
+                                                         **kw)
+
+
+def hpair(a, b, scenario, ns_a, ns_b, pattern="random", ratio=0.5, spread=None, **kw):
+    return (holes(a, scenario, 100000, ns_a, ratio, pattern, **kw)
+            + holes(b, scenario, 100000, ns_b, ratio, pattern, spread=spread, **kw))
+
+
+SW, HM, HV, HR = "bulk_swappop_vm", "peer_unordered_map", "bulk_holes_vm", "bulk_holes_realloc"
+RUNS, FIX, GEO = "bulk_holes_runs_vm", "bulk_holes_fixblocks", "bulk_holes_geoblocks"
+AOS, SOA, A8, A16 = "particles_aos", "particles_soa", "particles_aosoa8", "particles_aosoa16"
+PAGE, STAG, BLOCK = "particles_soa_pagealigned", "particles_soa_staggered", "particles_aos_block_soa"
+
+
+def lookups(a, b, ns_a, ns_b, n=100000, spread=None):
+    return pair(a, b, "lookup", n, ns_a, ns_b, spread=spread, order="random")
+
+
+def shift(ns, elem=8):
+    return [r for n, v in zip((1000, 10000), ns) for r in holes(
+        "bulk_shift_realloc", "erase", n, v, elem=elem)]
+
+
+def spike(grow, plain=4000.0, floor=50000.0, n=1000000, copied=8000000, spread=None):
+    out = case("bulk_holes_realloc_copy", "push_latency", n, 25.0, p50_ns=20, max_ns=grow,
+               samples=n, grow_max_ns=grow, plain_max_ns=plain, grow_copied_bytes=copied)
+    for row, f in zip(out, spread or (1, 1, 1)):
+        row["grow_max_ns"] = str(float(row["grow_max_ns"]) * f)
+    return out + case("plain_array", "lap_noise", n, 16.0, max_ns=floor, samples=n)
+
+
+def growth(ns, container="bulk_holes_constgrow_copy", copied=1000000):
+    return [r for n, v in zip((10000, 100000), ns) for r in case(
+        container, "push_latency", n, v, p50_ns=20, max_ns=4000, samples=n,
+        grow_copied_bytes=copied)]
+
+
+def kernel(layouts, scenario="tick", n=4000000, spread_of=()):
+    """{layout: ns} of the particle layouts in one kernel case; spread_of widens those."""
+    return [r for lay, ns in layouts.items() for r in case(
+        f"particles_{lay}", scenario, n, ns, 40, WIDE if lay in spread_of else None)]
+
+
+def two_n(small, large, scenario="tick"):
+    return kernel(small, scenario, 10000) + kernel(large, scenario, 4000000)
+
+
+VEC_AOS = {("particles_aos", k): ["yes"] for k in ("tick", "simulate")}
+
+# rule -> {class: rows (or (rows, vectorization))}: each class the rule can give.
+CASES = {
+    "shift_erase": {C: shift((300, 3000)), R: shift((300, 310)), U: shift((300, 950)),
+                    D: shift((300, 3000)) + shift((300, 310), 16), NM: shift((300,))},
+    "swappop_table": {C: lookups(SW, HM, 3, 20), R: lookups(SW, HM, 30, 20),
+                      U: lookups(SW, HM, 20, 20, spread=WIDE),
+                      D: lookups(SW, HM, 3, 20) + lookups(SW, HM, 30, 20, n=1000000),
+                      NM: case(SW, "lookup", 100000, 3.0, order="random")},
+    "free_list_memory": {C: mem(HV, 10000) + mem(HV, 10000, hole_ratio=0.5),
+                         R: mem(HV, 10000) + mem(HV, 10000, 24.0, 0.5), NM: mem(HV, 10000)},
+    "dense_vs_holes": {C: hpair(HV, SW, "iterate", 1.2, 0.5), R: hpair(HV, SW, "iterate", 0.3, 0.5),
+                       D: hpair(HV, SW, "iterate", 1.2, 0.5)
+                       + hpair(HV, SW, "iterate", 0.3, 0.5, "clustered"),
+                       U: hpair(HV, SW, "iterate", 0.5, 0.5, spread=WIDE),
+                       NM: pair(HV, SW, "iterate", 100000, 0.5, 0.5)},
+    "worst_case": {C: pair(HV, SW, "iterate", 100000, 0.5, 0.5),
+                   R: pair(HV, SW, "iterate", 100000, 1.0, 0.5),
+                   D: pair(HV, SW, "iterate", 100000, 0.5, 0.5)
+                   + pair(HV, SW, "iterate", 100000, 1.0, 0.5, 16),
+                   U: pair(HV, SW, "iterate", 100000, 0.5, 0.5, spread=WIDE),
+                   NM: hpair(HV, SW, "iterate", 0.5, 0.5)},
+    "runs": {C: hpair(RUNS, HV, "iterate", 1.0, 4.0, ratio=0.9),
+             R: hpair(RUNS, HV, "iterate", 5.0, 4.0, ratio=0.9),
+             D: hpair(RUNS, HV, "iterate", 1.0, 4.0, ratio=0.9)
+             + hpair(RUNS, HV, "iterate", 5.0, 4.0, "clustered", 0.9),
+             U: hpair(RUNS, HV, "iterate", 4.0, 4.0, ratio=0.9, spread=WIDE),
+             NM: pair(RUNS, HV, "iterate", 100000, 1.0, 1.0)},
+    "weak_pointers": {C: case(HV, "iterate", 1000, 1.0),
+                      R: case(HV, "iterate", 1000, 1.0) + case("bulk_fake_vm", "iterate", 1000, 1.0),
+                      NM: case("plain_array", "iterate", 1000, 1.0)},
+    "static": {C: mem(HV, 10000) + mem("bulk_holes_static", 10000, 64.0),
+               R: mem(HV, 10000) + mem("bulk_holes_static", 10000, 12.0),
+               NM: case("bulk_holes_static", "iterate", 1000, 1.0)},
+    "realloc_spike": {C: spike(1e6), R: spike(3000.0), U: spike(4000.0, spread=WIDE),
+                      D: spike(1e6) + spike(3000.0, n=2000000), PNE: spike(1e6, copied=0),
+                      NM: case(HR, "push_latency", 1000000, 25.0, max_ns=4000, samples=10)},
+    "realloc_waste": {C: mem(HV, 1048577) + mem(HR, 1048577, 24.0),
+                      BH: mem(HV, 10000) + mem(HR, 10000, 14.0),
+                      R: mem(HV, 10000) + mem(HR, 10000, 48.0), NM: mem(HV, 10000)},
+    "realloc_moves": {C: case(HR, "iterate", 1000, 1.0),
+                      R: case("bulk_fake_realloc", "iterate", 1000, 1.0),
+                      NM: case(HV, "iterate", 1000, 1.0)},
+    "constant_growth": {C: growth((10, 100)), R: growth((18, 19)), U: growth((10, 31.6)),
+                        D: growth((10, 100)) + growth((18, 19), "bulk_holes_constgrow"),
+                        PNE: growth((18, 19), "bulk_holes_constgrow", copied=0),
+                        NM: growth((18,))},
+    "never_move": {C: case(HV, "iterate", 1000, 1.0),
+                   R: case(HV, "iterate", 1000, 1.0) + case("bulk_fake_vm", "iterate", 1000, 1.0),
+                   NM: case(HR, "iterate", 1000, 1.0)},
+    "block_waste": {C: mem(HV, 16385) + mem(FIX, 16385, 24.0),
+                    BH: mem(HV, 10000) + mem(FIX, 10000, 14.0),
+                    R: mem(HV, 10000) + mem(FIX, 10000, 120.0), NM: mem(HV, 10000)},
+    "geo_waste": {C: mem(HV, 10000) + mem(GEO, 10000, 24.0),
+                  BH: mem(HV, 10000) + mem(GEO, 10000, 14.0),
+                  R: mem(HV, 10000) + mem(GEO, 10000, 48.0), NM: mem(HV, 10000)},
+    "vm_indirection": {C: pair(HV, HR, "iterate", 100000, 1.0, 1.0),
+                       R: pair(HR, HV, "iterate", 100000, 1.0, 2.0),
+                       D: pair(HV, HR, "iterate", 100000, 1.0, 1.0)
+                       + pair(HR, HV, "iterate", 100000, 1.0, 2.0, 16),
+                       U: pair(HR, HV, "iterate", 100000, 1.0, 1.0, spread=WIDE),
+                       NM: case(HV, "iterate", 100000, 1.0)},
+    "block_lookup": {C: lookups(HV, FIX, 10, 11), R: lookups(HV, FIX, 10, 20),
+                     D: lookups(HV, FIX, 10, 11) + lookups(HV, FIX, 10, 20, n=1000000),
+                     U: lookups(HV, FIX, 10, 12, spread=WIDE), NM: lookups(HV, HR, 10, 10)},
+    "soa_tick": {C: kernel({"aos": 10, "soa": 1}), BH: kernel({"aos": 4, "soa": 1}),
+                 R: kernel({"aos": 20, "soa": 1}), U: kernel({"aos": 10, "soa": 1}, spread_of="soa"),
+                 NM: kernel({"aos": 10})},
+    "soa_simd": {C: kernel({"aos": 8, "soa": 1}, n=10000) + kernel({"aos": 8, "soa": 1}, "simulate", 10000),
+                 BH: kernel({"aos": 4, "soa": 1}, n=10000) + kernel({"aos": 4, "soa": 1}, "simulate", 10000),
+                 R: kernel({"aos": 11, "soa": 1}, n=10000) + kernel({"aos": 4, "soa": 1}, "simulate", 10000),
+                 U: kernel({"aos": 8, "soa": 1}, n=10000, spread_of="soa"),
+                 PNE: (kernel({"aos": 8, "soa": 1}, n=10000), VEC_AOS),
+                 NM: kernel({"aos": 8}, n=10000)},
+    "not_80x": {C: two_n({"aos": 4, "soa": 1}, {"aos": 5, "soa": 1}),
+                R: two_n({"aos": 4, "soa": 1}, {"aos": 20, "soa": 4, "aosoa16": 1}),
+                U: two_n({"aos": 4, "soa": 1}, {"aos": 20, "soa": 4, "aosoa16": 1})[:-3]
+                + case(A16, "tick", 4000000, 1.0, 40, WIDE),
+                PNE: two_n({"aos": 1, "soa": 2}, {"aos": 5, "soa": 1}),
+                NM: kernel({"aos": 1}, n=10000)},
+    "aosoa8_tick": {C: kernel({"aos": 5, "aosoa8": 1}), BH: kernel({"aos": 2, "aosoa8": 1}),
+                    R: kernel({"aos": 1, "aosoa8": 2}),
+                    U: kernel({"aos": 4.5, "aosoa8": 1}, spread_of="aosoa8"),
+                    NM: kernel({"aos": 5})},
+    "aosoa16": {C: kernel({"aos": 4, "aosoa8": 1, "aosoa16": 0.5}),
+                R: kernel({"aos": 4, "aosoa8": 1, "aosoa16": 2}),
+                U: kernel({"aos": 4, "aosoa8": 1, "aosoa16": 1}, spread_of="aosoa16"),
+                NM: kernel({"aos": 4, "aosoa8": 1})},
+    "soa_allocs": {C: case(AOS, "create", 1000, 5.0, 40) + case(SOA, "create", 1000, 5.0, 40, allocs=10),
+                   R: case(AOS, "create", 1000, 5.0, 40) + case(SOA, "create", 1000, 5.0, 40),
+                   NM: case(AOS, "create", 1000, 5.0, 40)},
+    "soa_conflicts": {C: kernel({"soa_pagealigned": 2, "soa_staggered": 1}, "update"),
+                      R: kernel({"soa_pagealigned": 1, "soa_staggered": 1}, "update"),
+                      U: kernel({"soa_pagealigned": 1.05, "soa_staggered": 1}, "update",
+                                spread_of="soa_staggered"),
+                      PNE: kernel({"soa": 1, "soa_staggered": 1}, "update"),
+                      NM: kernel({"soa_pagealigned": 2, "soa_staggered": 1})},
+    "holes_simd": {C: holes(SOA, "tick", 1000, 1.0, elem=40),
+                   R: holes(SOA, "tick", 1000, 1.0, elem=40)
+                   + [dict(r, verified="0") for r in holes(AOS, "tick", 1000, 1.0, elem=40)],
+                   NM: case(SOA, "tick", 1000, 1.0, 40)},
+    "block_soa": {C: kernel({"aos": 10, "aos_block_soa": 5}, "update8"),
+                  R: kernel({"aos": 5, "aos_block_soa": 10}, "update8"),
+                  U: kernel({"aos": 5, "aos_block_soa": 5}, "update8", spread_of="aos_block_soa"),
+                  PNE: kernel({"aos": 5, "aos_block_soa": 10}), NM: kernel({"aos": 5})},
+    "defaults_general": {C: hpair(HV, HR, "iterate", 1.0, 1.0), R: hpair(HR, HV, "iterate", 1.0, 2.0),
+                         D: hpair(HV, HR, "iterate", 1.0, 1.0)
+                         + hpair(HR, HV, "iterate", 1.0, 2.0, "clustered"),
+                         U: hpair(HR, HV, "iterate", 1.0, 1.0, spread=WIDE),
+                         NM: case(HR, "iterate", 100000, 1.0)},
+    "defaults_simd": {C: kernel({"aos": 4, "soa": 1, "aosoa8": 1}),
+                      R: kernel({"aos": 4, "soa": 1, "aosoa8": 2}),
+                      D: kernel({"aos": 4, "soa": 1, "aosoa8": 1}, n=10000)
+                      + kernel({"aos": 4, "soa": 1, "aosoa8": 2}),
+                      U: kernel({"aos": 4, "soa": 1, "aosoa8": 1.1}, spread_of="aosoa8"),
+                      NM: kernel({"aos": 4, "soa": 1})},
+}
+
+
+@pytest.mark.parametrize("rule, cls", [(r, c) for r, by in CASES.items() for c in by])
+def test_rule_gives_each_class(tmp_path, rule, cls):
+    spec = CASES[rule][cls]
+    rows, vec = spec if isinstance(spec, tuple) else (spec, None)
+    v = judge(tmp_path, rule, rows, vec)
+    assert v.verdict == cls, v.measured
+    assert v.rule == bulk_claims.RULES[rule].text and v.measured
+
+
+def test_every_claim_with_a_rule_is_covered():
+    ruled = {c.id: c.rule for c in BULK_CLAIMS if c.rule}
+    assert set(ruled.values()) == set(CASES) == set(bulk_claims.RULES)
+    for ident, rule in ruled.items():
+        assert NM in CASES[rule], ident
+        assert {C, BH} & set(CASES[rule]), ident
+
+
+def test_every_rule_can_refute():
+    assert [r for r, by in CASES.items() if R not in by] == []
+
+
+def test_premise_and_undecided_texts_say_what_would_decide(tmp_path):
+    v = judge(tmp_path, "constant_growth", CASES["constant_growth"][PNE])
+    assert "no constant growth copied the elements; to make it occur: run " \
+           "bulk_holes_constgrow_copy" in v.measured
+    v = judge(tmp_path, "soa_simd", *CASES["soa_simd"][PNE])
+    assert "tick: AoS is a vector loop too (vector vs vector)" in v.measured
+    v = judge(tmp_path, "realloc_spike", CASES["realloc_spike"][U])
+    assert "more reps or a quieter machine: the CI [" in v.measured and "straddles 1" in v.measured
+
+
+def test_no_rule_claims_say_why():
+    assert set(bulk_claims.NO_RULE) == {c.id for c in BULK_CLAIMS if not c.rule}
+
+
+# --- the helpers of reports/verdicts.py -------------------------------------------------------
+
+def ci(lo, hi):
+    return bench_stats.RatioCI((lo + hi) / 2, lo, hi, 0.95)
+
+
+def test_decide_only_when_the_ci_is_clear():
+    assert vd.decide(ci(1.1, 1.2), 1.0, C, R) == (C, "")
+    assert vd.decide(ci(0.8, 0.9), 1.0, C, R) == (R, "")
+    assert vd.decide(ci(0.93, 1.08), 1.0, C, R) == (
+        U, "more reps or a quieter machine: the CI [0.93, 1.08] straddles 1")
+    assert vd.decide(bench_stats.RatioCI(1.5, None, None, 0.95), 1.0, C, R)[0] == U
+
+
+@pytest.mark.parametrize("cis, expected", [
+    ([ci(7.5, 8.5)], C),              # X reached within the tolerance
+    ([ci(2, 3), ci(1.2, 1.5)], BH),   # every case clearly below X, with a gain
+    ([ci(2, 3), ci(9, 10)], R),       # a case clearly beyond X x about
+    ([ci(0.5, 0.8), ci(2, 3)], R),    # a case with no gain where the claim promises one
+    ([ci(6.5, 7.5)], U),              # straddles X / about
+    ([ci(8.5, 9.5)], U),              # straddles X x about
+    ([ci(0.9, 1.1)], U),              # no gain shown, no loss either
+    ([], NM),
+])
+def test_up_to(cis, expected):
+    assert vd.up_to([(f"case {i}", c) for i, c in enumerate(cis)], 8, 1.1)[0] == expected
+
+
+def test_across_and_the_classes():
+    s = lambda sign, c=ci(0.5, 0.9): ("a case", sign, c, 1.0)  # noqa: E731
+    assert vd.across([s(1), s(1)])[0] == C and vd.across([s(-1)])[0] == R
+    assert vd.across([s(1), s(-1), s(0)])[0] == D  # decided whatever the open one does
+    assert vd.across([s(1), s(0, ci(0.9, 1.1))]) == (U, "1 cases for, 0 against, 1 undecided "
+                                                     "(a case: more reps or a quieter machine: "
+                                                     "the CI [0.9, 1.1] straddles 1)")
+    with pytest.raises(ValueError):
+        vd.Verdict("depends on it", "x")  # only the classes
+    assert vd.premise_text("no copy", "run X") == ("premise not exercised: no copy; to make it "
+                                                   "occur: run X")
