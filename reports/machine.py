@@ -74,13 +74,19 @@ def sidecar(csv_path):
     return re.sub(r"\.csv(\.xz|\.gz)?$", "", str(csv_path)) + ".machine.json"
 
 
+def vectorization_sidecar(csv_path):
+    """The vectorization table beside a results CSV: bench-X.csv(.xz|.gz) ->
+    bench-X.vectorization.tsv."""
+    return re.sub(r"\.csv(\.xz|\.gz)?$", "", str(csv_path)) + ".vectorization.tsv"
+
+
 def vectorization(csv_paths):
     """The build's vectorization table beside the first CSV that has one (make bench copies
     build/rel/vectorization.tsv to results/bench-X.vectorization.tsv):
     {(container, scenario): ["yes" | "no" | "partly", one per loop]}, or None when no CSV
     has one. Never raises: an unreadable or malformed table is skipped."""
     for path in csv_paths:
-        text = _read(re.sub(r"\.csv(\.xz|\.gz)?$", "", str(path)) + ".vectorization.tsv")
+        text = _read(vectorization_sidecar(path))
         lines = [line.split("\t") for line in (text or "").splitlines()]
         if not lines or lines[0][:6] != ["container", "elem_bytes", "scenario", "function",
                                          "loop", "vectorized"]:

@@ -109,7 +109,7 @@ def publish(paths, run_ids, dest):
     """Write the rows of `run_ids` from the CSVs read to dest, xz-compressed at the
     smallest preset (9 extreme), each file's header before its rows (headers of several
     schemas stay readable: results.read_table takes a header line anywhere), and the
-    machine file beside the first CSV that has one. Raises OSError when it cannot."""
+    machine file and the vectorization table beside the first CSV that has each. Raises OSError when it cannot."""
     os.makedirs(os.path.dirname(os.path.abspath(dest)), exist_ok=True)
     tmp = dest + ".tmp"
     with lzma.open(tmp, "wt", preset=9 | lzma.PRESET_EXTREME, newline="",
@@ -129,10 +129,10 @@ def publish(paths, run_ids, dest):
                             last_header = header
                         writer.writerow(fields)
     os.replace(tmp, dest)
-    sidecar = next((machine.sidecar(p) for p in paths if os.path.exists(machine.sidecar(p))),
-                   None)
-    if sidecar and os.path.abspath(sidecar) != os.path.abspath(machine.sidecar(dest)):
-        shutil.copyfile(sidecar, machine.sidecar(dest))
+    for side in (machine.sidecar, machine.vectorization_sidecar):  # the run's side files
+        found = next((side(p) for p in paths if os.path.exists(side(p))), None)
+        if found and os.path.abspath(found) != os.path.abspath(side(dest)):
+            shutil.copyfile(found, side(dest))
 
 
 def _heading_of(text):

@@ -225,6 +225,21 @@ def test_default_input_is_bench_runs_then_the_published_run(tmp_path, capsys):
     assert capsys.readouterr().out.startswith("run: bench-20261201T100000Z-vm ")
 
 
+def test_publish_carries_the_runs_side_files(tmp_path, capsys):
+    """The machine file and the vectorization table go with the published run, so a
+    fresh clone's report states the machine and judges the SIMD claims as the run's."""
+    src = tmp_path / "bench-x.csv"
+    src.write_bytes(Path(SMALL).read_bytes())
+    (tmp_path / "bench-x.machine.json").write_text('{"cpu_model": "m"}')
+    (tmp_path / "bench-x.vectorization.tsv").write_text("container\telem_bytes\n")
+    dest = tmp_path / "published" / "bench.csv.xz"
+    assert report.main(["--results-md", str(tmp_path / "R.md"), "--out-dir",
+                        str(tmp_path / "out"), "--publish", str(dest), str(src)]) == 0
+    assert (tmp_path / "published" / "bench.machine.json").read_text() == '{"cpu_model": "m"}'
+    assert (tmp_path / "published" / "bench.vectorization.tsv").read_text() == \
+        "container\telem_bytes\n"
+
+
 def test_publish_writes_the_reported_runs_compressed(tmp_path, capsys):
     dest = tmp_path / "published" / "bench.csv.xz"
     md = tmp_path / "RESULTS.md"
