@@ -20,11 +20,14 @@ excluded and counted in a warning. Bad input prints one "report.py: FILE:LINE: m
 line on stderr and exits with status 2; an output that cannot be written exits with 1.
 
 `--publish FILE` also writes the rows of the runs the document reports to FILE (xz), the
-file `make publish` commits.
+file `make publish` commits. `--stable-against CSV` judges every claim again on another
+run (a second `make bench` on the same machine) and lists the claims whose verdict class
+differs (exit status 1 when one does): a verdict is meant to be the same on two runs.
 
 Usage: /usr/bin/python3 reports/report.py [--results-dir DIR] [--out-dir DIR]
            [--results-md FILE] [--article FILE] [--claims FILE] [--bulk-article FILE]
-           [--run RUN_ID|latest] [--baseline NAME] [--publish FILE] [CSV ...]
+           [--run RUN_ID|latest] [--baseline NAME] [--publish FILE]
+           [--stable-against CSV] [CSV ...]
 """
 import argparse
 import csv
@@ -34,11 +37,13 @@ import lzma
 import os
 import shutil
 import sys
+import tempfile
 
 import claims as claims_data
 import machine
 import md
 import results
+import verdicts as vd
 from sections import DOCUMENT, MODULES, ORDER, Context
 from sections import bulk_targets
 from sections.bulk_claims import RULES
@@ -188,6 +193,31 @@ def summary_lines(ctx, rendered, status, results_md, changed):
     return out
 
 
+def claim_classes(rendered, claims):
+    """{claim id: verdict class} of every claim, from the rendered sections' claim rows
+    (not measured where no section judged it)."""
+    rows = {k: v for s in rendered.values() if s for k, v in s.claims.items()}
+    return {c.id: rows[c.id].verdict if c.id in rows else vd.NOT_MEASURED for c in claims}
+
+
+def stability_lines(args, ctx, rendered, other_path):
+    """--stable-against: the verdict classes of the reported run against those the same
+    rules give on the make bench run in other_path (its charts drawn in a temporary
+    directory, then removed). Returns (lines to print, number of claims whose class
+    differs)."""
+    other_args = argparse.Namespace(**dict(vars(args), run="latest"))
+    with tempfile.TemporaryDirectory() as tmp:
+        other_args.out_dir = tmp
+        other = _load(other_args, [other_path])
+        theirs = claim_classes(render_sections(other), other.claims)
+    mine = claim_classes(rendered, ctx.claims)
+    differ = [i for i in mine if mine[i] != theirs.get(i)]
+    out = [f"verdicts: {len(mine) - len(differ)} of {len(mine)} claims have the same class in "
+           f"run {ctx.run_id} and run {other.run_id}"]
+    out += [f"  {i}: {mine[i]} here, {theirs.get(i)} there" for i in differ]
+    return out, len(differ)
+
+
 def _print_summary(ctx, rendered, status, results_md, changed):
     """The headline (summary_lines) on stdout."""
     print("\n".join(summary_lines(ctx, rendered, status, results_md, changed)))
@@ -195,7 +225,7 @@ def _print_summary(ctx, rendered, status, results_md, changed):
 
 def main(argv=None):
     """Command-line entry point; returns the exit status (0 ok or nothing to read, 2 bad
-    input, 1 cannot write)."""
+    input, 1 cannot write or, with --stable-against, a claim's class differs)."""
     p = argparse.ArgumentParser(prog="report.py", description=__doc__.split("\n\n")[0])
     for flag, metavar, default, what in OPTIONS:
         p.add_argument(flag, metavar=metavar, default=default,
@@ -203,6 +233,9 @@ def main(argv=None):
     p.add_argument("--publish", metavar="FILE", help="also write the rows of the runs the "
                    "document reports (the main run, the callgrind run) to FILE, xz-compressed "
                    "(`make publish`: results/published/bench.csv.xz)")
+    p.add_argument("--stable-against", metavar="CSV", help="also judge every claim on the "
+                   "run in CSV (another make bench run on this machine) and list the claims "
+                   "whose verdict class differs; exit status 1 when any does")
     p.add_argument("csv", nargs="*", metavar="CSV", help="CSV files (override --results-dir)")
     args = p.parse_args(argv)
     paths = args.csv or default_csvs(args.results_dir)
@@ -226,6 +259,8 @@ def main(argv=None):
                 f.write(text)
         if args.publish:
             publish(paths, {ctx.run_id} | set(ctx.section_runs.values()), args.publish)
+        stable, differ = (stability_lines(args, ctx, rendered, args.stable_against)
+                          if args.stable_against else ([], 0))
     except results.ReportError as e:
         print(f"report.py: {e}", file=sys.stderr)
         return 2
@@ -233,7 +268,8 @@ def main(argv=None):
         print(f"report.py: cannot write output: {e}", file=sys.stderr)
         return 1
     _print_summary(ctx, rendered, status, args.results_md, changed)
-    return 0
+    print("\n".join(stable), end="\n" if stable else "")
+    return 1 if differ else 0
 
 
 if __name__ == "__main__":

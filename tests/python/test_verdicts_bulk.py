@@ -302,3 +302,21 @@ def test_across_and_the_classes():
         vd.Verdict("depends on it", "x")  # only the classes
     assert vd.premise_text("no copy", "run X") == ("premise not exercised: no copy; to make it "
                                                    "occur: run X")
+
+
+def test_stable_against_lists_the_claims_whose_class_differs(tmp_path, capsys):
+    """report.py --stable-against judges every claim on a second run: the same rows give
+    the same classes (exit 0); rows on which shift erase's rule refutes (A1) give one
+    claim that differs, listed with both classes (exit 1)."""
+    import report
+    grows = tb.write_csv(tmp_path / "grows.csv", CASES["shift_erase"][C])
+    flat = tb.write_csv(tmp_path / "flat.csv", CASES["shift_erase"][R])
+    args = tb.args(tmp_path, grows)
+    assert report.main(args + ["--stable-against", str(grows)]) == 0
+    out = capsys.readouterr().out
+    total = len(tb.claims_data.load_claims())  # every article's claims
+    assert f"verdicts: {total} of {total} claims have the same class" in out, out
+    assert report.main(args + ["--stable-against", str(flat)]) == 1
+    out = capsys.readouterr().out
+    assert f"verdicts: {total - 1} of {total} claims have the same class" in out, out
+    assert f"  A1: {C} here, {R} there" in out
