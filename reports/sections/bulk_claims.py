@@ -150,14 +150,8 @@ def _worst_case(run, claim):
     if not res:
         return Verdict(NOT_MEASURED, "needs iterate rows of hole and dense variants "
                        "without holes")
-    same = claim.param("same", SAME)
-    head = max(res, key=lambda t: (t[0][1], -t[0][2]))
-    text = (f"with no holes, best hole variant / best dense variant: {ci_text(head[3])} "
-            f"({head[1]} vs {head[2]}, {where(head[0])}); more than {same:.0%} slower in "
-            f"{tally(res, lambda ci: above(ci, same))} cases")
-    verdict, why = direction(res, lambda ci: vd.side(ci, 1 + same) == vd.BELOW,
-                             lambda ci: above(ci, same), 1 + same)
-    return Verdict(verdict, vd.with_why(text, why))
+    return _as_fast(res, claim.param("same", SAME),
+                    "with no holes, best hole variant / best dense variant")
 
 
 def _runs(run, claim):
