@@ -1,5 +1,7 @@
 """The handle_map section of RESULTS.md: Jeff Kiah's "Game Engine Containers - handle_map"
-(2016), its benchmark table beside ours (reports/data/handle_map_article.csv holds the
+(2016): every claim of claims.csv's article "handle_map" (B1-B15) with its verdict, rule
+and measured text (handle_map_claims.py: the rules and the defrag_steps chart), then its
+benchmark table beside ours (reports/data/handle_map_article.csv holds the
 article's figures), speed-ups with bootstrap 95% CIs, unstable cases flagged, what
 differs; chart handle_map_table.png (grouped bars per scenario and container, median time
 per timed region on a log axis, error bars min..max, the article as hollow diamonds).
@@ -21,7 +23,7 @@ from sections import ClaimRow, Section, run_line
 from sections import handle_map_claims as hmc
 from sections.bulk_run import Run
 from sections.claim_index import verdict_table
-from sections.handle_map_claims import (BASE, HM, PEERS, ArticleRow,  # noqa: F401
+from sections.handle_map_claims import (BASE, HM, PEERS,
                                         article_speedup, load_article)
 
 NAME = "handle_map"

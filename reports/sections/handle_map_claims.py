@@ -476,6 +476,9 @@ def _max_swaps(run, claim, ctx):
             signs.append((label, sign, None, 1.0))
             parts.append(f"{label}: {text}")
             whys[label] = why
+    if not signs and not any(cases_of(run, "defrag_steps", HM, defrag_input=i) for i in INPUTS):
+        return vd.Verdict(vd.NOT_MEASURED, f"needs {HM} defrag_steps rows of the "
+                          + " or ".join(INPUTS) + " input at two or more max_swaps")
     if not signs:
         return vd.Verdict(vd.PREMISE_NOT_EXERCISED, vd.premise_text(
             "no defrag_steps case needed more than one call at its smallest max_swaps",
