@@ -33,6 +33,23 @@ def render_index(claims, rows):
     return md.section_text(NAME, lines)
 
 
+def verdict_table(claims, rows):
+    """An article section's "Verdicts, claim by claim" lines: one row per claim (id,
+    claim, the article's figure, what was measured with its rule, the class in bold),
+    then the totals per class. claims: claims.Claim; rows: {id: ClaimRow} of every one."""
+    lines = md.table(["id", "claim", "article's figure", "measured in this run (rule)",
+                      "verdict"],
+                     [[c.id, c.claim, figure_text(c),
+                       rows[c.id].measured + (f" (rule: {rows[c.id].rule})"
+                                              if rows[c.id].rule else ""),
+                       f"**{rows[c.id].verdict}**"] for c in claims])
+    counts = {}
+    for r in rows.values():
+        counts[r.verdict] = counts.get(r.verdict, 0) + 1
+    return lines + ["", "Totals: " + ", ".join(f"{counts[v]} {v}" for v in vd.NAMES
+                                               if v in counts) + "."]
+
+
 def headline(claims, rows):
     """'verdicts of the N claims: 13 confirmed, ..., 21 not measured' (classes in
     verdicts.NAMES order)."""

@@ -1,5 +1,7 @@
 """The handle_map section of RESULTS.md: Jeff Kiah's "Game Engine Containers - handle_map"
-(2016), its benchmark table beside ours (reports/data/handle_map_article.csv holds the
+(2016): every claim of claims.csv's article "handle_map" (B1-B15) with its verdict, rule
+and measured text (handle_map_claims.py: the rules and the defrag_steps chart), then its
+benchmark table beside ours (reports/data/handle_map_article.csv holds the
 article's figures), speed-ups with bootstrap 95% CIs, unstable cases flagged, what
 differs; chart handle_map_table.png (grouped bars per scenario and container, median time
 per timed region on a log axis, error bars min..max, the article as hollow diamonds).
@@ -7,7 +9,6 @@ Table cases: n=100000, 8-byte items, sequential order, no holes (results.TABLE_N
 The containers are the roles hm_subject and hm_peer of reports/data/containers.csv, with
 the baseline beside them in the chart when the run has it. None without table cases."""
 import os
-from dataclasses import dataclass
 
 from matplotlib.lines import Line2D
 
@@ -15,61 +16,23 @@ import charts
 import md
 import results
 import stats as bench_stats
+import verdicts as vd
 from md import DASH, fmt
-from results import SEED, TABLE_ELEM_BYTES, TABLE_N, ReportError
-from sections import Section, run_line
+from results import SEED, TABLE_ELEM_BYTES, TABLE_N
+from sections import ClaimRow, Section, run_line
+from sections import handle_map_claims as hmc
+from sections.bulk_run import Run
+from sections.claim_index import verdict_table
+from sections.handle_map_claims import (BASE, HM, PEERS,
+                                        article_speedup, load_article)
 
 NAME = "handle_map"
 SCENARIOS = ("create", "iterate", "lookup", "clear", "reset", "defragment")
-HM = results.role("hm_subject")[0]
-PEERS = results.role("hm_peer")
-BASE = results.role("baseline")[0]
 CHART_CONTAINERS = (HM,) + PEERS + (BASE,)
-ARTICLE_COLUMNS = ("article_scenario", "container", "ms", "swaps", "our_scenario", "note")
 ARTICLE_YEAR = 2016
 HEADING = f'## handle_map (Jeff Kiah, "Game Engine Containers - handle_map", {ARTICLE_YEAR})'
 BEGIN, END = md.markers(NAME)
 CHART = "handle_map_table.png"
-
-
-@dataclass(frozen=True)
-class ArticleRow:
-    """One figure of the article, keyed in load_article() by (our_scenario, container)."""
-    article_scenario: str
-    container: str
-    ms: float
-    swaps: int | None
-    our_scenario: str
-    note: str
-
-
-def load_article(path):
-    """Load the article's figures; return {(our_scenario, container): ArticleRow}."""
-    def parse(fields, where):
-        try:
-            ms = float(fields["ms"])
-            swaps = int(fields["swaps"]) if fields["swaps"] else None
-        except ValueError:
-            raise ReportError(f"{where}: 'ms' must be a number, "
-                              "'swaps' an integer or empty") from None
-        return ArticleRow(fields["article_scenario"], fields["container"], ms, swaps,
-                          fields["our_scenario"], fields["note"])
-    return {(a.our_scenario, a.container): a for a in results.read_table(path, ARTICLE_COLUMNS, parse)}
-
-
-def article_speedup(article, scenario, peer):
-    """Article speed-up of handle_map over `peer` in our `scenario` row.
-
-    Returns (peer ms / handle_map ms, the our_scenario of the handle_map figure used) or
-    (None, None). The figures are paired by the article's own scenario, so the clear row
-    divides the peers' clear by the handle_map reset() that the article labelled "clear".
-    """
-    theirs = article.get((scenario, peer))
-    ours = theirs and next((a for a in article.values() if a.container == HM
-                            and a.article_scenario == theirs.article_scenario), None)
-    if not ours or ours.ms <= 0:
-        return None, None
-    return theirs.ms / ours.ms, ours.our_scenario
 
 
 def render_chart(stats, info, article, out_dir):
@@ -178,9 +141,10 @@ def _speedup_cell(stats, scenario, peer):
     return md.ci_text(ci)
 
 
-def render_markdown(stats, info, article, chart_link):
+def render_markdown(stats, info, article, chart_link, verdicts=()):
     """Return the handle_map section of RESULTS.md, marker lines included, ending in a newline:
-    a times table (ours vs the article), a speed-up table with 95% CIs, the chart, what differs."""
+    the verdicts claim by claim (`verdicts`: their lines, verdict_lines()), a times table
+    (ours vs the article), a speed-up table with 95% CIs, the chart, what differs."""
     times_header = (["scenario"] + [f"{c} {who}" for c in (HM,) + PEERS
                                     for who in ("ours ms (MAD)", "article ms")]
                     + ["swaps ours", "swaps article"])
@@ -202,8 +166,9 @@ def render_markdown(stats, info, article, chart_link):
             cells += [_speedup_cell(stats, s, p), fmt(ratio, "×") + mark]
         if any(c != DASH for c in cells[1:]):
             speedups.append(cells)
-    out = [BEGIN, HEADING, "", run_line(info, _reps_text(stats)), "",
-           "Milliseconds per timed region: ours = median (MAD) over the reps, article = its "
+    out = [BEGIN, HEADING, "", run_line(info, _reps_text(stats)), ""]
+    out += list(verdicts) + (["", "### The article's table", ""] if verdicts else [])
+    out += ["Milliseconds per timed region: ours = median (MAD) over the reps, article = its "
            "single run. peer_malloc_ptrs stands for the article's vector of unique_ptr; "
            "— = not measured.", ""] + md.table(times_header, times)
     if any(st.unstable for (c, _), st in stats.items() if c in (HM,) + PEERS):
@@ -222,6 +187,31 @@ def render_markdown(stats, info, article, chart_link):
     return "\n".join(out + ["", END]) + "\n"
 
 
+def claim_rows(run, claims, article, chart_link):
+    """{claim id: ClaimRow} of every claim of the article: its rule's verdict, or "not
+    measured" for a claim no rule judges. chart_link(claim) -> link or ""."""
+    found = hmc.verdicts(run, claims, article)
+    return {c.id: ClaimRow(found[c.id].verdict, found[c.id].measured, found[c.id].rule,
+                           chart_link(c)) if c.id in found else
+            ClaimRow(vd.NOT_MEASURED, "no rule judges this claim yet") for c in claims}
+
+
+def verdict_lines(claims, rows, defrag_link):
+    """The "Verdicts, claim by claim" subsection: how to read it, the table, the
+    defrag_steps chart when drawn."""
+    out = ["### Verdicts, claim by claim", "",
+           "Each claim judged on every case of the run it covers (rules: "
+           "`reports/sections/handle_map_claims.py`, thresholds: `reports/data/claims.csv`): "
+           "a case counts only when its bootstrap 95% CI is clear of the rule's threshold; "
+           "ratios are of median times. The article's figures are its own benchmark's: its "
+           "\"clear\" timed `reset()`, so B4 compares like with like.", ""]
+    out += verdict_table(claims, rows)
+    if defrag_link:
+        out += ["", f"![handle_map defragment in calls of at most max_swaps moves]"
+                f"({defrag_link})"]
+    return out
+
+
 def render(ctx):
     """The handle_map section of the run in ctx, or None without table cases."""
     stats = results.aggregate(ctx.rows, ctx.run_id) if ctx.run_id else {}
@@ -229,5 +219,13 @@ def render(ctx):
         return None
     article = load_article(ctx.article_path)
     png = render_chart(stats, ctx.info, article, ctx.out_dir)
-    return Section(NAME, HEADING, render_markdown(stats, ctx.info, article, ctx.link(png)),
-                   [png])
+    run = Run(ctx.rows, ctx.run_id, ctx.cases)
+    defrag = hmc.chart_defrag_steps(run, ctx.info, ctx.out_dir)
+    written = {os.path.basename(p) for p in (png, defrag) if p}
+    chart_of = (lambda c: ctx.link(os.path.join(ctx.out_dir, c.chart))
+                if c.chart in written else "")
+    claims = [c for c in ctx.claims if c.article == NAME]
+    rows = claim_rows(run, claims, article, chart_of)
+    lines = verdict_lines(claims, rows, ctx.link(defrag) if defrag else "")
+    return Section(NAME, HEADING, render_markdown(stats, ctx.info, article, ctx.link(png),
+                                                  lines), [p for p in (png, defrag) if p], rows)

@@ -1,0 +1,674 @@
+"""The handle_map article's claims (claims.csv ids B1-B15, Jeff Kiah, "Game Engine
+Containers - handle_map", 2016): one rule each, a function (run, claim, ctx) ->
+verdicts.Verdict, and RULES, the table claims.csv's rule column names (report.py checks
+the column against it and the Bulk data rules), each with a one-line text of what it
+compares and its threshold. Thresholds come from the claim's params column (claim.param)
+with the defaults written here; ctx = {"article": load_article()'s figures}.
+
+Every rule judges every case of the run the claim covers: a case counts for or against
+the claim only when its 95% CI (stats.ratio_ci, seeded) is clear of the threshold, else
+it is undecided, and the claim is "not decided at this precision" with what would decide
+(verdicts.across: cases both ways = depends, named). A claim that is one statement with
+several parts (B8, B13) is refuted by any part that fails (all_of). Counts (swaps, old
+handles rejected, committed bytes) are exact and need no CI. Maxima are judged against
+the machine's interruption floor measured in the same run (lap_noise).
+
+The containers are roles of reports/data/containers.csv: hm_subject, hm_peer, baseline,
+hm_two_array (B15), hm_elementwise (B9)."""
+import math
+import os
+from dataclasses import dataclass
+
+import charts
+import md
+import results
+import stats as bench_stats
+import verdicts as vd
+from md import DASH, ci_text, fmt, x
+from results import TABLE_ELEM_BYTES, TABLE_N, ReportError
+from sections.bulk_run import Rule, lap_noise_max, ratio
+
+HM = results.role("hm_subject")[0]
+PEERS = results.role("hm_peer")
+BASE = results.role("baseline")[0]
+TWO_ARRAY = results.role("hm_two_array")[0]
+ELEMENTWISE = results.role("hm_elementwise")[0]
+ARTICLE_COLUMNS = ("article_scenario", "container", "ms", "swaps", "our_scenario", "note")
+DEFRAG_CHART = "handle_map_defrag_steps.png"
+FACTOR = 10.0        # B1-B5: a magnitude beyond 10x of the article's is a gap worth a note
+MAX_SLOPE = 0.2      # B6: ns/op growing slower than n^0.2 per step is flat (O(1))
+MOST = 2.5           # B7: one more dependent load: at most 2x a direct index, x1.25
+QUADRATIC = 1.5      # B5: time growing faster than n^1.5 is O(n^2), not O(n)
+FREE = 0.1           # B10: a call on an unchanged map costs under 10% of a sorted scan
+BUDGET_NS = 16.7e6 / 10  # B11: a tenth of a 60 Hz frame
+FAR = 0.1            # B14: near-sorted input at under a tenth of the shuffled time
+SAME = 0.05          # B12, B15: within 5% is the same
+FOR, AGAINST, OPEN = 1, -1, 0  # a case's sign for verdicts.across
+SIGN = {vd.ABOVE: FOR, vd.BELOW: AGAINST, vd.STRADDLES: OPEN}  # side() of a CI that should be above
+INPUTS = ("shuffled", "near_sorted")  # defrag_steps inputs that move items (B11, chart)
+
+
+@dataclass(frozen=True)
+class ArticleRow:
+    """One figure of the article, keyed in load_article() by (our_scenario, container)."""
+    article_scenario: str
+    container: str
+    ms: float
+    swaps: int | None
+    our_scenario: str
+    note: str
+
+
+def load_article(path):
+    """Load the article's figures; return {(our_scenario, container): ArticleRow}."""
+    def parse(fields, where):
+        try:
+            ms = float(fields["ms"])
+            swaps = int(fields["swaps"]) if fields["swaps"] else None
+        except ValueError:
+            raise ReportError(f"{where}: 'ms' must be a number, "
+                              "'swaps' an integer or empty") from None
+        return ArticleRow(fields["article_scenario"], fields["container"], ms, swaps,
+                          fields["our_scenario"], fields["note"])
+    return {(a.our_scenario, a.container): a
+            for a in results.read_table(path, ARTICLE_COLUMNS, parse)}
+
+
+def article_speedup(article, scenario, peer):
+    """Article speed-up of handle_map over `peer` in our `scenario` row.
+
+    Returns (peer ms / handle_map ms, the our_scenario of the handle_map figure used) or
+    (None, None). The figures are paired by the article's own scenario, so the clear row
+    divides the peers' clear by the handle_map reset() that the article labelled "clear".
+    """
+    theirs = article.get((scenario, peer))
+    ours = theirs and next((a for a in article.values() if a.container == HM
+                            and a.article_scenario == theirs.article_scenario), None)
+    if not ours or ours.ms <= 0:
+        return None, None
+    return theirs.ms / ours.ms, ours.our_scenario
+
+
+# --- cases and signs -------------------------------------------------------------------------
+
+def axis(key, name):
+    """The value of case axis `name` (defrag_input, max_swaps, old_handles) in a case key."""
+    return dict(key[len(results.CASE_FIELDS):]).get(results.AXIS_PREFIX + name)
+
+
+def cases_of(run, scenario, container, **fixed):
+    """{case key: CaseStats} of one container's `scenario`, fixed fields as Run.select,
+    plus axes=value filters (defrag_input="shuffled")."""
+    case_fixed = {k: v for k, v in fixed.items() if k in results.CASE_FIELDS}
+    axes = {k: v for k, v in fixed.items() if k not in results.CASE_FIELDS}
+    return {k: st for k, st in run.select(scenario, lambda c: c == container,
+                                          **case_fixed).items()
+            if all(axis(k, a) == str(v) for a, v in axes.items())}
+
+
+def twin(key, container, **axes):
+    """The key of the same case for another container (and other axis values)."""
+    rest = tuple((c, str(axes.get(c[len(results.AXIS_PREFIX):], v)))
+                 for c, v in key[len(results.CASE_FIELDS):])
+    return key[:1] + (container,) + key[2:len(results.CASE_FIELDS)] + rest
+
+
+def median_of(run, key, column):
+    """The median of `column` over a case's verified reps, or None."""
+    values = run.column(key, column)
+    return bench_stats.median(values) if values else None
+
+
+def sign_of(ci, threshold, want_above=True):
+    """FOR when the CI is wholly on the wanted side of threshold, AGAINST when wholly on
+    the other, OPEN when it straddles it or has no CI."""
+    s = SIGN[vd.side(ci, threshold)]
+    return s if want_above else -s
+
+
+def all_of(parts):
+    """(class, why) of a claim made of parts [(label, sign, why if open)]: REFUTED when a
+    part fails, UNDECIDED (the first open part's why) when one is open, else CONFIRMED."""
+    if any(s == AGAINST for _, s, _ in parts):
+        return vd.REFUTED, ""
+    open_ = [p for p in parts if p[1] == OPEN]
+    if open_:
+        return vd.UNDECIDED, f"{open_[0][0]}: {open_[0][2]}"
+    return vd.CONFIRMED, ""
+
+
+def names(labels, limit=4):
+    """Case labels grouped by their first word: 'iterate (3 cases), memory n=1048576 8 B'."""
+    groups = {}
+    for label in labels:
+        groups.setdefault(label.split(" ")[0], []).append(label)
+    parts = [g[0] if len(g) == 1 else f"{word} ({len(g)} cases)" for word, g in groups.items()]
+    return ", ".join(parts[:limit]) + (f" and {len(parts) - limit} more" if len(parts) > limit
+                                       else "")
+
+
+def judged(signs, text, whys=None):
+    """A Verdict from verdicts.across over signs [(label, sign, CI, threshold)], with the
+    cases for and against named when they differ (what the claim depends on) and what
+    would decide an open one (whys: {label: why} for cases whose CI is not the point)."""
+    verdict, why = vd.across(signs)
+    if verdict == vd.DEPENDS:
+        why = ("holds at " + names(s[0] for s in signs if s[1] == FOR)
+               + "; fails at " + names(s[0] for s in signs if s[1] == AGAINST))
+    open_ = [s[0] for s in signs if s[1] == OPEN]
+    if verdict == vd.UNDECIDED and whys and open_[0] in whys:
+        why = (f"{sum(s[1] == FOR for s in signs)} cases for, "
+               f"{sum(s[1] == AGAINST for s in signs)} against, {len(open_)} undecided "
+               f"({open_[0]}: {whys[open_[0]]})")
+    return vd.Verdict(verdict, vd.with_why(text, why))
+
+
+def slope_ci(lo, hi, n_lo, n_hi):
+    """The log-log slope between two sizes with its 95% CI: log(median(hi) / median(lo))
+    / log(n_hi / n_lo), the CI the same transform of stats.ratio_ci's (lo, hi: values
+    per rep, e.g. ns per op); a stats.RatioCI holding slopes."""
+    ci = ratio(lo, hi)
+    scale = math.log(n_hi / n_lo)
+    f = lambda v: None if v is None or v <= 0 else math.log(v) / scale  # noqa: E731
+    return bench_stats.RatioCI(f(ci.ratio), f(ci.low), f(ci.high), ci.level)
+
+
+def slope_text(ci):
+    """'n^1.97 [1.9, 2.05]' of a slope CI."""
+    if ci.ratio is None:
+        return DASH
+    return (f"n^{fmt(ci.ratio)}" + (f" [{fmt(ci.low)}, {fmt(ci.high)}]"
+                                    if ci.low is not None else ""))
+
+
+def gap_note(ours, theirs, factor):
+    """The note of a magnitude beyond `factor` of the article's, or ""."""
+    if ours is None or not theirs or ours <= 0 or 1 / factor <= ours / theirs <= factor:
+        return ""
+    return (f"; our magnitude is {x(ours / theirs)} the article's (beyond {fmt(factor)}×): "
+            "the article states neither build mode nor hardware, so the gap is noted, "
+            "not judged")
+
+
+# --- B1-B5: the article's table --------------------------------------------------------------
+
+def _table_rank(run, claim, article, scenario, hm_scenarios):
+    """The ranking of one table row: handle_map faster than each peer with an article
+    figure, in every order measured, handle_map timed in each of hm_scenarios."""
+    factor = claim.param("factor", FACTOR)
+    signs, parts, notes = [], [], ""
+    for peer in PEERS:
+        theirs, _ = article_speedup(article, scenario, peer)
+        if theirs is None:
+            continue
+        for pk, pst in sorted(cases_of(run, scenario, peer, n=TABLE_N,
+                                       elem_bytes=TABLE_ELEM_BYTES, hole_ratio=0.0).items()):
+            for hm_scenario in hm_scenarios:
+                hk = (hm_scenario, HM) + pk[2:]
+                if hk not in run.cases:
+                    continue
+                ci = ratio(run.cases[hk], pst)  # peer time / handle_map time
+                label = (f"{peer} {scenario} / {HM} {hm_scenario}"
+                         + (f", order {pk[4]}" if scenario == "lookup" else ""))
+                signs.append((label, sign_of(ci, 1.0), ci, 1.0))
+                parts.append(f"{label}: {ci_text(ci)} (article {x(theirs)})")
+                notes = notes or gap_note(ci.ratio, theirs, factor)
+    if not signs:
+        return vd.Verdict(vd.NOT_MEASURED, f"needs {scenario} rows of {HM} and "
+                          f"{', '.join(PEERS)} at n={TABLE_N}, {TABLE_ELEM_BYTES} B")
+    return judged(signs, "speed-up of handle_map (peer time / handle_map time): "
+                  + "; ".join(parts) + notes)
+
+
+def _table_create(run, claim, ctx):
+    return _table_rank(run, claim, ctx["article"], "create", ("create",))
+
+
+def _table_iterate(run, claim, ctx):
+    return _table_rank(run, claim, ctx["article"], "iterate", ("iterate",))
+
+
+def _table_lookup(run, claim, ctx):
+    return _table_rank(run, claim, ctx["article"], "lookup", ("lookup",))
+
+
+def _table_clear(run, claim, ctx):
+    """The article's clear timed handle_map::reset(): judged like with like (peer clear /
+    handle_map reset) and against handle_map's own clear too."""
+    v = _table_rank(run, claim, ctx["article"], "clear", ("reset", "clear"))
+    if v.verdict == vd.NOT_MEASURED:
+        return v
+    return vd.Verdict(v.verdict, "the article's \"clear\" timed handle_map::reset(): "
+                      + v.measured)
+
+
+def _defrag_shuffled(run, claim, ctx):
+    """B5: swaps about n at the article's n, time O(n^2) between every two sizes."""
+    about, article = claim.param("about", 1.1), ctx["article"].get(("defragment", HM))
+    cases = {k[2]: (k, st) for k, st in cases_of(run, "defragment", HM,
+                                                 elem_bytes=TABLE_ELEM_BYTES,
+                                                 hole_ratio=0.0).items()}
+    if TABLE_N not in cases or len(cases) < 2:
+        return vd.Verdict(vd.NOT_MEASURED, f"needs {HM} defragment rows at n={TABLE_N} and "
+                          "at another n (the O(n^2) fit)")
+    key, st = cases[TABLE_N]
+    swaps = median_of(run, key, "swaps")
+    want = article.swaps if article and article.swaps else TABLE_N
+    parts = [(f"swaps at n={TABLE_N}", FOR if swaps and 1 / about <= swaps / want <= about
+              else AGAINST, "")]
+    text = [f"{fmt(swaps)} swaps at n={TABLE_N} (article {fmt(want)}), "
+            f"{md.fmt_ns(st.median_ns)} (article {fmt(article.ms if article else None)} ms)"]
+    ns = sorted(cases)
+    for lo, hi in zip(ns, ns[1:]):
+        ci = slope_ci(cases[lo][1].times_ns, cases[hi][1].times_ns, lo, hi)
+        threshold = claim.param("min_slope", QUADRATIC)
+        parts.append((f"time n={lo}→{hi}", sign_of(ci, threshold),
+                      vd.straddle_text(ci, threshold)))
+        text.append(f"time grows as {slope_text(ci)} from n={lo} to {hi}")
+    verdict, why = all_of(parts)
+    note = gap_note(st.median_ns / 1e6, article.ms if article else None,
+                    claim.param("factor", FACTOR))
+    return vd.Verdict(verdict, vd.with_why("; ".join(text) + note, why))
+
+
+# --- B6-B8: costs and clear ------------------------------------------------------------------
+
+def _series(run, scenario, container):
+    """{(elem, order, hole_ratio, pattern): {n: case key}} of a container's scenario
+    without appended axes."""
+    out = {}
+    for k in cases_of(run, scenario, container):
+        if len(k) == len(results.CASE_FIELDS):
+            out.setdefault(k[3:], {})[k[2]] = k
+    return out
+
+
+def _constant(run, claim, ctx):
+    """B6: ns per op of create, lookup and erase flat over n, step by step."""
+    threshold = claim.param("max_slope", MAX_SLOPE)
+    signs, parts, last = [], [], {}
+    for scenario in ("create", "lookup", "erase"):
+        for rest, keys in sorted(_series(run, scenario, HM).items()):
+            ns = sorted(keys)
+            label = scenario + (f" {rest[1]}" if scenario == "lookup" else "")
+            for lo, hi in zip(ns, ns[1:]):
+                ci = slope_ci(run.column(keys[lo], "ns_per_op"),
+                              run.column(keys[hi], "ns_per_op"), lo, hi)
+                signs.append((f"{label} n={lo}→{hi}", sign_of(ci, threshold, False), ci,
+                              threshold))
+                last[signs[-1][0]] = hi == ns[-1]
+            if len(ns) >= 2:
+                parts.append(f"{label} {fmt(run.cases[keys[ns[0]]].ns_per_op)} ns/op at "
+                             f"n={ns[0]} to {fmt(run.cases[keys[ns[-1]]].ns_per_op)} at "
+                             f"n={ns[-1]}")
+    if not signs:
+        return vd.Verdict(vd.NOT_MEASURED, f"needs {HM} create, lookup or erase rows at two "
+                          "or more n")
+    v = judged(signs, "; ".join(parts))
+    against = [s[0] for s in signs if s[1] == AGAINST]
+    if v.verdict == vd.DEPENDS and all(last[a] for a in against):
+        v = vd.Verdict(v.verdict, v.measured + ": only the steps to the largest n grow (its "
+                       "working set leaves the caches: misses, not more work per op)")
+    return v
+
+
+def _indirection(run, claim, ctx):
+    """B7: handle_map lookup / plain_array lookup in every case both ran: above 1 (the
+    extra load costs) and at most `most` (one load, not a chain)."""
+    most = claim.param("most", MOST)
+    signs, parts = [], []
+    for k, st in sorted(cases_of(run, "lookup", HM).items()):
+        base = run.cases.get(twin(k, BASE))
+        if base is None:
+            continue
+        ci = ratio(base, st)
+        costs, bounded = sign_of(ci, 1.0), sign_of(ci, most, False)
+        s = AGAINST if AGAINST in (costs, bounded) else OPEN if OPEN in (costs, bounded) else FOR
+        label = f"n={k[2]}, {k[3]} B, order {k[4]}" + (f", {k[5]:g} holes" if k[5] else "")
+        signs.append((label, s, ci, 1.0 if costs == OPEN else most))
+        parts.append(f"{label}: {ci_text(ci)}")
+    if not signs:
+        return vd.Verdict(vd.NOT_MEASURED, f"needs lookup rows of {HM} and {BASE} in the "
+                          "same case")
+    return judged(signs, f"{HM} / {BASE} lookup time: " + "; ".join(parts))
+
+
+def _rejected(run, container, old_handles):
+    """(old handles rejected, of ops) of the container's validate case, or None."""
+    for k, st in cases_of(run, "validate", container, old_handles=old_handles).items():
+        return median_of(run, k, "checksum"), st.ops
+    return None
+
+
+def _clear_reset(run, claim, ctx):
+    """B8: after clear every old handle is rejected; after reset some pass; reset is
+    faster than clear (table case)."""
+    cleared, reset = _rejected(run, HM, "cleared"), _rejected(run, HM, "reset")
+    times = [run.cases.get((s, HM, TABLE_N, TABLE_ELEM_BYTES, "seq", 0.0, "none"))
+             for s in ("clear", "reset")]
+    if not cleared or not reset or None in times:
+        return vd.Verdict(vd.NOT_MEASURED, f"needs {HM} validate rows (old handles cleared, "
+                          f"reset) and clear, reset rows at n={TABLE_N}")
+    ci = ratio(*times)  # reset time / clear time
+    parts = [("cleared", FOR if cleared[0] == cleared[1] else AGAINST, ""),
+             ("reset", FOR if reset[0] < reset[1] else AGAINST, ""),
+             ("reset / clear time", sign_of(ci, 1.0, False), vd.straddle_text(ci, 1.0))]
+    verdict, why = all_of(parts)
+    return vd.Verdict(verdict, vd.with_why(
+        f"old handles rejected after clear {fmt(cleared[0])} of {fmt(cleared[1])}, after "
+        f"reset {fmt(reset[0])} of {fmt(reset[1])}; reset / clear time {ci_text(ci)} "
+        f"(n={TABLE_N})", why))
+
+
+# --- B9-B11, B14: defragment -----------------------------------------------------------------
+
+def _memmove(run, claim, ctx):
+    """B9: element-wise defragment time / memmove defragment time at every n both ran
+    with the same swaps, against the claim's low end (8%)."""
+    low, high = claim.param("low", 1.08), claim.param("high", 1.10)
+    signs, parts = [], []
+    for k, st in sorted(cases_of(run, "defragment", HM).items()):
+        other = twin(k, ELEMENTWISE)
+        if other not in run.cases:
+            continue
+        swaps = (median_of(run, k, "swaps"), median_of(run, other, "swaps"))
+        label = f"n={k[2]}, {k[3]} B"
+        if swaps[0] != swaps[1]:
+            parts.append(f"{label}: swaps differ ({fmt(swaps[0])} vs {fmt(swaps[1])}), "
+                         "not compared")
+            continue
+        ci = ratio(st, run.cases[other])
+        signs.append((label, sign_of(ci, low), ci, low))
+        parts.append(f"{label}: {ci_text(ci)}, {fmt(swaps[0])} swaps"
+                     + (" (more than the claimed 10%)" if vd.side(ci, high) == vd.ABOVE
+                        else ""))
+    if not signs:
+        return vd.Verdict(vd.NOT_MEASURED, f"needs defragment rows of {HM} and {ELEMENTWISE} "
+                          "in the same case with the same swaps" + (": " + "; ".join(parts)
+                                                                    if parts else ""))
+    return judged(signs, f"speed-up of the memmove path ({ELEMENTWISE} time / {HM} "
+                  "time): " + "; ".join(parts))
+
+
+def _fragmented_flag(run, claim, ctx):
+    """B10: a call on a defragmented map / a call on a sorted one (which the map still
+    counts fragmented: a full scan), every n and max_swaps measured."""
+    free = claim.param("free", FREE)
+    signs, parts = [], []
+    for k, st in sorted(cases_of(run, "defrag_steps", HM, defrag_input="defragmented").items()):
+        sorted_key = twin(k, HM, defrag_input="sorted")
+        if sorted_key not in run.cases:
+            continue
+        ci = ratio(run.cases[sorted_key], st)
+        label = f"n={k[2]}, max_swaps {axis(k, 'max_swaps')}"
+        signs.append((label, sign_of(ci, free, False), ci, free))
+        parts.append(f"{label}: {ci_text(ci)} ({md.fmt_ns(st.median_ns)} vs "
+                     f"{md.fmt_ns(run.cases[sorted_key].median_ns)})")
+    if not signs:
+        return vd.Verdict(vd.NOT_MEASURED, f"needs {HM} defrag_steps rows of the defragmented "
+                          "and sorted inputs")
+    return judged(signs, "defragmented / sorted call time: " + "; ".join(parts))
+
+
+def _floor(run):
+    """The worst lap_noise max of the run (the machine's interruption floor), or None."""
+    values = [lap_noise_max(run, n) for n in {k[2] for k in run.select("lap_noise")}]
+    return max(values) if values else None
+
+
+def _within_budget(run, key, budget, floor):
+    """(sign, why) of a case's worst call (each rep's max_ns) against the budget: FOR when
+    the CI of their median is below it, AGAINST when above it even less the machine's
+    floor, OPEN otherwise (an interruption could explain the excess, or no floor)."""
+    maxima = run.column(key, "max_ns")
+    ci = ratio([budget] * len(maxima), maxima)
+    s = vd.side(ci, 1.0)
+    if s == vd.BELOW:
+        return FOR, ""
+    if s == vd.ABOVE and floor is not None and bench_stats.median(maxima) - floor > budget:
+        return AGAINST, ""
+    if s == vd.ABOVE:
+        return OPEN, ("no lap_noise rows to tell the excess from an interruption"
+                      if floor is None else f"the excess is within the machine's "
+                      f"interruption floor ({md.fmt_ns(floor)}, lap_noise)")
+    return OPEN, vd.straddle_text(ci, 1.0)
+
+
+def _bound_case(run, keys, budget, floor):
+    """(sign, why, text) of one input and n of defrag_steps: {max_swaps: key}. The bound
+    works when the smallest max_swaps cuts the worst call below the unbounded one (0) and
+    fits the budget."""
+    bounded = sorted(k for k in keys if k > 0)
+    first = keys[bounded[0]]
+    fits = [k for k in bounded if _within_budget(run, keys[k], budget, floor)[0] == FOR]
+    worst = [f"{md.fmt_ns(median_of(run, keys[k], 'max_ns'))} "
+             f"({fmt(run.cases[keys[k]].samples)} calls) at {k}" for k in bounded]
+    text = (f"worst call {', '.join(worst)}; within budget (whole CI) at max_swaps "
+            + (", ".join(map(str, fits)) if fits else "none"))
+    budget_sign, why = _within_budget(run, first, budget, floor)
+    if 0 not in keys:
+        return budget_sign, why, text
+    ci = ratio(run.column(keys[0], "max_ns"), run.column(first, "max_ns"))
+    text += f"; unbounded: one call of {md.fmt_ns(median_of(run, keys[0], 'max_ns'))}"
+    cut = sign_of(ci, 1.0, False)
+    if AGAINST in (cut, budget_sign):
+        return AGAINST, "", text
+    if OPEN in (cut, budget_sign):
+        return OPEN, why or vd.straddle_text(ci, 1.0), text
+    return FOR, "", text
+
+
+def _max_swaps(run, claim, ctx):
+    """B11: per input and n that needs more than one call at its smallest max_swaps."""
+    budget = claim.param("budget_ns", BUDGET_NS)
+    floor = _floor(run)
+    signs, parts, whys = [], [], {}
+    for name in INPUTS:
+        groups = {}
+        for k in cases_of(run, "defrag_steps", HM, defrag_input=name):
+            groups.setdefault(k[2:len(results.CASE_FIELDS)], {})[int(axis(k, "max_swaps"))] = k
+        for rest, keys in sorted(groups.items()):
+            bounded = sorted(k for k in keys if k > 0)
+            if not bounded or (run.cases[keys[bounded[0]]].samples or 1) <= 1:
+                continue
+            sign, why, text = _bound_case(run, keys, budget, floor)
+            label = f"{name} n={rest[0]}"
+            signs.append((label, sign, None, 1.0))
+            parts.append(f"{label}: {text}")
+            whys[label] = why
+    if not signs and not any(cases_of(run, "defrag_steps", HM, defrag_input=i) for i in INPUTS):
+        return vd.Verdict(vd.NOT_MEASURED, f"needs {HM} defrag_steps rows of the "
+                          + " or ".join(INPUTS) + " input at two or more max_swaps")
+    if not signs:
+        return vd.Verdict(vd.PREMISE_NOT_EXERCISED, vd.premise_text(
+            "no defrag_steps case needed more than one call at its smallest max_swaps",
+            "run defrag_steps --defrag-input shuffled with max_swaps below n"))
+    return judged(signs, f"budget {md.fmt_ns(budget)} a call; " + "; ".join(parts), whys)
+
+
+def _adaptive(run, claim, ctx):
+    """B14: near-sorted time / shuffled time in every n and max_swaps both ran."""
+    far = claim.param("far", FAR)
+    signs, parts = [], []
+    for k, st in sorted(cases_of(run, "defrag_steps", HM, defrag_input="near_sorted").items()):
+        other = twin(k, HM, defrag_input="shuffled")
+        if other not in run.cases:
+            continue
+        ci = ratio(run.cases[other], st)
+        label = f"n={k[2]}, max_swaps {axis(k, 'max_swaps')}"
+        signs.append((label, sign_of(ci, far, False), ci, far))
+        parts.append(f"{label}: {ci_text(ci)} ({fmt(median_of(run, k, 'swaps'))} vs "
+                     f"{fmt(median_of(run, other, 'swaps'))} swaps)")
+    if not signs:
+        return vd.Verdict(vd.NOT_MEASURED, f"needs {HM} defrag_steps rows of the near_sorted "
+                          "and shuffled inputs at the same n and max_swaps")
+    return judged(signs, "near-sorted / shuffled time: " + "; ".join(parts))
+
+
+# --- B12, B13, B15: memory, detection, the two-array design ---------------------------------
+
+def _overheads(run, container):
+    """{n: {elem_bytes: committed bytes per item - elem_bytes}} of the memory rows
+    without holes."""
+    out = {}
+    for k, st in cases_of(run, "memory", container, hole_ratio=0.0).items():
+        if "committed_bytes" in st.memory:
+            out.setdefault(k[2], {})[k[3]] = st.memory["committed_bytes"] / st.ops - k[3]
+    return out
+
+
+def _fixed_overhead(run, claim, ctx):
+    """B12: handle_map's bytes beside each item the same at every item size of an n."""
+    same = claim.param("same", SAME)
+    signs, parts = [], []
+    for n, per in sorted(_overheads(run, HM).items()):
+        if len(per) < 2:
+            continue
+        lo, hi = min(per.values()), max(per.values())
+        fixed = hi - lo <= same * max(abs(hi), 1.0)
+        signs.append((f"n={n}", FOR if fixed else AGAINST, None, 1.0))
+        parts.append(f"n={n}: " + ", ".join(f"{fmt(b)} B at {e} B" for e, b in sorted(per.items())))
+    if not signs:
+        return vd.Verdict(vd.NOT_MEASURED, f"needs {HM} memory rows at two or more item "
+                          "sizes of one n")
+    return judged(signs, "committed bytes per item beyond the item: " + "; ".join(parts))
+
+
+def _stale_foreign(run, claim, ctx):
+    """B13: handle_map rejects every old handle after erase and clear and every handle of
+    another map (another type id)."""
+    found = {w: _rejected(run, HM, w) for w in ("erased", "cleared", "foreign")}
+    missing = [w for w, r in found.items() if r is None]
+    if missing:
+        return vd.Verdict(vd.NOT_MEASURED, f"needs {HM} validate rows of old handles "
+                          + ", ".join(missing))
+    verdict, _ = all_of([(w, FOR if r[0] == r[1] else AGAINST, "") for w, r in found.items()])
+    return vd.Verdict(verdict, "old handles rejected: " + "; ".join(
+        f"{w} {fmt(r[0])} of {fmt(r[1])}" for w, r in found.items()))
+
+
+def _two_array_times(run, same):
+    """The signs of every time case both designs ran (two-array time / handle_map's, FOR
+    when the CI is below 1 + same: does the same as fast) and their text."""
+    signs, parts = [], []
+    for scenario in ("create", "iterate", "lookup", "erase", "defragment"):
+        res = []
+        for k, st in sorted(cases_of(run, scenario, HM).items()):
+            if len(k) == len(results.CASE_FIELDS) and twin(k, TWO_ARRAY) in run.cases:
+                ci = ratio(st, run.cases[twin(k, TWO_ARRAY)])
+                res.append((f"{scenario} n={k[2]} {k[3]} B {k[4]}", ci))
+        signs += [(label, sign_of(ci, 1 + same, False), ci, 1 + same) for label, ci in res]
+        if res:
+            head = max(res, key=lambda r: r[1].ratio)
+            lo, hi = min(ci.ratio for _, ci in res), max(ci.ratio for _, ci in res)
+            parts.append(f"{scenario} {fmt(lo)}" + (f"–{fmt(hi)}" if hi > lo else "") + "× "
+                         f"(worst {head[0]}: {ci_text(head[1])})")
+    return signs, parts
+
+
+def _two_array(run, claim, ctx):
+    """B15: the two-array design against handle_map: memory per item, every time case
+    both ran, and the old and foreign handles each rejects."""
+    same = claim.param("same", SAME)
+    signs, parts = _two_array_times(run, same)
+    mine, theirs = _overheads(run, TWO_ARRAY), _overheads(run, HM)
+    for n in sorted(set(mine) & set(theirs)):
+        for e in sorted(set(mine[n]) & set(theirs[n])):
+            less = mine[n][e] < theirs[n][e] * (1 - same) or mine[n][e] <= theirs[n][e] == 0
+            signs.append((f"memory n={n} {e} B", FOR if less else AGAINST, None, 1.0))
+            parts.append(f"bytes beside a {e} B item {fmt(mine[n][e])} vs {fmt(theirs[n][e])}")
+    for w in ("erased", "cleared", "foreign"):
+        a, b = _rejected(run, TWO_ARRAY, w), _rejected(run, HM, w)
+        if a and b:
+            signs.append((f"{w} handles", FOR if a[0] >= b[0] else AGAINST, None, 1.0))
+            parts.append(f"{w} handles rejected {fmt(a[0])} vs {fmt(b[0])}")
+    if not signs:
+        return vd.Verdict(vd.NOT_MEASURED, f"needs rows of {TWO_ARRAY} and {HM} in the same "
+                          "cases")
+    return judged(signs, f"{TWO_ARRAY} / {HM}: time " + "; ".join(parts))
+
+
+# --- the defrag_steps chart, the rules ------------------------------------------------------
+
+def chart_defrag_steps(run, info, out_dir, budget_ns=BUDGET_NS):
+    """Draw out_dir/DEFRAG_CHART: handle_map's worst call (median over the reps of each
+    rep's max) against max_swaps, one line per input that moves items and n, the frame
+    budget and the machine's interruption floor as horizontal lines. Returns the path, or
+    None without such rows. The question it answers: at which max_swaps does a call fit
+    the budget, and how much does the input order change that?"""
+    lines = {}
+    for name in INPUTS:
+        for k in cases_of(run, "defrag_steps", HM, defrag_input=name):
+            swaps = int(axis(k, "max_swaps"))
+            if swaps > 0 and run.column(k, "max_ns"):
+                lines.setdefault((name, k[2]), []).append((swaps, median_of(run, k, "max_ns")))
+    if not lines:
+        return None
+    fig, ax = charts.subplots(figsize=(7.5, 4.6))
+    for (name, n), points in sorted(lines.items())[:charts.MAX_SERIES - 2]:
+        xs, ys = zip(*sorted(points))
+        ax.plot(xs, ys, marker="o", linestyle="-" if name == "shuffled" else "--",
+                label=f"{name}, n={n}")
+    ax.axhline(budget_ns, color="red", linewidth=1, label=f"budget {md.fmt_ns(budget_ns)}")
+    floor = _floor(run)
+    if floor is not None:
+        ax.axhline(floor, color="gray", linestyle=":", linewidth=1,
+                   label="machine floor: max of n empty samples (lap_noise)")
+    ax.set_xscale("log")
+    charts.log_axis(ax.xaxis)
+    charts.log_y(ax, "worst call (median over reps of each rep's max)", label_ns=True)
+    ax.set_xlabel("max_swaps (moves allowed per call)")
+    ax.legend(fontsize=7)
+    charts.title(fig, f"{HM} defragment in calls of at most max_swaps moves", info)
+    fig.tight_layout()
+    return charts.save(fig, out_dir, os.path.splitext(DEFRAG_CHART)[0])
+
+
+RULES = {
+    "hm_table_create": Rule(_table_create, "peer create time / handle_map's at n=100k, each "
+                             "peer: CI above 1 confirmed, below 1 refuted"),
+    "hm_table_iterate": Rule(_table_iterate, "peer iterate time / handle_map's at n=100k, "
+                              "each peer: CI above 1 confirmed, below 1 refuted"),
+    "hm_table_lookup": Rule(_table_lookup, "unordered_map lookup time / handle_map's at "
+                             "n=100k, each order: CI above 1 confirmed, below 1 refuted"),
+    "hm_table_clear": Rule(_table_clear, "peer clear time / handle_map reset's (the "
+                            "article's definition) and clear's at n=100k: CI above 1 "
+                            "confirmed, below 1 refuted"),
+    "hm_defrag_shuffled": Rule(_defrag_shuffled, "defragment of a shuffled 100k: swaps "
+                                "within ×/÷ about of the article's, time slope CI above "
+                                "min_slope (1.5) between every two n"),
+    "hm_constant": Rule(_constant, "log-log slope of ns/op over each step of n, create, "
+                         "lookup, erase: CI below max_slope (0.2) everywhere confirmed"),
+    "hm_indirection": Rule(_indirection, "handle_map / plain_array lookup time, every case: "
+                            "CI within (1, most = 2.5] confirmed, outside refuted"),
+    "hm_clear_reset": Rule(_clear_reset, "validate: all rejected after clear, not all after "
+                            "reset; reset / clear time CI below 1; any part failing refutes"),
+    "hm_memmove": Rule(_memmove, "element-wise / memmove defragment time, same swaps, "
+                        "every n: CI above low (1.08) confirmed, below refuted"),
+    "hm_fragmented_flag": Rule(_fragmented_flag, "defragmented / sorted defrag_steps call "
+                                "time, every n and max_swaps: CI below free (0.1) confirmed"),
+    "hm_max_swaps": Rule(_max_swaps, "per input and n: smallest max_swaps' worst call below "
+                          "the unbounded call and within budget_ns (a tenth of a 60 Hz "
+                          "frame; excess within lap_noise undecided)"),
+    "hm_fixed_overhead": Rule(_fixed_overhead, "committed bytes per item − item size, every "
+                               "item size of an n: spread within same (5%) confirmed"),
+    "hm_stale_foreign": Rule(_stale_foreign, "validate: every old handle rejected after "
+                              "erase and clear and every foreign one; any accepted refutes"),
+    "hm_adaptive": Rule(_adaptive, "near-sorted / shuffled defrag_steps time, every n and "
+                         "max_swaps: CI below far (0.1) confirmed, above refuted"),
+    "hm_two_array": Rule(_two_array, "two-array vs handle_map: time CI below 1 + same, "
+                          "fewer bytes per item, as many old and foreign handles rejected; "
+                          "all confirmed, none refuted, mixed depends"),
+}
+
+
+def verdicts(run, claims, article):
+    """{claim id: verdicts.Verdict} of every claim of `claims` with a rule in RULES, the
+    rule's text and the claim's chart filled in."""
+    ctx = {"article": article}
+    out = {}
+    for c in claims:
+        if c.rule in RULES:
+            v = RULES[c.rule].judge(run, c, ctx)
+            out[c.id] = vd.Verdict(v.verdict, v.measured, RULES[c.rule].text, c.chart)
+    return out

@@ -1,0 +1,319 @@
+"""Tests of reports/sections/handle_map_claims.py, the handle_map claims' rules (B1-B15):
+for every rule, crafted rows that give each class the rule can give (a rule that cannot
+refute fails here), "not measured" without rows, and every B id with a rule in
+claims.csv covered; then the section's verdict table and claim rows on one crafted run.
+
+Run from the repository root with Debian's interpreter:
+    /usr/bin/python3 -m pytest -q tests/python/test_verdicts_handle_map.py
+Every output goes to pytest's tmp_path.
+"""
+import csv
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+sys.dont_write_bytecode = True
+sys.path.insert(0, str(REPO / "reports"))
+import claims as claims_data  # noqa: E402
+import report  # noqa: E402
+import results as res  # noqa: E402
+import verdicts as vd  # noqa: E402
+from sections import handle_map_claims as hmc  # noqa: E402
+from sections.bulk_run import Run  # noqa: E402
+
+RUN = "bench-20261201T000000Z-hm"
+ARTICLE = REPO / "reports" / "data" / "handle_map_article.csv"
+AXES = ("axis_defrag_input", "axis_max_swaps", "axis_old_handles")
+HEADER = list(res.COLUMNS + res.EXT_COLUMNS + res.SCHEMA2_COLUMNS) + res.SCHEMA3_COLUMNS \
+    + list(AXES)
+TIGHT = (0.98, 0.99, 1.0, 1.01, 1.02)  # five reps 1% apart: CIs clear of any threshold
+WIDE = (0.5, 0.7, 1.0, 1.4, 2.0)       # five reps 2x apart: CIs straddle
+HM, TWO, ELEM, BASE = hmc.HM, hmc.TWO_ARRAY, hmc.ELEMENTWISE, hmc.BASE
+MALLOC, UMAP = hmc.PEERS
+N = res.TABLE_N
+CLAIMS = [c for c in claims_data.load_claims() if c.article == "handle_map"]
+
+
+def rows(container, scenario, n, ms, jitter=TIGHT, elem=8, order="seq", ops=None,
+         holes=(0.0, "none"), axes=None, **extra):
+    """One row per jitter factor of one case: elapsed = ms x factor; extra columns as
+    given (latency columns scaled by the factor too), axes {column suffix: value}."""
+    out = []
+    ops = ops or n
+    for rep, f in enumerate(jitter):
+        elapsed = max(1, round(ms * 1e6 * f))
+        row = dict.fromkeys(HEADER, "")
+        row.update(schema="3", timestamp=f"2026-12-01T00:00:{rep:02d}Z", host="testhost",
+                   cpu_model="Test CPU", compiler="gcc 12.2.0", cflags="-O3", git_rev="abc",
+                   container=container, scenario=scenario, n=str(n), elem_bytes=str(elem),
+                   hole_ratio=f"{holes[0]:g}", order=order, seed="1", rep=str(rep),
+                   elapsed_ns=str(elapsed), ns_per_op=f"{elapsed / ops:.6g}",
+                   counter_source="none", checksum="1", verified="1", run_id=RUN,
+                   hole_pattern=holes[1], ops=str(ops), family="handle_map",
+                   removal="swappop", alloc="realloc", layout="aos", caps="handles",
+                   invocation="20261201T000000Z-testhost-1", status="ok")
+        row.update({f"axis_{k}": str(v) for k, v in (axes or {}).items()})
+        row.update({k: str(v * f if k in res.LATENCY_COLUMNS else v) for k, v in extra.items()})
+        out.append(row)
+    return out
+
+
+def judge(tmp_path, rule, case_rows):
+    """The class and measured text of `rule`'s claim on the crafted rows."""
+    path = tmp_path / "run.csv"
+    with open(path, "w", newline="") as f:
+        w = csv.writer(f, lineterminator="\n")
+        w.writerow(HEADER)
+        w.writerows([r[c] for c in HEADER] for r in case_rows)
+    loaded = res.load_csvs([path])
+    run = Run(loaded, RUN, res.collect_cases(loaded, RUN))
+    claim = next(c for c in CLAIMS if c.rule == rule)
+    v = hmc.verdicts(run, [claim], hmc.load_article(ARTICLE))[claim.id]
+    assert v.rule == hmc.RULES[rule].text and v.measured
+    return v.verdict, v.measured
+
+
+# --- crafted runs, one per rule and class ----------------------------------------------------
+
+def table(scenario, hm_ms, peers, jitter=TIGHT, hm_scenarios=None, orders=("seq",)):
+    """handle_map in each of hm_scenarios at hm_ms and each peer at its ms, n = 100k."""
+    out = []
+    for order in orders:
+        for s in hm_scenarios or (scenario,):
+            out += rows(HM, s, N, hm_ms, jitter, order=order)
+        for peer, ms in peers.items():
+            out += rows(peer, scenario, N, ms[order] if isinstance(ms, dict) else ms, jitter,
+                        order=order)
+    return out
+
+
+def defrag(ms_by_n, swaps=None, jitter=TIGHT, container=HM):
+    """Defragment rows at each n; swaps default n - 13, as the article's."""
+    return [r for n, ms in ms_by_n.items()
+            for r in rows(container, "defragment", n, ms, jitter, swaps=swaps or n - 13)]
+
+
+def per_op(scenario, ns_by_n, jitter=TIGHT, container=HM):
+    """Rows whose ns per op at each n is given."""
+    return [r for n, ns in ns_by_n.items()
+            for r in rows(container, scenario, n, ns * n / 1e6, jitter)]
+
+
+def validate(container, rejected, n=N):
+    """validate rows: {old_handles: rejected of n}."""
+    return [r for w, k in rejected.items()
+            for r in rows(container, "validate", n, 0.1, axes={"old_handles": w}, checksum=k)]
+
+
+def steps(inp, max_swaps, ms, n=10000, calls=1, worst=None, jitter=TIGHT, swaps=0):
+    """defrag_steps rows of one input and max_swaps: elapsed ms, calls, worst call ns."""
+    worst = worst if worst is not None else ms * 1e6 / calls
+    return rows(HM, "defrag_steps", n, ms, jitter, ops=calls,
+                axes={"defrag_input": inp, "max_swaps": max_swaps}, samples=calls,
+                max_ns=worst, p50_ns=worst / 2, swaps=swaps)
+
+
+def lap_noise(max_ns):
+    return rows(BASE, "lap_noise", 1000000, 10.0, max_ns=max_ns, samples=1000000)
+
+
+def memory(container, overhead_by_elem, n=1048576):
+    return [r for e, o in overhead_by_elem.items()
+            for r in rows(container, "memory", n, 10.0, elem=e,
+                          committed_bytes=n * (e + o), reserved_bytes=n * (e + o))]
+
+
+def shuffled_steps(worst16, jitter=TIGHT):
+    return (steps("shuffled", 0, 30.0, worst=30e6) + steps("shuffled", 16, 30.0, calls=600,
+                                                            worst=worst16, jitter=jitter))
+
+
+CASES = {
+    "hm_table_create": {
+        vd.CONFIRMED: lambda: table("create", 1.0, {MALLOC: 10.0, UMAP: 15.0}),
+        vd.REFUTED: lambda: table("create", 10.0, {MALLOC: 1.0, UMAP: 2.0}),
+        vd.DEPENDS: lambda: table("create", 1.0, {MALLOC: 10.0, UMAP: 0.5}),
+        vd.UNDECIDED: lambda: table("create", 1.0, {MALLOC: 1.05, UMAP: 1.1}, WIDE),
+        vd.NOT_MEASURED: lambda: rows(HM, "create", N, 1.0),
+    },
+    "hm_table_iterate": {
+        vd.CONFIRMED: lambda: table("iterate", 0.01, {MALLOC: 0.07, UMAP: 0.12}),
+        vd.REFUTED: lambda: table("iterate", 0.2, {MALLOC: 0.07, UMAP: 0.12}),
+        vd.DEPENDS: lambda: table("iterate", 0.1, {MALLOC: 0.07, UMAP: 0.12}),
+        vd.UNDECIDED: lambda: table("iterate", 0.1, {MALLOC: 0.1, UMAP: 0.1}, WIDE),
+        vd.NOT_MEASURED: lambda: rows(MALLOC, "iterate", N, 1.0),
+    },
+    "hm_table_lookup": {  # the article has unordered_map only: each order a case
+        vd.CONFIRMED: lambda: table("lookup", 0.1, {UMAP: 0.5}, orders=("seq", "random")),
+        vd.REFUTED: lambda: table("lookup", 0.5, {UMAP: 0.1}, orders=("seq", "random")),
+        vd.DEPENDS: lambda: table("lookup", 0.2, {UMAP: {"seq": 0.5, "random": 0.1}},
+                                  orders=("seq", "random")),
+        vd.UNDECIDED: lambda: table("lookup", 0.2, {UMAP: 0.2}, WIDE),
+        vd.NOT_MEASURED: lambda: rows(HM, "lookup", N, 0.1),
+    },
+    "hm_table_clear": {  # like with like: peer clear / handle_map reset, and clear
+        vd.CONFIRMED: lambda: table("clear", 0.02, {MALLOC: 0.6, UMAP: 0.9},
+                                    hm_scenarios=("reset", "clear")),
+        vd.REFUTED: lambda: table("clear", 2.0, {MALLOC: 0.6, UMAP: 0.9},
+                                  hm_scenarios=("reset", "clear")),
+        vd.DEPENDS: lambda: table("clear", 0.02, {MALLOC: 0.6, UMAP: 0.9},
+                                  hm_scenarios=("reset",))
+        + rows(HM, "clear", N, 2.0),
+        vd.UNDECIDED: lambda: table("clear", 0.6, {MALLOC: 0.6, UMAP: 0.6}, WIDE,
+                                    hm_scenarios=("reset",)),
+        vd.NOT_MEASURED: lambda: rows(HM, "reset", N, 0.02),
+    },
+    "hm_defrag_shuffled": {
+        vd.CONFIRMED: lambda: defrag({30000: 300.0, N: 300.0 * (N / 30000) ** 2}),
+        vd.REFUTED: lambda: defrag({30000: 300.0, N: 300.0 * N / 30000}),  # linear
+        "refuted by swaps": lambda: defrag({30000: 300.0, N: 3333.0}, swaps=50000),
+        vd.UNDECIDED: lambda: defrag({30000: 300.0, N: 300.0 * (N / 30000) ** 1.5}, jitter=WIDE),
+        vd.NOT_MEASURED: lambda: defrag({N: 3333.0}),
+    },
+    "hm_constant": {
+        vd.CONFIRMED: lambda: per_op("create", {1000: 1.2, 10000: 1.2, N: 1.25}),
+        vd.REFUTED: lambda: per_op("create", {1000: 1.0, 10000: 10.0, N: 100.0}),
+        vd.DEPENDS: lambda: per_op("create", {1000: 1.2, 10000: 1.2, N: 5.0}),
+        vd.UNDECIDED: lambda: per_op("create", {1000: 1.2, 10000: 1.5}, WIDE),
+        vd.NOT_MEASURED: lambda: per_op("create", {N: 1.2}),
+    },
+    "hm_indirection": {
+        vd.CONFIRMED: lambda: per_op("lookup", {N: 2.0}) + per_op("lookup", {N: 1.0},
+                                                                   container=BASE),
+        vd.REFUTED: lambda: per_op("lookup", {N: 4.0}) + per_op("lookup", {N: 1.0},
+                                                                 container=BASE),
+        vd.DEPENDS: lambda: per_op("lookup", {1000: 2.0, N: 4.0})
+        + per_op("lookup", {1000: 1.0, N: 1.0}, container=BASE),
+        vd.UNDECIDED: lambda: per_op("lookup", {N: 1.0}, WIDE) + per_op("lookup", {N: 1.0},
+                                                                         WIDE, BASE),
+        vd.NOT_MEASURED: lambda: per_op("lookup", {N: 2.0}),
+    },
+    "hm_clear_reset": {
+        vd.CONFIRMED: lambda: validate(HM, {"cleared": N, "reset": 0})
+        + rows(HM, "clear", N, 0.02) + rows(HM, "reset", N, 0.001),
+        vd.REFUTED: lambda: validate(HM, {"cleared": N, "reset": N})
+        + rows(HM, "clear", N, 0.02) + rows(HM, "reset", N, 0.001),
+        vd.UNDECIDED: lambda: validate(HM, {"cleared": N, "reset": 0})
+        + rows(HM, "clear", N, 0.02, WIDE) + rows(HM, "reset", N, 0.02, WIDE),
+        vd.NOT_MEASURED: lambda: rows(HM, "clear", N, 0.02) + rows(HM, "reset", N, 0.001),
+    },
+    "hm_memmove": {
+        vd.CONFIRMED: lambda: defrag({30000: 300.0}) + defrag({30000: 360.0}, container=ELEM),
+        vd.REFUTED: lambda: defrag({30000: 300.0}) + defrag({30000: 300.0}, container=ELEM),
+        vd.DEPENDS: lambda: defrag({30000: 300.0, N: 3000.0})
+        + defrag({30000: 360.0, N: 3000.0}, container=ELEM),
+        vd.UNDECIDED: lambda: defrag({30000: 300.0}, jitter=WIDE)
+        + defrag({30000: 324.0}, jitter=WIDE, container=ELEM),
+        vd.NOT_MEASURED: lambda: defrag({30000: 300.0}) + defrag({30000: 360.0}, swaps=5,
+                                                                 container=ELEM),
+    },
+    "hm_fragmented_flag": {
+        vd.CONFIRMED: lambda: steps("defragmented", 0, 0.0001) + steps("sorted", 0, 0.01),
+        vd.REFUTED: lambda: steps("defragmented", 0, 0.01) + steps("sorted", 0, 0.01),
+        vd.UNDECIDED: lambda: steps("defragmented", 0, 0.001, jitter=WIDE)
+        + steps("sorted", 0, 0.01, jitter=WIDE),
+        vd.NOT_MEASURED: lambda: steps("sorted", 0, 0.01),
+    },
+    "hm_max_swaps": {
+        vd.CONFIRMED: lambda: shuffled_steps(100e3) + lap_noise(50e3),
+        vd.REFUTED: lambda: shuffled_steps(5e6) + lap_noise(50e3),
+        vd.DEPENDS: lambda: shuffled_steps(100e3) + lap_noise(50e3)
+        + steps("near_sorted", 0, 300.0, n=N, worst=300e6)
+        + steps("near_sorted", 16, 300.0, n=N, calls=60, worst=5e6),
+        vd.UNDECIDED: lambda: shuffled_steps(5e6) + lap_noise(4e6),  # within the floor
+        vd.UNDECIDED + " without lap_noise": lambda: shuffled_steps(5e6),
+        vd.PREMISE_NOT_EXERCISED: lambda: steps("near_sorted", 0, 0.01)
+        + steps("near_sorted", 16, 0.01),
+        vd.NOT_MEASURED: lambda: lap_noise(50e3),
+    },
+    "hm_fixed_overhead": {
+        vd.CONFIRMED: lambda: memory(HM, {8: 12, 64: 12, 256: 12}),
+        vd.REFUTED: lambda: memory(HM, {8: 12, 64: 20, 256: 60}),
+        vd.NOT_MEASURED: lambda: memory(HM, {8: 12}),
+    },
+    "hm_stale_foreign": {
+        vd.CONFIRMED: lambda: validate(HM, {"erased": N, "cleared": N, "foreign": N}),
+        vd.REFUTED: lambda: validate(HM, {"erased": N, "cleared": N, "foreign": 0}),
+        vd.NOT_MEASURED: lambda: validate(HM, {"erased": N, "cleared": N}),
+    },
+    "hm_adaptive": {
+        vd.CONFIRMED: lambda: steps("near_sorted", 0, 0.01) + steps("shuffled", 0, 30.0),
+        vd.REFUTED: lambda: steps("near_sorted", 0, 20.0) + steps("shuffled", 0, 30.0),
+        vd.UNDECIDED: lambda: steps("near_sorted", 0, 3.0, jitter=WIDE)
+        + steps("shuffled", 0, 30.0, jitter=WIDE),
+        vd.NOT_MEASURED: lambda: steps("near_sorted", 0, 0.01, n=N),
+    },
+    "hm_two_array": {
+        vd.CONFIRMED: lambda: per_op("iterate", {N: 1.0}) + per_op("iterate", {N: 1.0},
+                                                                    container=TWO)
+        + memory(HM, {8: 12}) + memory(TWO, {8: 8}),
+        vd.REFUTED: lambda: per_op("iterate", {N: 1.0}) + per_op("iterate", {N: 2.0},
+                                                                  container=TWO)
+        + validate(HM, {"foreign": N}) + validate(TWO, {"foreign": 0}),
+        vd.DEPENDS: lambda: per_op("iterate", {N: 1.0}) + per_op("iterate", {N: 2.0},
+                                                                  container=TWO)
+        + memory(HM, {8: 12}) + memory(TWO, {8: 8}),
+        vd.UNDECIDED: lambda: per_op("iterate", {N: 1.0}, WIDE)
+        + per_op("iterate", {N: 1.05}, WIDE, TWO),
+        vd.NOT_MEASURED: lambda: per_op("iterate", {N: 1.0}),
+    },
+}
+
+
+@pytest.mark.parametrize("rule, label", [(r, c) for r, cls in CASES.items() for c in cls])
+def test_each_rule_gives_each_of_its_classes(tmp_path, rule, label):
+    verdict, measured = judge(tmp_path, rule, CASES[rule][label]())
+    expected = next(c for c in vd.NAMES if label.startswith(c))
+    assert verdict == expected, measured
+
+
+def test_every_rule_can_refute_and_every_b_rule_is_tested():
+    b_rules = {c.rule for c in CLAIMS if c.rule}
+    assert b_rules == set(hmc.RULES) == set(CASES)
+    assert {c.id for c in CLAIMS if c.rule} == {f"B{i}" for i in range(1, 16)}
+    for rule, cls in CASES.items():
+        assert {vd.CONFIRMED, vd.REFUTED, vd.NOT_MEASURED} <= set(cls), rule
+
+
+def test_depends_names_the_cases_for_and_against(tmp_path):
+    _, measured = judge(tmp_path, "hm_table_create", CASES["hm_table_create"][vd.DEPENDS]())
+    assert "holds at peer_malloc_ptrs" in measured and "fails at peer_unordered_map" in measured
+
+
+def test_undecided_says_what_would_decide(tmp_path):
+    _, measured = judge(tmp_path, "hm_max_swaps", CASES["hm_max_swaps"][vd.UNDECIDED]())
+    assert "interruption floor" in measured and "lap_noise" in measured
+    _, measured = judge(tmp_path, "hm_memmove", CASES["hm_memmove"][vd.UNDECIDED]())
+    assert "more reps or a quieter machine" in measured and "straddles 1.08" in measured
+
+
+def test_clear_is_judged_the_articles_way_and_says_so(tmp_path):
+    _, measured = judge(tmp_path, "hm_table_clear", CASES["hm_table_clear"][vd.CONFIRMED]())
+    assert measured.startswith("the article's \"clear\" timed handle_map::reset()")
+    assert "peer_malloc_ptrs clear / handle_map reset" in measured
+    assert "gap is noted, not judged" in measured  # ours ~30x against the article's ~27000x
+
+
+def test_the_section_prints_the_verdicts_and_the_index_shows_them(tmp_path):
+    crafted = (CASES["hm_table_create"][vd.CONFIRMED]() + shuffled_steps(100e3)
+               + lap_noise(50e3) + CASES["hm_fixed_overhead"][vd.REFUTED]())
+    path = tmp_path / "run.csv"
+    with open(path, "w", newline="") as f:
+        w = csv.writer(f, lineterminator="\n")
+        w.writerow(HEADER)
+        w.writerows([r[c] for c in HEADER] for r in crafted)
+    md = tmp_path / "RESULTS.md"
+    assert report.main(["--results-md", str(md), "--out-dir", str(tmp_path / "out"),
+                        "--results-dir", str(tmp_path / "none"), str(path)]) == 0
+    text = md.read_text()
+    section = text.split("<!-- BEGIN handle_map", 1)[1]
+    assert "### Verdicts, claim by claim" in section
+    assert "| B1 | create 100k" in section and "| B12 |" in section
+    assert (tmp_path / "out" / hmc.DEFRAG_CHART).exists()
+    index = text.split("<!-- BEGIN claim_index", 1)[1].split("<!-- END claim_index", 1)[0]
+    row = {line.split(" | ")[0][2:]: line for line in index.splitlines() if line.startswith("| B")}
+    assert "**confirmed**" in row["B1"] and "**refuted**" in row["B12"]
+    assert f"(out/{hmc.DEFRAG_CHART})" in row["B11"] and "**confirmed**" in row["B11"]
+    assert "**not measured**" in row["B9"]
