@@ -109,3 +109,28 @@ def verdict(ci, p, alpha=0.05, threshold=0.0):
     if p < alpha and ci.low > 1 and ci.ratio >= 1 + threshold:
         return "slower"
     return "no significant change"
+
+
+def loglog_slope(points):
+    """Slope of log(y) against log(x) by least squares over [(x, y)] (2 or more x)."""
+    xs, ys = zip(*sorted(points))
+    return float(np.polyfit(np.log(xs), np.log(ys), 1)[0])
+
+
+def slope_ci(reps, seed=1):
+    """RatioCI-shaped (slope, low, high) of loglog_slope over {x: [y per rep]}: the
+    slope of the medians, with a 95% percentile bootstrap CI from resampling each x's reps
+    (seeded: the same reps and seed give the same CI); low/high None when an x has fewer than
+    MIN_REPS reps."""
+    xs = sorted(reps)
+    slope = loglog_slope((x_, median(reps[x_])) for x_ in xs)
+    if min(len(reps[x_]) for x_ in xs) < MIN_REPS:
+        return RatioCI(slope, None, None, 0.95)
+    rng = np.random.default_rng(seed)
+    logx = np.log(xs)
+    medians = np.log([np.median(rng.choice(np.asarray(reps[x_], float),
+                                           (RESAMPLES, len(reps[x_]))), axis=1)
+                      for x_ in xs])  # (len(xs), RESAMPLES)
+    slopes = np.polyfit(logx, medians, 1)[0]
+    low, high = np.percentile(slopes, [2.5, 97.5])
+    return RatioCI(slope, float(low), float(high), 0.95)

@@ -14,7 +14,8 @@ import verdicts as vd
 from sections import ClaimRow, Section, run_line
 from sections import bulk_charts as bc
 from sections.bulk_claims import NO_RULE, verdicts
-from sections.bulk_run import COLONY, KERNELS, Run, figure_text, layout_order, layout_speedups
+from sections.bulk_run import COLONY, KERNELS, Run, layout_order, layout_speedups
+from sections.claim_index import verdict_table
 from sections.bulk_targets import (ARTICLE, MET, MISSED, UNCLEAR, fastest_hole_rows,
                                    load_article, targets)
 
@@ -78,21 +79,6 @@ def claim_rows(run, claims, info, chart_link):
     return out
 
 
-def _verdict_lines(claims, rows):
-    """The verdict table, one row per claim with its rule, and the totals line."""
-    lines = md.table(["id", "claim", "article's figure", "measured in this run (rule)",
-                      "verdict"],
-                     [[c.id, c.claim, figure_text(c),
-                       rows[c.id].measured + (f" (rule: {rows[c.id].rule})"
-                                              if rows[c.id].rule else ""),
-                       f"**{rows[c.id].verdict}**"] for c in claims])
-    counts = {}
-    for r in rows.values():
-        counts[r.verdict] = counts.get(r.verdict, 0) + 1
-    return lines + ["", "Totals: " + ", ".join(f"{counts[v]} {v}" for v in vd.NAMES
-                                               if v in counts) + "."]
-
-
 def _target_lines(run, target_list):
     """The targets table and the notes on the targets not met."""
     rows, notes = targets(run, target_list)
@@ -150,7 +136,7 @@ def render_section(run, info, claims, target_list, out_dir, link):
            "(the CI does not account for picking it). Claims: `reports/data/claims.csv`; "
            "targets: `reports/data/bulk_article.csv`; rules: `reports/sections/bulk_claims.py`,"
            " `bulk_layouts.py`.", "", "### Verdicts, claim by claim", ""]
-    out += _verdict_lines(claims, rows) + _target_lines(run, target_list) + _table_lines(run)
+    out += verdict_table(claims, rows) + _target_lines(run, target_list) + _table_lines(run)
     out += ["", "### Charts", ""]
     for text, paths in drawn:
         out += [f"![{text}]({link(paths[0])})", ""]

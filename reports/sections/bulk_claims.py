@@ -14,8 +14,8 @@ from sections.bulk_run import (ABOUT, BULK, BOUND_HOLDS, CONFIRMED, HASH_PEERS, 
                                NOT_MEASURED, PREMISE_NOT_EXERCISED, REFUTED, SAME, STABLE_ALLOCS,
                                TEST_FILE, Verdict, plain_rule,
                                above, below, cases_text, ci_text, compare, direction,
-                               loglog_slope, memory_cases, pct, ratio, slice_order,
-                               slope_ci, tally, where, x)
+                               memory_cases, pct, ratio, slice_order,
+                               tally, where, x)
 
 
 def _series_reps(run, cases, series_of):
@@ -35,7 +35,7 @@ def _slopes(series, claim, label):
     for key, reps in sorted(series.items()):
         if len(reps) < 2:
             continue
-        ci = slope_ci(reps)
+        ci = bench_stats.slope_ci(reps)
         name = label(key)
         texts.append(f"{name}: n^{md.fmt(ci.ratio)}"
                      + (f" [{md.fmt(ci.low)}, {md.fmt(ci.high)}]" if ci.low is not None else "")
@@ -61,7 +61,7 @@ def _shift_erase(run, claim):
                         lambda k: k[1])
     if any(len(s) >= 2 for s in swap.values()):
         name, reps = max(swap.items(), key=lambda i: (len(i[1]), i[0]))
-        text += f" (swap-and-pop {name}: n^{md.fmt(loglog_slope((n, bench_stats.median(v)) for n, v in reps.items()))})"
+        text += f" (swap-and-pop {name}: n^{md.fmt(bench_stats.loglog_slope((n, bench_stats.median(v)) for n, v in reps.items()))})"
     return Verdict(verdict, vd.with_why(text, why))
 
 

@@ -234,31 +234,6 @@ def tally(res, test):
     return f"{sum(test(ci) for *_, ci in res)} of {len(res)}"
 
 
-def loglog_slope(points):
-    """Slope of log(y) against log(x) by least squares over [(x, y)] (2 or more x)."""
-    xs, ys = zip(*sorted(points))
-    return float(np.polyfit(np.log(xs), np.log(ys), 1)[0])
-
-
-def slope_ci(reps):
-    """stats.RatioCI-shaped (slope, low, high) of loglog_slope over {x: [y per rep]}: the
-    slope of the medians, with a 95% percentile bootstrap CI from resampling each x's reps
-    (seeded: the same rows give the same CI); low/high None when an x has fewer than
-    stats.MIN_REPS reps."""
-    xs = sorted(reps)
-    slope = loglog_slope((x_, bench_stats.median(reps[x_])) for x_ in xs)
-    if min(len(reps[x_]) for x_ in xs) < bench_stats.MIN_REPS:
-        return bench_stats.RatioCI(slope, None, None, 0.95)
-    rng = np.random.default_rng(results.SEED)
-    logx = np.log(xs)
-    medians = np.log([np.median(rng.choice(np.asarray(reps[x_], float),
-                                           (bench_stats.RESAMPLES, len(reps[x_]))), axis=1)
-                      for x_ in xs])  # (len(xs), RESAMPLES)
-    slopes = np.polyfit(logx, medians, 1)[0]
-    low, high = np.percentile(slopes, [2.5, 97.5])
-    return bench_stats.RatioCI(slope, float(low), float(high), 0.95)
-
-
 def vector_loop(run, container, scenario):
     """True when the build's vectorization table (make build's vectorization.tsv beside the
     run's CSV) has a vector loop ("yes" or "partly") in the container's function timed by

@@ -15,7 +15,6 @@ the machine's interruption floor measured in the same run (lap_noise).
 
 The containers are roles of reports/data/containers.csv: hm_subject, hm_peer, baseline,
 hm_two_array (B15), hm_elementwise (B9)."""
-import math
 import os
 from dataclasses import dataclass
 
@@ -163,16 +162,6 @@ def judged(signs, text, whys=None):
     return vd.Verdict(verdict, vd.with_why(text, why))
 
 
-def slope_ci(lo, hi, n_lo, n_hi):
-    """The log-log slope between two sizes with its 95% CI: log(median(hi) / median(lo))
-    / log(n_hi / n_lo), the CI the same transform of stats.ratio_ci's (lo, hi: values
-    per rep, e.g. ns per op); a stats.RatioCI holding slopes."""
-    ci = ratio(lo, hi)
-    scale = math.log(n_hi / n_lo)
-    f = lambda v: None if v is None or v <= 0 else math.log(v) / scale  # noqa: E731
-    return bench_stats.RatioCI(f(ci.ratio), f(ci.low), f(ci.high), ci.level)
-
-
 def slope_text(ci):
     """'n^1.97 [1.9, 2.05]' of a slope CI."""
     if ci.ratio is None:
@@ -260,7 +249,7 @@ def _defrag_shuffled(run, claim, ctx):
             f"{md.fmt_ns(st.median_ns)} (article {fmt(article.ms if article else None)} ms)"]
     ns = sorted(cases)
     for lo, hi in zip(ns, ns[1:]):
-        ci = slope_ci(cases[lo][1].times_ns, cases[hi][1].times_ns, lo, hi)
+        ci = bench_stats.slope_ci({lo: cases[lo][1].times_ns, hi: cases[hi][1].times_ns})
         threshold = claim.param("min_slope", QUADRATIC)
         parts.append((f"time n={lo}→{hi}", sign_of(ci, threshold),
                       vd.straddle_text(ci, threshold)))
@@ -292,8 +281,8 @@ def _constant(run, claim, ctx):
             ns = sorted(keys)
             label = scenario + (f" {rest[1]}" if scenario == "lookup" else "")
             for lo, hi in zip(ns, ns[1:]):
-                ci = slope_ci(run.column(keys[lo], "ns_per_op"),
-                              run.column(keys[hi], "ns_per_op"), lo, hi)
+                ci = bench_stats.slope_ci({lo: run.column(keys[lo], "ns_per_op"),
+                                           hi: run.column(keys[hi], "ns_per_op")})
                 signs.append((f"{label} n={lo}→{hi}", sign_of(ci, threshold, False), ci,
                               threshold))
                 last[signs[-1][0]] = hi == ns[-1]
