@@ -214,11 +214,11 @@ def _soa_conflicts(run, claim):
             "particles_soa_staggered"))
     res = []
     for kernel in wide:
-        group = {run.axes(k[1]).layout: (k, st) for k, st in run.select(
+        group = {(run.axes(k[1]).layout, k[2]): st for k, st in run.select(
             kernel, run.is_particles, hole_ratio=0.0).items()}
         ns = sorted({k[2] for k in run.select(kernel, lambda c: c == names["soa_pagealigned"])})
         for n in ns[-1:]:
-            cases = {lay: st for lay, (k, st) in group.items() if k[2] == n}
+            cases = {lay: st for (lay, at), st in group.items() if at == n}
             if {"soa_pagealigned", "soa_staggered"} <= set(cases):
                 res.append((kernel, n, ratio(cases["soa_pagealigned"], cases["soa_staggered"])))
     if not res:
