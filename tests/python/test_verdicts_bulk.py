@@ -341,7 +341,7 @@ def test_constant_growth_that_copied_a_little_is_not_judged(tmp_path):
 def test_soa_conflicts_reads_the_largest_n_of_several(tmp_path):
     """A24 with update rows at two n (as make bench has them): the largest n decides; an
     earlier version kept one case per layout and said "not measured"."""
-    rows = (kernel({"soa_pagealigned": 1, "soa_staggered": 1}, "update", n=10000)
-            + kernel({"soa_pagealigned": 2, "soa_staggered": 1}, "update", n=1000000))
+    rows = (kernel({"soa_pagealigned": 2, "soa_staggered": 1}, "update", n=1000000)
+            + kernel({"soa_pagealigned": 1, "soa_staggered": 1}, "update", n=10000))
     v = judge(tmp_path, "soa_conflicts", rows)
     assert v.verdict == C and "n=1000000" in v.measured, v.measured
