@@ -83,8 +83,9 @@ def vectorization_sidecar(csv_path):
 def vectorization(csv_paths):
     """The build's vectorization table beside the first CSV that has one (make bench copies
     build/rel/vectorization.tsv to results/bench-X.vectorization.tsv):
-    {(container, scenario): ["yes" | "no" | "partly", one per loop]}, or None when no CSV
-    has one. Never raises: an unreadable or malformed table is skipped."""
+    {(container, scenario): ["yes" | "no" | "partly", one per loop, every size class]} and
+    the same per size class under (container, scenario, elem_bytes as an int), or None when
+    no CSV has one. Never raises: an unreadable or malformed table is skipped."""
     for path in csv_paths:
         text = _read(vectorization_sidecar(path))
         lines = [line.split("\t") for line in (text or "").splitlines()]
@@ -95,8 +96,20 @@ def vectorization(csv_paths):
         for fields in lines[1:]:
             if len(fields) >= 6:
                 table.setdefault((fields[0], fields[2]), []).append(fields[5])
+                if fields[1].isdigit():
+                    table.setdefault((fields[0], fields[2], int(fields[1])), []).append(fields[5])
         return table
     return None
+
+
+def has_vector_loop(table, *key):
+    """True when the vectorization table (vectorization()) has a vector loop ("yes" or
+    "partly") under key ((container, scenario) or (container, scenario, elem_bytes)), False
+    when every loop there is scalar, None without a table or a line."""
+    loops = (table or {}).get(tuple(key))
+    if not loops:
+        return None
+    return any(v in ("yes", "partly") for v in loops)
 
 
 def describe(csv_paths):

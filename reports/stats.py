@@ -111,6 +111,19 @@ def verdict(ci, p, alpha=0.05, threshold=0.0):
     return "no significant change"
 
 
+def median_ci(xs, level=0.95, seed=1, resamples=RESAMPLES):
+    """Median of xs with a `level` percentile bootstrap CI, RatioCI-shaped (median, low,
+    high, level) in the unit of xs; low and high None under MIN_REPS values. Seeded like
+    ratio_ci: the same values and seed give the same interval."""
+    m = median(xs)
+    if len(xs) < MIN_REPS:
+        return RatioCI(m, None, None, level)
+    rng = np.random.default_rng(seed)
+    meds = np.median(rng.choice(np.asarray(xs, float), (resamples, len(xs))), axis=1)
+    low, high = np.percentile(meds, [(1 - level) / 2 * 100, (1 + level) / 2 * 100])
+    return RatioCI(m, float(low), float(high), level)
+
+
 def loglog_slope(points):
     """Slope of log(y) against log(x) by least squares over [(x, y)] (2 or more x)."""
     xs, ys = zip(*sorted(points))

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+import machine
 import md
 import results
 import stats as bench_stats
@@ -238,10 +239,7 @@ def vector_loop(run, container, scenario):
     """True when the build's vectorization table (make build's vectorization.tsv beside the
     run's CSV) has a vector loop ("yes" or "partly") in the container's function timed by
     `scenario`, False when its loops are all scalar, None without a table or a line."""
-    lines = (run.vectorization or {}).get((container, scenario))
-    if not lines:
-        return None
-    return any(v in ("yes", "partly") for v in lines)
+    return machine.has_vector_loop(run.vectorization, container, scenario)
 
 
 def memory_cases(run, pick=lambda c: True):

@@ -1,0 +1,139 @@
+"""Like for like (issue 15, deliverable 1): which timed loops gcc made vector loops, and
+the machine's own streaming-read limit measured in the same run, so a reader sees when a
+comparison is a vector loop against a scalar one and how far each iterate case is from
+what the memory can deliver.
+
+Inputs: the run's stream_read rows (the bandwidth probe, scenarios/stream_read.c: n 8-byte
+words read, bytes per ns = 8 / ns_per_op, working set n x 8 bytes), its iterate rows, and
+the build's vectorization table beside the CSV (machine.vectorization). An iterate case's
+share of the bandwidth is its bytes per ns (elem_bytes / ns_per_op: one item read per
+element) over the probe's at the probe working set nearest to n x elem_bytes in log scale
+(docs/ARCHITECTURE.md, "The bandwidth probe"). RESULTS.md gets the probe, the fastest
+iterate of each family at the handle_map article's size and the scalar loops; the page
+reports/out/like_for_like.md has every container.
+"""
+import math
+import os
+
+import machine
+import md
+import stats as bench_stats
+from results import SEED, TABLE_ELEM_BYTES, TABLE_N
+from sections import Section
+
+NAME = "like_for_like"
+HEADING = "## Like for like: vector loops and the machine's bandwidth"
+PROBE = "stream_read"
+WORD_BYTES = 8  # the probe reads uint64_t words
+PAGE = "like_for_like.md"
+
+
+def probe_rows(cases):
+    """[(working set bytes, bytes per ns (median), CI low, CI high)] of the probe's cases
+    by working set; the CI is a bootstrap of the per-rep bandwidth (None under
+    stats.MIN_REPS reps)."""
+    out = []
+    for key, st in sorted(cases.items(), key=lambda kv: kv[0][2]):
+        if key[0] != PROBE:
+            continue
+        ci = bench_stats.median_ci([WORD_BYTES * st.ops / t for t in st.times_ns], seed=SEED)
+        out.append((key[2] * WORD_BYTES, WORD_BYTES / st.ns_per_op, ci.low, ci.high))
+    return out
+
+
+def nearest_probe(probes, working_set):
+    """The probe row whose working set is nearest to working_set in log scale, or None."""
+    if not probes or working_set <= 0:
+        return None
+    return min(probes, key=lambda p: abs(math.log(p[0] / working_set)))
+
+
+def vector_word(vectorization, container, elem_bytes, scenario="iterate"):
+    """'vector' (a loop of the function timed by scenario is a vector loop at that size
+    class: machine.has_vector_loop), 'scalar', or '—' without a table or a line."""
+    has = machine.has_vector_loop(vectorization, container, scenario, elem_bytes)
+    return md.DASH if has is None else "vector" if has else "scalar"
+
+
+def iterate_rows(cases, probes, vectorization, n=TABLE_N, elem=TABLE_ELEM_BYTES):
+    """[(container, family, ns/element, bytes/ns, share of the probe, loop word)] of the
+    iterate cases at n and elem, sequential order, no holes, fastest first."""
+    out = []
+    for key, st in cases.items():
+        scenario, container, kn, ke, order, hole_ratio = key[:6]
+        if (scenario, kn, ke, order, hole_ratio) != ("iterate", n, elem, "seq", 0):
+            continue
+        rate = ke / st.ns_per_op
+        near = nearest_probe(probes, kn * ke)
+        out.append((container, st.family, st.ns_per_op, rate, rate / near[1] if near else None,
+                    vector_word(vectorization, container, ke)))
+    return sorted(out, key=lambda r: r[2])
+
+
+def _probe_lines(probes, machine):
+    caches = ", ".join(f"{k.upper()} {machine[k]}" for k in ("l1d", "l2", "l3")
+                       if machine.get(k))
+    lines = [f"The bandwidth probe (`{PROBE}`: a vectorized sum of 8-byte words, read until "
+             f"64 MiB have been read), at working sets sized from the caches ({caches or 'sizes not recorded'}):", ""]
+    lines += md.table(["working set", "bytes per ns", "95% CI"],
+                      [[md.fmt_bytes(ws), md.fmt(rate),
+                        f"[{md.fmt(lo)}, {md.fmt(hi)}]" if lo is not None else md.DASH]
+                       for ws, rate, lo, hi in probes])
+    return lines
+
+
+def _iterate_table(rows):
+    return md.table(["container", "family", "ns per element", "bytes per ns",
+                     "share of the probe", "iterate loop"],
+                    [[c, fam, md.fmt(ns), md.fmt(rate),
+                      f"{share:.0%}" if share is not None else md.DASH, word]
+                     for c, fam, ns, rate, share, word in rows])
+
+
+def _scalar_line(vectorization):
+    scalar = sorted({key[0] for key in (vectorization or {}) if len(key) == 2
+                     and key[1] == "iterate"
+                     and machine.has_vector_loop(vectorization, *key) is False})
+    if vectorization is None:
+        return ("No vectorization table beside this run's CSV (make bench copies "
+                "build/rel/vectorization.tsv; gcc only): which loops are vector loops is "
+                "not known.")
+    return ("Iterate loops gcc left scalar at every size class (its report, "
+            "build/rel/vectorization.tsv): " + (", ".join(f"`{c}`" for c in scalar) or "none")
+            + ". Comparisons with them are a scalar loop against a vector one.")
+
+
+def render_text(cases, machine, vectorization, page_link):
+    """(section text, page text) or None without probe or iterate rows."""
+    probes = probe_rows(cases)
+    rows = iterate_rows(cases, probes, vectorization)
+    if not probes and not rows:
+        return None
+    best = {}
+    for r in rows:  # fastest first: the first of each family
+        best.setdefault(r[1], r)
+    begin, end = md.markers(NAME)
+    out = [begin, HEADING, ""]
+    out += _probe_lines(probes, machine) if probes else ["No bandwidth probe rows in this run."]
+    out += ["", f"iterate at n={TABLE_N}, {TABLE_ELEM_BYTES}-byte items, sequential, no holes: "
+            "the fastest container of each family, its bytes per ns against the probe at the "
+            "nearest working set, and whether gcc vectorized its loop "
+            f"([every container]({page_link})):", ""]
+    out += _iterate_table(sorted(best.values(), key=lambda r: r[2]))
+    out += ["", _scalar_line(vectorization), "", end]
+    page = ["# Like for like: every container's iterate against the bandwidth probe", ""]
+    page += _iterate_table(rows) + [""]
+    return "\n".join(out) + "\n", "\n".join(page)
+
+
+def render(ctx):
+    """The section of the run in ctx (and its page under out_dir/cases/), or None."""
+    page_path = os.path.join(ctx.out_dir, PAGE)
+    got = render_text(ctx.cases, ctx.machine, ctx.vectorization, ctx.link(page_path)) \
+        if ctx.cases else None
+    if got is None:
+        return None
+    os.makedirs(os.path.dirname(page_path), exist_ok=True)
+    with open(page_path, "w", encoding="utf-8") as f:
+        f.write(got[1])
+    return Section(NAME, HEADING, got[0], [])

@@ -1,0 +1,65 @@
+"""The like-for-like section (reports/sections/like_for_like.py, issue 15 deliverable 1):
+the bandwidth probe's table, each iterate case's share of the probe at the nearest working
+set, and which iterate loops gcc left scalar, on crafted rows (test_bulk's rows_of) and a
+crafted vectorization table.
+
+Run from the repository root with Debian's interpreter:
+    /usr/bin/python3 -m pytest -q tests/python/test_like_for_like.py
+"""
+import pytest
+
+import test_bulk as tb
+from sections import like_for_like as lfl
+
+VEC = {("plain_array", "iterate"): ["yes", "no"], ("plain_array", "iterate", 8): ["yes", "no"],
+       ("peer_colony", "iterate"): ["no"], ("peer_colony", "iterate", 8): ["no"]}
+
+
+def cases_of(tmp_path, rows):
+    return tb.run_of(tb.write_csv(tmp_path / "r.csv", rows))[2]
+
+
+def probe(n, bytes_per_ns):
+    """A stream_read case reading its n words at bytes_per_ns (one pass: ops = n)."""
+    return tb.rows_of("plain_array", "stream_read", n, 8 / bytes_per_ns)
+
+
+def test_probe_rows_are_bytes_per_ns_by_working_set_with_a_ci(tmp_path):
+    cases = cases_of(tmp_path, probe(2048, 200.0) + probe(16 << 20, 20.0))
+    rows = lfl.probe_rows(cases)
+    assert [ws for ws, *_ in rows] == [2048 * 8, (16 << 20) * 8]
+    (_, fast, lo, hi), (_, slow, _, _) = rows
+    assert fast == pytest.approx(200.0, rel=0.02) and slow == pytest.approx(20.0, rel=0.02)
+    assert lo <= fast <= hi
+
+
+def test_iterate_share_is_against_the_nearest_probe_in_log_scale(tmp_path):
+    # 100k x 8 B = 800 KB: nearer (log scale) to 1 MiB than to 16 KiB or 128 MiB
+    rows = (probe(2048, 200.0) + probe(131072, 100.0) + probe(16 << 20, 20.0)
+            + tb.rows_of("plain_array", "iterate", 100000, 0.1)
+            + tb.rows_of("peer_colony", "iterate", 100000, 0.8))
+    cases = cases_of(tmp_path, rows)
+    got = lfl.iterate_rows(cases, lfl.probe_rows(cases), VEC)
+    assert [r[0] for r in got] == ["plain_array", "peer_colony"]  # fastest first
+    plain, colony = got
+    assert plain[3] == pytest.approx(80.0, rel=0.02)  # 8 B / 0.1 ns
+    assert plain[4] == pytest.approx(0.8, rel=0.03) and plain[5] == "vector"
+    assert colony[4] == pytest.approx(0.1, rel=0.03) and colony[5] == "scalar"
+
+
+def test_section_names_the_scalar_loops_and_links_the_page(tmp_path):
+    rows = (probe(2048, 200.0) + tb.rows_of("plain_array", "iterate", 100000, 0.1)
+            + tb.rows_of("peer_colony", "iterate", 100000, 0.8))
+    text, page = lfl.render_text(cases_of(tmp_path, rows), {"l1d": "32K"}, VEC, "p.md")
+    assert "| 16 KiB | 199.8 |" in text and "L1D 32K" in text
+    assert "left scalar at every size class" in text and "`peer_colony`" in text
+    assert "`plain_array`" not in text.split("left scalar")[1]
+    assert "[every container](p.md)" in text and "| peer_colony |" in page
+
+
+def test_without_a_vectorization_table_it_says_so_and_without_rows_nothing(tmp_path):
+    rows = probe(2048, 200.0) + tb.rows_of("plain_array", "iterate", 100000, 0.1)
+    text, _ = lfl.render_text(cases_of(tmp_path, rows), {}, None, "p.md")
+    assert "No vectorization table beside this run's CSV" in text and "| — |" in text
+    assert lfl.render_text(cases_of(tmp_path, tb.rows_of("plain_array", "create", 100, 1.0)),
+                           {}, VEC, "p.md") is None
