@@ -149,6 +149,22 @@ def _heading_of(text):
     return None
 
 
+KEPT_WARNING = ("> **Warning: kept from an earlier report**: the CSVs this report read have "
+                "no rows for this section, so its text is the one committed before; its "
+                "figures come from the run it names, not from the run of this document.")
+
+
+def _with_kept_warning(text):
+    """A kept section's text with KEPT_WARNING after its heading (once)."""
+    if KEPT_WARNING in text:
+        return text
+    lines = text.split("\n")
+    at = next((i for i, line in enumerate(lines) if line.startswith("#")), None)
+    if at is None:
+        return text
+    return "\n".join(lines[:at + 1] + ["", KEPT_WARNING] + lines[at + 1:])
+
+
 def assemble(rendered, old_text):
     """The new document and {name: 'updated' | 'kept' | None (absent)}: the sections in
     DOCUMENT order, a kept section's committed text where its render gave None, the table
@@ -157,7 +173,7 @@ def assemble(rendered, old_text):
     for name in DOCUMENT:
         section = rendered.get(name)
         kept = md.find_section(old_text, name) if old_text and section is None else None
-        texts[name] = section.text if section else kept
+        texts[name] = section.text if section else kept and _with_kept_warning(kept)
         status[name] = "updated" if section else "kept" if kept else None
     entries = []
     for name in DOCUMENT[1:]:

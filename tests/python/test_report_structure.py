@@ -253,3 +253,18 @@ def test_publish_writes_the_reported_runs_compressed(tmp_path, capsys):
     md.unlink()
     assert report.main(args + [str(dest)]) == 0  # the document from the published file alone
     assert md.read_text() == first
+
+
+def test_a_kept_section_says_it_is_from_an_earlier_report_once():
+    """Issue 15: sections kept from an older run carried no warning. A kept section (its
+    inputs absent from the CSVs read) gets KEPT_WARNING after its heading, once, however
+    often the document is regenerated."""
+    begin, end = "<!-- BEGIN sim_caches -->", "<!-- END sim_caches -->"
+    old = f"{begin}\n## Simulated caches (callgrind)\n\nRun `old-run` ...\n{end}\n"
+    text, status = report.assemble({}, old)
+    assert status["sim_caches"] == "kept"
+    assert text.count(report.KEPT_WARNING) == 1
+    assert text.index("## Simulated caches") < text.index(report.KEPT_WARNING) < \
+        text.index("Run `old-run`")
+    again, _ = report.assemble({}, text)
+    assert again.count(report.KEPT_WARNING) == 1
