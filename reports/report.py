@@ -115,7 +115,8 @@ def publish(paths, run_ids, dest):
     """Write the rows of `run_ids` from the CSVs read to dest, xz-compressed at the
     smallest preset (9 extreme), each file's header before its rows (headers of several
     schemas stay readable: results.read_table takes a header line anywhere), and the
-    machine file and the vectorization table beside the first CSV that has each. Raises OSError when it cannot."""
+    machine file and the vectorization table beside the first CSV that has each. Raises
+    OSError when it cannot."""
     os.makedirs(os.path.dirname(os.path.abspath(dest)), exist_ok=True)
     tmp = dest + ".tmp"
     with lzma.open(tmp, "wt", preset=9 | lzma.PRESET_EXTREME, newline="",
@@ -188,9 +189,10 @@ def assemble(rendered, old_text):
 
 def summary_lines(ctx, rendered, status, results_md, changed):
     """The headline `make bench` ends with (and `make report` prints), at most
-    HEADLINE_LINES lines (a test holds it to that: each section gives at most two): the run; each section's headline (the verdict counts, the
-    targets, the calibration); where the charts and every case are; one line per section
-    of RESULTS.md saying whether this report wrote it."""
+    HEADLINE_LINES lines (a test holds it to that: each section gives at most two): the
+    run; each section's headline (the verdict counts, the targets, the calibration); where
+    the charts and every case are; one line per section of RESULTS.md saying whether this
+    report wrote it."""
     if ctx.info:
         out = [f"run: {ctx.run_id} ({ctx.info['timestamp']}, host {ctx.info['host']}), "
                f"{len(ctx.cases)} cases"]

@@ -379,20 +379,28 @@ def _memmove(run, claim, ctx):
                   "time): " + "; ".join(parts))
 
 
+def _input_pairs(run, mine, theirs, threshold, note):
+    """(signs, parts) of handle_map's defrag_steps from input `mine` against input `theirs`
+    at every n and max_swaps both ran: time(mine) / time(theirs) below threshold holds;
+    note(key, other key) says what else the part shows."""
+    signs, parts = [], []
+    for k, st in sorted(cases_of(run, "defrag_steps", HM, defrag_input=mine).items()):
+        other = twin(k, HM, defrag_input=theirs)
+        if other not in run.cases:
+            continue
+        ci = ratio(run.cases[other], st)
+        label = f"n={k[2]}, max_swaps {axis(k, 'max_swaps')}"
+        signs.append((label, sign_of(ci, threshold, False), ci, threshold))
+        parts.append(f"{label}: {ci_text(ci)} ({note(k, other)})")
+    return signs, parts
+
+
 def _fragmented_flag(run, claim, ctx):
     """B10: a call on a defragmented map / a call on a sorted one (which the map still
     counts fragmented: a full scan), every n and max_swaps measured."""
-    free = claim.param("free", FREE)
-    signs, parts = [], []
-    for k, st in sorted(cases_of(run, "defrag_steps", HM, defrag_input="defragmented").items()):
-        sorted_key = twin(k, HM, defrag_input="sorted")
-        if sorted_key not in run.cases:
-            continue
-        ci = ratio(run.cases[sorted_key], st)
-        label = f"n={k[2]}, max_swaps {axis(k, 'max_swaps')}"
-        signs.append((label, sign_of(ci, free, False), ci, free))
-        parts.append(f"{label}: {ci_text(ci)} ({md.fmt_ns(st.median_ns)} vs "
-                     f"{md.fmt_ns(run.cases[sorted_key].median_ns)})")
+    signs, parts = _input_pairs(
+        run, "defragmented", "sorted", claim.param("free", FREE),
+        lambda k, o: f"{md.fmt_ns(run.cases[k].median_ns)} vs {md.fmt_ns(run.cases[o].median_ns)}")
     if not signs:
         return vd.Verdict(vd.NOT_MEASURED, f"needs {HM} defrag_steps rows of the defragmented "
                           "and sorted inputs")
@@ -477,17 +485,10 @@ def _max_swaps(run, claim, ctx):
 
 def _adaptive(run, claim, ctx):
     """B14: near-sorted time / shuffled time in every n and max_swaps both ran."""
-    far = claim.param("far", FAR)
-    signs, parts = [], []
-    for k, st in sorted(cases_of(run, "defrag_steps", HM, defrag_input="near_sorted").items()):
-        other = twin(k, HM, defrag_input="shuffled")
-        if other not in run.cases:
-            continue
-        ci = ratio(run.cases[other], st)
-        label = f"n={k[2]}, max_swaps {axis(k, 'max_swaps')}"
-        signs.append((label, sign_of(ci, far, False), ci, far))
-        parts.append(f"{label}: {ci_text(ci)} ({fmt(median_of(run, k, 'swaps'))} vs "
-                     f"{fmt(median_of(run, other, 'swaps'))} swaps)")
+    signs, parts = _input_pairs(
+        run, "near_sorted", "shuffled", claim.param("far", FAR),
+        lambda k, o: f"{fmt(median_of(run, k, 'swaps'))} vs {fmt(median_of(run, o, 'swaps'))} "
+                     "swaps")
     if not signs:
         return vd.Verdict(vd.NOT_MEASURED, f"needs {HM} defrag_steps rows of the near_sorted "
                           "and shuffled inputs at the same n and max_swaps")

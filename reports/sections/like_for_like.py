@@ -74,7 +74,8 @@ def _probe_lines(probes, machine):
     caches = ", ".join(f"{k.upper()} {machine[k]}" for k in ("l1d", "l2", "l3")
                        if machine.get(k))
     lines = [f"The bandwidth probe (`{PROBE}`: a vectorized sum of 8-byte words, read until "
-             f"64 MiB have been read), at working sets sized from the caches ({caches or 'sizes not recorded'}):", ""]
+             "64 MiB have been read), at working sets sized from the caches "
+             f"({caches or 'sizes not recorded'}):", ""]
     lines += md.table(["working set", "bytes per ns", "95% CI"],
                       [[md.fmt_bytes(ws), md.fmt(rate),
                         f"[{md.fmt(lo)}, {md.fmt(hi)}]" if lo is not None else md.DASH]
