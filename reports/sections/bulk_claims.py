@@ -61,7 +61,8 @@ def _shift_erase(run, claim):
                         lambda k: k[1])
     if any(len(s) >= 2 for s in swap.values()):
         name, reps = max(swap.items(), key=lambda i: (len(i[1]), i[0]))
-        text += f" (swap-and-pop {name}: n^{md.fmt(bench_stats.loglog_slope((n, bench_stats.median(v)) for n, v in reps.items()))})"
+        slope = bench_stats.loglog_slope((n, bench_stats.median(v)) for n, v in reps.items())
+        text += f" (swap-and-pop {name}: n^{md.fmt(slope)})"
     return Verdict(verdict, vd.with_why(text, why))
 
 

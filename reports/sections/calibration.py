@@ -13,7 +13,8 @@ from sections import Section
 NAME = "calibration"
 HEADING = "## Calibration: the contract's batch call against a hand-written loop"
 BASE = results.role("baseline")[0]
-CALIBRATION_LIMIT = 0.05  # docs/ARCHITECTURE.md: the baseline must match the hand-written loop within a few %
+# docs/ARCHITECTURE.md: the baseline must match the hand-written loop within a few %.
+CALIBRATION_LIMIT = 0.05
 
 
 def render_calibration(rows, run_id):
