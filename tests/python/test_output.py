@@ -264,6 +264,15 @@ def _sim_run(tmp_path, *args):
                           env=_sim_env(tmp_path))
 
 
+def signals_by_default():
+    """preexec_fn for a dodbench the test will signal: SIGINT, SIGTERM and SIGHUP back to
+    their default action. A test run in the background of a shell without job control
+    inherits SIGINT ignored (under nohup, SIGHUP too), and dodbench rightly leaves a signal
+    its user ignores ignored: the test would wait for a run that never stops."""
+    for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+        signal.signal(s, signal.SIG_DFL)
+
+
 def _callgrind_child(pid, tmp_path):
     """The valgrind child of dodbench `pid` and its temporary directory, once both exist
     (waits; any moment after that is a valid moment for the test's signal)."""
@@ -307,7 +316,7 @@ needs_valgrind = pytest.mark.skipif(not os.path.exists("/usr/bin/valgrind"),
 def test_callgrind_child_and_temp_dir_go_with_a_signal(tmp_path, sig):
     proc = subprocess.Popen([BIN, "run", *LONG_SIM, "--out", str(tmp_path / "s.csv")],
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                            env=_sim_env(tmp_path))
+                            env=_sim_env(tmp_path), preexec_fn=signals_by_default)
     child, tmp = _callgrind_child(proc.pid, tmp_path)
     proc.send_signal(sig)
     assert proc.wait() == -sig  # it dies of the signal, after cleaning up
@@ -386,7 +395,8 @@ def test_a_signal_removes_the_callgrind_childs_json_temporary_file(tmp_path, sig
     proc = subprocess.Popen([BIN, "run", *CASE, "--reps", "1000", "--warmup", "0",
                              "--counters", "callgrind", "--quiet", "--out", str(out),
                              "--out-json", str(js)], stdout=subprocess.DEVNULL,
-                            stderr=subprocess.DEVNULL, env=_sim_env(tmp_path))
+                            stderr=subprocess.DEVNULL, env=_sim_env(tmp_path),
+                            preexec_fn=signals_by_default)
     try:
         for _ in range(24000):  # until a row is there (the JSON's file exists by then)
             if _data_rows(out) >= 1 or proc.poll() is not None:

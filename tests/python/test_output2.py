@@ -16,7 +16,7 @@ import pytest
 
 from test_cli import BIN, run
 from test_isolation import FAULTS
-from test_output import rows_of
+from test_output import rows_of, signals_by_default
 
 CASE = ["--container", "handle_map", "--scenario", "iterate", "--n", "100"]
 G_SWEEP = ["--container", "handle_map,plain_array", "--scenario", "iterate,create",
@@ -162,7 +162,7 @@ def test_a_signal_removes_the_json_temporary_file(tmp_path, sig, group):
                              "--n", "20000", "--reps", "100000", "--warmup", "0", "--quiet",
                              "--out", str(out), "--out-json", str(js)],
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                            start_new_session=True)
+                            start_new_session=True, preexec_fn=signals_by_default)
     try:
         _wait_for_rows(out, proc)
         assert (tmp_path / f"r.json.tmp-{proc.pid}").exists()
