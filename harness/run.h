@@ -140,6 +140,7 @@ int hb_resume_check(const char *path, char *err, size_t err_len);
  * c->progress_after_s (HB_PROGRESS_AFTER_S, or DODBENCH_PROGRESS_AFTER), then one updating
  * line every HB_PROGRESS_TTY_S seconds on a terminal, else a plain line every
  * HB_PROGRESS_LOG_S seconds (a log file gets no flood). */
+/* Whether this run prints progress lines: unless --quiet, or --quiet with --progress. */
 static inline bool hb_shows_progress(const struct hb_config *c)
 {
 	return !c->quiet || c->progress;
