@@ -21,6 +21,7 @@
 #include <stdint.h>
 
 #include "dod_common.h"
+#include "list_contract.h"
 
 /* Version 2 added erase_n and the removal axis; descriptors are filled from the variant
  * table (containers/variants.tsv) through DOD_DESCRIPTOR, see below. Version 3 added the
@@ -137,12 +138,14 @@ struct dod_ops {
 	/* ---- family extensions: NULL for a container outside the family ---- */
 	const struct dod_particle_ops *particles; /* DOD_EXT_PARTICLES */
 	const struct dod_type_id_ops *type_ids;   /* DOD_EXT_TYPE_IDS */
+	const struct dod_list_ops *list;          /* DOD_EXT_LIST (list_contract.h) */
+	const struct dod_consolidate_ops *consolidate; /* DOD_EXT_CONSOLIDATE (list_contract.h) */
 };
 
 /* ---- Family extensions ----
  * The core table (struct dod_ops) holds what every container family shares. A family
  * whose scenarios need more (the particle layouts' kernels; later the vector-hosted
- * lists' and the arrays of arrays' operations) gets a small table of its own that its
+ * lists' (containers/list_contract.h) and the arrays of arrays' operations) gets a small table of its own that its
  * containers point at from the core table and every other container leaves NULL. An
  * extension table starts with its own version and is all or nothing: every operation in
  * it is set. A scenario declares the extensions it needs (scn_scenario.needs_ext in
@@ -151,9 +154,11 @@ struct dod_ops {
  * one helper (model_run_exts, tests/model.h). Adding a family: docs/ARCHITECTURE.md. */
 enum {
 	DOD_EXT_PARTICLES = 1u << 0, /* dod_ops.particles: the particle kernels */
-	DOD_EXT_TYPE_IDS = 1u << 1   /* dod_ops.type_ids: containers made with a type id */
+	DOD_EXT_TYPE_IDS = 1u << 1,  /* dod_ops.type_ids: containers made with a type id */
+	DOD_EXT_LIST = 1u << 2,      /* dod_ops.list: insertion at references, linear searches */
+	DOD_EXT_CONSOLIDATE = 1u << 3 /* dod_ops.consolidate: compaction with a remap */
 };
-#define DOD_N_EXTS 2
+#define DOD_N_EXTS 4
 
 /* One extension, indexed by its bit number. Defined in dod_common.c. */
 struct dod_ext_desc {

@@ -62,11 +62,36 @@ static const char *type_ids_incomplete(const void *table)
 	return t->create_typed ? NULL : "create_typed is NULL";
 }
 
+static const void *list_table(const struct dod_ops *ops) { return ops->list; }
+/* Why a list table is not usable, or NULL. */
+static const char *list_incomplete(const void *table)
+{
+	const struct dod_list_ops *l = table;
+	if (l->version != DOD_LIST_OPS_VERSION)
+		return "version is not DOD_LIST_OPS_VERSION";
+	return l->insert_at_n && l->insert_sorted_n && l->erase_at_positions_n
+	               ? NULL
+	               : "an operation is NULL";
+}
+
+static const void *consolidate_table(const struct dod_ops *ops) { return ops->consolidate; }
+/* Why a consolidate table is not usable, or NULL. */
+static const char *consolidate_incomplete(const void *table)
+{
+	const struct dod_consolidate_ops *k = table;
+	if (k->version != DOD_CONSOLIDATE_OPS_VERSION)
+		return "version is not DOD_CONSOLIDATE_OPS_VERSION";
+	return k->ref_bound && k->consolidate ? NULL : "an operation is NULL";
+}
+
 const struct dod_ext_desc dod_ext_descs[DOD_N_EXTS] = {
 	{"particles", "no particles extension: not a particle container",
 	 particles_table, particles_incomplete},
 	{"type_ids", "no type ids extension: handles do not name their container",
 	 type_ids_table, type_ids_incomplete},
+	{"list", "no list extension: not a list container", list_table, list_incomplete},
+	{"consolidate", "no consolidate extension: the container does not compact with a remap",
+	 consolidate_table, consolidate_incomplete},
 };
 
 unsigned dod_exts(const struct dod_ops *ops)

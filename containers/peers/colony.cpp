@@ -217,4 +217,6 @@ extern "C" const struct dod_ops DOD_OPS_SYMBOL = {
 	.check = nullptr, /* the library keeps its own invariants */
 	.particles = nullptr,
 	.type_ids = nullptr,
+	.list = nullptr,
+	.consolidate = nullptr,
 };
