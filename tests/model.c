@@ -262,15 +262,10 @@ static int take_handle(struct model *m, uint64_t h, uint64_t key, char *why, siz
 }
 
 /* Positional references: every item's handle is its position, renumbered (and the index
- * rebuilt) after each operation that moved items. O(n); nothing to rebuild when every
- * handle already is its position (appends and erasures at the end keep the index up to
- * date themselves, so the fuzzer's churn stays O(1) per step in the index). */
+ * rebuilt) after each operation that moves items. O(n). */
 static void renumber(struct model *m)
 {
-	size_t from = 0;
-	while (m->positional && from < m->n && m->live[from].handle == from)
-		from++;
-	if (!m->positional || from == m->n)
+	if (!m->positional)
 		return;
 	struct model_index ix = *IX(m);
 	ix_clear(&ix);
@@ -289,11 +284,6 @@ static int insert_item(struct model *m, size_t p, const uint64_t *h, uint64_t ke
 	if (h && m->positional && *h != p)
 		return fail(why, len, "insert issued reference %llu for position %zu (positional "
 		            "references)", (unsigned long long)*h, p);
-	if (h && m->positional && p == m->n) { /* an append: no item shifts (renumber) */
-		struct model_index ix = *IX(m);
-		ix_put(&ix, *h, key);
-		ix_store(m, &ix);
-	}
 	if (h && !m->positional && take_handle(m, *h, key, why, len))
 		return -1;
 	memmove(&m->live[p + 1], &m->live[p], (m->n - p) * sizeof *m->live);

@@ -79,14 +79,11 @@ static void erase_some(const struct dod_ops *ops, void *c, struct model *m, uint
 	model_erased(m, victims, k);
 	if (k > 0) {
 		assert_int_equal(ops->count_valid(c, victims, k), model_count_valid(m, victims, k));
-		/* An erased handle in a batch fails it whole too (a positional reference, a
-		 * list's position, may name a live item again: then it is good). */
+		/* An erased handle in a batch fails it whole too. */
 		if (m->n > 0) {
 			uint64_t mixed[2] = {m->live[0].handle, victims[0]};
-			int want = model_erase_expect(m, mixed, 2);
-			assert_true(want != DOD_OK || m->positional);
-			if (want != DOD_OK)
-				assert_true(ops->erase_n(c, mixed, 2) != DOD_OK);
+			assert_true(model_erase_expect(m, mixed, 2) != DOD_OK);
+			assert_true(ops->erase_n(c, mixed, 2) != DOD_OK);
 		}
 	}
 	/* A handle that was never issued: foreign or out of range, never accepted. */
