@@ -13,16 +13,12 @@
  *   vector_scenarios   the core scenarios with holes hand std_vector the survivors'
  *                      positions (scn_fill_holes) and verify; erase, which erases held
  *                      handles one by one, skips it with a reason
- *   out_of_memory      every allocation of insert_n, insert_at_n and insert_sorted_n made
- *                      to fail in turn (malloc interposed, as tests/test_alloc_fail.c
- *                      does; skipped under ASan): DOD_ENOMEM, the sequence unchanged,
- *                      and the same call succeeds after
+ * Allocation failure in these operations: tests/test_alloc_fail.c (every list container).
  * The invariant check (dod_ops.check, where the peer has one) runs after every change. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -30,36 +26,6 @@
 #include "contract.h"
 #include "hb.h"
 #include "scenario.h"
-
-#if defined(__SANITIZE_ADDRESS__)
-#define HOOKED 0
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define HOOKED 0
-#endif
-#endif
-#ifndef HOOKED
-#define HOOKED 1
-#endif
-
-/* 0: allocation works; k > 0: the k-th allocation from arm() on fails, and every one
- * after it (as test_alloc_fail.c). C++'s operator new reaches malloc. */
-static long fail_at, calls;
-#if HOOKED
-extern void *__libc_malloc(size_t);
-extern void *__libc_calloc(size_t, size_t);
-extern void *__libc_realloc(void *, size_t);
-static int refuse(void) { return fail_at > 0 && ++calls >= fail_at; }
-void *malloc(size_t n) { return refuse() ? NULL : __libc_malloc(n); }
-void *calloc(size_t n, size_t m) { return refuse() ? NULL : __libc_calloc(n, m); }
-void *realloc(void *p, size_t n) { return refuse() ? NULL : __libc_realloc(p, n); }
-#endif
-
-static void arm(long k)
-{
-	calls = 0;
-	fail_at = k;
-}
 
 #define N_PEERS 3
 #define N_SIZES 2
@@ -372,62 +338,6 @@ static void test_vector_scenarios(void **state)
 	assert_null(scn_cannot_run(scn_find("erase"), peer(0, 0), &p));
 }
 
-enum { OOM_APPEND, OOM_AT, OOM_SORTED, N_OOM };
-#define OOM_BASE 20
-#define OOM_MORE 40
-
-/* One insertion of OOM_MORE items into c (OOM_BASE items, refs r). */
-static int oom_insert(const struct dod_ops *ops, void *c, int which, const uint64_t *r)
-{
-	uint64_t at[OOM_MORE], keys[OOM_MORE];
-	for (size_t i = 0; i < OOM_MORE; i++) {
-		at[i] = ref_at(ops, r[i % OOM_BASE], i % OOM_BASE);
-		keys[i] = (i * 7) % 23;
-	}
-	switch (which) {
-	case OOM_APPEND: return ops->insert_n(c, OOM_MORE, 100, NULL);
-	case OOM_AT: return ops->list->insert_at_n(c, at, OOM_MORE, DOD_LIST_AFTER, 100, NULL);
-	default: return ops->list->insert_sorted_n(c, keys, OOM_MORE, NULL);
-	}
-}
-
-/* For k = 1, 2, ...: the k-th allocation of the insertion fails, until none does. */
-static void insert_fails_cleanly(const struct dod_ops *ops, int which)
-{
-	for (long k = 1;; k++) {
-		uint64_t r[OOM_BASE], before[OOM_BASE];
-		void *c = make(ops, OOM_BASE, r);
-		ops->dump_keys(c, before);
-		arm(k);
-		int err = oom_insert(ops, c, which, r);
-		arm(0);
-		if (err == DOD_OK) {
-			assert_int_equal(ops->size(c), OOM_BASE + OOM_MORE);
-			ops->destroy(c);
-			break;
-		}
-		if (err != DOD_ENOMEM)
-			fail_msg("%s/%zu: insertion %d with allocation %ld failing: %s", ops->name,
-			         ops->elem_bytes, which, k, dod_strerror(err));
-		expect_keys(ops, c, before, OOM_BASE);
-		assert_int_equal(oom_insert(ops, c, which, r), DOD_OK);
-		assert_int_equal(ops->size(c), OOM_BASE + OOM_MORE);
-		ops->destroy(c);
-		assert_true(k < 1000);
-	}
-}
-
-static void test_out_of_memory(void **state)
-{
-	(void)state;
-	if (!HOOKED)
-		skip();
-	for (size_t i = 0; i < N_PEERS; i++)
-		for (size_t s = 0; s < N_SIZES; s++)
-			for (int which = 0; which < N_OOM; which++)
-				insert_fails_cleanly(peer(i, s), which);
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -439,7 +349,6 @@ int main(void)
 		cmocka_unit_test(test_stable_references),
 		cmocka_unit_test(test_vector_positions),
 		cmocka_unit_test(test_vector_scenarios),
-		cmocka_unit_test(test_out_of_memory),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
