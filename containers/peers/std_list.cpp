@@ -15,9 +15,10 @@
  * (no detects_stale); clear issues them from 0 again. References and item addresses stay
  * valid across every other insertion and erasure (std::list never moves a node).
  *
- * Every insertion is all or nothing: the slot table is reserved and the batch's nodes are
- * made in a private std::list first; then each node is spliced into place (splice is
- * O(1), allocates nothing and cannot throw). bad_alloc or length_error becomes
+ * Items are inserted as a std::list user does, one list.emplace each. Every insertion is
+ * all or nothing: the slot table is reserved first, and when a node's allocation throws
+ * the items of the batch are erased again and the free list restored (the free slots a
+ * batch takes keep their links until it succeeds). bad_alloc or length_error becomes
  * DOD_ENOMEM at the C boundary (dod_cxx_nothrow) with the list unchanged; exceptions
  * never cross into C. The check covers what is ours: slots and items agree, the free
  * list, the counts (std::list keeps its own links).
@@ -89,31 +90,25 @@ void reserve_slots(Slist *s, size_t n)
 		s->slots.reserve(std::max(want, 2 * s->slots.capacity()));
 }
 
-/* The first half of every insertion: table room for n items, then the n items in a
- * private list, item i holding keys[i] (keys non-NULL) or first_key + i. Throws with
- * nothing changed but the table's capacity. */
-List prepare(Slist *s, size_t n, const uint64_t *keys, uint64_t first_key)
-{
-	reserve_slots(s, n);
-	List made;
-	for (size_t i = 0; i < n; i++) {
-		made.emplace_back();
-		SFX(dod_elem_init)(&made.back().e, keys ? keys[i] : first_key + i);
-	}
-	return made;
-}
+/* What an insertion batch changed so far, so a throw can undo it: the free list and the
+ * table as the call found them. A free slot taken keeps its aux (the next free slot)
+ * until the batch succeeds, so the slots taken are the first ones of the old free list. */
+struct Batch {
+	size_t head, n_free, n_slots;
+};
 
-/* Moves made's first item before `at` and gives it a slot (room reserved: no throw);
- * *ref_out (may be NULL) = its reference. */
-void place_first(Slist *s, List &made, List::iterator at, uint64_t *ref_out) noexcept
+/* Inserts an item of key before `at` and gives it a slot (room reserved: only the
+ * node's allocation can throw, before anything changes); *ref_out (may be NULL) = its
+ * reference. */
+void insert_one(Slist *s, List::iterator at, uint64_t key, uint64_t *ref_out)
 {
-	List::iterator it = made.begin();
-	s->list.splice(at, made, it);
+	List::iterator it = s->list.emplace(at);
+	SFX(dod_elem_init)(&it->e, key);
 	size_t r = s->free_head;
 	if (r != NO_SLOT) {
 		s->free_head = s->slots[r].aux;
 		s->n_free--;
-		s->slots[r] = Slot{it, 0};
+		s->slots[r].it = it;
 	} else {
 		r = s->slots.size();
 		s->slots.push_back(Slot{it, 0});
@@ -121,6 +116,53 @@ void place_first(Slist *s, List &made, List::iterator at, uint64_t *ref_out) noe
 	it->ref = r;
 	if (ref_out)
 		*ref_out = r;
+}
+
+/* The batch succeeded: the free slots it took drop their old links. */
+void batch_done(Slist *s, const Batch &b) noexcept
+{
+	for (size_t r = b.head, k = b.n_free - s->n_free; k; k--) {
+		size_t next = s->slots[r].aux;
+		s->slots[r].aux = 0;
+		r = next;
+	}
+}
+
+/* The batch threw: its items are erased and the table is as it was. */
+void batch_undo(Slist *s, const Batch &b) noexcept
+{
+	for (size_t r = b.head, k = b.n_free - s->n_free; k; k--) {
+		s->list.erase(s->slots[r].it);
+		s->slots[r].it = s->list.end();
+		r = s->slots[r].aux;
+	}
+	while (s->slots.size() > b.n_slots) {
+		s->list.erase(s->slots.back().it);
+		s->slots.pop_back();
+	}
+	s->free_head = b.head;
+	s->n_free = b.n_free;
+}
+
+/* Every insertion: n items inserted one by one as a std::list user does (list.emplace),
+ * item i with key key(i) before at(i); on bad_alloc the items of the batch are erased
+ * again (all or nothing). The table is reserved first. Returns 0 or DOD_ENOMEM. */
+template <class Key, class At>
+int insert_batch(Slist *s, size_t n, uint64_t *refs_out, Key key, At at)
+{
+	return dod_cxx_nothrow([&] {
+		reserve_slots(s, n);
+		Batch b{s->free_head, s->n_free, s->slots.size()};
+		try {
+			for (size_t i = 0; i < n; i++)
+				insert_one(s, at(i), key(i), refs_out ? &refs_out[i] : nullptr);
+		} catch (...) {
+			batch_undo(s, b);
+			throw;
+		}
+		batch_done(s, b);
+		return DOD_OK;
+	});
 }
 
 /* Erases the item it, whose slot goes on the free list; returns its key. */
@@ -148,13 +190,9 @@ void destroy(void *c) { delete of(c); }
 /* Appends n items (contract: insert_n appends). */
 int insert_n(void *c, size_t n, uint64_t first_key, uint64_t *handles_out)
 {
-	return dod_cxx_nothrow([&] {
-		Slist *s = of(c);
-		List made = prepare(s, n, nullptr, first_key);
-		for (size_t i = 0; i < n; i++)
-			place_first(s, made, s->list.end(), handles_out ? &handles_out[i] : nullptr);
-		return DOD_OK;
-	});
+	Slist *s = of(c);
+	return insert_batch(s, n, handles_out, [&](size_t i) { return first_key + i; },
+	                    [&](size_t) { return s->list.end(); });
 }
 
 uint64_t iterate_sum(const void *c)
@@ -252,30 +290,21 @@ int insert_at_n(void *c, const uint64_t *refs, size_t n, int where, uint64_t fir
 	for (size_t i = 0; i < n; i++)
 		if (int err = ref_error(s, refs[i]))
 			return err;
-	return dod_cxx_nothrow([&] {
-		List made = prepare(s, n, nullptr, first_key);
-		for (size_t i = 0; i < n; i++) {
-			List::iterator at = s->slots[refs[i]].it;
-			place_first(s, made, where == DOD_LIST_BEFORE ? at : std::next(at),
-			            refs_out ? &refs_out[i] : nullptr);
-		}
-		return DOD_OK;
-	});
+	return insert_batch(s, n, refs_out, [&](size_t i) { return first_key + i; },
+	                    [&](size_t i) {
+		                    List::iterator at = s->slots[refs[i]].it;
+		                    return where == DOD_LIST_BEFORE ? at : std::next(at);
+	                    });
 }
 
 /* Stroustrup's insertion: a linear search from the front for the first greater key. */
 int insert_sorted_n(void *c, const uint64_t *keys, size_t n, uint64_t *refs_out)
 {
-	return dod_cxx_nothrow([&] {
-		Slist *s = of(c);
-		List made = prepare(s, n, keys, 0);
-		for (size_t i = 0; i < n; i++) {
-			uint64_t k = keys[i];
-			auto at = std::find_if(s->list.begin(), s->list.end(),
-			                       [k](const Item &x) { return x.e.key > k; });
-			place_first(s, made, at, refs_out ? &refs_out[i] : nullptr);
-		}
-		return DOD_OK;
+	Slist *s = of(c);
+	return insert_batch(s, n, refs_out, [&](size_t i) { return keys[i]; }, [&](size_t i) {
+		uint64_t k = keys[i];
+		return std::find_if(s->list.begin(), s->list.end(),
+		                    [k](const Item &x) { return x.e.key > k; });
 	});
 }
 
