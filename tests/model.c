@@ -276,6 +276,23 @@ static void renumber(struct model *m)
 	ix_store(m, &ix);
 }
 
+/* renumber when the items before position first kept theirs (an erase whose smallest
+ * position was first): only the later ones leave the index and come back at their new
+ * positions. O(n - first), so the fuzzer's churn (erase the last, append) stays O(1). */
+static void renumber_from(struct model *m, size_t first)
+{
+	if (!m->positional)
+		return;
+	struct model_index ix = *IX(m);
+	for (size_t i = first; i < m->n; i++)
+		ix_del(&ix, m->live[i].handle);
+	for (size_t i = first; i < m->n; i++) {
+		m->live[i].handle = i;
+		ix_put(&ix, i, m->live[i].key);
+	}
+	ix_store(m, &ix);
+}
+
 /* Puts the item (key, handle *h; h NULL without handles) at position p of the sequence
  * (room reserved). A positional handle must be p; another must be new (take_handle). */
 static int insert_item(struct model *m, size_t p, const uint64_t *h, uint64_t key, char *why,
@@ -300,6 +317,12 @@ int model_inserted(struct model *m, size_t k, const uint64_t *hs, char *why, siz
 		if (insert_item(m, m->n, hs ? &hs[i] : NULL, m->next_key + i, why, len))
 			return -1;
 	m->next_key += k;
+	if (m->positional) { /* appended: their positions enter the index, no other moves */
+		struct model_index ix = *IX(m);
+		for (size_t p = m->n - k; p < m->n; p++)
+			ix_put(&ix, p, m->live[p].key);
+		ix_store(m, &ix);
+	}
 	return 0;
 }
 
@@ -320,8 +343,10 @@ int model_erase_expect(const struct model *m, const uint64_t *hs, size_t n)
 void model_erased(struct model *m, const uint64_t *hs, size_t n)
 {
 	struct model_index ixv = *IX(m), *ix = &ixv;
+	size_t first = m->n; /* the smallest position erased */
 	for (size_t i = 0; i < n; i++) {
 		long at = model_find(m, hs[i]);
+		first = (size_t)at < first ? (size_t)at : first;
 		memmove(&m->live[at], &m->live[at + 1], (m->n - (size_t)at - 1) * sizeof *m->live);
 		m->n--;
 		ix_del(ix, hs[i]);
@@ -331,7 +356,7 @@ void model_erased(struct model *m, const uint64_t *hs, size_t n)
 	}
 	if (n)
 		m->sorted = false;
-	renumber(m);
+	renumber_from(m, first);
 }
 
 void model_cleared(struct model *m, int how)
