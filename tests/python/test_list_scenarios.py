@@ -15,7 +15,7 @@ import re
 
 import pytest
 
-from test_cli import run
+from test_cli import ROOT, run
 
 SCENARIOS = ["list_build", "list_iterate", "list_erase_random", "list_insert_middle",
              "consolidate", "sorted_insert"]
@@ -162,3 +162,21 @@ def test_consolidated_is_skipped_without_the_consolidate_extension(tmp_path, lis
                      r"consolidate extension", p.stdout), p.stdout
     ran = {(r["container"], r["axis_list_state"]) for r in rows_of(out)}
     assert ran == {(without[0], "as_is"), (with_it[0], "as_is"), (with_it[0], "consolidated")}
+
+
+def sweep_lines(name):
+    text = (ROOT / "sweeps" / name).read_text()
+    return [l.split("#")[0].split() for l in text.splitlines() if l.split("#")[0].strip()]
+
+
+def test_make_bench_runs_the_list_scenarios_on_lines_of_their_own():
+    """The first line of bench.txt (`--scenario all`, 11 reps, both orders) leaves them out:
+    sorted_insert is O(n^2) and their lines hold the small grids; lists.txt, which make
+    bench does not run, holds the complete grid."""
+    def scenarios(line):
+        return line[line.index("--scenario") + 1].split(",")
+    bench = sweep_lines("bench.txt")
+    for s in SCENARIOS:
+        assert f"-{s}" in scenarios(bench[0]), s
+        assert any(s in scenarios(l) for l in bench[1:]), s
+        assert any(s in scenarios(l) for l in sweep_lines("lists.txt")), s
