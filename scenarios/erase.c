@@ -151,7 +151,11 @@ static const char *cannot_run(const struct dod_ops *ops)
 {
 	if (scn_needs_handles(ops))
 		return scn_needs_handles(ops);
-	return ops->erase_n && ops->count_valid ? NULL : "no erase_n: cannot erase single items";
+	if (!ops->erase_n || !ops->count_valid)
+		return "no erase_n: cannot erase single items";
+	/* The handles are taken before the region and erased one by one: positional ones
+	 * (peer_std_vector) shift with each erase (list_erase_random erases those). */
+	return ops->caps & DOD_CAP_STABLE_HANDLES ? NULL : "handles are not stable across erase";
 }
 
 static const struct scn_scenario erase = {

@@ -291,7 +291,11 @@ int scn_fill_holes(const struct dod_ops *ops, const struct scn_params *p,
 		for (size_t i = 0; i < p->n; i++)
 			if (!erased[i]) {
 				f->live_keys[f->n_live] = i;
-				f->live[f->n_live++] = f->handles[i];
+				/* A positional handle (no stable handles: peer_std_vector) after the
+				 * erase is the survivor's position. */
+				f->live[f->n_live] = ops->caps & DOD_CAP_STABLE_HANDLES ? f->handles[i]
+				                                                        : f->n_live;
+				f->n_live++;
 			}
 		res->hole_ratio = (double)m / (double)p->n;
 	}

@@ -146,7 +146,8 @@ int scn_fill(const struct dod_ops *ops, size_t n, void **c_out, uint64_t **handl
 struct scn_filled {
 	void *c;
 	uint64_t *handles;    /* the n handles by insertion index (NULL: no handles) */
-	uint64_t *live;       /* the survivors' handles in insertion order (NULL: no handles) */
+	uint64_t *live;       /* the survivors' handles in insertion order (NULL: no handles;
+	                       * their positions where handles are positional) */
 	uint64_t *live_keys;  /* their keys (= insertion indices); NULL without holes: k */
 	size_t n, n_live;     /* inserted, surviving */
 	uint64_t live_key_sum; /* sum of the survivors' keys mod 2^64 */

@@ -33,4 +33,19 @@ int dod_cxx_create(void **out, std::size_t capacity_elems, Reserve reserve)
 	}
 }
 
+/* Runs f(), which returns a DOD_* code, with bad_alloc and length_error turned into
+ * DOD_ENOMEM: the C boundary of an operation that allocates everything it needs before
+ * it changes anything, so a throw leaves the container as it was. */
+template <class F>
+int dod_cxx_nothrow(F f) noexcept
+{
+	try {
+		return f();
+	} catch (const std::bad_alloc &) {
+		return DOD_ENOMEM;
+	} catch (const std::length_error &) {
+		return DOD_ENOMEM;
+	}
+}
+
 #endif
