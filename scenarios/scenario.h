@@ -9,7 +9,9 @@
  * no list to edit.
  *
  * A scenario includes this header only: the region timer (harness/region.h), the
- * contract and the payload helpers; never the rest of the harness.
+ * contract and the payload helpers; never the rest of the harness, but for harness/axes.h
+ * in a scenario that defines the axis only it takes (list_iterate.c: list_state), so the
+ * axis lives beside its one user.
  */
 #ifndef SCN_SCENARIO_H
 #define SCN_SCENARIO_H
