@@ -137,6 +137,9 @@ int model_init(struct model *m, const struct dod_ops *ops, char *why, size_t len
 	m->ops = ops;
 	m->handles = ops->caps & DOD_CAP_HANDLES;
 	m->detects_stale = ops->caps & DOD_CAP_DETECTS_STALE;
+	m->positional = m->handles && (dod_exts(ops) & DOD_EXT_LIST) &&
+	                !(ops->caps & DOD_CAP_STABLE_HANDLES);
+	m->rng = UINT64_C(0x11571157) ^ ops->elem_bytes;
 	struct model_index ix = {0}, dix = {0};
 	ix_grow(&ix);
 	ix_store(m, &ix);
@@ -217,47 +220,86 @@ static void push_dead(struct model *m, uint64_t h, int how)
 	dix_store(m, &ix);
 }
 
+/* Room in m->live for k more items. */
+static void reserve_live(struct model *m, size_t k)
+{
+	if (m->n + k <= m->cap)
+		return;
+	size_t cap = m->cap ? m->cap : 64;
+	while (cap < m->n + k)
+		cap *= 2;
+	struct model_item *p = realloc(m->live, cap * sizeof *p);
+	if (!p)
+		abort();
+	m->live = p;
+	m->cap = cap;
+}
+
+/* Records new handle h of key: it must not equal a live handle, nor (detects_stale) one
+ * that died by erase or clear within MODEL_ABA_EVENTS. Returns 0 or -1 with why. */
+static int take_handle(struct model *m, uint64_t h, uint64_t key, char *why, size_t len)
+{
+	struct model_index ixv = *IX(m), *ix = &ixv;
+	if (ix_find(ix, h))
+		return fail(why, len, "insert issued handle %#llx (key %llu), which is live (key "
+		            "%llu)", (unsigned long long)h, (unsigned long long)key,
+		            (unsigned long long)ix_find(ix, h)->key);
+	bool died = m->detects_stale && ix_find(DIX(m), h);
+	for (size_t d = 0; died && d < model_n_dead(m); d++) {
+		const struct model_dead *x = &m->dead[(m->n_dead - 1 - d) % MODEL_DEAD_KEEP];
+		if (x->handle == h && x->how != MODEL_DIED_RESET &&
+		    m->events - x->events_at < MODEL_ABA_EVENTS)
+			return fail(why, len, "insert issued handle %#llx again %llu erases/clears after "
+			            "it died by %s: a stale handle would be accepted",
+			            (unsigned long long)h, (unsigned long long)(m->events - x->events_at),
+			            x->how == MODEL_DIED_ERASE ? "erase" : "clear");
+	}
+	ix_put(ix, h, key);
+	ix_store(m, ix);
+	if (m->n_first < MODEL_FIRST_KEEP)
+		m->first[m->n_first++] = h;
+	return 0;
+}
+
+/* Positional references: every item's handle is its position, renumbered (and the index
+ * rebuilt) after each operation that moves items. O(n). */
+static void renumber(struct model *m)
+{
+	if (!m->positional)
+		return;
+	struct model_index ix = *IX(m);
+	ix_clear(&ix);
+	for (size_t i = 0; i < m->n; i++) {
+		m->live[i].handle = i;
+		ix_put(&ix, i, m->live[i].key);
+	}
+	ix_store(m, &ix);
+}
+
+/* Puts the item (key, handle *h; h NULL without handles) at position p of the sequence
+ * (room reserved). A positional handle must be p; another must be new (take_handle). */
+static int insert_item(struct model *m, size_t p, const uint64_t *h, uint64_t key, char *why,
+                       size_t len)
+{
+	if (h && m->positional && *h != p)
+		return fail(why, len, "insert issued reference %llu for position %zu (positional "
+		            "references)", (unsigned long long)*h, p);
+	if (h && !m->positional && take_handle(m, *h, key, why, len))
+		return -1;
+	memmove(&m->live[p + 1], &m->live[p], (m->n - p) * sizeof *m->live);
+	m->live[p] = (struct model_item){h ? *h : 0, key};
+	m->n++;
+	m->sorted = false; /* the contract promises key order right after defragment only */
+	return 0;
+}
+
 int model_inserted(struct model *m, size_t k, const uint64_t *hs, char *why, size_t len)
 {
-	if (m->n + k > m->cap) {
-		size_t cap = m->cap ? m->cap : 64;
-		while (cap < m->n + k)
-			cap *= 2;
-		struct model_item *p = realloc(m->live, cap * sizeof *p);
-		if (!p)
-			abort();
-		m->live = p;
-		m->cap = cap;
-	}
-	struct model_index ixv = *IX(m), *ix = &ixv;
-	for (size_t i = 0; i < k; i++) {
-		uint64_t h = hs ? hs[i] : 0, key = m->next_key + i;
-		if (hs) {
-			if (ix_find(ix, h))
-				return fail(why, len, "insert issued handle %#llx (key %llu), which is live "
-				            "(key %llu)", (unsigned long long)h, (unsigned long long)key,
-				            (unsigned long long)ix_find(ix, h)->key);
-			bool died = m->detects_stale && ix_find(DIX(m), h);
-			for (size_t d = 0; died && d < model_n_dead(m); d++) {
-				const struct model_dead *x = &m->dead[(m->n_dead - 1 - d) % MODEL_DEAD_KEEP];
-				if (x->handle == h && x->how != MODEL_DIED_RESET &&
-				    m->events - x->events_at < MODEL_ABA_EVENTS)
-					return fail(why, len, "insert issued handle %#llx again %llu erases/clears "
-					            "after it died by %s: a stale handle would be accepted",
-					            (unsigned long long)h,
-					            (unsigned long long)(m->events - x->events_at),
-					            x->how == MODEL_DIED_ERASE ? "erase" : "clear");
-			}
-			ix_put(ix, h, key);
-			ix_store(m, ix);
-			if (m->n_first < MODEL_FIRST_KEEP)
-				m->first[m->n_first++] = h;
-		}
-		m->live[m->n++] = (struct model_item){h, key};
-	}
+	reserve_live(m, k);
+	for (size_t i = 0; i < k; i++)
+		if (insert_item(m, m->n, hs ? &hs[i] : NULL, m->next_key + i, why, len))
+			return -1;
 	m->next_key += k;
-	if (k)
-		m->sorted = false; /* the contract promises key order right after defragment only */
 	return 0;
 }
 
@@ -289,6 +331,7 @@ void model_erased(struct model *m, const uint64_t *hs, size_t n)
 	}
 	if (n)
 		m->sorted = false;
+	renumber(m);
 }
 
 void model_cleared(struct model *m, int how)
@@ -304,6 +347,131 @@ void model_cleared(struct model *m, int how)
 	struct model_index ix = *IX(m);
 	ix_clear(&ix);
 	ix_store(m, &ix);
+}
+
+/* ---- the list extension and consolidate (containers/list_contract.h) ---- */
+
+/* Whether refs[i] may be given to insert_at_n after i insertions of its batch: a live
+ * reference when the call starts, or a position <= size + i (before) / < size + i
+ * (after). */
+static bool insert_ref_ok(const struct model *m, uint64_t ref, size_t i, int where)
+{
+	if (!m->positional)
+		return ix_find(IX(m), ref) != NULL;
+	return where == DOD_LIST_AFTER ? ref < m->n + i : ref <= m->n + i;
+}
+
+int model_insert_at_expect(const struct model *m, const uint64_t *refs, size_t n, int where)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!insert_ref_ok(m, refs[i], i, where == DOD_LIST_AFTER ? where : DOD_LIST_BEFORE))
+			return 1;
+	return where == DOD_LIST_BEFORE || where == DOD_LIST_AFTER ? DOD_OK : DOD_EINVAL;
+}
+
+int model_inserted_at(struct model *m, const uint64_t *refs, size_t n, int where,
+                      const uint64_t *hs, char *why, size_t len)
+{
+	reserve_live(m, n);
+	for (size_t i = 0; i < n; i++) {
+		size_t p = m->positional ? (size_t)refs[i] : (size_t)model_find(m, refs[i]);
+		if (insert_item(m, p + (where == DOD_LIST_AFTER), hs ? &hs[i] : NULL,
+		                m->next_key + i, why, len))
+			return -1;
+	}
+	m->next_key += n;
+	renumber(m);
+	return 0;
+}
+
+int model_inserted_sorted(struct model *m, const uint64_t *keys, size_t n, const uint64_t *hs,
+                          char *why, size_t len)
+{
+	reserve_live(m, n);
+	for (size_t i = 0; i < n; i++) {
+		size_t p = 0;
+		while (p < m->n && m->live[p].key <= keys[i])
+			p++;
+		if (insert_item(m, p, hs ? &hs[i] : NULL, keys[i], why, len))
+			return -1;
+	}
+	renumber(m);
+	return 0;
+}
+
+int model_erase_at_expect(const struct model *m, const uint64_t *positions, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (i >= m->n || positions[i] >= m->n - i)
+			return DOD_ERANGE;
+	return DOD_OK;
+}
+
+uint64_t model_erased_at(struct model *m, const uint64_t *positions, size_t n)
+{
+	uint64_t sum = 0;
+	for (size_t i = 0; i < n; i++) {
+		size_t p = (size_t)positions[i];
+		struct model_item it = m->live[p];
+		sum += it.key;
+		memmove(&m->live[p], &m->live[p + 1], (m->n - p - 1) * sizeof *m->live);
+		m->n--;
+		if (m->handles) {
+			struct model_index ix = *IX(m);
+			ix_del(&ix, it.handle);
+			ix_store(m, &ix);
+			push_dead(m, it.handle, MODEL_DIED_ERASE);
+		}
+		m->events++;
+		m->sorted = false;
+	}
+	renumber(m);
+	return sum;
+}
+
+/* The remap's promise (list_contract.h): every reference < bound that named no live item
+ * maps to DOD_NO_REF, the live ones to distinct references 0 .. n-1, in the order of their
+ * old references (in_sequence false) or of the sequence (true). */
+static int check_remap(const struct model *m, const uint64_t *remap, size_t bound,
+                       bool in_sequence, char *why, size_t len)
+{
+	size_t mapped = 0;
+	for (size_t r = 0; r < bound; r++) {
+		bool live = ix_find(IX(m), r) != NULL;
+		if (!live && remap[r] != DOD_NO_REF)
+			return fail(why, len, "consolidate: reference %zu named no live item, remapped to "
+			            "%llu, not DOD_NO_REF", r, (unsigned long long)remap[r]);
+		if (live && !in_sequence && remap[r] != mapped)
+			return fail(why, len, "consolidate: the %zu-th live reference (%zu) remapped to "
+			            "%llu: not in the order of the old references", mapped, r,
+			            (unsigned long long)remap[r]);
+		mapped += live;
+	}
+	if (mapped != m->n)
+		return fail(why, len, "consolidate: %zu live references below ref_bound %zu, %zu live "
+		            "items", mapped, bound, m->n);
+	for (size_t i = 0; in_sequence && i < m->n; i++)
+		if (remap[m->live[i].handle] != i)
+			return fail(why, len, "consolidate: item %zu of the sequence (reference %llu) "
+			            "remapped to %llu, not %zu", i, (unsigned long long)m->live[i].handle,
+			            (unsigned long long)remap[m->live[i].handle], i);
+	return 0;
+}
+
+int model_consolidated(struct model *m, const uint64_t *remap, size_t bound, char *why,
+                       size_t len)
+{
+	bool in_sequence = dod_exts(m->ops) & DOD_EXT_LIST;
+	if (check_remap(m, remap, bound, in_sequence, why, len))
+		return -1;
+	struct model_index ix = *IX(m);
+	ix_clear(&ix);
+	for (size_t i = 0; i < m->n; i++) {
+		m->live[i].handle = remap[m->live[i].handle];
+		ix_put(&ix, m->live[i].handle, m->live[i].key);
+	}
+	ix_store(m, &ix);
+	return 0;
 }
 
 size_t model_count_valid(const struct model *m, const uint64_t *hs, size_t n)
@@ -370,8 +538,9 @@ int model_compare(const struct model *m, const void *c, char *why, size_t len)
 				          (unsigned long long)keys[i]);
 				goto out;
 			}
-		/* The same keys (the model's are distinct): a sum of a 64-bit mix of each, which
-		 * differs for any other multiset of equal size but with probability ~2^-64. */
+		/* The same multiset of keys (insert_sorted_n may repeat one): a sum of a 64-bit
+		 * mix of each, which differs for any other multiset of equal size but with
+		 * probability ~2^-64. */
 		uint64_t fp_dump = 0, fp_model = 0;
 		for (size_t i = 0; i < m->n; i++) {
 			fp_dump += hash(keys[i] + UINT64_C(0x9E3779B97F4A7C15)) | 1;
@@ -497,21 +666,140 @@ static int run_type_ids(const struct model *m, const struct dod_type_id_ops *t, 
 	return rc;
 }
 
-static int run_exts(const struct model *m, void *c, unsigned exts, char *why, size_t len)
+/* ---- the list and consolidate extensions, driven from the model's own RNG ---- */
+#define RUN_MAX MODEL_RUN_MAX_BATCH
+
+static uint64_t below(struct model *m, uint64_t bound) { return dod_rng_below(&m->rng, bound); }
+
+/* A reference no live item has: a recent dead one (DOD_EFREE where not reissued) or one
+ * out of range. */
+static uint64_t bad_ref(struct model *m)
 {
+	size_t nd = model_n_dead(m);
+	uint64_t r = nd && below(m, 2) ? model_dead_at(m, (size_t)below(m, nd)) : UINT64_MAX >> 1;
+	return m->positional ? m->n + RUN_MAX + 1 + below(m, 3) : r;
+}
+
+/* insert_at_n: a batch with a bad reference (and one with a bad where) must fail whole
+ * and change nothing, then a good batch at random references. */
+static int run_insert_at(struct model *m, const struct dod_list_ops *l, void *c, char *why,
+                         size_t len)
+{
+	uint64_t refs[RUN_MAX], hs[RUN_MAX];
+	size_t k = 1 + (size_t)below(m, RUN_MAX);
+	int where = m->positional && m->n == 0 ? DOD_LIST_BEFORE : (int)below(m, 2);
+	bool any = m->positional || m->n > 0; /* a good reference exists */
+	for (size_t i = 0; i < k; i++)
+		refs[i] = !any ? 0 : m->positional ? below(m, m->n + i + (where == DOD_LIST_BEFORE))
+		                                   : m->live[below(m, m->n)].handle;
+	if (any && model_insert_at_expect(m, refs, k, DOD_LIST_AFTER + 1) == DOD_EINVAL) {
+		int err = l->insert_at_n(c, refs, k, DOD_LIST_AFTER + 1, m->next_key, hs);
+		if (err != DOD_EINVAL)
+			return fail(why, len, "insert_at_n with where %d: %s, not DOD_EINVAL",
+			            DOD_LIST_AFTER + 1, dod_strerror(err));
+	}
+	uint64_t good = refs[k - 1];
+	refs[k - 1] = bad_ref(m);
+	if (model_insert_at_expect(m, refs, k, where) != DOD_OK &&
+	    l->insert_at_n(c, refs, k, where, m->next_key, hs) == DOD_OK)
+		return fail(why, len, "insert_at_n accepted reference %#llx, which names no live item",
+		            (unsigned long long)refs[k - 1]);
+	if (model_compare(m, c, why, len))
+		return -1;
+	refs[k - 1] = good;
+	if (!any || model_insert_at_expect(m, refs, k, where) != DOD_OK)
+		return 0;
+	int err = l->insert_at_n(c, refs, k, where, m->next_key, hs);
+	if (err != DOD_OK)
+		return fail(why, len, "insert_at_n of %zu at live references: %s", k,
+		            dod_strerror(err));
+	return model_inserted_at(m, refs, k, where, hs, why, len);
+}
+
+/* insert_sorted_n of keys among the ones the model holds. */
+static int run_insert_sorted(struct model *m, const struct dod_list_ops *l, void *c,
+                             char *why, size_t len)
+{
+	uint64_t keys[RUN_MAX], hs[RUN_MAX];
+	size_t k = 1 + (size_t)below(m, RUN_MAX);
+	for (size_t i = 0; i < k; i++)
+		keys[i] = below(m, m->next_key + 1);
+	int err = l->insert_sorted_n(c, keys, k, hs);
+	if (err != DOD_OK)
+		return fail(why, len, "insert_sorted_n of %zu keys: %s", k, dod_strerror(err));
+	return model_inserted_sorted(m, keys, k, hs, why, len);
+}
+
+/* erase_at_positions_n: a position past the size, and {0, size - 1} (the second is past
+ * the size once the first is erased), fail with DOD_ERANGE and change nothing; then a
+ * good batch, whose key sum must match. */
+static int run_erase_at(struct model *m, const struct dod_list_ops *l, void *c, char *why,
+                        size_t len)
+{
+	uint64_t pos[RUN_MAX] = {m->n + below(m, 3)}, sum = 0;
+	int err = l->erase_at_positions_n(c, pos, 1, &sum);
+	if (err != DOD_ERANGE)
+		return fail(why, len, "erase_at_positions_n at position %llu of %zu: %s, not "
+		            "DOD_ERANGE", (unsigned long long)pos[0], m->n, dod_strerror(err));
+	pos[0] = 0;
+	pos[1] = m->n ? m->n - 1 : 0;
+	if ((err = l->erase_at_positions_n(c, pos, 2, &sum)) != DOD_ERANGE)
+		return fail(why, len, "erase_at_positions_n at {0, %zu} of %zu: %s, not DOD_ERANGE",
+		            m->n ? m->n - 1 : 0, m->n, dod_strerror(err));
+	if (model_compare(m, c, why, len))
+		return -1;
+	size_t k = (size_t)below(m, RUN_MAX + 1);
+	k = k < m->n ? k : m->n;
+	for (size_t i = 0; i < k; i++)
+		pos[i] = below(m, m->n - i);
+	if ((err = l->erase_at_positions_n(c, pos, k, &sum)) != DOD_OK)
+		return fail(why, len, "erase_at_positions_n of %zu valid positions: %s", k,
+		            dod_strerror(err));
+	uint64_t want = model_erased_at(m, pos, k);
+	if (sum != want)
+		return fail(why, len, "erase_at_positions_n: key sum %llu, model %llu",
+		            (unsigned long long)sum, (unsigned long long)want);
+	return 0;
+}
+
+static int run_list(struct model *m, const struct dod_list_ops *l, void *c, char *why,
+                    size_t len)
+{
+	if (run_insert_at(m, l, c, why, len) || model_compare(m, c, why, len) ||
+	    run_insert_sorted(m, l, c, why, len) || model_compare(m, c, why, len))
+		return -1;
+	return run_erase_at(m, l, c, why, len);
+}
+
+/* consolidate into a remap buffer of exactly ref_bound entries (ASan sees a write past
+ * it), poisoned first; the remap must be exact (model_consolidated). */
+static int run_consolidate(struct model *m, const struct dod_consolidate_ops *k, void *c,
+                           char *why, size_t len)
+{
+	size_t bound = k->ref_bound(c);
+	uint64_t *remap = malloc((bound ? bound : 1) * sizeof *remap);
+	if (!remap)
+		abort();
+	memset(remap, 0xA5, bound * sizeof *remap);
+	int err = k->consolidate(c, remap), rc = 0;
+	if (err != DOD_OK)
+		rc = fail(why, len, "consolidate: %s", dod_strerror(err));
+	else
+		rc = model_consolidated(m, remap, bound, why, len);
+	free(remap);
+	return rc;
+}
+
+int model_run_exts(struct model *m, void *c, unsigned which, char *why, size_t len)
+{
+	unsigned exts = dod_exts(m->ops) & which;
 	if ((exts & DOD_EXT_PARTICLES) && run_particles(m, m->ops->particles, c, why, len))
 		return -1;
 	if ((exts & DOD_EXT_TYPE_IDS) && run_type_ids(m, m->ops->type_ids, c, why, len))
 		return -1;
+	if ((exts & DOD_EXT_LIST) && run_list(m, m->ops->list, c, why, len))
+		return -1;
+	if ((exts & DOD_EXT_CONSOLIDATE) && run_consolidate(m, m->ops->consolidate, c, why, len))
+		return -1;
 	return 0;
-}
-
-int model_run_exts(const struct model *m, void *c, char *why, size_t len)
-{
-	return run_exts(m, c, dod_exts(m->ops), why, len);
-}
-
-int model_run_exts_no_errors(const struct model *m, void *c, char *why, size_t len)
-{
-	return run_exts(m, c, dod_exts(m->ops) & ~(unsigned)DOD_EXT_TYPE_IDS, why, len);
 }

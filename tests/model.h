@@ -14,6 +14,12 @@
  * new handle) until MODEL_ABA_EVENTS erases and clears later (handle_map's 16-bit
  * generation is the smallest window in the registry), unless a reset came between.
  *
+ * A list container (containers/list_contract.h) is modelled by the same array: it is the
+ * sequence (core insert_n appends, erase keeps the order, the list operations insert and
+ * erase at positions); its references are handles like any other, except positional ones
+ * (a list without DOD_CAP_STABLE_HANDLES: peer_std_vector), which the model renumbers
+ * after each operation (model.positional).
+ *
  * Errors are returned, never asserted: each function that can find a mismatch returns 0
  * or -1 with a reason in why[0 .. why_len), and the caller fails its own way (cmocka's
  * fail_msg, the fuzzer's abort). The model allocates with malloc; it never runs while the
@@ -51,7 +57,11 @@ struct model {
 	bool handles;          /* DOD_CAP_HANDLES */
 	bool detects_stale;    /* DOD_CAP_DETECTS_STALE */
 	bool lookup_validates; /* lookup_sum rejects bad handles (model_init probes it) */
-	struct model_item *live; /* n items in insertion order (erase keeps the order) */
+	bool positional;       /* handles are positions in the sequence: a list container
+	                        * (DOD_EXT_LIST) without DOD_CAP_STABLE_HANDLES; every item's
+	                        * handle is renumbered after each operation that moves items */
+	struct model_item *live; /* n items in insertion order (erase keeps the order); for a
+	                          * list container the sequence (list_contract.h) */
 	size_t n, cap;
 	struct model_dead dead[MODEL_DEAD_KEEP];
 	size_t n_dead;           /* deaths ever; the ring holds the last MODEL_DEAD_KEEP */
@@ -67,6 +77,7 @@ struct model {
 	size_t ix_mask, ix_n;
 	struct model_slot *dix;  /* handle -> occurrences in the dead ring (model.c) */
 	size_t dix_mask, dix_n;
+	uint64_t rng;            /* model_run_exts' choices (seeded by model_init) */
 };
 
 /* An empty model of a new container of ops. Probes once (a container of its own) whether
@@ -110,17 +121,63 @@ uint64_t model_dead_at(const struct model *m, size_t i);
  * (dod_ops.check) when it has one. Returns 0 or -1 with the first mismatch in why. */
 int model_compare(const struct model *m, const void *c, char *why, size_t why_len);
 
-/* Runs the batch operations of every family extension the container offers (dod_exts,
- * containers/contract.h) once on c, checked against the model: the particles extension
- * ticks and simulates once, and the live particles' t sum must grow by exactly n x dt and
- * their pos sum by the sum of vel x dt over the model's keys (dod_particle_vel; every
- * value is a multiple of 2^-6, so exact). Keys do not change (model_compare checks that
- * after); the type ids extension makes a second container with another type id, whose
- * handle c must reject as foreign (an allocation that fails leaves nothing to check).
- * Returns 0, or -1 with why. */
-int model_run_exts(const struct model *m, void *c, char *why, size_t why_len);
-/* The same for the extensions whose operations return no error, so must not allocate
- * (every one but type ids): for drivers that run it with every allocation failing. */
-int model_run_exts_no_errors(const struct model *m, void *c, char *why, size_t why_len);
+/* The list extension and consolidate (containers/list_contract.h), for drivers that
+ * call them themselves (the fuzzer, test_alloc_fail); model_run_exts uses them too.
+ * What insert_at_n(refs, n, where) must return: DOD_OK, DOD_EINVAL (where is neither
+ * DOD_LIST_BEFORE nor DOD_LIST_AFTER and every reference is good), or 1 (a reference
+ * that is not a live item's when the call starts, or, positional, a position past
+ * size + i: some error). */
+int model_insert_at_expect(const struct model *m, const uint64_t *refs, size_t n, int where);
+/* Applies a successful insert_at_n(refs, n, where, m->next_key, hs): item i (key
+ * next_key + i) before or after the item refs[i] names; hs (NULL without handles) are
+ * checked as model_inserted's, positional ones against the position each item got.
+ * Returns 0 or -1 with why. */
+int model_inserted_at(struct model *m, const uint64_t *refs, size_t n, int where,
+                      const uint64_t *hs, char *why, size_t why_len);
+/* Applies a successful insert_sorted_n(keys, n, hs): each key before the first item of a
+ * greater key (linear search from the front). Keys need not be distinct. 0 or -1. */
+int model_inserted_sorted(struct model *m, const uint64_t *keys, size_t n, const uint64_t *hs,
+                          char *why, size_t why_len);
+/* What erase_at_positions_n(positions, n) must return: DOD_OK or DOD_ERANGE. */
+int model_erase_at_expect(const struct model *m, const uint64_t *positions, size_t n);
+/* Applies a successful erase_at_positions_n; returns the sum of the erased keys. */
+uint64_t model_erased_at(struct model *m, const uint64_t *positions, size_t n);
+/* Checks the remap of a successful consolidate whose ref_bound was bound when it started:
+ * every reference < bound that named no live item maps to DOD_NO_REF, the live ones to
+ * distinct references 0 .. n-1, in sequence order for a list container (DOD_EXT_LIST: the
+ * hosted lists) or in the order of the old references (vec_dead_entries); then rewrites
+ * the model's handles. Returns 0 or -1 with why. */
+int model_consolidated(struct model *m, const uint64_t *remap, size_t bound, char *why,
+                       size_t why_len);
+
+/* Which extensions a driver may run with every allocation failing (model_run_exts' which):
+ * - MODEL_EXTS_NO_ALLOC: their operations return no error, so they must allocate nothing,
+ *   and their checks need no memory (the particle kernels);
+ * - MODEL_EXTS_MAY_FAIL: they may fail with DOD_ENOMEM, the model allocating nothing
+ *   (type ids' create_typed): they must fail cleanly;
+ * - MODEL_EXTS_MODEL_ALLOCATES: the model or its scratch allocates (list, consolidate):
+ *   never with a failing allocator armed; the drivers fail their allocations in steps of
+ *   their own (the fuzzer's fail-alloc, test_alloc_fail's list operations). */
+#define MODEL_EXTS_NO_ALLOC ((unsigned)DOD_EXT_PARTICLES)
+#define MODEL_EXTS_MAY_FAIL ((unsigned)DOD_EXT_TYPE_IDS)
+#define MODEL_EXTS_MODEL_ALLOCATES ((unsigned)(DOD_EXT_LIST | DOD_EXT_CONSOLIDATE))
+#define MODEL_EXTS_ALL (~0u)
+
+/* Runs the batch operations of the family extensions in which (DOD_EXT_* bits) that the
+ * container offers (dod_exts, containers/contract.h) on c, checked against the model: the
+ * particles extension ticks and simulates once, and the live particles' t sum must grow
+ * by exactly n x dt and their pos sum by the sum of vel x dt over the model's keys
+ * (dod_particle_vel; every value is a multiple of 2^-6, so exact); keys do not change
+ * (model_compare checks that after). The type ids extension makes a second container
+ * with another type id, whose handle c must reject as foreign (an allocation that fails
+ * leaves nothing to check). The list extension: insert_at_n with a bad reference and
+ * with a bad where (must fail whole, unchanged), then at random live references;
+ * insert_sorted_n of random keys; erase_at_positions_n past the size (DOD_ERANGE,
+ * unchanged), then at random positions (the key sum checked); model_compare after each.
+ * Consolidate: into a remap of exactly ref_bound entries, checked by model_consolidated.
+ * Choices come from m->rng; batches of at most MODEL_RUN_MAX_BATCH items, so one call
+ * adds at most 2 x MODEL_RUN_MAX_BATCH items. Returns 0, or -1 with why. */
+#define MODEL_RUN_MAX_BATCH 4
+int model_run_exts(struct model *m, void *c, unsigned which, char *why, size_t why_len);
 
 #endif

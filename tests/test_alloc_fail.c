@@ -8,11 +8,13 @@
  * plf::colony crashes when a reserve() of several groups fails after the first group
  * (containers/peers/colony.cpp works around it). Operations: create, insert_n that grows
  * the container, and every other operation that changes it: erase_n, clear, reset,
- * shuffle and defragment (whole and with a swap budget), on a container with holes,
- * compared with the reference model (tests/model.h, with the invariant check) after the
- * failure and after the retry. Most of them allocate nothing, and then pass at k = 1. The
- * family extensions' operations (the particle kernels) return no error, so they must
- * allocate nothing at all (model_run_exts with every allocation failing).
+ * shuffle and defragment (whole and with a swap budget), and the list family's
+ * insert_at_n and insert_sorted_n (both made to grow), erase_at_positions_n and
+ * consolidate, on a container with holes, compared with the reference model
+ * (tests/model.h, with the invariant check) after the failure and after the retry. Most
+ * of them allocate nothing, and then pass at k = 1. The family extensions' operations
+ * that return no error (the particle kernels, consolidate) must allocate nothing at all
+ * (model_run_exts with every allocation failing; consolidate here).
  * (The vm strategy commits with mprotect, not malloc: its growth cannot fail this way,
  * and the test accepts an insert that does not fail.) The fuzzer (tests/fuzz/) drives
  * the same failures at random points of random operation sequences, under ASan.
@@ -141,10 +143,14 @@ static void create_fails_cleanly(const struct dod_ops *ops)
 	}
 }
 
-/* The operations after insert, each on a container of the fixture below. */
-enum { OP_ERASE, OP_CLEAR, OP_RESET, OP_SHUFFLE, OP_DEFRAG, OP_DEFRAG_STEP, N_OPS };
+/* The operations after insert, each on a container of the fixture below; the list
+ * family's (containers/list_contract.h) on the containers with its extensions. */
+enum { OP_ERASE, OP_CLEAR, OP_RESET, OP_SHUFFLE, OP_DEFRAG, OP_DEFRAG_STEP, OP_INSERT_AT,
+       OP_INSERT_SORTED, OP_ERASE_AT, OP_CONSOLIDATE, N_OPS };
 static const char *const op_names[N_OPS] = {"erase_n", "clear", "reset", "shuffle",
-                                            "defragment(0)", "defragment(3)"};
+                                            "defragment(0)", "defragment(3)", "insert_at_n",
+                                            "insert_sorted_n", "erase_at_positions_n",
+                                            "consolidate"};
 
 static bool offers(const struct dod_ops *ops, int op)
 {
@@ -153,14 +159,56 @@ static bool offers(const struct dod_ops *ops, int op)
 	case OP_CLEAR: return ops->clear;
 	case OP_RESET: return ops->reset;
 	case OP_SHUFFLE: return ops->shuffle;
+	case OP_INSERT_AT:
+	case OP_INSERT_SORTED:
+	case OP_ERASE_AT: return dod_exts(ops) & DOD_EXT_LIST;
+	case OP_CONSOLIDATE: return dod_exts(ops) & DOD_EXT_CONSOLIDATE;
 	default: return ops->defragment && ops->shuffle;
+	}
+}
+
+/* The list operations' arguments, made from the fixture before the hook is armed:
+ * LIST_MORE insertions (more than the fixture's free nodes and spare capacity, so a
+ * hosted list must grow), every other item erased by position. */
+#define LIST_MORE (2 * BASE)
+static struct {
+	uint64_t refs[LIST_MORE], keys[LIST_MORE], hs[LIST_MORE], positions[BASE];
+	size_t n_positions;
+	uint64_t remap[BASE], key_sum; /* consolidate's remap (ref_bound <= BASE), erased keys */
+	size_t bound;                  /* ref_bound when consolidate started */
+} la;
+
+static void list_args(const struct model *m, const uint64_t *victims, size_t n_victims)
+{
+	for (size_t i = 0; i < LIST_MORE; i++) {
+		la.refs[i] = n_victims ? victims[i % n_victims] : 0;
+		la.keys[i] = (i * 7919) % (2 * BASE);
+	}
+	la.n_positions = m->n / 2;
+	for (size_t i = 0; i < la.n_positions; i++)
+		la.positions[i] = (i * 31) % (m->n - i);
+}
+
+/* Runs a list operation (op >= OP_INSERT_AT) on c with la's arguments. */
+static int run_list_op(const struct dod_ops *ops, void *c, int op, uint64_t next_key)
+{
+	switch (op) {
+	case OP_INSERT_AT:
+		return ops->list->insert_at_n(c, la.refs, LIST_MORE, DOD_LIST_AFTER, next_key, la.hs);
+	case OP_INSERT_SORTED: return ops->list->insert_sorted_n(c, la.keys, LIST_MORE, la.hs);
+	case OP_ERASE_AT:
+		return ops->list->erase_at_positions_n(c, la.positions, la.n_positions, &la.key_sum);
+	default:
+		la.bound = ops->consolidate->ref_bound(c);
+		assert_true(la.bound <= BASE);
+		return ops->consolidate->consolidate(c, la.remap);
 	}
 }
 
 /* Runs op on c (the model is left alone: it allocates, and the hook may be armed).
  * victims: the handles erase_n gets. */
 static int run_op(const struct dod_ops *ops, void *c, int op, const uint64_t *victims,
-                  size_t n_victims)
+                  size_t n_victims, uint64_t next_key)
 {
 	size_t swaps = 0;
 	switch (op) {
@@ -169,20 +217,33 @@ static int run_op(const struct dod_ops *ops, void *c, int op, const uint64_t *vi
 	case OP_RESET: return ops->reset(c);
 	case OP_SHUFFLE: return ops->shuffle(c, 99);
 	case OP_DEFRAG: return ops->defragment(c, 0, &swaps);
-	default: return ops->defragment(c, 3, &swaps);
+	case OP_DEFRAG_STEP: return ops->defragment(c, 3, &swaps);
+	default: return run_list_op(ops, c, op, next_key);
 	}
 }
 
-/* What a successful op did, applied to the model. */
-static void apply_op(struct model *m, int op, const uint64_t *victims, size_t n_victims)
+/* What a successful op did, applied to the model. Returns 0 or -1 with why. */
+static int apply_op(struct model *m, int op, const uint64_t *victims, size_t n_victims,
+                    char *why, size_t len)
 {
 	switch (op) {
 	case OP_ERASE: model_erased(m, victims, n_victims); break;
 	case OP_CLEAR: model_cleared(m, MODEL_DIED_CLEAR); break;
 	case OP_RESET: model_cleared(m, MODEL_DIED_RESET); break;
 	case OP_DEFRAG: m->sorted = true; break;
+	case OP_INSERT_AT:
+		return model_inserted_at(m, la.refs, LIST_MORE, DOD_LIST_AFTER, la.hs, why, len);
+	case OP_INSERT_SORTED: return model_inserted_sorted(m, la.keys, LIST_MORE, la.hs, why, len);
+	case OP_ERASE_AT:
+		if (model_erased_at(m, la.positions, la.n_positions) != la.key_sum) {
+			snprintf(why, len, "erase_at_positions_n: a key sum other than the model's");
+			return -1;
+		}
+		break;
+	case OP_CONSOLIDATE: return model_consolidated(m, la.remap, la.bound, why, len);
 	default: break;
 	}
+	return 0;
 }
 
 /* A container with BASE items, every third erased (holes), shuffled when it can be;
@@ -210,6 +271,7 @@ static void *fixture(const struct dod_ops *ops, struct model *m, uint64_t *victi
 	*n_victims = 0;
 	for (size_t i = 0; i < m->n; i += 2)
 		victims[(*n_victims)++] = m->live[i].handle;
+	list_args(m, victims, *n_victims);
 	return c;
 }
 
@@ -228,21 +290,24 @@ static void op_fails_cleanly(const struct dod_ops *ops, int op)
 		if (model_compare(&m, c, why, sizeof why) != 0)
 			fail_msg("%s/%zu: before %s: %s", ops->name, ops->elem_bytes, op_names[op], why);
 		arm(k);
-		int err = run_op(ops, c, op, victims, n_victims);
+		int err = run_op(ops, c, op, victims, n_victims, m.next_key);
 		long made = calls;
 		arm(0);
+		if (op == OP_CONSOLIDATE && made) /* it returns no error: it must not allocate */
+			fail_msg("%s/%zu: consolidate allocated (%ld calls)", ops->name, ops->elem_bytes,
+			         made);
 		if (err == DOD_ENOMEM) {
 			op_failures++;
 			if (model_compare(&m, c, why, sizeof why) != 0)
 				fail_msg("%s/%zu: %s failing at allocation %ld changed the container: %s",
 				         ops->name, ops->elem_bytes, op_names[op], k, why);
-			err = run_op(ops, c, op, victims, n_victims);
+			err = run_op(ops, c, op, victims, n_victims, m.next_key);
 		}
-		if (err == DOD_OK)
-			apply_op(&m, op, victims, n_victims);
 		if (err != DOD_OK)
 			fail_msg("%s/%zu: %s (allocation %ld failing, then again): %s", ops->name,
 			         ops->elem_bytes, op_names[op], k, dod_strerror(err));
+		if (apply_op(&m, op, victims, n_victims, why, sizeof why) != 0)
+			fail_msg("%s/%zu: %s: %s", ops->name, ops->elem_bytes, op_names[op], why);
 		if (model_compare(&m, c, why, sizeof why) != 0)
 			fail_msg("%s/%zu: after %s: %s", ops->name, ops->elem_bytes, op_names[op], why);
 		bool done = made < k; /* it never reached a k-th allocation: all points seen */
@@ -254,9 +319,10 @@ static void op_fails_cleanly(const struct dod_ops *ops, int op)
 	}
 }
 
-/* The family extensions' operations (model_run_exts: the particle kernels) return no
- * error, so they must not allocate: run with every allocation failing, they allocate
- * nothing and do what the model says. */
+/* The family extensions' operations that return no error (model_run_exts with
+ * MODEL_EXTS_NO_ALLOC: the particle kernels) must not allocate: run with every allocation
+ * failing, they allocate nothing and do what the model says; type ids' create_typed
+ * fails cleanly. The list operations and consolidate: op_fails_cleanly. */
 static size_t exts_checked;
 static void exts_allocate_nothing(const struct dod_ops *ops)
 {
@@ -268,9 +334,9 @@ static void exts_allocate_nothing(const struct dod_ops *ops)
 	/* create_typed (type ids) reports DOD_ENOMEM, so it may allocate: the others are held
 	 * to allocating nothing, and it to failing cleanly (the model must still match). */
 	arm(1);
-	int rc = model_run_exts_no_errors(&m, c, why, sizeof why);
+	int rc = model_run_exts(&m, c, MODEL_EXTS_NO_ALLOC, why, sizeof why);
 	long made = calls;
-	rc = rc ? rc : model_run_exts(&m, c, why, sizeof why);
+	rc = rc ? rc : model_run_exts(&m, c, MODEL_EXTS_MAY_FAIL, why, sizeof why);
 	arm(0);
 	if (rc != 0)
 		fail_msg("%s/%zu: %s", ops->name, ops->elem_bytes, why);
@@ -308,7 +374,7 @@ static void test_every_container_survives_allocation_failure(void **state)
 	assert_true(checked >= hb_n_containers);
 	/* Some of them do allocate (peer_colony's erase_n, peer_stb_arr's index rebuild):
 	 * the hook must have made them fail at least once, or it tests nothing. */
-	fprintf(stderr, "alloc_fail: %zu failed erase/clear/reset/shuffle/defragment calls, "
+	fprintf(stderr, "alloc_fail: %zu failed erase/clear/reset/shuffle/defragment/list calls, "
 	        "each unchanged and then successful\n", op_failures);
 	assert_true(op_failures > 0);
 	assert_true(exts_checked > 0); /* the particle layouts have an extension */

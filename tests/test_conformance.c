@@ -137,8 +137,9 @@ static void drive(const struct dod_ops *ops, uint64_t seed)
 			assert_int_equal(ops->reset(c), DOD_OK);
 			model_cleared(&m, MODEL_DIED_RESET);
 		} else if (op == 18 && dod_exts(ops)) {
-			/* The family extensions' operations (the particle kernels), by the one helper. */
-			if (model_run_exts(&m, c, why, sizeof why) != 0)
+			/* The family extensions' operations (the particle kernels, the list operations,
+			 * consolidate), by the one helper. */
+			if (model_run_exts(&m, c, MODEL_EXTS_ALL, why, sizeof why) != 0)
 				fail_msg("%s/%zu: %s", ops->name, ops->elem_bytes, why);
 		} else if (ops->shuffle && ops->defragment && m.n > 1) {
 			assert_int_equal(ops->shuffle(c, rng), DOD_OK);

@@ -11,7 +11,7 @@
  *   byte 0      size class: the (b mod k)-th of the k classes the variant is built at
  *   byte 1      capacity given to create: b (fixed-capacity containers: 8 + b)
  *   byte 2      allocation failing inside create: (b mod 8), 0 = none
- *   then ops, each an opcode byte (mod 16) and its argument bytes:
+ *   then ops, each an opcode byte (mod 20) and its argument bytes:
  *     0 insert       k = b < 200 ? b mod 32 : (b - 200) x 8   (live items kept <= 2048)
  *     1 erase        c = b mod 16 + 1 distinct live items, each picked by a byte
  *     2 erase-bad    a batch of c = b mod 8 distinct live handles (a byte picks each)
@@ -22,8 +22,11 @@
  *                    lookup_sum of the batch
  *     4 count-bad    (b mod 8) + 1 bad handles: count_valid, and lookup_sum one by one
  *     5 iterate      iterate_sum (compared after every op anyway), then the operations
- *                    of the variant's family extensions (model_run_exts: the particle
- *                    kernels), which must not allocate
+ *                    of the variant's family extensions (model_run_exts): the particle
+ *                    kernels with every allocation failing (they must not allocate),
+ *                    type ids' create_typed too (it must fail cleanly), then the list
+ *                    operations and consolidate (the model allocates for them; while
+ *                    the live items leave room)
  *     6 clear        7 reset (when offered)   8 shuffle (seed byte, when offered)
  *     9 defragment   swap budget b mod 8 (0 = no limit); storage sorted when it finishes
  *    10 fail-alloc   the next mutating op runs with allocation (b mod 32) + 1 failing
@@ -38,6 +41,21 @@
  *    13 erase-all    every live item in one batch, last first
  *    14 forged       count_valid of a handle made of the next 8 bytes
  *    15 compare      (nothing: the comparison runs after every op)
+ *   The list family (containers/list_contract.h; a variant without the extension reads
+ *   the argument bytes and does nothing):
+ *    16 insert-at    k = b mod 8 + 1 items; a where byte w (w mod 4: 0 before, 1 after,
+ *                    2 before, 3 a bad where 2 + w / 4: DOD_EINVAL); a bad byte; k
+ *                    bytes each picking a reference (a live item's, or a position
+ *                    <= size + i before / < size + i after); when bad mod 4 == 0 the
+ *                    ((bad / 4) mod k)-th is replaced by a bad handle (kind and argument
+ *                    bytes as above): must fail whole, unchanged. Honours fail-alloc
+ *    17 insert-sorted  k = b mod 8 + 1 keys, each next_key x byte / 256 (among the
+ *                    keys held, repeats included). Honours fail-alloc
+ *    18 erase-at     k = b mod 8 + 1 positions; a bad byte; k bytes, each a position
+ *                    (mod size - i); when bad mod 4 == 0 one is size + bad mod 3:
+ *                    DOD_ERANGE, unchanged; the key sum of a good batch is checked
+ *    19 consolidate  with every allocation failing (it needs none), into a remap of
+ *                    exactly ref_bound entries, which must be exact (model_consolidated)
  *   Bad-handle kinds (kind byte mod 7), argument byte a:
  *     0 stale (a recent dead handle, the a-th latest)  1 forged (8 input bytes)
  *     2 a live handle with bit (a mod 64) flipped       3 foreign (the other container's)
@@ -378,15 +396,18 @@ static void step_iterate(struct run *r, struct input *in)
 	char why[512];
 	(void)r->ops->iterate_sum(r->c);
 	dod_fuzz_alloc_arm(1);
-	int rc = model_run_exts_no_errors(&r->m, r->c, why, sizeof why);
+	int rc = model_run_exts(&r->m, r->c, MODEL_EXTS_NO_ALLOC, why, sizeof why);
 	long made = dod_fuzz_alloc_calls();
-	rc = rc ? rc : model_run_exts(&r->m, r->c, why, sizeof why);
+	rc = rc ? rc : model_run_exts(&r->m, r->c, MODEL_EXTS_MAY_FAIL, why, sizeof why);
 	dod_fuzz_alloc_arm(0);
 	if (rc != 0)
 		die(r, "%s", why);
 	if (made)
 		die(r, "a family extension's operation allocated (%ld calls): it cannot report "
 		    "DOD_ENOMEM", made);
+	if (r->m.n + 2 * MODEL_RUN_MAX_BATCH <= MAX_LIVE &&
+	    model_run_exts(&r->m, r->c, MODEL_EXTS_MODEL_ALLOCATES, why, sizeof why) != 0)
+		die(r, "%s", why);
 }
 
 static void step_clear(struct run *r, struct input *in)
@@ -499,11 +520,127 @@ static void step_compare(struct run *r, struct input *in)
 	(void)in; /* the comparison runs after every op */
 }
 
+/* ---- the list family (containers/list_contract.h): nothing for a variant without the
+ * extension ---- */
+
+/* A reference for insert_at_n picked by a byte: a live item's (stable references) or a
+ * position <= size + i (before) / < size + i (after) (positional ones). */
+static uint64_t insert_ref(const struct run *r, uint8_t b, size_t i, int where)
+{
+	size_t bound = r->m.n + i + (where == DOD_LIST_BEFORE);
+	if (r->m.positional)
+		return bound ? b % bound : 0;
+	return r->m.n ? live_handle(r, b) : 0;
+}
+
+static void step_insert_at(struct run *r, struct input *in)
+{
+	static uint64_t hs[MAX_BATCH];
+	char why[512];
+	size_t k = byte(in) % 8 + 1;
+	uint8_t w = byte(in), bad = byte(in);
+	int where = w % 4 == 3 ? DOD_LIST_AFTER + 1 + w / 4 : (w % 4) & 1; /* 1 in 4: bad */
+	for (size_t i = 0; i < k; i++)
+		batch[i] = insert_ref(r, byte(in), i, where == DOD_LIST_AFTER ? where : DOD_LIST_BEFORE);
+	if (bad % 4 == 0) /* one bad reference, at a position the same byte picks */
+		batch[(bad / 4) % k] = bad_handle(r, in, batch, k);
+	if (!r->ops->list || (r->m.n + k > MAX_LIVE))
+		return;
+	int want = model_insert_at_expect(&r->m, batch, k, where);
+	for (;;) {
+		bool armed = arm(r);
+		int err = r->ops->list->insert_at_n(r->c, batch, k, where, r->m.next_key, hs);
+		if (failed_cleanly(r, armed, err))
+			continue;
+		if (want == DOD_OK && err != DOD_OK)
+			die(r, "insert_at_n of %zu at good references: %s", k, dod_strerror(err));
+		if (want != DOD_OK && (err == DOD_OK || (want == DOD_EINVAL && err != DOD_EINVAL)))
+			die(r, "insert_at_n of a bad batch (where %d): %s", where, dod_strerror(err));
+		if (err == DOD_OK && model_inserted_at(&r->m, batch, k, where, hs, why, sizeof why))
+			die(r, "%s", why);
+		return;
+	}
+}
+
+static void step_insert_sorted(struct run *r, struct input *in)
+{
+	static uint64_t hs[MAX_BATCH];
+	char why[512];
+	size_t k = byte(in) % 8 + 1;
+	for (size_t i = 0; i < k; i++) /* keys among the model's: next_key x b / 256 */
+		batch[i] = r->m.next_key * byte(in) / 256;
+	if (!r->ops->list || r->m.n + k > MAX_LIVE)
+		return;
+	for (;;) {
+		bool armed = arm(r);
+		int err = r->ops->list->insert_sorted_n(r->c, batch, k, hs);
+		if (failed_cleanly(r, armed, err))
+			continue;
+		if (err != DOD_OK)
+			die(r, "insert_sorted_n of %zu keys: %s", k, dod_strerror(err));
+		if (model_inserted_sorted(&r->m, batch, k, hs, why, sizeof why))
+			die(r, "%s", why);
+		return;
+	}
+}
+
+/* Positions < size - i picked by bytes; with the bad byte's low bits 0, one of them is
+ * past the size (DOD_ERANGE, nothing changed). */
+static void step_erase_at(struct run *r, struct input *in)
+{
+	size_t k = byte(in) % 8 + 1, n = r->m.n;
+	uint8_t bad = byte(in);
+	for (size_t i = 0; i < k; i++) {
+		uint8_t b = byte(in);
+		batch[i] = i < n ? b % (n - i) : b;
+	}
+	if (bad % 4 == 0)
+		batch[(bad / 4) % k] = n + bad % 3;
+	if (!r->ops->list)
+		return;
+	int want = model_erase_at_expect(&r->m, batch, k);
+	uint64_t sum = 0;
+	bool armed = arm(r);
+	int err = r->ops->list->erase_at_positions_n(r->c, batch, k, &sum);
+	if (failed_cleanly(r, armed, err))
+		die(r, "erase_at_positions_n returned DOD_ENOMEM: it cannot need memory");
+	if (err != want)
+		die(r, "erase_at_positions_n of %zu: %s, model %s", k, dod_strerror(err),
+		    dod_strerror(want));
+	if (err == DOD_OK && model_erased_at(&r->m, batch, k) != sum)
+		die(r, "erase_at_positions_n: a key sum other than the model's");
+}
+
+/* consolidate with every allocation failing (it returns no error: it needs no memory),
+ * into a remap of exactly ref_bound entries; the remap must be exact. */
+static void step_consolidate(struct run *r, struct input *in)
+{
+	(void)in;
+	char why[512];
+	const struct dod_consolidate_ops *k = r->ops->consolidate;
+	if (!k)
+		return;
+	size_t bound = k->ref_bound(r->c);
+	uint64_t *remap = malloc((bound ? bound : 1) * sizeof *remap);
+	if (!remap)
+		die(r, "no memory for the remap");
+	r->fail_next = 0;
+	dod_fuzz_alloc_arm(1);
+	int err = k->consolidate(r->c, remap);
+	long made = dod_fuzz_alloc_calls();
+	dod_fuzz_alloc_arm(0);
+	if (err != DOD_OK || made)
+		die(r, "consolidate: %s, %ld allocations", dod_strerror(err), made);
+	if (model_consolidated(&r->m, remap, bound, why, sizeof why))
+		die(r, "%s", why);
+	free(remap);
+}
+
 /* Opcode -> its name (for die) and its function. */
 static const struct {
 	const char *name;
 	void (*run)(struct run *r, struct input *in);
-} steps[16] = {
+} steps[] = {
 	{"insert", step_insert},         {"erase", step_erase},
 	{"erase-bad", step_erase_bad},   {"lookup", step_lookup},
 	{"count-bad", step_count_bad},   {"iterate", step_iterate},
@@ -512,11 +649,14 @@ static const struct {
 	{"fail-alloc", step_fail_alloc}, {"churn", step_churn},
 	{"foreign", step_foreign},       {"erase-all", step_erase_all},
 	{"forged", step_forged},         {"compare", step_compare},
+	{"insert-at", step_insert_at},   {"insert-sorted", step_insert_sorted},
+	{"erase-at", step_erase_at},     {"consolidate", step_consolidate},
 };
+#define N_STEPS (sizeof steps / sizeof steps[0])
 
 static void step(struct run *r, struct input *in)
 {
-	uint8_t opcode = byte(in) % 16;
+	uint8_t opcode = byte(in) % N_STEPS;
 	r->op = steps[opcode].name;
 	steps[opcode].run(r, in);
 	compare(r);
