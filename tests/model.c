@@ -300,6 +300,7 @@ int model_inserted(struct model *m, size_t k, const uint64_t *hs, char *why, siz
 		if (insert_item(m, m->n, hs ? &hs[i] : NULL, m->next_key + i, why, len))
 			return -1;
 	m->next_key += k;
+	renumber(m); /* positional: the appended items' positions enter the index */
 	return 0;
 }
 

@@ -79,9 +79,10 @@ static void erase_some(const struct dod_ops *ops, void *c, struct model *m, uint
 	model_erased(m, victims, k);
 	if (k > 0) {
 		assert_int_equal(ops->count_valid(c, victims, k), model_count_valid(m, victims, k));
-		/* An erased handle in a batch fails it whole too. */
+		/* An erased handle in a batch fails it whole too (positional references: a
+		 * position past the end; an erased one names the item that moved there). */
 		if (m->n > 0) {
-			uint64_t mixed[2] = {m->live[0].handle, victims[0]};
+			uint64_t mixed[2] = {m->live[0].handle, m->positional ? m->n : victims[0]};
 			assert_true(model_erase_expect(m, mixed, 2) != DOD_OK);
 			assert_true(ops->erase_n(c, mixed, 2) != DOD_OK);
 		}

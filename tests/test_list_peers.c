@@ -13,6 +13,7 @@
  *   vector_scenarios   the core scenarios with holes hand std_vector the survivors'
  *                      positions (scn_fill_holes) and verify; erase, which erases held
  *                      handles one by one, skips it with a reason
+ * Allocation failure in these operations: tests/test_alloc_fail.c (every list container).
  * The invariant check (dod_ops.check, where the peer has one) runs after every change. */
 #include <setjmp.h>
 #include <stdarg.h>
