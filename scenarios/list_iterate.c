@@ -1,0 +1,104 @@
+/* list_iterate - walk a list in sequence order (Thomas Young, "Vector Hosted Lists": a
+ * hosted list iterates from one buffer, but after insertions and erasures at arbitrary
+ * places its nodes are scattered over it, as std::list's are over the heap; consolidate
+ * puts them back in order). Setup (untimed, scn_list_churn): n items appended; with
+ * --hole-ratio r, round(r * n) of them erased (chosen by --hole-pattern, one erase_n
+ * call) and, for a container with the list extension, as many new items inserted at
+ * random held references, before or after at random, so the size is n again (r = 0: the
+ * fresh list, appends only); with --list-state consolidated, then one consolidate call
+ * (the consolidate extension; skipped without it), its remap checked. Timed: one
+ * ops->iterate_sum, which walks the sequence order. ops = live items. Checksum: the sum,
+ * expected the live keys' sum; verification also checks the whole sequence against the
+ * model (scn_list_check). It runs on the list family only (scn_needs_list_family): every
+ * container's iteration is timed by `iterate`.
+ *
+ * The axis list_state (--list-state as_is|consolidated, CSV column axis_list_state, case
+ * name part list_state:S) is defined here, the one scenario that takes it. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "axes.h"
+#include "scenario.h"
+
+/* Untimed: consolidate the churned list and check its remap. Returns 0 or SCN_ERROR (l
+ * freed), or 1 when the remap was wrong (res says why; l kept). */
+static int consolidate_untimed(const struct dod_ops *ops, struct scn_list *l,
+                               struct scn_result *res)
+{
+	size_t bound = ops->consolidate->ref_bound(l->c);
+	uint64_t *remap = scn_alloc_touched(bound ? bound : 1, sizeof *remap);
+	int err = remap ? ops->consolidate->consolidate(l->c, remap) : DOD_ENOMEM;
+	if (err) {
+		free(remap);
+		scn_list_free(ops, l);
+		return scn_error(res, "consolidate", err);
+	}
+	bool ok = scn_list_remapped(l, remap, bound, res);
+	free(remap);
+	return ok ? 0 : 1;
+}
+
+static int run(const struct dod_ops *ops, const struct scn_params *p, struct hb_region *r,
+               struct scn_result *res)
+{
+	struct scn_list l;
+	if (scn_list_churn(ops, p, &l, res))
+		return SCN_ERROR;
+	int bad = p->list_state == SCN_LIST_CONSOLIDATED ? consolidate_untimed(ops, &l, res) : 0;
+	if (bad < 0)
+		return SCN_ERROR;
+	hb_begin(r);
+	uint64_t sum = ops->iterate_sum(l.c);
+	DOD_KEEP(sum);
+	hb_end(r);
+	res->ops = l.n_live ? l.n_live : 1;
+	if (!bad && scn_list_check(ops, &l, res))
+		scn_check_sum(res, sum, l.live_key_sum);
+	if (bad)
+		res->checksum = sum;
+	scn_list_free(ops, &l);
+	return SCN_RAN;
+}
+
+static const char *cannot_run_with(const struct dod_ops *ops, const struct scn_params *p)
+{
+	if (p->list_state == SCN_LIST_CONSOLIDATED && !(dod_exts(ops) & DOD_EXT_CONSOLIDATE))
+		return "list_state consolidated: no consolidate extension";
+	return NULL;
+}
+
+static const struct scn_scenario list_iterate = {
+	.name = "list_iterate",
+	.help = "list family: walk the sequence (iterate_sum) fresh or after a churn of "
+	        "--hole-ratio erasures + as many insertions at random references",
+	.uses_holes = true,
+	.cannot_run = scn_needs_list_family,
+	.cannot_run_with = cannot_run_with,
+	.run = run,
+};
+SCN_REGISTER(list_iterate)
+
+/* ---- the axis list_state ---- */
+
+static const char *const list_state_words[] = {"as_is", "consolidated"}; /* scn_list_state */
+
+static bool takes_list_state(const struct scn_scenario *s)
+{
+	return strcmp(s->name, "list_iterate") == 0;
+}
+static void bind_list_state(struct scn_params *p, union hb_axis_value v)
+{
+	p->list_state = (enum scn_list_state)v.u;
+}
+
+static const struct hb_axis list_state_axis = {
+	.name = "axis_list_state", .option = "list-state", .metavar = "L", .def = "as_is",
+	.key = "list_state",
+	.help = "the list list_iterate walks after its churn: as_is, or consolidated (one "
+	"untimed consolidate first: containers with the consolidate extension, the others "
+	"skipped)",
+	.kind = HB_AXIS_WORD, .words = list_state_words, .n_words = 2, .first_word = 0,
+	.takes = takes_list_state, .absent = {.u = SCN_LIST_AS_IS},
+	.absent_help = "run without it", .bind = bind_list_state,
+};
+HB_AXIS_REGISTER(list_state_axis)
