@@ -9,6 +9,7 @@
 
 #include "alloc/realloc.h"
 #include "contract.h"
+#include "stale_hook.h"
 
 #define HMAP struct SFX(hmap)
 
@@ -565,6 +566,21 @@ static void ops_dump_keys(const void *c, uint64_t *keys_out)
 static size_t ops_size(const void *c) { return SFX(hmap_size)(c); }
 static int ops_check(const void *c, char *why, size_t len) { return check_all(c, why, len); }
 static size_t ops_footprint(const void *c) { return SFX(hmap_footprint_bytes)(c); }
+
+/* Test hook (stale_hook.h): k more (insert, erase) cycles of the free slot of h. Each
+ * erase adds 1 to the slot's 16-bit generation (erase_valid), so k of them add k mod
+ * 2^16; insert takes the generation as it is. */
+int DOD_SKIP_REUSES(void *c, uint64_t h, uint64_t k)
+{
+	HMAP *m = c;
+	uint32_t i = hmap_id_index(h);
+	if (i >= m->n_slots || !hmap_id_free(m->sparse[i]))
+		return DOD_EINVAL;
+	hmap_id s = m->sparse[i];
+	m->sparse[i] = hmap_id_make(hmap_id_index(s), (uint16_t)(hmap_id_generation(s) + k),
+	                            m->type_id, true);
+	return DOD_OK;
+}
 
 const struct dod_ops DOD_OPS_SYMBOL = {
 	DOD_DESCRIPTOR,

@@ -36,6 +36,7 @@
 #include "alloc/realloc.h"
 #include "contract.h"
 #include "dod_common.h"
+#include "stale_hook.h"
 
 #define TWO_END UINT32_C(0xFFFFFFFF)        /* end of the free list; never an index */
 #define TWO_MAX_ELEMS UINT32_C(0xFFFFFFFE)  /* largest number of items and slots */
@@ -412,6 +413,20 @@ static int check_all(const void *c, char *why, size_t len)
 			return dod_check_fail(why, len, "objs[%zu] and [%zu] out of order in the sorted "
 			                      "prefix of %zu", d - 1, d, sorted);
 	return m->defrag_next >= 1 ? DOD_OK : dod_check_fail(why, len, "defrag_next is 0");
+}
+
+/* Test hook (stale_hook.h): k more (insert, erase) cycles of the free entry of h. Each
+ * erase adds 1 to the 31-bit generation (erase_valid, entry_make's mask), so k of them
+ * add k mod 2^31; insert takes the generation as it is. */
+int DOD_SKIP_REUSES(void *c, uint64_t h, uint64_t k)
+{
+	TWO *m = c;
+	uint32_t i = entry_idx(h);
+	if (i >= m->n_slots || !entry_free(m->index[i]))
+		return DOD_EINVAL;
+	uint64_t e = m->index[i];
+	m->index[i] = entry_make(entry_idx(e), (uint32_t)(entry_gen(e) + k), true);
+	return DOD_OK;
 }
 
 const struct dod_ops DOD_OPS_SYMBOL = {

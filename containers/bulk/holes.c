@@ -91,6 +91,7 @@
 #include "bulk/weak.h"
 #include "contract.h"
 #include "dod_common.h"
+#include "stale_hook.h"
 
 #if defined(DOD_REMOVAL_holes_bitmask)
 #define BULK_BITMASK 1
@@ -738,6 +739,19 @@ static int bh_check(const void *c, char *why, size_t len)
 		                           why, len);
 #endif
 	return err;
+}
+
+/* Test hook (stale_hook.h): k more (insert, erase) cycles of the free slot of weak
+ * pointer h (a hole, or a slot past n_slots that keeps its generation). Insert and erase
+ * each add 1 to the 31-bit generation (bulk_gen_next), so k cycles add 2k mod 2^31. */
+int DOD_SKIP_REUSES(void *c, uint64_t h, uint64_t k)
+{
+	BH *b = c;
+	uint32_t i = bulk_weak_id(h);
+	if (i == 0 || i >= b->high || (*gen(b, i) & BULK_LIVE))
+		return DOD_EINVAL;
+	*gen(b, i) = (uint32_t)((*gen(b, i) + 2 * k) & BULK_GEN_MASK);
+	return DOD_OK;
 }
 
 const struct dod_ops DOD_OPS_SYMBOL = {
