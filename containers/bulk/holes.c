@@ -59,8 +59,28 @@
  * generation in the next line always. Padding to 16, 32, 128, 512 B (8, 16, 64, 256 B
  * items) costs 0, 8, 56, 248 B a slot over the article's 16, 24, 72, 264. Only `holes`
  * takes this layout (holes_runs keeps two links in the item, holes_bitmask its
- * generations apart). Measured at n = 1M, 16 B items, random order, no holes (the issue's
- * weak-pointer target): see containers/variants.tsv's bulk_holes_vm_pow2 line. */
+ * generations apart).
+ * Measured (issue 16's target: random lookup, n = 1M, 16 B items, no holes, against
+ * plain_array's raw index; this 2-core AMD EPYC VM, 32 MB L3, 4 KiB pages, no THP):
+ *   callgrind (build/dodbench-sim, one rep, deterministic), per lookup:
+ *     design              instr  D1 read misses  LL misses (32 MB LL)  (8 MB LL)
+ *     plain_array           8       1.124           0                   0.767
+ *     bulk_holes_vm        18       1.374           0                   1.081
+ *     bulk_holes_vm_pow2   17       1.125           0.349               0.994
+ *     bulk_holes_vm_line   24       1.124           0                   0.879
+ *   (0.124 of each D1 figure is the handle array itself): the one-line layouts remove
+ *   the straddle's 0.25 misses a lookup exactly.
+ *   time / plain_array's, median [95% bootstrap CI], interleaved, prefaulted:
+ *     21 reps, load ~2:     bulk_holes_vm 1.654 [1.614, 1.755]   pow2 2.272 [2.217, 2.468]
+ *                           line 2.531 [2.479, 2.693]
+ *     11 reps, load ~4-5:   bulk_holes_vm 1.504 [1.397, 2.025]   pow2 1.743 [1.675, 2.367]
+ *                           line 2.325 [2.184, 3.157]
+ *   Neither one-line layout is faster here: at 32 B a slot pow2's 32 MB is the whole L3
+ *   (LL misses above), and line's index arithmetic (a multiply for i / 3) makes the
+ *   lookup 24 instructions, so fewer independent lookups fit in the out-of-order window
+ *   and overlap their misses. The target (<= 1.15x) is missed by all three.
+ *   bytes a slot (memory scenario, n = 2^20, committed / slots): 16 B items 24.06,
+ *   32.06, 21.38 (article, pow2, line); 8 B items 16.06, 16.06, 12.81. */
 #define BULK_POW2 1
 #define BULK_LINE 0
 #define DOD_STORE_ALIGNED 64
@@ -458,6 +478,29 @@ static int bh_erase_n(void *c, const uint64_t *hs, size_t n)
 	return DOD_OK;
 }
 
+#if BULK_LINE
+/* aos_line's iteration: whole lines run by run, each slot masked by its generation (slot
+ * 0's is 0); the slots of the last line at or past n_slots may never have been handed
+ * out, so that line is read slot by slot. */
+static uint64_t line_sum(const BH *b)
+{
+	uint64_t sum = 0;
+	size_t full = b->n_slots / BULK_PER_LINE;
+	for (size_t l = 0; l < full;) {
+		size_t run = store_run(&b->items, l);
+		run = run < full - l ? run : full - l;
+		const LINE *ln = (const LINE *)store_at(&b->items, l, SB);
+		for (size_t k = 0; k < run; k++)
+			for (unsigned j = 0; j < BULK_PER_LINE; j++)
+				sum += ln[k].item[j].key & -(uint64_t)(ln[k].gen[j] & BULK_LIVE);
+		l += run;
+	}
+	for (size_t i = full * BULK_PER_LINE; i < b->n_slots; i++)
+		sum += item(b, i)->key & -(uint64_t)(*gen(b, i) & BULK_LIVE);
+	return sum;
+}
+#endif
+
 static uint64_t bh_iterate_sum(const void *c)
 {
 	const BH *b = c;
@@ -513,21 +556,7 @@ static uint64_t bh_iterate_sum(const void *c)
 		}
 	}
 #elif BULK_LINE
-	/* Whole lines run by run, each slot masked by its generation (slot 0's is 0); the
-	 * slots of the last line at or past n_slots may never have been handed out, so that
-	 * line is read slot by slot. */
-	size_t full = b->n_slots / BULK_PER_LINE;
-	for (size_t l = 0; l < full;) {
-		size_t run = store_run(&b->items, l);
-		run = run < full - l ? run : full - l;
-		const LINE *ln = (const LINE *)store_at(&b->items, l, SB);
-		for (size_t k = 0; k < run; k++)
-			for (unsigned j = 0; j < BULK_PER_LINE; j++)
-				sum += ln[k].item[j].key & -(uint64_t)(ln[k].gen[j] & BULK_LIVE);
-		l += run;
-	}
-	for (size_t i = full * BULK_PER_LINE; i < b->n_slots; i++)
-		sum += item(b, i)->key & -(uint64_t)(*gen(b, i) & BULK_LIVE);
+	sum = line_sum(b);
 #else
 	for (size_t i = 1; i < b->n_slots;) {
 		size_t run = store_run(&b->items, i);

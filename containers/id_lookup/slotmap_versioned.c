@@ -30,6 +30,11 @@
  * iterate O(n_slots), clear O(n_slots) (every occupied slot erased, as the crate's
  * clear drains). Bytes per slot: EB + 4 rounded up to 8 (16, 24, 72, 264 at 8, 16, 64,
  * 256 B items) with x2 growth's spare capacity; per live item the same over the occupancy.
+ * Measured (memory scenario, n = 2^20): 32, 144, 528 B a slot at 8, 64, 256 B items, twice
+ * the slot: the sentinel makes 2^20 + 1 slots, and x2 growth doubles to 2^21 (the crate's
+ * Vec does the same); 64, 288, 1056 B a live item with half the items erased. Random lookup
+ * at n = 1M, 16 B items: 1.374 D1 read misses a lookup (callgrind: one slot, 24 B, straddles
+ * two lines one time in four), 1.6x plain_array's time.
  */
 #include <stdlib.h>
 #include <string.h>

@@ -39,7 +39,11 @@
  * or parallel loads (page table, sparse entry, then dense id and item side by side),
  * iterate O(n) over a dense array, clear O(n) (every live version bumped).
  * Bytes: per id issued 8 (dense) + 4 (sparse, in 16 KiB pages), per live item EB
- * (items), each array with x2 growth's spare capacity.
+ * (items), each array with x2 growth's spare capacity. Measured (memory scenario, n =
+ * 2^20): 20, 76, 268 B a slot at 8, 64, 256 B items; with half the items erased 40, 152,
+ * 536 B a live item (erase frees nothing: the ids stay issued, the arrays keep their size).
+ * Random lookup at n = 1M, 16 B items: 3.138 D1 read misses a lookup (callgrind; page
+ * table, sparse entry, dense id and item in four lines), 3.6x plain_array's time.
  */
 #include <stdlib.h>
 #include <string.h>
