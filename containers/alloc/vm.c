@@ -19,13 +19,20 @@ int dod_vm_init(struct dod_vm_store *s, size_t elem_bytes, size_t reserve_elems)
 	s->elem_bytes = elem_bytes;
 	if (reserve_elems > SIZE_MAX / elem_bytes - page)
 		return DOD_ENOMEM;
-	size_t bytes = reserve_elems * elem_bytes > dod_vm_reserve_bytes
-	                       ? reserve_elems * elem_bytes
-	                       : dod_vm_reserve_bytes;
+	size_t need = (reserve_elems * elem_bytes + page - 1) / page * page;
+	size_t bytes = need > dod_vm_reserve_bytes ? need : dod_vm_reserve_bytes;
 	bytes = (bytes + page - 1) / page * page;
-	void *p = mmap(NULL, bytes, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-	if (p == MAP_FAILED)
-		return DOD_ENOMEM;
+	void *p;
+	/* An address space smaller than the default reservation (valgrind's, a ulimit -v)
+	 * refuses it: halve it down to what the capacity asked for needs before giving up,
+	 * so the store works there with an earlier DOD_EFULL. */
+	while ((p = mmap(NULL, bytes, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1,
+	                 0)) == MAP_FAILED) {
+		if (bytes <= need || bytes <= page)
+			return DOD_ENOMEM;
+		bytes = bytes / 2 / page * page;
+		bytes = bytes > need ? bytes : need;
+	}
 	s->base = p;
 	s->reserved = bytes;
 	int err = dod_vm_reserve(s, reserve_elems);

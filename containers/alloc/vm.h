@@ -8,7 +8,9 @@
  *          ^ grows in DOD_VM_COMMIT_BYTES steps (whole pages)
  *
  * The reservation is dod_vm_reserve_bytes (64 GiB unless a test lowers it), at least the
- * capacity asked for at create; reserving costs address space, not memory.
+ * capacity asked for at create; reserving costs address space, not memory. An address
+ * space that refuses it (valgrind's, under --counters callgrind; a ulimit -v) gets it
+ * halved until it fits, down to that capacity: the store works, and is full sooner.
  */
 #ifndef DOD_ALLOC_VM_H
 #define DOD_ALLOC_VM_H

@@ -46,6 +46,63 @@
  * Costs: insert O(1) (amortized when the strategy grows), erase O(1), lookup O(1),
  * iterate O(high) (holes) or O(high / 64 + live) (bitmask), clear O(high).
  */
+#if defined(DOD_LAYOUT_aos_pow2)
+/* Layout aos_pow2 (bulk_holes_vm_pow2): the slot { generation; item } padded to a power of
+ * two and the store aligned to the cache line, so a weak-pointer lookup touches one line.
+ *
+ *   line   [ g . item(16) pad(8) | g . item(16) pad(8) ]   16 B items: 32 B slots
+ *   line   [ g . item(64) ....                         ]   64 B items: 128 B slots
+ *            ^ generation first: with the key beside it, in the slot's first 16 bytes
+ *
+ * With the article's { item; generation } a 16 B item makes a 24 B slot and one slot in
+ * four straddles two lines (items at line offsets 48 and 56); a 64 B item puts the
+ * generation in the next line always. Padding to 16, 32, 128, 512 B (8, 16, 64, 256 B
+ * items) costs 0, 8, 56, 248 B a slot over the article's 16, 24, 72, 264. Only `holes`
+ * takes this layout (holes_runs keeps two links in the item, holes_bitmask its
+ * generations apart).
+ * Measured (issue 16's target: random lookup, n = 1M, 16 B items, no holes, against
+ * plain_array's raw index; this 2-core AMD EPYC VM, 32 MB L3, 4 KiB pages, no THP):
+ *   callgrind (build/dodbench-sim, one rep, deterministic), per lookup:
+ *     design              instr  D1 read misses  LL misses (32 MB LL)  (8 MB LL)
+ *     plain_array           8       1.124           0                   0.767
+ *     bulk_holes_vm        18       1.374           0                   1.081
+ *     bulk_holes_vm_pow2   17       1.125           0.349               0.994
+ *     bulk_holes_vm_line   24       1.124           0                   0.879
+ *   (0.124 of each D1 figure is the handle array itself): the one-line layouts remove
+ *   the straddle's 0.25 misses a lookup exactly.
+ *   time / plain_array's, median [95% bootstrap CI], interleaved, prefaulted:
+ *     21 reps, load ~2:     bulk_holes_vm 1.654 [1.614, 1.755]   pow2 2.272 [2.217, 2.468]
+ *                           line 2.531 [2.479, 2.693]
+ *     11 reps, load ~4-5:   bulk_holes_vm 1.504 [1.397, 2.025]   pow2 1.743 [1.675, 2.367]
+ *                           line 2.325 [2.184, 3.157]
+ *   Neither one-line layout is faster here: at 32 B a slot pow2's 32 MB is the whole L3
+ *   (LL misses above), and line's index arithmetic (a multiply for i / 3) makes the
+ *   lookup 24 instructions, so fewer independent lookups fit in the out-of-order window
+ *   and overlap their misses. The target (<= 1.15x) is missed by all three.
+ *   bytes a slot (memory scenario, n = 2^20, committed / slots): 16 B items 24.06,
+ *   32.06, 21.38 (article, pow2, line); 8 B items 16.06, 16.06, 12.81. */
+#define BULK_POW2 1
+#define BULK_LINE 0
+#define DOD_STORE_ALIGNED 64
+#elif defined(DOD_LAYOUT_aos_line)
+/* Layout aos_line (bulk_holes_vm_line): as many slots as fit whole in one 64 B line, their
+ * items first and their generations after them, the store aligned to the line; slot i is
+ * in line i / K at place i % K (K constant: a multiply, no division):
+ *
+ *   line   [ item0 | item1 | item2 | g0 g1 g2 | pad 4 ]    16 B items: K = 3, 21.3 B a slot
+ *   line   [ item0 ... item4 (8 B each) | g0 .. g4 | 4 ]    8 B items:  K = 5, 12.8 B a slot
+ *
+ * A lookup reads one line, like aos_pow2, at fewer bytes a slot than the article's
+ * { item; generation } (24 B at 16 B items, 16 B at 8 B): only items of at most 16 B fit
+ * more than one to a line, so the variant has the sizes 8 and 16. */
+#define BULK_POW2 0
+#define BULK_LINE 1
+#define DOD_STORE_ALIGNED 64
+#else
+#define BULK_POW2 0
+#define BULK_LINE 0
+#endif
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -75,11 +132,58 @@ DOD_STORE_CHECK_STABLE_POINTERS(0); /* an erased item leaves a hole: none moves 
 /* Where the generation lives: beside the item (the article) unless holes_bitmask. */
 #define BULK_GEN_INLINE (!BULK_BITMASK)
 
-#if BULK_GEN_INLINE
+#if BULK_POW2
+#if BULK_BITMASK || BULK_RUNS
+#error "layout aos_pow2 serves the removal strategy holes only"
+#endif
+#if ELEM_BYTES + 8 <= 16
+#define BULK_SLOT_BYTES 16
+#elif ELEM_BYTES + 8 <= 32
+#define BULK_SLOT_BYTES 32
+#elif ELEM_BYTES + 8 <= 64
+#define BULK_SLOT_BYTES 64
+#elif ELEM_BYTES + 8 <= 128
+#define BULK_SLOT_BYTES 128
+#elif ELEM_BYTES + 8 <= 256
+#define BULK_SLOT_BYTES 256
+#else
+#define BULK_SLOT_BYTES 512
+#endif
+struct SFX(bulk_slot) {
+	uint32_t gen;     /* first: in the key's line whatever the item's size */
+	uint32_t unused;
+	DOD_ELEM item;    /* a free slot's first 4 bytes: next free */
+#if BULK_SLOT_BYTES > ELEM_BYTES + 8
+	unsigned char pad[BULK_SLOT_BYTES - ELEM_BYTES - 8];
+#endif
+};
+_Static_assert(sizeof(struct SFX(bulk_slot)) == BULK_SLOT_BYTES, "a power-of-two slot");
+#elif BULK_LINE
+#if BULK_BITMASK || BULK_RUNS
+#error "layout aos_line serves the removal strategy holes only"
+#endif
+#define BULK_PER_LINE (64 / (ELEM_BYTES + 4))
+#if BULK_PER_LINE < 2
+#error "layout aos_line needs items of at most 16 bytes"
+#endif
+struct SFX(bulk_line) {
+	DOD_ELEM item[BULK_PER_LINE]; /* a free slot's first 4 bytes: next free */
+	uint32_t gen[BULK_PER_LINE];
+#if BULK_PER_LINE * (ELEM_BYTES + 4) < 64
+	unsigned char pad[64 - BULK_PER_LINE * (ELEM_BYTES + 4)];
+#endif
+};
+_Static_assert(sizeof(struct SFX(bulk_line)) == 64, "one cache line");
+#define LINE struct SFX(bulk_line)
+#elif BULK_GEN_INLINE
 struct SFX(bulk_slot) {
 	DOD_ELEM item;  /* a free slot's first 4 bytes: next free (holes_runs: then prev) */
 	uint32_t gen;   /* outside the union: a hole has one too */
 };
+#endif
+#if BULK_LINE
+#define SB sizeof(LINE) /* a store element is a line of BULK_PER_LINE slots */
+#elif BULK_GEN_INLINE
 #define SLOT struct SFX(bulk_slot)
 #define SB sizeof(SLOT)
 #else
@@ -104,8 +208,27 @@ struct SFX(bulk_holes) {
 };
 #define BH struct SFX(bulk_holes)
 
+#if BULK_LINE
+static inline LINE *line_of(const BH *b, size_t i)
+{
+	return (LINE *)store_at(&b->items, i / BULK_PER_LINE, SB);
+}
+static inline DOD_ELEM *item(const BH *b, size_t i) { return &line_of(b, i)->item[i % BULK_PER_LINE]; }
+static inline uint32_t *gen(const BH *b, size_t i) { return &line_of(b, i)->gen[i % BULK_PER_LINE]; }
+/* Store elements (lines) that hold slots [0, slots). */
+static inline size_t store_elems(size_t slots) { return (slots + BULK_PER_LINE - 1) / BULK_PER_LINE; }
+#define SLOTS_PER_ELEM BULK_PER_LINE
+#elif BULK_GEN_INLINE
+static inline DOD_ELEM *item(const BH *b, size_t i) { return &((SLOT *)store_at(&b->items, i, SB))->item; }
+#else
 static inline DOD_ELEM *item(const BH *b, size_t i) { return (DOD_ELEM *)store_at(&b->items, i, SB); }
-#if BULK_GEN_INLINE
+#endif
+#if !BULK_LINE
+static inline size_t store_elems(size_t slots) { return slots; }
+#define SLOTS_PER_ELEM 1
+#endif
+#if BULK_LINE
+#elif BULK_GEN_INLINE
 static inline uint32_t *gen(const BH *b, size_t i) { return &((SLOT *)store_at(&b->items, i, SB))->gen; }
 #else
 static inline uint32_t *gen(const BH *b, size_t i) { return (uint32_t *)store_at(&b->gens, i, 4); }
@@ -195,7 +318,7 @@ static void bh_destroy(void *c)
  * grow keeps its larger capacity, which is harmless). */
 static int reserve_slots(BH *b, size_t slots)
 {
-	int err = store_reserve(&b->items, slots);
+	int err = store_reserve(&b->items, store_elems(slots));
 #if !BULK_GEN_INLINE
 	if (!err)
 		err = store_reserve(&b->gens, slots);
@@ -218,7 +341,7 @@ static int bh_create(void **out, size_t capacity_elems)
 	BH *b = calloc(1, sizeof *b);
 	if (!b)
 		return DOD_ENOMEM;
-	int err = store_init(&b->items, SB, capacity_elems + 1);
+	int err = store_init(&b->items, SB, store_elems(capacity_elems + 1));
 #if !BULK_GEN_INLINE
 	if (!err && (err = store_init(&b->gens, 4, capacity_elems + 1)) != 0)
 		store_free(&b->items);
@@ -355,6 +478,29 @@ static int bh_erase_n(void *c, const uint64_t *hs, size_t n)
 	return DOD_OK;
 }
 
+#if BULK_LINE
+/* aos_line's iteration: whole lines run by run, each slot masked by its generation (slot
+ * 0's is 0); the slots of the last line at or past n_slots may never have been handed
+ * out, so that line is read slot by slot. */
+static uint64_t line_sum(const BH *b)
+{
+	uint64_t sum = 0;
+	size_t full = b->n_slots / BULK_PER_LINE;
+	for (size_t l = 0; l < full;) {
+		size_t run = store_run(&b->items, l);
+		run = run < full - l ? run : full - l;
+		const LINE *ln = (const LINE *)store_at(&b->items, l, SB);
+		for (size_t k = 0; k < run; k++)
+			for (unsigned j = 0; j < BULK_PER_LINE; j++)
+				sum += ln[k].item[j].key & -(uint64_t)(ln[k].gen[j] & BULK_LIVE);
+		l += run;
+	}
+	for (size_t i = full * BULK_PER_LINE; i < b->n_slots; i++)
+		sum += item(b, i)->key & -(uint64_t)(*gen(b, i) & BULK_LIVE);
+	return sum;
+}
+#endif
+
 static uint64_t bh_iterate_sum(const void *c)
 {
 	const BH *b = c;
@@ -409,6 +555,8 @@ static uint64_t bh_iterate_sum(const void *c)
 			i += *skip(b, i);
 		}
 	}
+#elif BULK_LINE
+	sum = line_sum(b);
 #else
 	for (size_t i = 1; i < b->n_slots;) {
 		size_t run = store_run(&b->items, i);
@@ -501,7 +649,7 @@ static size_t bh_reserved(const void *c) { return bytes_held(c, store_reserved_b
 /* The counts, and every store holding the slots ever handed out. */
 static int check_counts(const BH *b, char *why, size_t len)
 {
-	size_t cap = store_capacity(&b->items);
+	size_t cap = store_capacity(&b->items) * SLOTS_PER_ELEM;
 	if (b->n_slots < 1 || b->n_slots > b->high || b->high > cap || b->live > b->n_slots - 1)
 		return dod_check_fail(why, len, "counts: n_slots %zu, high %zu, capacity %zu, live %zu",
 		                      b->n_slots, b->high, cap, b->live);

@@ -23,9 +23,10 @@ def rows_of(path):
 
 
 def by_alloc(alloc):
-    """The bulk_holes variant on allocation strategy `alloc` (variants.tsv)."""
+    """The bulk_holes variant on allocation strategy `alloc` (variants.tsv), in the
+    article's slot layout (aos: not the one-line layouts aos_pow2, aos_line)."""
     names = [n for n, f in variant_table().items() if f[2] == "bulk" and f[3] == "holes"
-             and f[4] == alloc]
+             and f[4] == alloc and f[5] == "aos"]
     assert len(names) == 1, (alloc, names)
     return names[0]
 
