@@ -19,6 +19,14 @@ static int grow(void **p, size_t *cap, size_t want, size_t elem_bytes)
 	return dod_grow_geometric(p, cap, want, elem_bytes, HMAP_MAX_ELEMS);
 }
 
+#if HMAP_SORT_DEFRAG
+/* Forgets handle_map_sortdefrag's plan: the dense set changed, so the places it holds
+ * mean nothing; the next defragment makes a new one. */
+static inline void plan_drop(HMAP *m) { m->plan_n = m->plan_next = 0; }
+#else
+static inline void plan_drop(HMAP *m) { (void)m; }
+#endif
+
 /* Dense and meta grow together so they always have the same capacity. */
 static int grow_dense(HMAP *m, size_t want)
 {
@@ -58,6 +66,9 @@ HMAP_API void SFX(hmap_destroy)(HMAP *m)
 	free(m->dense);
 	free(m->meta);
 	free(m->sparse);
+#if HMAP_SORT_DEFRAG
+	free(m->plan);
+#endif
 	free(m);
 }
 
@@ -166,6 +177,7 @@ HMAP_API int SFX(hmap_insert)(HMAP *m, const DOD_ELEM *item, hmap_id *out)
 	hmap_id h = take_slot(m, (uint32_t)m->n);
 	m->dense[m->n++] = copy;
 	m->fragmented = true; /* appending keeps the sorted prefix: defrag_next stays */
+	plan_drop(m);
 	if (out)
 		*out = h;
 	return DOD_OK;
@@ -183,8 +195,10 @@ HMAP_API int SFX(hmap_emplace_n)(HMAP *m, size_t n, hmap_id *out, DOD_ELEM **fir
 			out[k] = h;
 	}
 	m->n += n;
-	if (n)
+	if (n) {
 		m->fragmented = true;
+		plan_drop(m);
+	}
 	if (first_out)
 		*first_out = m->dense ? m->dense + first : NULL; /* never NULL + 0 */
 	return DOD_OK;
@@ -215,6 +229,7 @@ static void erase_valid(HMAP *m, uint32_t slot)
 	if (d < m->defrag_next)
 		m->defrag_next = d > 1 ? d : 1;
 	m->fragmented = true;
+	plan_drop(m);
 }
 
 HMAP_API int SFX(hmap_erase)(HMAP *m, hmap_id h)
@@ -258,6 +273,7 @@ HMAP_API void SFX(hmap_clear)(HMAP *m)
 	m->n = 0;
 	m->fragmented = false;
 	m->defrag_next = 1;
+	plan_drop(m);
 	if (s == 0)
 		return;
 	for (size_t i = 0; i < s; i++) {
@@ -277,6 +293,7 @@ HMAP_API void SFX(hmap_reset)(HMAP *m)
 	m->free_front = m->free_back = HMAP_END;
 	m->fragmented = false;
 	m->defrag_next = 1;
+	plan_drop(m);
 }
 
 HMAP_API size_t SFX(hmap_size)(const HMAP *m) { return m->n; }
@@ -291,7 +308,11 @@ HMAP_API hmap_id SFX(hmap_id_at)(const HMAP *m, size_t d)
 HMAP_API size_t SFX(hmap_footprint_bytes)(const HMAP *m)
 {
 	return sizeof *m + m->cap * (sizeof *m->dense + sizeof *m->meta) +
-	       m->slot_cap * sizeof *m->sparse;
+	       m->slot_cap * sizeof *m->sparse
+#if HMAP_SORT_DEFRAG
+	       + m->plan_cap * sizeof *m->plan
+#endif
+	       ;
 }
 
 /* Points the sparse entry of the item now at dense index d back at d. */
@@ -358,23 +379,42 @@ defrag_run(HMAP *m, SFX(hmap_cmp) cmp, size_t max_swaps)
 	return swaps;
 }
 
+#if HMAP_SORT_DEFRAG
+/* The by-key defragment of handle_map_sortdefrag: a sort, then swaps along the
+ * permutation's cycles. containers/handle_map_sortdefrag.c includes this file and
+ * defines it after. Returns 0 or DOD_ENOMEM (map unchanged). */
+static int defrag_by_key(HMAP *m, size_t max_swaps, size_t *swaps);
+#else
+/* The by-key defragment: the article's insertion sort. Returns 0. */
+static inline int defrag_by_key(HMAP *m, size_t max_swaps, size_t *swaps)
+{
+	*swaps = defrag_run(m, NULL, max_swaps);
+	return DOD_OK;
+}
+#endif
+
 HMAP_API int SFX(hmap_defragment)(HMAP *m, SFX(hmap_cmp) cmp, size_t max_swaps, size_t *swaps_out)
 {
 	size_t swaps = 0;
+	int err = DOD_OK;
 	if (m->defrag_cmp != cmp) {
 		/* A different order: the sorted prefix means nothing for it. */
 		m->defrag_cmp = cmp;
 		m->defrag_next = 1;
 		m->fragmented = m->n > 1;
+		plan_drop(m);
 	}
 	if (m->fragmented) {
-		swaps = cmp ? defrag_run(m, cmp, max_swaps) : defrag_run(m, NULL, max_swaps);
+		if (cmp)
+			swaps = defrag_run(m, cmp, max_swaps);
+		else
+			err = defrag_by_key(m, max_swaps, &swaps);
 		if (m->defrag_next >= m->n)
 			m->fragmented = false;
 	}
 	if (swaps_out)
 		*swaps_out = swaps;
-	return DOD_OK;
+	return err;
 }
 
 HMAP_API int SFX(hmap_shuffle)(HMAP *m, uint64_t seed)
@@ -393,6 +433,7 @@ HMAP_API int SFX(hmap_shuffle)(HMAP *m, uint64_t seed)
 		fix_sparse(m, d);
 	m->fragmented = m->n > 1;
 	m->defrag_next = 1;
+	plan_drop(m);
 	return DOD_OK;
 }
 
