@@ -437,10 +437,38 @@ HMAP_API int SFX(hmap_shuffle)(HMAP *m, uint64_t seed)
 	return DOD_OK;
 }
 
+#if HMAP_SORT_DEFRAG
+/* handle_map_sortdefrag's plan while one is under way: made for the map's n items (every
+ * change drops it) while it is fragmented, every target in range, the items below
+ * plan_next in their places, so in key order. */
+static int check_plan(const HMAP *m, char *why, size_t len)
+{
+	if (m->plan_n == 0)
+		return DOD_OK;
+	if (m->plan_n != m->n || m->plan_next > m->plan_n || !m->fragmented)
+		return dod_check_fail(why, len, "a plan of %zu items (next %zu) for %zu items%s",
+		                      m->plan_n, m->plan_next, m->n,
+		                      m->fragmented ? "" : ", not fragmented");
+	for (size_t d = 0; d < m->plan_n; d++)
+		if (m->plan[d] >= m->plan_n || (d < m->plan_next && m->plan[d] != d) ||
+		    (d > 0 && d < m->plan_next && m->dense[d - 1].key > m->dense[d].key))
+			return dod_check_fail(why, len, "plan[%zu] = %u, next %zu: not in place or "
+			                      "out of order", d, m->plan[d], m->plan_next);
+	return DOD_OK;
+}
+#else
+static inline int check_plan(const HMAP *m, char *why, size_t len)
+{
+	(void)m, (void)why, (void)len;
+	return DOD_OK;
+}
+#endif
+
 /* Every invariant of handle_map.h, with the first violation's reason in why (see
  * dod_ops.check): counts, dense <-> meta <-> sparse, the free list (in bounds, free,
  * acyclic, every free slot exactly once, ending at free_back), the fast lookup path
- * (every live item's handle resolves to it) and defragment's sorted prefix. */
+ * (every live item's handle resolves to it), defragment's sorted prefix and
+ * handle_map_sortdefrag's plan. */
 static int check_all(const HMAP *m, char *why, size_t len)
 {
 	if (m->n > m->n_slots || m->n > m->cap || m->n_slots > m->slot_cap ||
@@ -509,7 +537,7 @@ static int check_all(const HMAP *m, char *why, size_t len)
 			                      "sorted prefix of %zu%s", d - 1, d, sorted,
 			                      m->fragmented ? "" : " (not fragmented)");
 	}
-	return DOD_OK;
+	return check_plan(m, why, len);
 }
 
 HMAP_API int SFX(hmap_check_invariants)(const HMAP *m) { return check_all(m, NULL, 0); }
