@@ -14,7 +14,14 @@
  *                        the whole sort (<= n), sorted at the end
  *   plan_dropped         an insert, an erase, a shuffle or a clear between incremental
  *                        calls: still sorted at the end, every handle valid
+ *   check_sees_the_plan  the invariant check names a corrupt plan (a target out of
+ *                        range, a plan for another n, an index past plan_next not in
+ *                        place) and passes again once it is undone
  */
+/* The variant's layout at 8-byte items, for the corruption test (its functions are static
+ * in it; before every include: dod_common.h reads ELEM_BYTES). */
+#define ELEM_BYTES 8
+#define HMAP_SORT_DEFRAG 1
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -26,6 +33,7 @@
 
 #include "hb.h"
 #include "scenario.h"
+#include "handle_map.h"
 
 #define N 3000
 
@@ -197,12 +205,46 @@ static void test_plan_dropped(void **state)
 	}
 }
 
+/* Corrupts one field, expects the check to fail naming the plan, undoes it. */
+#define EXPECT_CAUGHT(ops, c, field, bad)                                                \
+	do {                                                                             \
+		char why_[256];                                                          \
+		__typeof__(field) saved_ = (field);                                      \
+		(field) = (bad);                                                         \
+		assert_int_not_equal((ops)->check((c), why_, sizeof why_), DOD_OK);      \
+		assert_non_null(strstr(why_, "plan"));                                   \
+		(field) = saved_;                                                        \
+		check_ok((ops), (c));                                                    \
+	} while (0)
+
+static void test_check_sees_the_plan(void **state)
+{
+	(void)state;
+	static uint64_t hs[N];
+	const struct dod_ops *ops = hb_find_ops("handle_map_sortdefrag", 8);
+	struct scn_moves expect;
+	size_t swaps;
+	void *c = shuffled(ops, hs, 21, &expect);
+	assert_int_equal(ops->defragment(c, 7, &swaps), DOD_OK);
+	assert_int_equal(swaps, 7);
+	struct hmap_8 *m = c;
+	assert_int_equal(m->plan_n, N); /* a plan under way */
+	check_ok(ops, c);
+	EXPECT_CAUGHT(ops, c, m->plan[N - 1], (uint32_t)N);
+	EXPECT_CAUGHT(ops, c, m->plan_n, (size_t)N - 1);
+	EXPECT_CAUGHT(ops, c, m->plan_next, (size_t)N);
+	finish(ops, c, hs, NULL, N);
+	assert_int_equal(m->plan_n, 0); /* done: dropped */
+	ops->destroy(c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_full_sort),
 		cmocka_unit_test(test_incremental_budgets),
 		cmocka_unit_test(test_plan_dropped),
+		cmocka_unit_test(test_check_sees_the_plan),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
