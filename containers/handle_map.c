@@ -20,6 +20,14 @@ static int grow(void **p, size_t *cap, size_t want, size_t elem_bytes)
 	return dod_grow_geometric(p, cap, want, elem_bytes, HMAP_MAX_ELEMS);
 }
 
+#if HMAP_SORT_DEFRAG
+/* Forgets handle_map_sortdefrag's plan: the dense set changed, so the places it holds
+ * mean nothing; the next defragment makes a new one. */
+static inline void plan_drop(HMAP *m) { m->plan_n = m->plan_next = 0; }
+#else
+static inline void plan_drop(HMAP *m) { (void)m; }
+#endif
+
 /* Dense and meta grow together so they always have the same capacity. */
 static int grow_dense(HMAP *m, size_t want)
 {
@@ -59,6 +67,9 @@ HMAP_API void SFX(hmap_destroy)(HMAP *m)
 	free(m->dense);
 	free(m->meta);
 	free(m->sparse);
+#if HMAP_SORT_DEFRAG
+	free(m->plan);
+#endif
 	free(m);
 }
 
@@ -167,6 +178,7 @@ HMAP_API int SFX(hmap_insert)(HMAP *m, const DOD_ELEM *item, hmap_id *out)
 	hmap_id h = take_slot(m, (uint32_t)m->n);
 	m->dense[m->n++] = copy;
 	m->fragmented = true; /* appending keeps the sorted prefix: defrag_next stays */
+	plan_drop(m);
 	if (out)
 		*out = h;
 	return DOD_OK;
@@ -184,8 +196,10 @@ HMAP_API int SFX(hmap_emplace_n)(HMAP *m, size_t n, hmap_id *out, DOD_ELEM **fir
 			out[k] = h;
 	}
 	m->n += n;
-	if (n)
+	if (n) {
 		m->fragmented = true;
+		plan_drop(m);
+	}
 	if (first_out)
 		*first_out = m->dense ? m->dense + first : NULL; /* never NULL + 0 */
 	return DOD_OK;
@@ -216,6 +230,7 @@ static void erase_valid(HMAP *m, uint32_t slot)
 	if (d < m->defrag_next)
 		m->defrag_next = d > 1 ? d : 1;
 	m->fragmented = true;
+	plan_drop(m);
 }
 
 HMAP_API int SFX(hmap_erase)(HMAP *m, hmap_id h)
@@ -259,6 +274,7 @@ HMAP_API void SFX(hmap_clear)(HMAP *m)
 	m->n = 0;
 	m->fragmented = false;
 	m->defrag_next = 1;
+	plan_drop(m);
 	if (s == 0)
 		return;
 	for (size_t i = 0; i < s; i++) {
@@ -278,6 +294,7 @@ HMAP_API void SFX(hmap_reset)(HMAP *m)
 	m->free_front = m->free_back = HMAP_END;
 	m->fragmented = false;
 	m->defrag_next = 1;
+	plan_drop(m);
 }
 
 HMAP_API size_t SFX(hmap_size)(const HMAP *m) { return m->n; }
@@ -292,7 +309,11 @@ HMAP_API hmap_id SFX(hmap_id_at)(const HMAP *m, size_t d)
 HMAP_API size_t SFX(hmap_footprint_bytes)(const HMAP *m)
 {
 	return sizeof *m + m->cap * (sizeof *m->dense + sizeof *m->meta) +
-	       m->slot_cap * sizeof *m->sparse;
+	       m->slot_cap * sizeof *m->sparse
+#if HMAP_SORT_DEFRAG
+	       + m->plan_cap * sizeof *m->plan
+#endif
+	       ;
 }
 
 /* Points the sparse entry of the item now at dense index d back at d. */
@@ -359,23 +380,42 @@ defrag_run(HMAP *m, SFX(hmap_cmp) cmp, size_t max_swaps)
 	return swaps;
 }
 
+#if HMAP_SORT_DEFRAG
+/* The by-key defragment of handle_map_sortdefrag: a sort, then swaps along the
+ * permutation's cycles. containers/handle_map_sortdefrag.c includes this file and
+ * defines it after. Returns 0 or DOD_ENOMEM (map unchanged). */
+static int defrag_by_key(HMAP *m, size_t max_swaps, size_t *swaps);
+#else
+/* The by-key defragment: the article's insertion sort. Returns 0. */
+static inline int defrag_by_key(HMAP *m, size_t max_swaps, size_t *swaps)
+{
+	*swaps = defrag_run(m, NULL, max_swaps);
+	return DOD_OK;
+}
+#endif
+
 HMAP_API int SFX(hmap_defragment)(HMAP *m, SFX(hmap_cmp) cmp, size_t max_swaps, size_t *swaps_out)
 {
 	size_t swaps = 0;
+	int err = DOD_OK;
 	if (m->defrag_cmp != cmp) {
 		/* A different order: the sorted prefix means nothing for it. */
 		m->defrag_cmp = cmp;
 		m->defrag_next = 1;
 		m->fragmented = m->n > 1;
+		plan_drop(m);
 	}
 	if (m->fragmented) {
-		swaps = cmp ? defrag_run(m, cmp, max_swaps) : defrag_run(m, NULL, max_swaps);
+		if (cmp)
+			swaps = defrag_run(m, cmp, max_swaps);
+		else
+			err = defrag_by_key(m, max_swaps, &swaps);
 		if (m->defrag_next >= m->n)
 			m->fragmented = false;
 	}
 	if (swaps_out)
 		*swaps_out = swaps;
-	return DOD_OK;
+	return err;
 }
 
 HMAP_API int SFX(hmap_shuffle)(HMAP *m, uint64_t seed)
@@ -394,13 +434,42 @@ HMAP_API int SFX(hmap_shuffle)(HMAP *m, uint64_t seed)
 		fix_sparse(m, d);
 	m->fragmented = m->n > 1;
 	m->defrag_next = 1;
+	plan_drop(m);
 	return DOD_OK;
 }
+
+#if HMAP_SORT_DEFRAG
+/* handle_map_sortdefrag's plan while one is under way: made for the map's n items (every
+ * change drops it) while it is fragmented, every target in range, the items below
+ * plan_next in their places, so in key order. */
+static int check_plan(const HMAP *m, char *why, size_t len)
+{
+	if (m->plan_n == 0)
+		return DOD_OK;
+	if (m->plan_n != m->n || m->plan_next > m->plan_n || !m->fragmented)
+		return dod_check_fail(why, len, "a plan of %zu items (next %zu) for %zu items%s",
+		                      m->plan_n, m->plan_next, m->n,
+		                      m->fragmented ? "" : ", not fragmented");
+	for (size_t d = 0; d < m->plan_n; d++)
+		if (m->plan[d] >= m->plan_n || (d < m->plan_next && m->plan[d] != d) ||
+		    (d > 0 && d < m->plan_next && m->dense[d - 1].key > m->dense[d].key))
+			return dod_check_fail(why, len, "plan[%zu] = %u, next %zu: not in place or "
+			                      "out of order", d, m->plan[d], m->plan_next);
+	return DOD_OK;
+}
+#else
+static inline int check_plan(const HMAP *m, char *why, size_t len)
+{
+	(void)m, (void)why, (void)len;
+	return DOD_OK;
+}
+#endif
 
 /* Every invariant of handle_map.h, with the first violation's reason in why (see
  * dod_ops.check): counts, dense <-> meta <-> sparse, the free list (in bounds, free,
  * acyclic, every free slot exactly once, ending at free_back), the fast lookup path
- * (every live item's handle resolves to it) and defragment's sorted prefix. */
+ * (every live item's handle resolves to it), defragment's sorted prefix and
+ * handle_map_sortdefrag's plan. */
 static int check_all(const HMAP *m, char *why, size_t len)
 {
 	if (m->n > m->n_slots || m->n > m->cap || m->n_slots > m->slot_cap ||
@@ -469,7 +538,7 @@ static int check_all(const HMAP *m, char *why, size_t len)
 			                      "sorted prefix of %zu%s", d - 1, d, sorted,
 			                      m->fragmented ? "" : " (not fragmented)");
 	}
-	return DOD_OK;
+	return check_plan(m, why, len);
 }
 
 HMAP_API int SFX(hmap_check_invariants)(const HMAP *m) { return check_all(m, NULL, 0); }

@@ -20,6 +20,8 @@
  *   hmap_reset         drop items and sparse set                  O(1)
  *   hmap_size / hmap_capacity / hmap_data / hmap_id_at            O(1)
  *   hmap_defragment    resumable insertion sort of the dense set  O(n + moves)
+ *                      (handle_map_sortdefrag: a radix sort, then
+ *                      swaps along the permutation's cycles)      O(n)
  *   hmap_shuffle       seeded permutation of the dense set        O(n)
  *   hmap_check_invariants  full consistency check (tests)         O(slots)
  *
@@ -118,6 +120,13 @@ struct SFX(hmap) {
 	bool fragmented;            /* dense set may be out of order; defragment has work */
 	size_t defrag_next;         /* dense[0, defrag_next) is sorted under defrag_cmp */
 	SFX(hmap_cmp) defrag_cmp;   /* comparator defrag_next refers to (NULL = by key) */
+#if HMAP_SORT_DEFRAG
+	/* handle_map_sortdefrag's plan (containers/handle_map_sortdefrag.c): plan[d] is the
+	 * dense index where the item now at d belongs in key order; plan_n is n when a plan
+	 * is under way (0: none), every d < plan_next is in its place (plan[d] == d). */
+	uint32_t *plan;
+	size_t plan_n, plan_next, plan_cap;
+#endif
 };
 #define HMAP struct SFX(hmap)
 
@@ -192,7 +201,21 @@ HMAP_API hmap_id SFX(hmap_id_at)(const HMAP *m, size_t d);
  * it. When nothing changed since the last complete sort (the "fragmented" flag is clear)
  * it returns at once. Returns 0. Cost: O(n + items shifted); O(n^2) moves when the
  * order is random (the article's 100k-item case), O(n) when nearly sorted. Invalidates
- * item pointers and dense indices, not handles. */
+ * item pointers and dense indices, not handles.
+ *
+ * handle_map_sortdefrag (HMAP_SORT_DEFRAG) sorts by key (cmp NULL) another way: an O(n)
+ * check of the order after the sorted prefix; if it is out of order, a plan (the target
+ * index of every item: an LSD radix sort of (key, dense index) pairs, stable, so equal
+ * keys keep their order as in the insertion sort; 4 bytes an item kept in the map, 32
+ * bytes an item of scratch allocated and freed by the call that makes it); then swaps
+ * along the plan's cycles, each sending the item at the cycle's start to its place (a
+ * "swap" here: one item put in its final place; n minus the plan's cycles in all, at
+ * most max_swaps a call, the last swap of a cycle placing two). The plan is kept between
+ * calls and dropped by insert, emplace_n, erase, clear, reset and shuffle (the next call
+ * makes a new one). Returns 0, or DOD_ENOMEM when the plan's memory cannot be had (map
+ * unchanged, *swaps_out 0). A call that moves fewer than max_swaps items leaves the set
+ * sorted, as the insertion sort does. A comparator (cmp not NULL) gets the insertion
+ * sort. */
 HMAP_API int SFX(hmap_defragment)(HMAP *m, SFX(hmap_cmp) cmp, size_t max_swaps, size_t *swaps_out);
 
 /* Permutes the dense set uniformly (Fisher-Yates, splitmix64 seeded with seed) and

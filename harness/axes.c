@@ -115,11 +115,17 @@ static int n_cache_word(const struct hb_axis *a, const char *item, union hb_axis
 
 static const char *const order_words[] = {"seq", "random"}; /* enum scn_order */
 
-/* ---- the axes of the handle_map claims (issue 15): defrag_steps and validate ---- */
+/* ---- the axes of the handle_map claims (issue 15): defrag_steps and validate; issue
+ * 16's defrag_frames takes max_swaps ---- */
 
 static bool takes_defrag(const struct scn_scenario *s)
 {
 	return strcmp(s->name, "defrag_steps") == 0;
+}
+/* defrag_frames starts from the shuffled order only (defrag_input absent: shuffled). */
+static bool takes_max_swaps(const struct scn_scenario *s)
+{
+	return takes_defrag(s) || strcmp(s->name, "defrag_frames") == 0;
 }
 static bool takes_old_handles(const struct scn_scenario *s)
 {
@@ -197,7 +203,7 @@ static const struct hb_axis table[] = {
 		.key = "max_swaps",
 		.help = "items defragment may move per call (its maxSwaps), 0 = no limit: one call",
 		.kind = HB_AXIS_COUNT, .min = 0, .max = UINT32_MAX,
-		.too_large = "more than 2^32 - 1 items", .takes = takes_defrag,
+		.too_large = "more than 2^32 - 1 items", .takes = takes_max_swaps,
 		.absent_help = "run without it", .bind = bind_max_swaps,
 	},
 	{

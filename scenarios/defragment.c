@@ -4,9 +4,10 @@
  * consistent* (the article's own benchmark shuffled only the items; we do not copy
  * that). Timed: one ops->defragment(max_swaps = 0, i.e. complete); ops = live items.
  * Verification: the keys in storage order are the survivors' keys ascending, every
- * surviving handle still reaches its own item, and the swaps reported equal the count
- * computed independently from the shuffled order (insertion sort moves exactly the items
- * that are not a running maximum). Checksum: sum of key * (position + 1), which only the
+ * surviving handle still reaches its own item, and the swaps reported equal a count
+ * computed independently from the shuffled order: the insertion sort's (it moves exactly
+ * the items that are not a running maximum) or, for a sort applied by swaps along the
+ * permutation's cycles (handle_map_sortdefrag), n minus the cycles. Checksum: sum of key * (position + 1), which only the
  * sorted order produces. */
 #include <stdlib.h>
 
@@ -30,7 +31,12 @@ static int run(const struct dod_ops *ops, const struct scn_params *p, struct hb_
 		return scn_error(res, "shuffle", err);
 	}
 	ops->dump_keys(f.c, keys);
-	long long expect_swaps = scn_count_moves(keys, f.n_live);
+	struct scn_moves expect;
+	if ((err = scn_expected_moves(keys, f.n_live, &expect))) {
+		scn_filled_free(ops, &f);
+		free(keys);
+		return scn_error(res, "expected moves", err);
+	}
 
 	size_t swaps = 0;
 	hb_begin(r);
@@ -39,7 +45,7 @@ static int run(const struct dod_ops *ops, const struct scn_params *p, struct hb_
 	hb_end(r);
 	res->swaps = (long long)swaps;
 	res->ops = f.n_live;
-	return scn_defragment_done(ops, &f, keys, err, expect_swaps, res);
+	return scn_defragment_done(ops, &f, keys, err, expect, res);
 }
 
 static const struct scn_scenario defragment = {

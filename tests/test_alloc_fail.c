@@ -380,10 +380,54 @@ static void test_every_container_survives_allocation_failure(void **state)
 	assert_true(exts_checked > 0); /* the particle layouts have an extension */
 }
 
+/* handle_map_sortdefrag allocates its plan (and the sort's scratch) in the first
+ * defragment call after a change: with the first or the second allocation of that call
+ * failing, whole or with a budget, it returns DOD_ENOMEM, moves nothing (the same keys in
+ * the same storage order, every handle on its item, swaps 0) and succeeds afterwards. */
+static void test_sortdefrag_plan_enomem_changes_nothing(void **state)
+{
+	(void)state;
+	if (!HOOKED)
+		skip();
+	enum { N = 500 };
+	static uint64_t hs[N], before[N], after[N];
+	const size_t sizes[] = {8, 256}, budgets[] = {0, 3};
+	for (size_t s = 0; s < 2; s++)
+		for (size_t b = 0; b < 2; b++)
+			for (long k = 1; k <= 2; k++) {
+				const struct dod_ops *ops = hb_find_ops("handle_map_sortdefrag", sizes[s]);
+				assert_non_null(ops);
+				void *c;
+				char why[256];
+				assert_int_equal(ops->create(&c, N), DOD_OK);
+				assert_int_equal(ops->insert_n(c, N, 0, hs), DOD_OK);
+				assert_int_equal(ops->shuffle(c, 9), DOD_OK);
+				ops->dump_keys(c, before);
+				size_t swaps = SIZE_MAX;
+				arm(k);
+				int err = ops->defragment(c, budgets[b], &swaps);
+				arm(0);
+				assert_int_equal(err, DOD_ENOMEM);
+				assert_int_equal(swaps, 0);
+				ops->dump_keys(c, after);
+				assert_memory_equal(before, after, sizeof before);
+				assert_int_equal(ops->check(c, why, sizeof why), DOD_OK);
+				for (size_t i = 0; i < N; i++) {
+					uint64_t key;
+					assert_int_equal(ops->lookup_sum(c, &hs[i], 1, &key), DOD_OK);
+					assert_int_equal(key, i);
+				}
+				assert_int_equal(ops->defragment(c, budgets[b], &swaps), DOD_OK);
+				assert_true(swaps > 0);
+				ops->destroy(c);
+			}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_every_container_survives_allocation_failure),
+		cmocka_unit_test(test_sortdefrag_plan_enomem_changes_nothing),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
