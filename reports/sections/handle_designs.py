@@ -205,8 +205,8 @@ def render(ctx, stale_path=STALE_PATH):
     out = [HEADING, "", run_line(ctx.info, md.range_text(reps), table_case=False) if reps
            else f"Run `{ctx.run_id}` has no rows of these containers.", "",
            f"create, iterate and erase: median ns per op at n={TABLE_N}, {TABLE_ELEM_BYTES} B "
-           "items, sequential, no holes (erase: every item in random order, one call each); random lookup: "
-           f"time / {BASE}'s at n=1M, 16 B, random order, no holes, ratio of medians with a "
+           "items, sequential, no holes (erase: every item in random order, one call "
+           f"each); random lookup: time / {BASE}'s at n=1M, 16 B, random order, no holes, ratio of medians with a "
            f"{bench_stats.RESAMPLES}-resample bootstrap 95% CI; bytes: the memory scenario's "
            f"committed bytes at n={MEMORY_N} (x2 growth ends there) per slot without holes "
            "and per live item with half the items erased; stale: "

@@ -6,16 +6,15 @@ in the list scenarios, and Stroustrup's sorted insert/erase per n with its chart
 (lists_sorted_insert.png). A run without list rows still gets the section: every claim
 "not measured" with the rows that would measure it (the claim index reads the same
 rows). None only without a run."""
-import os
 
 import md
 import stats as bench_stats
 from md import DASH, ci_text, fmt
 from sections import Section, run_line
 from sections import lists_claims as lc
-from sections.bulk_run import Run
+from sections.bulk_run import Run, ratio
 from sections.claim_index import claim_rows, verdict_table
-from sections.handle_map_claims import cases_of
+from sections.handle_map_claims import cases_of, twin
 
 NAME = "lists"
 ARTICLE = "Vector hosted lists"  # the claims' article in claims.csv
@@ -95,15 +94,20 @@ def _stroustrup_lines(run, chart_link):
 
 
 def headline(run):
-    """One line for the end of `make bench` (std::list / hosted iteration after churn at
-    the largest case, the Stroustrup crossover), or None when neither was measured."""
-    signs, texts = lc.locality(run)
+    """One line for the end of `make bench`: std::list / vlist_hosted iteration time after
+    churn at the largest n and churn measured, and the Stroustrup crossover; None when
+    neither was measured."""
+    pairs = [(k[2], k[5], k, theirs) for k in lc.churned(run, lc.HOSTED[0])
+             if (theirs := run.cases.get(twin(k, lc.STD_LIST)))]
     cross = lc.crossover(lc.stroustrup(run, lc.STD_LIST))
-    if not texts and not cross:
-        return None
-    return ("lists: " + (f"iterate after churn {texts[-1]}" if texts else "")
-            + ("; " if texts and cross else "") + (f"vector vs list crossover: {cross}"
-                                                   if cross else ""))
+    parts = []
+    if pairs:
+        _, _, k, theirs = max(pairs, key=lambda p: p[:2])
+        parts.append(f"{lc.STD_LIST} / {lc.HOSTED[0]} iterate after churn ({lc.label(k)}) "
+                     f"{ci_text(ratio(run.cases[k], theirs))}")
+    if cross:
+        parts.append(f"vector vs list crossover: {cross}")
+    return "lists: " + "; ".join(parts) if parts else None
 
 
 def render(ctx):

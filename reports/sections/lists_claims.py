@@ -21,7 +21,6 @@ first is std::list), list_vector, list_dead."""
 import os
 
 import charts
-import md
 import results
 import stats as bench_stats
 import verdicts as vd
@@ -278,9 +277,9 @@ def _links(run, claim, ctx):
     if not signs:
         return _not_measured(f"memory rows of {', '.join(HOSTED)} at n = 2^k (e.g. 1048576: "
                              "x2 growth ends exactly there), no holes")
-    return judged(signs, "our payload is the size class's item (at 8 B: the 8-byte key), not a "
-                  f"4 B int; links = bytes per node − payload, against {want} B (so a 4 B int's node would be "
-                  f"{INT_BYTES + want} B, 3×): " + "; ".join(parts))
+    return judged(signs, "our payload is the size class's item (at 8 B: the 8-byte key), "
+                  f"not a 4 B int; links = bytes per node − payload, against {want} B (so a "
+                  f"4 B int's node would be {INT_BYTES + want} B, 3×): " + "; ".join(parts))
 
 
 def _dead_bytes(run, claim, ctx):

@@ -294,7 +294,9 @@ def test_the_section_on_the_fixture(tmp_path, capsys):
            if line.startswith("| C")}
     assert f"(out/{lc.CHART})" in row["C1"] and "**confirmed**" in row["C9"]
     out = capsys.readouterr().out
-    assert "lists: iterate after churn" in out and "vector vs list crossover" in out
+    assert ("lists: peer_std_list / vlist_hosted iterate after churn (vlist_hosted n=100000 8 B, "
+            "churn 0.5) 2× [1.941, 2.061]; vector vs list crossover: vector faster from "
+            "n=10000") in out
     assert len(out.splitlines()) <= report.HEADLINE_LINES
 
 
