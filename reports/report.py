@@ -48,6 +48,7 @@ from sections import DOCUMENT, MODULES, ORDER, Context
 from sections import bulk_targets
 from sections.bulk_claims import RULES
 from sections.handle_map_claims import RULES as HM_RULES
+from sections.lists_claims import RULES as LIST_RULES
 
 PUBLISHED = os.path.join("published", "bench.csv.xz")  # in --results-dir
 CONTENTS = "contents"
@@ -79,7 +80,7 @@ def default_csvs(results_dir):
 def _load(args, paths):
     """The Context of the CSVs read (rows, run, cases, machine, claims); the claims file is
     checked first, before any work on the rows."""
-    claims = claims_data.load_claims(args.claims, set(RULES) | set(HM_RULES))
+    claims = claims_data.load_claims(args.claims, set(RULES) | set(HM_RULES) | set(LIST_RULES))
     rows = results.load_csvs(paths)
     unverified = sum(r["verified"] == 0 for r in rows)
     if unverified:

@@ -4,7 +4,7 @@ id, claim, verdict class, the article's figure, the chart; a claim no section ju
 "not measured". Under it the verdict classes (verdicts.CLASSES) with their meanings."""
 import md
 import verdicts as vd
-from sections import Section
+from sections import ClaimRow, Section
 from sections.bulk_run import figure_text
 
 NAME = "claim_index"
@@ -48,6 +48,16 @@ def verdict_table(claims, rows):
         counts[r.verdict] = counts.get(r.verdict, 0) + 1
     return lines + ["", "Totals: " + ", ".join(f"{counts[v]} {v}" for v in vd.NAMES
                                                if v in counts) + "."]
+
+
+def claim_rows(found, claims, chart_link, no_rule=None):
+    """{claim id: ClaimRow} of every claim of `claims`: its verdict in `found` ({id:
+    verdicts.Verdict}) with chart_link(claim) (a link or ""), else "not measured" with the
+    reason in no_rule ({id: text}) or that no rule judges it yet."""
+    return {c.id: ClaimRow(found[c.id].verdict, found[c.id].measured, found[c.id].rule,
+                           chart_link(c)) if c.id in found else
+            ClaimRow(vd.NOT_MEASURED, (no_rule or {}).get(c.id, "no rule judges this claim "
+                                                           "yet")) for c in claims}
 
 
 def headline(claims, rows):

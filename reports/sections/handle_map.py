@@ -16,13 +16,12 @@ import charts
 import md
 import results
 import stats as bench_stats
-import verdicts as vd
 from md import DASH, fmt
 from results import SEED, TABLE_ELEM_BYTES, TABLE_N
-from sections import ClaimRow, Section, run_line
+from sections import Section, run_line
 from sections import handle_map_claims as hmc
 from sections.bulk_run import Run
-from sections.claim_index import verdict_table
+from sections.claim_index import claim_rows as index_rows, verdict_table
 from sections.handle_map_claims import (BASE, HM, PEERS,
                                         article_speedup, load_article)
 
@@ -190,10 +189,7 @@ def render_markdown(stats, info, article, chart_link, verdicts=()):
 def claim_rows(run, claims, article, chart_link):
     """{claim id: ClaimRow} of every claim of the article: its rule's verdict, or "not
     measured" for a claim no rule judges. chart_link(claim) -> link or ""."""
-    found = hmc.verdicts(run, claims, article)
-    return {c.id: ClaimRow(found[c.id].verdict, found[c.id].measured, found[c.id].rule,
-                           chart_link(c)) if c.id in found else
-            ClaimRow(vd.NOT_MEASURED, "no rule judges this claim yet") for c in claims}
+    return index_rows(hmc.verdicts(run, claims, article), claims, chart_link)
 
 
 def verdict_lines(claims, rows, defrag_link):

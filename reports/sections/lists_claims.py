@@ -1,0 +1,479 @@
+"""The Vector hosted lists article's claims (claims.csv ids C1-C10, Thomas Young,
+PathEngine, "Vector Hosted Lists", 2015, with Stroustrup's GoingNative 2012 experiment):
+one rule each, a function (run, claim, ctx) -> verdicts.Verdict, and RULES, the table
+claims.csv's rule column names, each with a one-line text of what it compares and its
+threshold (the claim's params column, claim.param, else the defaults written here).
+
+The rules read the list scenarios of issue 16 (list_build, list_iterate with its
+list_state axis and hole ratio = the churn before the walk, list_erase_random,
+list_insert_middle, consolidate, sorted_insert) and the memory scenario. A time is judged
+by its 95% CI (stats.ratio_ci, slope_ci) against the threshold, case by case
+(verdicts.across: cases both ways = depends); bytes are exact counts and need no CI.
+Claims whose evidence is correctness, not time (references that survive deletions and
+growth, exact remaps) are judged on the CSV's verified column of the rows that exercise
+them: each such row passed its scenario's verification (the survivors' keys after the
+erasures and insertions through held references; consolidate's remapped references),
+and one unverified row refutes; the conformance model (tests/test_conformance.c) proves
+the same on every step.
+
+The containers are roles of reports/data/containers.csv: list_hosted, list_pointer (the
+first is std::list), list_vector, list_dead."""
+import os
+
+import charts
+import results
+import stats as bench_stats
+import verdicts as vd
+from md import DASH, ci_text, fmt
+from sections.bulk_run import Rule, ratio
+from sections.handle_map_claims import (AGAINST, FOR, OPEN, cases_of, judged, sign_of,
+                                        slope_text, twin)
+
+HOSTED = results.role("list_hosted")
+POINTER = results.role("list_pointer")
+VECTOR = results.role("list_vector")[0]
+DEAD = results.role("list_dead")[0]
+STD_LIST = POINTER[0]
+STATE = "list_state"  # list_iterate's axis: as_is (default) or consolidated
+CHART = "lists_sorted_insert.png"
+INT_BYTES = 4        # C6: the article's payload, a 32-bit int; prev and next: 2 x 4 B
+SAME = 0.05          # C6, C7: bytes within 5% of the expected count are that count
+MAX_SLOPE = 0.2      # C8: per-op time growing slower than n^0.2 is flat (O(1))
+FACTOR = 1.5         # C10: "significant" = at least 1.5x, in time and in bytes
+MEMORY_N = 1 << 20   # the memory sweep's n where x2 growth ends exactly: no slack
+LIST_SCENARIOS = ("list_build", "list_iterate", "list_erase_random", "list_insert_middle",
+                  "consolidate", "sorted_insert")
+
+
+# --- what the rows hold ---------------------------------------------------------------------
+
+def _pow2(n):
+    return n & (n - 1) == 0
+
+
+def _reps(run, scenarios, containers):
+    """(verified reps, unverified reps) of the scenarios' rows of the containers."""
+    good = sum(len(run.rows.get(k, ())) for k in run.cases
+               if k[0] in scenarios and k[1] in containers)
+    bad = sum(r["scenario"] in scenarios and r["container"] in containers
+              for r in run.unverified)
+    return good, bad
+
+
+def _checked(run, scenarios, containers, what):
+    """(sign, text) of a claim part proven by verification: FOR when the rows all passed,
+    AGAINST when one failed, None without rows."""
+    good, bad = _reps(run, scenarios, containers)
+    if not good + bad:
+        return None, ""
+    return (AGAINST if bad else FOR), (f"{what}: {good} reps verified"
+                                       + (f", {bad} failed verification" if bad else ""))
+
+
+def _bytes_per(st, per_slot_n=None):
+    """Committed bytes per live item (ops), or per slot when per_slot_n (n) is given."""
+    return st.memory["committed_bytes"] / (per_slot_n or st.ops)
+
+
+def _memory(run, container, exact=False):
+    """{(n, elem_bytes, hole_ratio): CaseStats} of the container's memory cases that
+    recorded committed bytes; exact: only n = 2^k (x2 growth ends exactly at n)."""
+    return {k[2:4] + (k[5],): st for k, st in cases_of(run, "memory", container).items()
+            if "committed_bytes" in st.memory and (_pow2(k[2]) or not exact)}
+
+
+def churned(run, container, state="as_is"):
+    """{key: CaseStats} of the container's list_iterate after churn (hole ratio > 0) in
+    list_state `state`."""
+    return {k: st for k, st in cases_of(run, "list_iterate", container,
+                                        **{STATE: state}).items() if k[5] > 0}
+
+
+def fresh_of(key):
+    """The key of the same list_iterate case with no churn (hole ratio 0, as_is)."""
+    return key[:5] + (0.0, "none") + tuple((c, "as_is" if c == results.AXIS_PREFIX + STATE
+                                            else v) for c, v in key[7:])
+
+
+def label(key):
+    """'vlist_hosted n=100000 8 B, churn 0.5' of a case key."""
+    return f"{key[1]} n={key[2]} {key[3]} B" + (f", churn {key[5]:g}" if key[5] else "")
+
+
+def _not_measured(what):
+    return vd.Verdict(vd.NOT_MEASURED, "needs " + what)
+
+
+# --- C1: Stroustrup's experiment ------------------------------------------------------------
+
+def stroustrup(run, other):
+    """[(n, elem, RatioCI)] of sorted_insert: peer_std_vector's time / `other`'s at every
+    case both ran, by n."""
+    out = []
+    for k, st in sorted(cases_of(run, "sorted_insert", VECTOR).items()):
+        theirs = run.cases.get(twin(k, other))
+        if theirs is not None:
+            out.append((k[2], k[3], ratio(theirs, st)))
+    return out
+
+
+def bracket(points):
+    """(last n where one side wins, first n where the other wins from then on, the winner
+    from there: 'vector' or 'the list') of [(n, elem, RatioCI of vector / list time)] when
+    the decided cases change sides exactly once, else None."""
+    signs = [(n, sign_of(ci, 1.0, False)) for n, _, ci in sorted(points)]
+    wins = [n for n, s in signs if s == FOR]
+    losses = [n for n, s in signs if s == AGAINST]
+    if wins and losses and max(losses) < min(wins):
+        return max(losses), min(wins), "vector"
+    if wins and losses and max(wins) < min(losses):
+        return max(wins), min(losses), "the list"
+    return None
+
+
+def crossover(points):
+    """The crossover of [(n, elem, RatioCI of vector / list time)] in words: 'none:
+    vector faster at every n measured', 'vector faster from n=X (the list faster up to
+    n=Y)', 'none decided' when no CI is clear of 1; None without points."""
+    if not points:
+        return None
+    signs = [sign_of(ci, 1.0, False) for _, _, ci in points]
+    found = bracket(points)
+    if found:
+        other = "the list" if found[2] == "vector" else "vector"
+        return f"{found[2]} faster from n={found[1]} ({other} faster up to n={found[0]})"
+    if FOR in signs and AGAINST in signs:
+        return "no single crossover: the sign changes more than once"
+    if FOR in signs or AGAINST in signs:
+        return ("none: " + ("vector" if FOR in signs else "the list") + " faster at every n "
+                "measured" + ("" if OPEN not in signs else " where decided"))
+    return "none decided (no CI clear of 1)"
+
+
+def _stroustrup_rule(run, claim, ctx):
+    """C1: vector time / pointer list time of sorted_insert, every n, each pointer list."""
+    signs, parts = [], []
+    for other in POINTER:
+        points = stroustrup(run, other)
+        for n, elem, ci in points:
+            signs.append((f"n={n} vs {other}", sign_of(ci, 1.0, False), ci, 1.0))
+        if points:
+            parts.append(f"{VECTOR} / {other}: " + ", ".join(
+                f"n={n} {ci_text(ci)}" for n, _, ci in points)
+                + f"; crossover: {crossover(points)}")
+    if not signs:
+        return _not_measured(f"sorted_insert rows of {VECTOR} and {', '.join(POINTER)} at "
+                             "the same n (the Stroustrup sweep, n from 1000)")
+    return judged(signs, "sorted insert + erase by linear search, time: " + "; ".join(parts))
+
+
+# --- C2, C3: references ---------------------------------------------------------------------
+
+def locality(run, others=(STD_LIST,), threshold=1.0):
+    """(signs, texts) of every churned list_iterate case of a hosted list beside its twin
+    of each of `others`: other's time / hosted time, CI above threshold holds."""
+    signs, texts = [], []
+    for c in HOSTED:
+        for k, st in sorted(churned(run, c).items()):
+            for other in others:
+                theirs = run.cases.get(twin(k, other))
+                if theirs is None:
+                    continue
+                ci = ratio(st, theirs)
+                signs.append((label(k), sign_of(ci, threshold), ci, threshold))
+                texts.append(f"{label(k)}: {other} / {c} {ci_text(ci)}")
+    return signs, texts
+
+
+def _semantics(run, claim, ctx):
+    """C2: references verified through erasures and insertions; iteration after churn
+    faster than std::list's."""
+    refs, refs_text = _checked(run, ("list_erase_random", "list_insert_middle"), HOSTED,
+                               "erase/insert through held references")
+    signs, texts = locality(run)
+    local, _ = vd.across(signs)
+    text = "; ".join(filter(None, [refs_text, "iteration after churn, time "
+                                   + "; ".join(texts) if texts else ""]))
+    if refs == AGAINST:
+        return vd.Verdict(vd.REFUTED, text)
+    if local == vd.REFUTED:
+        return judged(signs, text)
+    missing = ([f"list_erase_random or list_insert_middle rows of {', '.join(HOSTED)}"]
+               if refs is None else [])
+    missing += [] if signs else [f"list_iterate after churn (--hole-ratio > 0) of the hosted "
+                                 f"lists beside {STD_LIST}"]
+    if missing:
+        return _not_measured(" and ".join(missing) + (f" (measured: {text})" if text else ""))
+    return judged(signs, text)
+
+
+def _growth(run, claim, ctx):
+    """C3: references held across list_insert_middle's insertions, which grow the buffer."""
+    sign, text = _checked(run, ("list_insert_middle",), HOSTED,
+                          "insertions at held references")
+    if sign is None:
+        return _not_measured(f"list_insert_middle rows of {', '.join(HOSTED)}")
+    if sign == AGAINST:
+        return vd.Verdict(vd.REFUTED, text)
+    grows = {k[2]: max(run.column(k, "grows"), default=0) for c in HOSTED
+             for k in cases_of(run, "list_insert_middle", c)}
+    grown = sorted(n for n, g in grows.items() if g)
+    text += ("; the buffer grew while references were held at n=" + ", ".join(map(str, grown))
+             if grown else "") + ("; easy to save: a reference is a 32-bit index "
+                                  "(list_contract.h), saved by copying it (not timed)")
+    if not grown:
+        return vd.Verdict(vd.PREMISE_NOT_EXERCISED, vd.premise_text(
+            "no list_insert_middle rep grew the buffer (grows column 0 or empty)",
+            "run list_insert_middle at an n whose n/2 insertions pass the capacity, e.g. "
+            "n = 2^k") + f" ({text})")
+    return vd.Verdict(vd.CONFIRMED, text)
+
+
+# --- C4, C6, C7: bytes ----------------------------------------------------------------------
+
+def _node_overhead(run, claim, ctx):
+    """C4: a hosted node costs fewer bytes than a pointer list's node (which pays a heap
+    block each), and the hosted list does not allocate per node."""
+    signs, parts, per_node_alloc = [], [], False
+    for c in HOSTED:
+        mine = _memory(run, c)
+        for other in POINTER:
+            for key, theirs in sorted(_memory(run, other).items()):
+                st = mine.get(key)
+                if st is None or key[2]:
+                    continue
+                a, b = _bytes_per(st), _bytes_per(theirs)
+                allocs = (st.memory.get("allocs"), theirs.memory.get("allocs"))
+                per_node_alloc |= allocs[1] is None or allocs[1] >= theirs.ops / 2
+                fewer = a < b and (None in allocs or allocs[0] < allocs[1] / 2)
+                signs.append((f"{c} vs {other} n={key[0]}", FOR if fewer else AGAINST, None, 1))
+                parts.append(f"n={key[0]} {key[1]} B: {c} {fmt(a)} vs {other} {fmt(b)} B/node"
+                             + (f", allocator calls {fmt(allocs[0])} vs {fmt(allocs[1])}"
+                                if None not in allocs else ""))
+    if not signs:
+        return _not_measured(f"memory rows (no holes) of a hosted list and {', '.join(POINTER)}"
+                             " at the same n")
+    if not per_node_alloc:
+        return vd.Verdict(vd.PREMISE_NOT_EXERCISED, vd.premise_text(
+            "the pointer lists made fewer allocator calls than one per node",
+            "run them on the default allocator (no pooling)") + " (" + "; ".join(parts) + ")")
+    return judged(signs, "committed bytes per node: " + "; ".join(parts))
+
+
+def _links(run, claim, ctx):
+    """C6: bytes per hosted node beyond the payload = prev + next = 2 x 4 B, which is what
+    triples a 4-byte int's node (4 -> 12 B)."""
+    same, want = claim.param("same", SAME), 2 * INT_BYTES
+    signs, parts = [], []
+    for c in HOSTED:
+        for (n, elem, holes), st in sorted(_memory(run, c, exact=True).items()):
+            if holes:
+                continue
+            links = _bytes_per(st) - elem
+            signs.append((f"{c} n={n} {elem} B", FOR if abs(links - want) <= same * want
+                          else AGAINST, None, 1))
+            parts.append(f"{c} n={n}: {fmt(_bytes_per(st))} B/node, {fmt(links)} B beyond the "
+                         f"{elem} B payload")
+    if not signs:
+        return _not_measured(f"memory rows of {', '.join(HOSTED)} at n = 2^k (e.g. 1048576: "
+                             "x2 growth ends exactly there), no holes")
+    return judged(signs, "our payload is the size class's item (at 8 B: the 8-byte key), "
+                  f"not a 4 B int; links = bytes per node − payload, against {want} B (so a "
+                  f"4 B int's node would be {INT_BYTES + want} B, 3×): " + "; ".join(parts))
+
+
+def _dead_bytes(run, claim, ctx):
+    """C7: vec_dead_entries' bytes per slot = the payload, with dead entries in it."""
+    same = claim.param("same", SAME)
+    cases = _memory(run, DEAD, exact=True)
+    signs, parts = [], []
+    for (n, elem, holes), st in sorted(cases.items()):
+        extra = _bytes_per(st, n) - elem
+        signs.append((f"n={n} {elem} B holes {holes:g}",
+                      FOR if abs(extra) <= same * elem else AGAINST, None, 1))
+        parts.append(f"n={n} {elem} B, {holes:g} dead: {fmt(_bytes_per(st, n))} B/slot "
+                     f"({fmt(extra)} B beyond the payload)")
+    if not signs:
+        return _not_measured(f"memory rows of {DEAD} at n = 2^k (e.g. 1048576) with "
+                             "--hole-ratio 0.5 (dead entries)")
+    if not any(h for _, _, h in cases):
+        return vd.Verdict(vd.PREMISE_NOT_EXERCISED, vd.premise_text(
+            "no memory case had dead entries", f"run memory on {DEAD} with --hole-ratio 0.5")
+            + " (" + "; ".join(parts) + ")")
+    return judged(signs, "committed bytes per slot (n slots): " + "; ".join(parts))
+
+
+# --- C5, C8-C10: iteration and costs --------------------------------------------------------
+
+def _jumps(run, claim, ctx):
+    """C5: a hosted list's walk after churn / its fresh walk (same n and item size), time
+    per item: CI above 1 + same holds (the walk jumps around the buffer)."""
+    threshold = 1 + claim.param("same", SAME)
+    signs, parts = [], []
+    for c in HOSTED:
+        for k, st in sorted(churned(run, c).items()):
+            base = run.cases.get(fresh_of(k))
+            if base is None:
+                continue
+            ci = bench_stats.ratio_ci([t / base.ops for t in base.times_ns],
+                                      [t / st.ops for t in st.times_ns], seed=results.SEED)
+            signs.append((label(k), sign_of(ci, threshold), ci, threshold))
+            done = run.cases.get(twin(k, c, **{STATE: "consolidated"}))
+            parts.append(f"{label(k)}: {ci_text(ci)}" + (
+                f" (consolidated: {fmt(done.ns_per_op / base.ns_per_op, '×')})" if done else ""))
+    if not signs:
+        return _not_measured(f"list_iterate rows of {', '.join(HOSTED)} fresh (--hole-ratio 0) "
+                             "and after churn (> 0) at the same n")
+    return judged(signs, "ns per item after churn / fresh: " + "; ".join(parts))
+
+
+def _slope_signs(run, container, scenarios, threshold):
+    """(signs, texts, ns) of the log-log slope of ns per op over n of each series (scenario,
+    item size, churn, axes) with two or more n: CI below threshold holds."""
+    series, ns = {}, set()
+    for scenario in scenarios:
+        for k in cases_of(run, scenario, container):
+            series.setdefault((scenario,) + k[3:], {})[k[2]] = run.column(k, "ns_per_op")
+            ns.add(k[2])
+    signs, texts = [], []
+    for key, reps in sorted(series.items()):
+        if len(reps) < 2:
+            continue
+        ci = bench_stats.slope_ci(reps)
+        name = f"{key[0]} {key[1]} B"
+        signs.append((name, sign_of(ci, threshold, False), ci, threshold))
+        texts.append(f"{name}: {slope_text(ci)} from n={min(reps)} to {max(reps)}")
+    return signs, texts, sorted(ns)
+
+
+def _dead_constant(run, claim, ctx):
+    """C8: add (list_build) and mark-dead (list_erase_random) per-op time flat over n;
+    iteration over dead entries verified (list_iterate after churn)."""
+    signs, texts, ns = _slope_signs(run, DEAD, ("list_build", "list_erase_random"),
+                                    claim.param("max_slope", MAX_SLOPE))
+    skip, skip_text = _checked(run, ("list_iterate",), (DEAD,), "walks over dead entries")
+    walks = [k[5] for k in cases_of(run, "list_iterate", DEAD)] + [
+        r["hole_ratio"] for r in run.unverified
+        if (r["scenario"], r["container"]) == ("list_iterate", DEAD)]
+    skip = skip if any(walks) else None  # only walks after churn pass dead entries
+    text = "; ".join(texts + ([skip_text] if skip is not None else []))
+    if skip == AGAINST:
+        return vd.Verdict(vd.REFUTED, text)
+    if not ns:
+        return _not_measured(f"list_build and list_erase_random rows of {DEAD} at two or more n")
+    if not signs:
+        return vd.Verdict(vd.UNDECIDED, f"measured at one n only ({ns[0]}): the slope needs two "
+                          f"or more; run list_build, list_erase_random on {DEAD} at "
+                          "--n 1000,10000,100000" + (f"; {skip_text}" if skip else ""))
+    return judged(signs, "per-op time grows as " + text)
+
+
+def _remaps(run, claim, ctx):
+    """C9: consolidate's rows verified (remaps exact), after churn (something to compact)."""
+    cases = {k[1]: k for k in run.cases if k[0] == "consolidate"}
+    sign, text = _checked(run, ("consolidate",), {k[1] for k in run.cases
+                                                  if k[0] == "consolidate"}
+                          | {r["container"] for r in run.unverified
+                             if r["scenario"] == "consolidate"}, "consolidate")
+    if sign is None:
+        return _not_measured("consolidate rows (vlist_hosted_compacting, vec_dead_entries) "
+                             "after churn (--hole-ratio > 0)")
+    text += " (" + ", ".join(sorted(cases)) + ")"
+    if sign == AGAINST:
+        return vd.Verdict(vd.REFUTED, text)
+    if not any(k[5] for k in run.cases if k[0] == "consolidate"):
+        return vd.Verdict(vd.PREMISE_NOT_EXERCISED, vd.premise_text(
+            "consolidate ran on lists without churn: nothing to compact",
+            "run consolidate with --hole-ratio 0.5") + f" ({text})")
+    return vd.Verdict(vd.CONFIRMED, text)
+
+
+def _significant(run, claim, ctx):
+    """C10: std::list's time / hosted time after churn and std::list's bytes per node /
+    hosted's, each at least `factor`."""
+    factor = claim.param("factor", FACTOR)
+    signs, texts = locality(run, (STD_LIST,), factor)
+    for c in HOSTED:
+        mine = _memory(run, c)
+        for key, theirs in sorted(_memory(run, STD_LIST).items()):
+            if key in mine and not key[2]:
+                r = _bytes_per(theirs) / _bytes_per(mine[key])
+                signs.append((f"memory {c} n={key[0]} {key[1]} B", FOR if r >= factor
+                              else AGAINST, None, factor))
+                texts.append(f"memory n={key[0]} {key[1]} B: {STD_LIST} / {c} bytes per node "
+                             f"{fmt(r, '×')}")
+    if not signs:
+        return _not_measured(f"list_iterate after churn and memory rows of the hosted lists "
+                             f"and {STD_LIST} in the same cases")
+    return judged(signs, f"gains against {STD_LIST}, significant from {fmt(factor, '×')}: "
+                  + "; ".join(texts))
+
+
+# --- the Stroustrup chart, the rules --------------------------------------------------------
+
+def chart_sorted_insert(run, info, out_dir):
+    """Draw out_dir/CHART: sorted_insert ns per item against n, log-log, for the vector,
+    the pointer lists and the hosted list (their smallest item size), the vector / std::list
+    crossover as a vertical line. Returns the path, or None without sorted_insert rows. The
+    question it answers: from which n does the contiguous buffer win Stroustrup's
+    experiment, and where does a hosted list fall between the two?"""
+    cases = {c: cases_of(run, "sorted_insert", c) for c in (VECTOR,) + POINTER + HOSTED[:1]}
+    elem = min((k[3] for ks in cases.values() for k in ks), default=None)
+    if elem is None or info is None:
+        return None
+    fig, ax = charts.subplots(figsize=(7.5, 4.6))
+    styles = zip(("C0", "C3", "C1", "C2"), ("-", "--", ":", "-."), "osD^")
+    for (c, ks), style in zip(cases.items(), styles):
+        points = sorted((k[2], st) for k, st in ks.items() if k[3] == elem)
+        if points:
+            charts.plot_line(ax, points, style, c)
+    points = [p for p in stroustrup(run, STD_LIST) if p[1] == elem]
+    found = bracket(points)
+    if found:
+        ax.axvspan(found[0], found[1], color="gray", alpha=0.15,
+                   label=f"crossover ({VECTOR} vs {STD_LIST}) lies here")
+    ax.set_xscale("log")
+    charts.log_axis(ax.xaxis)
+    charts.finish_axes(ax, "n (items inserted in order, then erased at random positions)")
+    ax.set_ylabel("ns per item (its insert and its erase)")
+    ax.legend(fontsize=7)
+    charts.title(fig, f"Stroustrup's sorted insert/erase, {elem} B items; crossover: "
+                 f"{crossover(points) or DASH}", info)
+    fig.tight_layout()
+    return charts.save(fig, out_dir, os.path.splitext(CHART)[0])
+
+
+RULES = {
+    "list_stroustrup": Rule(_stroustrup_rule, "sorted_insert, vector time / pointer list "
+                            "time at every n: CI below 1 everywhere confirmed, above 1 "
+                            "everywhere refuted, both depends (the crossover n named)"),
+    "list_semantics": Rule(_semantics, "every list_erase_random and list_insert_middle rep "
+                           "of the hosted lists verified (else refuted) and std::list / "
+                           "hosted iterate time after churn CI above 1"),
+    "list_growth": Rule(_growth, "every list_insert_middle rep of the hosted lists verified "
+                        "(else refuted), with a growth of the buffer in a rep (grows > 0; "
+                        "else premise not exercised)"),
+    "list_node_overhead": Rule(_node_overhead, "committed bytes per node, hosted below each "
+                               "pointer list's and under half its allocator calls, every n; "
+                               "premise: the pointer lists allocate per node"),
+    "list_jumps": Rule(_jumps, "hosted iterate ns per item after churn / fresh, every case: "
+                       "CI above 1 + same (5%) confirmed, below refuted"),
+    "list_links": Rule(_links, "hosted bytes per node − payload at n = 2^k, no holes: within "
+                       "same (5%) of 2 × 4 B confirmed, else refuted"),
+    "list_dead_bytes": Rule(_dead_bytes, "vec_dead_entries committed bytes per slot at "
+                            "n = 2^k: within same (5%) of the payload confirmed, else "
+                            "refuted; needs dead entries (hole ratio > 0)"),
+    "list_dead_constant": Rule(_dead_constant, "log-log slope of ns/op over n, list_build "
+                               "and list_erase_random of vec_dead_entries: CI below max_slope "
+                               "(0.2) confirmed; walks over dead entries verified"),
+    "list_remaps": Rule(_remaps, "every consolidate rep verified (its remapped references "
+                        "checked; else refuted), after churn (else premise not exercised)"),
+    "list_significant": Rule(_significant, "std::list / hosted: iterate time after churn "
+                             "(CI) and bytes per node, each at least factor (1.5×)"),
+}
+
+
+def verdicts(run, claims):
+    """{claim id: verdicts.Verdict} of every claim of `claims` with a rule in RULES, the
+    rule's text and the claim's chart filled in."""
+    return {c.id: RULES[c.rule].judge(run, c, {}) for c in claims if c.rule in RULES}

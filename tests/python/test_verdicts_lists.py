@@ -1,0 +1,311 @@
+"""Tests of reports/sections/lists_claims.py, the Vector hosted lists claims' rules
+(C1-C10): for every rule, crafted rows that give each class the rule can give (confirmed,
+refuted, not measured for all; depends, not decided and premise not exercised where the
+rule has them), every C id with a rule in claims.csv covered; the Stroustrup crossover in
+words; the section and the claim index on the committed fixture
+tests/fixtures/lists_handles_small.csv (written by write_fixture() below) and on a run
+without list rows.
+
+Run from the repository root with Debian's interpreter:
+    /usr/bin/python3 -m pytest -q tests/python/test_verdicts_lists.py
+Every output goes to pytest's tmp_path.
+"""
+import csv
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+sys.dont_write_bytecode = True
+sys.path.insert(0, str(REPO / "reports"))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import claims as claims_data  # noqa: E402
+import report  # noqa: E402
+import results as res  # noqa: E402
+import stats as bench_stats  # noqa: E402
+import verdicts as vd  # noqa: E402
+from sections import lists_claims as lc  # noqa: E402
+from sections.bulk_run import Run  # noqa: E402
+from test_verdicts_handle_map import TIGHT, WIDE, rows  # noqa: E402
+
+HEADER = (list(res.COLUMNS + res.EXT_COLUMNS + res.SCHEMA2_COLUMNS) + res.SCHEMA3_COLUMNS
+          + list(res.GROWTH_COLUMNS) + ["axis_list_state", "axis_max_swaps"])
+FIXTURE = REPO / "tests" / "fixtures" / "lists_handles_small.csv"
+H, HC = lc.HOSTED
+STD, ML = lc.POINTER
+VEC, DEAD = lc.VECTOR, lc.DEAD
+CLAIMS = [c for c in claims_data.load_claims() if c.article == "Vector hosted lists"]
+MEM_N = 1 << 20
+
+
+def case(container, scenario, n, ns_per_op, jitter=TIGHT, elem=8, churn=0.0, state=None,
+         ops=None, order="seq", family="list", axes=None, **extra):
+    """One case: ns per op at n (ops = n unless given), churn = its hole ratio (pattern
+    random), state = list_state, axes {name: value} of others."""
+    ops = ops or n
+    axes = dict(axes or {}, **({"list_state": state} if state else {}))
+    return rows(container, scenario, n, ns_per_op * ops / 1e6, jitter, elem=elem, ops=ops,
+                order=order, holes=(churn, "random" if churn else "none"), axes=axes,
+                family=family, **extra)
+
+
+def failed(container, scenario, n=10000, churn=0.0):
+    """A case whose reps all failed verification (verified 0, status failed)."""
+    out = case(container, scenario, n, 10.0, churn=churn)
+    for r in out:
+        r.update(verified="0", status="failed", status_detail="verification failed")
+    return out
+
+
+def it(container, n, ns, churn=0.0, state="as_is", jitter=TIGHT):
+    return case(container, "list_iterate", n, ns, jitter, churn=churn, state=state)
+
+
+def mem(container, n, per_node, elem=8, churn=0.0, allocs=None):
+    """A memory case: per_node x live items committed (live = n x (1 - churn))."""
+    live = round(n * (1 - churn))
+    extra = {"allocs": allocs} if allocs is not None else {}
+    return case(container, "memory", n, 1.0, elem=elem, churn=churn, ops=live,
+                committed_bytes=round(per_node * live), reserved_bytes=round(per_node * live),
+                **extra)
+
+
+def mem_slot(container, n, per_slot, churn):
+    """A memory case of n slots at per_slot bytes each, churn of them dead."""
+    live = round(n * (1 - churn))
+    return case(container, "memory", n, 1.0, churn=churn, ops=live,
+                committed_bytes=round(per_slot * n), reserved_bytes=round(per_slot * n))
+
+
+def sorted_insert(times_by_container, n_list, jitter=TIGHT):
+    """sorted_insert rows: {container: ns per item, or {n: ns per item}} at each n."""
+    return [r for c, t in times_by_container.items() for n in n_list
+            for r in case(c, "sorted_insert", n, t[n] if isinstance(t, dict) else t, jitter)]
+
+
+def per_op(container, scenario, ns_by_n, jitter=TIGHT):
+    return [r for n, ns in ns_by_n.items() for r in case(container, scenario, n, ns, jitter)]
+
+
+def write(path, case_rows):
+    with open(path, "w", newline="") as f:
+        w = csv.writer(f, lineterminator="\n")
+        w.writerow(HEADER)
+        w.writerows([r.get(c, "") for c in HEADER] for r in case_rows)
+    return path
+
+
+def judge(tmp_path, rule, case_rows):
+    """The class and measured text of `rule`'s claim on the crafted rows."""
+    loaded = res.load_csvs([write(tmp_path / "run.csv", case_rows)])
+    run_id = loaded[0]["run_id"]
+    run = Run(loaded, run_id, res.collect_cases(loaded, run_id))
+    claim = next(c for c in CLAIMS if c.rule == rule)
+    v = lc.verdicts(run, [claim])[claim.id]
+    assert v.rule == lc.RULES[rule].text and v.measured
+    return v.verdict, v.measured
+
+
+def churn_pair(h_ns, std_ns, n=100000, jitter=TIGHT, churn=0.5):
+    return it(H, n, h_ns, churn, jitter=jitter) + it(STD, n, std_ns, churn, jitter=jitter)
+
+
+REFS = case(H, "list_erase_random", 100000, 20.0) + case(H, "list_insert_middle", 100000, 30.0)
+
+CASES = {
+    "list_stroustrup": {
+        vd.CONFIRMED: lambda: sorted_insert({VEC: 1.0, STD: 3.0, ML: 3.0}, (1000, 10000)),
+        vd.REFUTED: lambda: sorted_insert({VEC: 3.0, STD: 1.0, ML: 1.0}, (1000, 10000)),
+        vd.DEPENDS: lambda: sorted_insert({VEC: {1000: 3.0, 10000: 1.0}, STD: 2.0},
+                                          (1000, 10000)),
+        vd.UNDECIDED: lambda: sorted_insert({VEC: 1.0, STD: 1.0}, (1000,), WIDE),
+        vd.NOT_MEASURED: lambda: sorted_insert({VEC: 1.0}, (1000,)),
+    },
+    "list_semantics": {
+        vd.CONFIRMED: lambda: REFS + churn_pair(1.0, 2.0),
+        vd.REFUTED: lambda: REFS + churn_pair(2.0, 1.0),
+        vd.REFUTED + " by a failed verification": lambda: failed(H, "list_erase_random")
+        + churn_pair(1.0, 2.0),
+        vd.DEPENDS: lambda: REFS + churn_pair(1.0, 2.0) + churn_pair(2.0, 1.0, n=1000),
+        vd.UNDECIDED: lambda: REFS + churn_pair(1.0, 1.0, jitter=WIDE),
+        vd.NOT_MEASURED: lambda: churn_pair(1.0, 2.0),
+    },
+    "list_growth": {
+        vd.CONFIRMED: lambda: case(H, "list_insert_middle", 100000, 30.0, grows=2),
+        vd.REFUTED: lambda: failed(H, "list_insert_middle"),
+        vd.PREMISE_NOT_EXERCISED: lambda: case(H, "list_insert_middle", 10000, 30.0, grows=0),
+        vd.NOT_MEASURED: lambda: case(H, "list_build", 10000, 3.0, grows=2),
+    },
+    "list_node_overhead": {
+        vd.CONFIRMED: lambda: mem(H, MEM_N, 16, allocs=21) + mem(STD, MEM_N, 32, allocs=MEM_N)
+        + mem(ML, MEM_N, 32, allocs=MEM_N),
+        vd.REFUTED: lambda: mem(H, MEM_N, 40, allocs=21) + mem(STD, MEM_N, 32, allocs=MEM_N),
+        vd.DEPENDS: lambda: mem(H, MEM_N, 16) + mem(STD, MEM_N, 32) + mem(H, 1000, 40)
+        + mem(STD, 1000, 32),
+        vd.PREMISE_NOT_EXERCISED: lambda: mem(H, MEM_N, 16, allocs=21)
+        + mem(STD, MEM_N, 32, allocs=100),
+        vd.NOT_MEASURED: lambda: mem(H, MEM_N, 16),
+    },
+    "list_jumps": {
+        vd.CONFIRMED: lambda: it(H, 100000, 1.0) + it(H, 100000, 3.0, 0.5),
+        vd.REFUTED: lambda: it(H, 100000, 1.0) + it(H, 100000, 1.0, 0.5),
+        vd.DEPENDS: lambda: it(H, 100000, 1.0) + it(H, 100000, 3.0, 0.5) + it(H, 1000, 1.0)
+        + it(H, 1000, 1.0, 0.5),
+        vd.UNDECIDED: lambda: it(H, 100000, 1.0, jitter=WIDE) + it(H, 100000, 1.05, 0.5,
+                                                                     jitter=WIDE),
+        vd.NOT_MEASURED: lambda: it(H, 100000, 1.0),
+    },
+    "list_links": {
+        vd.CONFIRMED: lambda: mem(H, MEM_N, 16) + mem(H, MEM_N, 24, elem=16),
+        vd.REFUTED: lambda: mem(H, MEM_N, 24),
+        vd.DEPENDS: lambda: mem(H, MEM_N, 16) + mem(H, MEM_N, 32, elem=16),
+        vd.NOT_MEASURED: lambda: mem(H, 1000000, 16),  # not 2^k: growth slack
+    },
+    "list_dead_bytes": {
+        vd.CONFIRMED: lambda: mem_slot(DEAD, MEM_N, 8, 0.5) + mem_slot(DEAD, MEM_N, 8, 0.0),
+        vd.REFUTED: lambda: mem_slot(DEAD, MEM_N, 12, 0.5),
+        vd.DEPENDS: lambda: mem_slot(DEAD, MEM_N, 8, 0.5) + mem_slot(DEAD, 1 << 16, 12, 0.5),
+        vd.PREMISE_NOT_EXERCISED: lambda: mem_slot(DEAD, MEM_N, 8, 0.0),
+        vd.NOT_MEASURED: lambda: mem_slot(DEAD, 1000000, 8, 0.5),
+    },
+    "list_dead_constant": {
+        vd.CONFIRMED: lambda: per_op(DEAD, "list_build", {1000: 2.0, 10000: 2.0, 100000: 2.1})
+        + per_op(DEAD, "list_erase_random", {1000: 5.0, 10000: 5.0}),
+        vd.REFUTED: lambda: per_op(DEAD, "list_build", {1000: 2.0, 10000: 20.0, 100000: 200.0}),
+        vd.REFUTED + " by a failed verification": lambda: per_op(
+            DEAD, "list_build", {1000: 2.0, 10000: 2.0}) + failed(DEAD, "list_iterate", churn=0.5),
+        vd.DEPENDS: lambda: per_op(DEAD, "list_build", {1000: 2.0, 10000: 2.0})
+        + per_op(DEAD, "list_erase_random", {1000: 5.0, 10000: 50.0}),
+        vd.UNDECIDED: lambda: per_op(DEAD, "list_build", {1000: 2.0}),
+        vd.NOT_MEASURED: lambda: per_op(H, "list_build", {1000: 2.0, 10000: 2.0}),
+    },
+    "list_remaps": {
+        vd.CONFIRMED: lambda: case(HC, "consolidate", 100000, 3.0, churn=0.5)
+        + case(DEAD, "consolidate", 100000, 2.0, churn=0.5),
+        vd.REFUTED: lambda: case(HC, "consolidate", 100000, 3.0, churn=0.5)
+        + failed(DEAD, "consolidate", churn=0.5),
+        vd.PREMISE_NOT_EXERCISED: lambda: case(HC, "consolidate", 100000, 3.0),
+        vd.NOT_MEASURED: lambda: it(HC, 100000, 1.0),
+    },
+    "list_significant": {
+        vd.CONFIRMED: lambda: churn_pair(1.0, 2.0) + mem(H, MEM_N, 16) + mem(STD, MEM_N, 32),
+        vd.REFUTED: lambda: churn_pair(1.0, 1.2) + mem(H, MEM_N, 16) + mem(STD, MEM_N, 20),
+        vd.DEPENDS: lambda: churn_pair(1.0, 2.0) + mem(H, MEM_N, 16) + mem(STD, MEM_N, 20),
+        vd.UNDECIDED: lambda: churn_pair(1.0, 1.5, jitter=WIDE),
+        vd.NOT_MEASURED: lambda: mem(H, MEM_N, 16),
+    },
+}
+
+
+@pytest.mark.parametrize("rule, label", [(r, c) for r, cls in CASES.items() for c in cls])
+def test_each_rule_gives_each_of_its_classes(tmp_path, rule, label):
+    verdict, measured = judge(tmp_path, rule, CASES[rule][label]())
+    expected = next(c for c in vd.NAMES if label.startswith(c))
+    assert verdict == expected, measured
+
+
+def test_every_rule_can_refute_and_every_c_claim_has_a_tested_rule():
+    assert {c.rule for c in CLAIMS if c.rule} == set(lc.RULES) == set(CASES)
+    assert {c.id for c in CLAIMS if c.rule} == {f"C{i}" for i in range(1, 11)}
+    for rule, cls in CASES.items():
+        assert {vd.CONFIRMED, vd.REFUTED, vd.NOT_MEASURED} <= set(cls), rule
+
+
+def test_measured_texts_say_what_decided(tmp_path):
+    _, text = judge(tmp_path, "list_stroustrup", CASES["list_stroustrup"][vd.DEPENDS]())
+    assert "crossover: vector faster from n=10000 (the list faster up to n=1000)" in text
+    _, text = judge(tmp_path, "list_links", CASES["list_links"][vd.CONFIRMED]())
+    assert "8-byte key" in text and "8 B beyond the 8 B payload" in text
+    _, text = judge(tmp_path, "list_semantics",
+                    CASES["list_semantics"][vd.REFUTED + " by a failed verification"]())
+    assert "failed verification" in text
+    _, text = judge(tmp_path, "list_dead_constant", CASES["list_dead_constant"][vd.UNDECIDED]())
+    assert "one n only (1000)" in text and "--n 1000,10000,100000" in text
+    _, text = judge(tmp_path, "list_growth", CASES["list_growth"][vd.PREMISE_NOT_EXERCISED]())
+    assert "to make it occur" in text
+
+
+def test_crossover_in_words():
+    ci = lambda lo, hi: bench_stats.RatioCI((lo + hi) / 2, lo, hi, 0.95)  # noqa: E731
+    fast, slow, open_ = ci(0.3, 0.5), ci(1.5, 2.0), ci(0.9, 1.1)
+    assert lc.crossover([]) is None
+    assert lc.crossover([(1000, 8, fast), (10000, 8, fast)]).startswith("none: vector faster")
+    assert lc.crossover([(1000, 8, slow), (10000, 8, fast)]).startswith(
+        "vector faster from n=10000")
+    assert lc.crossover([(1000, 8, fast), (10000, 8, slow)]).startswith(
+        "the list faster from n=10000")
+    assert lc.crossover([(1000, 8, open_)]).startswith("none decided")
+    assert lc.crossover([(1000, 8, open_), (2000, 8, fast)]).endswith("where decided")
+    assert lc.bracket([(1000, 8, slow), (10000, 8, fast)]) == (1000, 10000, "vector")
+    assert lc.crossover([(1, 8, fast), (2, 8, slow), (3, 8, fast)]).startswith("no single")
+
+
+# --- the section ---------------------------------------------------------------------------
+
+def fixture_rows():
+    """The rows of tests/fixtures/lists_handles_small.csv: every list claim measured once,
+    and the handle designs' table cases (test_handle_designs.py reads them too)."""
+    import test_handle_designs as thd  # the handle designs' rows
+    return (REFS + churn_pair(1.0, 2.0) + it(H, 100000, 0.5) + it(STD, 100000, 0.6)
+            + it(H, 100000, 0.55, 0.5, state="consolidated")
+            + sorted_insert({VEC: {1000: 3.0, 10000: 4.0, 100000: 5.0},
+                             STD: {1000: 2.0, 10000: 40.0, 100000: 400.0},
+                             ML: {1000: 2.2, 10000: 42.0, 100000: 410.0},
+                             H: {1000: 2.5, 10000: 20.0, 100000: 200.0}}, (1000, 10000, 100000))
+            + mem(H, MEM_N, 16, allocs=21) + mem(STD, MEM_N, 32, allocs=MEM_N)
+            + mem_slot(DEAD, MEM_N, 8, 0.5) + case(HC, "consolidate", 100000, 3.0, churn=0.5)
+            + case(H, "list_insert_middle", 200000, 30.0, grows=1)
+            + per_op(DEAD, "list_build", {1000: 2.0, 10000: 2.0}) + thd.table_rows())
+
+
+def write_fixture(path=FIXTURE):
+    """(Re)write the committed fixture from fixture_rows()."""
+    return write(path, fixture_rows())
+
+
+def report_of(tmp_path, *csvs):
+    md = tmp_path / "RESULTS.md"
+    assert report.main(["--results-md", str(md), "--out-dir", str(tmp_path / "out"),
+                        "--results-dir", str(tmp_path / "none")] + [str(c) for c in csvs]) == 0
+    return md.read_text()
+
+
+def section(text, name):
+    return text.split(f"<!-- BEGIN {name} ", 1)[1].split(f"<!-- END {name} -->", 1)[0]
+
+
+def test_the_fixture_is_what_the_helpers_write(tmp_path):
+    assert write(tmp_path / "f.csv", fixture_rows()).read_text() == FIXTURE.read_text()
+
+
+def test_the_section_on_the_fixture(tmp_path, capsys):
+    text = report_of(tmp_path, FIXTURE)
+    lists = section(text, "lists")
+    assert len(lists.splitlines()) < 150
+    assert "| C1 |" in lists and "| C10 |" in lists and "**depends**" in lists
+    assert "Crossover: vector faster from n=10000 (the list faster up to n=1000)" in lists
+    assert f"![Stroustrup's sorted insert and erase](out/{lc.CHART})" in lists
+    assert (tmp_path / "out" / lc.CHART).exists()
+    assert "### Cost per item, n=100000, 8 B items" in lists
+    assert "| vlist_hosted | — | 0.5 | 1 | 0.55 | 20 | 30 | 16 |" in lists
+    index = section(text, "claim_index")
+    row = {line.split(" | ")[0][2:]: line for line in index.splitlines()
+           if line.startswith("| C")}
+    assert f"(out/{lc.CHART})" in row["C1"] and "**confirmed**" in row["C9"]
+    out = capsys.readouterr().out
+    assert ("lists: peer_std_list / vlist_hosted iterate after churn (vlist_hosted n=100000 8 B, "
+            "churn 0.5) 2× [1.941, 2.061]; vector vs list crossover: vector faster from "
+            "n=10000") in out
+    assert len(out.splitlines()) <= report.HEADLINE_LINES
+
+
+def test_a_run_without_list_rows_says_not_measured(tmp_path, capsys):
+    text = report_of(tmp_path, REPO / "tests" / "fixtures" / "handle_map_small.csv")
+    lists = section(text, "lists")
+    assert "has no rows of the list scenarios" in lists
+    assert lists.count("**not measured**") == 10 and "needs sorted_insert rows" in lists
+    assert "Not measured: no sorted_insert rows" in lists
+    out = capsys.readouterr().out  # a run from before issue 16 keeps its headline
+    assert "lists:" not in out and "handle designs:" not in out
+    assert "Target lookup <= 1.15× plain_array" in section(text, "handle_designs")
