@@ -532,6 +532,80 @@ uint64_t model_dead_at(const struct model *m, size_t i)
 	return m->dead[(m->n_dead - 1 - i) % MODEL_DEAD_KEEP].handle;
 }
 
+/* model_compare's dump_keys part: order (keeps_order, sorted after a defragment) and the
+ * same multiset of keys. keys and want: room for m->n each. Returns 0 or -1 with why. */
+static int compare_dump(const struct model *m, const void *c, uint64_t *keys, uint64_t *want,
+                        char *why, size_t len)
+{
+	const struct dod_ops *ops = m->ops;
+	ops->dump_keys(c, keys);
+	for (size_t i = 0; i < m->n; i++)
+		want[i] = m->live[i].key;
+	if ((ops->caps & DOD_CAP_KEEPS_ORDER) && memcmp(keys, want, m->n * sizeof *keys))
+		return fail(why, len, "dump_keys is not in insertion order (keeps_order)");
+	for (size_t i = 1; m->sorted && i < m->n; i++)
+		if (keys[i - 1] > keys[i])
+			return fail(why, len, "after a full defragment, keys[%zu] = %llu > keys[%zu] = "
+			            "%llu", i - 1, (unsigned long long)keys[i - 1], i,
+			            (unsigned long long)keys[i]);
+	/* The same multiset of keys (insert_sorted_n may repeat one): a sum of a 64-bit mix of
+	 * each, which differs for any other multiset of equal size but with probability
+	 * ~2^-64. */
+	uint64_t fp_dump = 0, fp_model = 0;
+	for (size_t i = 0; i < m->n; i++) {
+		fp_dump += hash(keys[i] + UINT64_C(0x9E3779B97F4A7C15)) | 1;
+		fp_model += hash(want[i] + UINT64_C(0x9E3779B97F4A7C15)) | 1;
+	}
+	if (fp_dump != fp_model)
+		return fail(why, len, "dump_keys holds other keys than the model");
+	return 0;
+}
+
+/* model_compare's dead and first handles: valid exactly when equal to a live one (the
+ * oracle). Returns 0 or -1 with why. */
+static int compare_old_handles(const struct model *m, const void *c, char *why, size_t len)
+{
+	const struct dod_ops *ops = m->ops;
+	size_t nd = model_n_dead(m);
+	for (size_t d = 0; d < nd + m->n_first; d++) {
+		uint64_t h = d < nd ? model_dead_at(m, d) : m->first[d - nd], got = 0;
+		bool alive = model_lookup_expect(m, &h, 1, &got);
+		if (ops->count_valid(c, &h, 1) != alive)
+			return fail(why, len, "old handle %#llx: count_valid says %s, model %s",
+			            (unsigned long long)h, alive ? "invalid" : "valid",
+			            alive ? "valid (equals a live handle)" : "invalid");
+		if (!m->lookup_validates && !alive)
+			continue; /* a raw-pointer lookup must not be given it */
+		uint64_t s = ~got;
+		int err = ops->lookup_sum(c, &h, 1, &s);
+		if ((err == DOD_OK) != alive || (alive && s != got))
+			return fail(why, len, "old handle %#llx: lookup_sum %s (sum %llu), model %s",
+			            (unsigned long long)h, dod_strerror(err), (unsigned long long)s,
+			            alive ? "valid" : "invalid");
+	}
+	return 0;
+}
+
+/* model_compare's live handles (in handles, room for m->n): lookup_sum gives sum and
+ * count_valid counts them all; then the old handles. Returns 0 or -1 with why. */
+static int compare_handles(const struct model *m, const void *c, uint64_t *handles,
+                           uint64_t sum, char *why, size_t len)
+{
+	const struct dod_ops *ops = m->ops;
+	for (size_t i = 0; i < m->n; i++)
+		handles[i] = m->live[i].handle;
+	uint64_t by_handle = ~sum;
+	int err = ops->lookup_sum(c, handles, m->n, &by_handle);
+	if (err != DOD_OK || by_handle != sum)
+		return fail(why, len, "lookup_sum of the %zu live handles: %s, sum %llu, model %llu",
+		            m->n, dod_strerror(err), (unsigned long long)by_handle,
+		            (unsigned long long)sum);
+	if (ops->count_valid(c, handles, m->n) != m->n)
+		return fail(why, len, "count_valid of the %zu live handles: %zu", m->n,
+		            ops->count_valid(c, handles, m->n));
+	return compare_old_handles(m, c, why, len);
+}
+
 int model_compare(const struct model *m, const void *c, char *why, size_t len)
 {
 	const struct dod_ops *ops = m->ops;
@@ -543,85 +617,18 @@ int model_compare(const struct model *m, const void *c, char *why, size_t len)
 	if (ops->iterate_sum(c) != sum)
 		return fail(why, len, "iterate_sum %llu, model %llu",
 		            (unsigned long long)ops->iterate_sum(c), (unsigned long long)sum);
-	int rc = 0;
 	uint64_t *buf = malloc((m->n + 1) * 2 * sizeof *buf);
 	if (!buf)
 		abort();
-	uint64_t *keys = buf, *want = buf + m->n + 1;
-	if (ops->dump_keys) {
-		ops->dump_keys(c, keys);
-		for (size_t i = 0; i < m->n; i++)
-			want[i] = m->live[i].key;
-		if ((ops->caps & DOD_CAP_KEEPS_ORDER) && memcmp(keys, want, m->n * sizeof *keys)) {
-			rc = fail(why, len, "dump_keys is not in insertion order (keeps_order)");
-			goto out;
-		}
-		for (size_t i = 1; m->sorted && i < m->n; i++)
-			if (keys[i - 1] > keys[i]) {
-				rc = fail(why, len, "after a full defragment, keys[%zu] = %llu > keys[%zu] = "
-				          "%llu", i - 1, (unsigned long long)keys[i - 1], i,
-				          (unsigned long long)keys[i]);
-				goto out;
-			}
-		/* The same multiset of keys (insert_sorted_n may repeat one): a sum of a 64-bit
-		 * mix of each, which differs for any other multiset of equal size but with
-		 * probability ~2^-64. */
-		uint64_t fp_dump = 0, fp_model = 0;
-		for (size_t i = 0; i < m->n; i++) {
-			fp_dump += hash(keys[i] + UINT64_C(0x9E3779B97F4A7C15)) | 1;
-			fp_model += hash(want[i] + UINT64_C(0x9E3779B97F4A7C15)) | 1;
-		}
-		if (fp_dump != fp_model) {
-			rc = fail(why, len, "dump_keys holds other keys than the model");
-			goto out;
-		}
-	}
-	if (m->handles) {
-		for (size_t i = 0; i < m->n; i++)
-			keys[i] = m->live[i].handle;
-		uint64_t by_handle = ~sum;
-		int err = ops->lookup_sum(c, keys, m->n, &by_handle);
-		if (err != DOD_OK || by_handle != sum) {
-			rc = fail(why, len, "lookup_sum of the %zu live handles: %s, sum %llu, model %llu",
-			          m->n, dod_strerror(err), (unsigned long long)by_handle,
-			          (unsigned long long)sum);
-			goto out;
-		}
-		if (ops->count_valid(c, keys, m->n) != m->n) {
-			rc = fail(why, len, "count_valid of the %zu live handles: %zu", m->n,
-			          ops->count_valid(c, keys, m->n));
-			goto out;
-		}
-		/* Dead and first handles: valid exactly when equal to a live one (the oracle). */
-		size_t nd = model_n_dead(m);
-		for (size_t d = 0; d < nd + m->n_first; d++) {
-			uint64_t h = d < nd ? model_dead_at(m, d) : m->first[d - nd], got = 0;
-			bool alive = model_lookup_expect(m, &h, 1, &got);
-			if (ops->count_valid(c, &h, 1) != alive) {
-				rc = fail(why, len, "old handle %#llx: count_valid says %s, model %s",
-				          (unsigned long long)h, alive ? "invalid" : "valid",
-				          alive ? "valid (equals a live handle)" : "invalid");
-				goto out;
-			}
-			if (!m->lookup_validates && !alive)
-				continue; /* a raw-pointer lookup must not be given it */
-			uint64_t s = ~got;
-			err = ops->lookup_sum(c, &h, 1, &s);
-			if ((err == DOD_OK) != alive || (alive && s != got)) {
-				rc = fail(why, len, "old handle %#llx: lookup_sum %s (sum %llu), model %s",
-				          (unsigned long long)h, dod_strerror(err), (unsigned long long)s,
-				          alive ? "valid" : "invalid");
-				goto out;
-			}
-		}
-	}
-	if (ops->check) {
+	int rc = ops->dump_keys ? compare_dump(m, c, buf, buf + m->n + 1, why, len) : 0;
+	if (!rc && m->handles)
+		rc = compare_handles(m, c, buf, sum, why, len);
+	free(buf);
+	if (!rc && ops->check) {
 		char reason[256] = "";
 		if (ops->check(c, reason, sizeof reason) != 0)
 			rc = fail(why, len, "invariant check: %s", reason[0] ? reason : "(no reason given)");
 	}
-out:
-	free(buf);
 	return rc;
 }
 
