@@ -25,38 +25,25 @@
 #include <cmocka.h>
 
 #include "hb.h"
+#include "cmocka_helpers.h"
 #include "scenario.h"
 
 #define N_SMALL 1000
 
-static const struct dod_ops *find(const char *name, size_t elem_bytes)
-{
-	const struct dod_ops *ops = hb_find_ops(name, elem_bytes);
-	assert_non_null(ops);
-	return ops;
-}
-
-static void check_ok(const struct dod_ops *ops, void *c)
-{
-	char why[256];
-	if (ops->check(c, why, sizeof why) != DOD_OK)
-		fail_msg("%s: %s", ops->name, why);
-}
-
 static void test_two_array_handles(void **state)
 {
 	(void)state;
-	const struct dod_ops *ops = find("handle_map_two_array", 8);
+	const struct dod_ops *ops = tc_find("handle_map_two_array", 8);
 	void *c;
 	uint64_t hs[8], again[8], sum;
 	assert_int_equal(ops->create(&c, 4), DOD_OK);
 	assert_int_equal(ops->insert_n(c, 8, 100, hs), DOD_OK);
-	check_ok(ops, c);
+	tc_check_ok(ops, c);
 	/* All or nothing: a repeat fails the batch as DOD_EFREE and erases nothing. */
 	assert_int_equal(ops->erase_n(c, (uint64_t[]){hs[1], hs[2], hs[1]}, 3), DOD_EFREE);
 	assert_int_equal(ops->size(c), 8);
 	assert_int_equal(ops->erase_n(c, (uint64_t[]){hs[1], hs[2]}, 2), DOD_OK);
-	check_ok(ops, c);
+	tc_check_ok(ops, c);
 	assert_int_equal(ops->lookup_sum(c, &hs[1], 1, &sum), DOD_EFREE);
 	assert_int_equal(ops->lookup_sum(c, (uint64_t[]){hs[0] + 1000}, 1, &sum), DOD_ERANGE);
 	assert_int_equal(ops->lookup_sum(c, (uint64_t[]){hs[0] | (1ull << 63)}, 1, &sum), DOD_EFREE);
@@ -72,19 +59,19 @@ static void test_two_array_handles(void **state)
 	assert_int_equal(ops->clear(c), DOD_OK);
 	assert_int_equal(ops->insert_n(c, 8, 0, again), DOD_OK);
 	assert_int_equal(ops->count_valid(c, hs, 8), 0);
-	check_ok(ops, c);
+	tc_check_ok(ops, c);
 	/* reset: generations restart, so old handles alias the new items. */
 	assert_int_equal(ops->reset(c), DOD_OK);
 	assert_int_equal(ops->insert_n(c, 8, 0, hs), DOD_OK);
 	assert_int_equal(ops->count_valid(c, (uint64_t[]){hs[0]}, 1), 1);
-	check_ok(ops, c);
+	tc_check_ok(ops, c);
 	ops->destroy(c);
 }
 
 static void test_two_array_defragment(void **state)
 {
 	(void)state;
-	const struct dod_ops *ops = find("handle_map_two_array", 16);
+	const struct dod_ops *ops = tc_find("handle_map_two_array", 16);
 	void *c;
 	uint64_t hs[300], keys[300];
 	size_t swaps, total = 0, calls = 0;
@@ -95,7 +82,7 @@ static void test_two_array_defragment(void **state)
 	long long want = scn_count_moves(keys, 300);
 	do {
 		assert_int_equal(ops->defragment(c, 7, &swaps), DOD_OK);
-		check_ok(ops, c);
+		tc_check_ok(ops, c);
 		total += swaps;
 		calls++;
 		assert_true(swaps <= 7);
@@ -117,7 +104,7 @@ static void test_two_array_defragment(void **state)
 	assert_int_equal(ops->defragment(c, 0, &swaps), DOD_OK);
 	assert_int_equal(swaps, scn_count_moves(keys, 299));
 	assert_int_equal(swaps, 293);
-	check_ok(ops, c);
+	tc_check_ok(ops, c);
 	ops->destroy(c);
 }
 
@@ -141,11 +128,11 @@ static void test_overhead_per_item(void **state)
 	static const size_t sizes[] = {8, 16, 64, 256};
 	for (size_t s = 0; s < 4; s++) {
 		/* handle_map: meta 4 + sparse 8 whatever the item (B12). */
-		double hm = overhead_per_item(find("handle_map", sizes[s]));
+		double hm = overhead_per_item(tc_find("handle_map", sizes[s]));
 		assert_true(hm >= 12 && hm < 12.1);
 		/* two_array: the slot in the record, rounded up to 8 by the item's alignment,
 		 * + the index entry 8. */
-		double two = overhead_per_item(find("handle_map_two_array", sizes[s]));
+		double two = overhead_per_item(tc_find("handle_map_two_array", sizes[s]));
 		assert_true(two >= 16 && two < 16.1);
 	}
 }
@@ -153,7 +140,7 @@ static void test_overhead_per_item(void **state)
 static void test_elementwise_same_moves(void **state)
 {
 	(void)state;
-	const struct dod_ops *a = find("handle_map", 64), *b = find("handle_map_elementwise", 64);
+	const struct dod_ops *a = tc_find("handle_map", 64), *b = tc_find("handle_map_elementwise", 64);
 	void *ca, *cb;
 	uint64_t ka[500], kb[500];
 	size_t sa, sb;
@@ -172,7 +159,7 @@ static void test_elementwise_same_moves(void **state)
 	a->dump_keys(ca, ka);
 	b->dump_keys(cb, kb);
 	assert_memory_equal(ka, kb, sizeof ka);
-	check_ok(b, cb);
+	tc_check_ok(b, cb);
 	a->destroy(ca);
 	b->destroy(cb);
 }
@@ -201,7 +188,7 @@ static void test_defrag_steps_figures(void **state)
 	static const char *const names[] = {"handle_map", "handle_map_elementwise",
 	                                    "handle_map_two_array"};
 	for (size_t k = 0; k < 3; k++) {
-		const struct dod_ops *ops = find(names[k], 8);
+		const struct dod_ops *ops = tc_find(names[k], 8);
 		struct scn_params p = {.n = N_SMALL, .seed = 5};
 		size_t calls;
 		/* near_sorted: 1% of n pairs swapped, each one move; sorted: none. */
@@ -244,7 +231,7 @@ static void test_validate_figures(void **state)
 	for (size_t k = 0; k < sizeof want / sizeof *want; k++)
 		for (int h = 0; h < SCN_N_OLD_HANDLES; h++) {
 			struct scn_params p = {.n = N_SMALL, .seed = 9, .old_handles = h};
-			struct scn_result res = run_scn("validate", find(want[k].name, 16), &p, NULL);
+			struct scn_result res = run_scn("validate", tc_find(want[k].name, 16), &p, NULL);
 			if (res.checksum != want[k].rejected[h] || res.ops != N_SMALL)
 				fail_msg("validate/%s/%s: %llu rejected of %llu, want %zu", want[k].name,
 				         scn_old_handles_names[h], (unsigned long long)res.checksum,
@@ -252,7 +239,7 @@ static void test_validate_figures(void **state)
 		}
 	/* A design without stale detection: old indices alias the new items after clear. */
 	struct scn_params p = {.n = N_SMALL, .seed = 9, .old_handles = SCN_OLD_CLEARED};
-	assert_int_equal(run_scn("validate", find("plain_array", 8), &p, NULL).checksum, 0);
+	assert_int_equal(run_scn("validate", tc_find("plain_array", 8), &p, NULL).checksum, 0);
 }
 
 int main(void)

@@ -23,22 +23,9 @@
 #include <cmocka.h>
 
 #include "hb.h"
+#include "cmocka_helpers.h"
 #include "id_lookup/packed_array.h"
 #include "id_lookup/slot_map.h"
-
-static const struct dod_ops *find(const char *name, size_t elem_bytes)
-{
-	const struct dod_ops *ops = hb_find_ops(name, elem_bytes);
-	assert_non_null(ops);
-	return ops;
-}
-
-static void check_ok(const struct dod_ops *ops, void *c)
-{
-	char why[256];
-	if (ops->check(c, why, sizeof why) != DOD_OK)
-		fail_msg("%s: %s", ops->name, why);
-}
 
 static uint64_t sum_of(const struct dod_ops *ops, void *c, const uint64_t *hs, size_t n)
 {
@@ -47,26 +34,14 @@ static uint64_t sum_of(const struct dod_ops *ops, void *c, const uint64_t *hs, s
 	return sum;
 }
 
-/* A batch that must fail whole with err: nothing erased. */
-static void erase_fails(const struct dod_ops *ops, void *c, const uint64_t *hs, size_t n,
-                        int err)
-{
-	size_t size = ops->size(c);
-	uint64_t sum = ops->iterate_sum(c);
-	assert_int_equal(ops->erase_n(c, hs, n), err);
-	assert_int_equal(ops->size(c), size);
-	assert_int_equal(ops->iterate_sum(c), sum);
-	check_ok(ops, c);
-}
-
 /* Errors shared by both designs on four items with hs[1] erased. */
 static void common_errors(const struct dod_ops *ops, void *c, const uint64_t *hs)
 {
 	uint64_t sum;
 	assert_int_equal(ops->lookup_sum(c, &hs[1], 1, &sum), DOD_ESTALE);
-	erase_fails(ops, c, (uint64_t[]){hs[0], hs[2], hs[0]}, 3, DOD_EFREE);
-	erase_fails(ops, c, (uint64_t[]){hs[0], hs[1]}, 2, DOD_ESTALE);
-	erase_fails(ops, c, (uint64_t[]){hs[3], 100}, 2, DOD_ERANGE);
+	tc_erase_fails(ops, c, (uint64_t[]){hs[0], hs[2], hs[0]}, 3, DOD_EFREE);
+	tc_erase_fails(ops, c, (uint64_t[]){hs[0], hs[1]}, 2, DOD_ESTALE);
+	tc_erase_fails(ops, c, (uint64_t[]){hs[3], 100}, 2, DOD_ERANGE);
 	assert_int_equal(ops->count_valid(c, hs, 4), 3);
 	assert_int_equal(sum_of(ops, c, (uint64_t[]){hs[0], hs[2], hs[3]}, 3), 0 + 2 + 3);
 }
@@ -74,7 +49,7 @@ static void common_errors(const struct dod_ops *ops, void *c, const uint64_t *hs
 static void test_packed_array_handles(void **state)
 {
 	(void)state;
-	const struct dod_ops *ops = find("packed_array", 8);
+	const struct dod_ops *ops = tc_find("packed_array", 8);
 	void *c;
 	uint64_t hs[4], nh[2];
 	assert_int_equal(ops->create(&c, 4), DOD_OK);
@@ -90,21 +65,21 @@ static void test_packed_array_handles(void **state)
 	assert_int_equal(ops->count_valid(c, hs + 1, 2), 0);
 	/* clear: every old id rejected, also once its entry holds a new item. */
 	assert_int_equal(ops->clear(c), DOD_OK);
-	check_ok(ops, c);
+	tc_check_ok(ops, c);
 	assert_int_equal(ops->insert_n(c, 4, 20, NULL), DOD_OK);
 	assert_int_equal(ops->count_valid(c, hs, 4) + ops->count_valid(c, nh, 2), 0);
 	/* reset: generations restart, the first id of slot 0 matches again. */
 	assert_int_equal(ops->reset(c), DOD_OK);
 	assert_int_equal(ops->insert_n(c, 1, 30, nh), DOD_OK);
 	assert_true(nh[0] == hs[0]);
-	check_ok(ops, c);
+	tc_check_ok(ops, c);
 	ops->destroy(c);
 }
 
 static void test_slot_map_handles(void **state)
 {
 	(void)state;
-	const struct dod_ops *ops = find("slot_map", 8);
+	const struct dod_ops *ops = tc_find("slot_map", 8);
 	void *c;
 	uint64_t hs[4], nh[2], sum;
 	assert_int_equal(ops->create(&c, 4), DOD_OK);
@@ -117,7 +92,7 @@ static void test_slot_map_handles(void **state)
 	uint64_t forged = sm_key(1, 1);
 	assert_int_equal(ops->lookup_sum(c, &forged, 1, &sum), DOD_EFREE);
 	assert_int_equal(ops->count_valid(c, &forged, 1), 0);
-	erase_fails(ops, c, &forged, 1, DOD_EFREE);
+	tc_erase_fails(ops, c, &forged, 1, DOD_EFREE);
 	/* LIFO: hs[2]'s slot was freed last, so it is reused first, generation bumped. */
 	assert_int_equal(ops->erase_n(c, &hs[2], 1), DOD_OK);
 	assert_int_equal(ops->insert_n(c, 2, 10, nh), DOD_OK);
@@ -125,14 +100,14 @@ static void test_slot_map_handles(void **state)
 	assert_int_equal(sum_of(ops, c, nh, 2), 21);
 	/* clear: every old key stale, also once its slot holds a new value. */
 	assert_int_equal(ops->clear(c), DOD_OK);
-	check_ok(ops, c);
+	tc_check_ok(ops, c);
 	assert_int_equal(ops->insert_n(c, 4, 20, NULL), DOD_OK);
 	assert_int_equal(ops->count_valid(c, hs, 4) + ops->count_valid(c, nh, 2), 0);
 	/* reset (P0661's clear): generations restart, slot 0's first key matches again. */
 	assert_int_equal(ops->reset(c), DOD_OK);
 	assert_int_equal(ops->insert_n(c, 1, 30, nh), DOD_OK);
 	assert_true(nh[0] == hs[0]);
-	check_ok(ops, c);
+	tc_check_ok(ops, c);
 	ops->destroy(c);
 }
 
@@ -146,7 +121,7 @@ static void test_slot_map_handles(void **state)
 		if (!strstr(why_, (want)))                                                       \
 			fail_msg("%s: check said \"%s\", want \"%s\"", (ops)->name, why_, (want));  \
 		(lvalue) = saved_;                                                               \
-		check_ok((ops), (c));                                                            \
+		tc_check_ok((ops), (c));                                                            \
 	} while (0)
 
 /* Six items, three erased (slots 1, 3, 4 free), ready to be corrupted. */
@@ -157,14 +132,14 @@ static void *six_with_holes(const struct dod_ops *ops)
 	assert_int_equal(ops->create(&c, 8), DOD_OK);
 	assert_int_equal(ops->insert_n(c, 6, 0, hs), DOD_OK);
 	assert_int_equal(ops->erase_n(c, (uint64_t[]){hs[1], hs[3], hs[4]}, 3), DOD_OK);
-	check_ok(ops, c);
+	tc_check_ok(ops, c);
 	return c;
 }
 
 static void test_checks_catch_corruption(void **state)
 {
 	(void)state;
-	const struct dod_ops *pa_ops = find("packed_array", 8);
+	const struct dod_ops *pa_ops = tc_find("packed_array", 8);
 	struct pa_8 *p = six_with_holes(pa_ops);
 	EXPECT_CAUGHT(pa_ops, p, p->ix[p->enq].next, p->deq, "cycle");
 	EXPECT_CAUGHT(pa_ops, p, p->deq, p->ix[p->deq].next, "free queue holds");
@@ -173,7 +148,7 @@ static void test_checks_catch_corruption(void **state)
 	EXPECT_CAUGHT(pa_ops, p, p->ix[0].id, p->ix[1].id, "names slot");
 	pa_ops->destroy(p);
 
-	const struct dod_ops *sm_ops = find("slot_map", 8);
+	const struct dod_ops *sm_ops = tc_find("slot_map", 8);
 	struct sm_8 *s = six_with_holes(sm_ops);
 	uint32_t second = sm_index(s->slots[s->next_free]) & ~SM_FREE;
 	EXPECT_CAUGHT(sm_ops, s, s->slots[second], sm_key(SM_FREE | s->next_free, 0), "cycle");
@@ -190,8 +165,8 @@ static void test_bytes_per_item(void **state)
 	const size_t sizes[] = {8, 16, 64, 256};
 	enum { N = 1024 };
 	for (size_t i = 0; i < 4; i++) {
-		const struct dod_ops *pa = find("packed_array", sizes[i]);
-		const struct dod_ops *sm = find("slot_map", sizes[i]);
+		const struct dod_ops *pa = tc_find("packed_array", sizes[i]);
+		const struct dod_ops *sm = tc_find("slot_map", sizes[i]);
 		void *a, *b;
 		assert_int_equal(pa->create(&a, 0), DOD_OK);
 		assert_int_equal(sm->create(&b, 0), DOD_OK);

@@ -23,32 +23,7 @@
 #include <cmocka.h>
 
 #include "hb.h"
-
-static const struct dod_ops *find(const char *name, size_t elem_bytes)
-{
-	const struct dod_ops *ops = hb_find_ops(name, elem_bytes);
-	assert_non_null(ops);
-	return ops;
-}
-
-static void check_ok(const struct dod_ops *ops, void *c)
-{
-	char why[256];
-	if (ops->check(c, why, sizeof why) != DOD_OK)
-		fail_msg("%s: %s", ops->name, why);
-}
-
-/* A batch that must fail whole with err: nothing erased. */
-static void erase_fails(const struct dod_ops *ops, void *c, const uint64_t *hs, size_t n,
-                        int err)
-{
-	size_t size = ops->size(c);
-	uint64_t sum = ops->iterate_sum(c);
-	assert_int_equal(ops->erase_n(c, hs, n), err);
-	assert_int_equal(ops->size(c), size);
-	assert_int_equal(ops->iterate_sum(c), sum);
-	check_ok(ops, c);
-}
+#include "cmocka_helpers.h"
 
 static uint32_t version(uint64_t h) { return (uint32_t)(h >> 32); }
 static uint32_t index_of(uint64_t h) { return (uint32_t)h; }
@@ -56,7 +31,7 @@ static uint32_t index_of(uint64_t h) { return (uint32_t)h; }
 static void test_sparse_set_handles(void **state)
 {
 	(void)state;
-	const struct dod_ops *ops = find("sparse_set_paged", 16);
+	const struct dod_ops *ops = tc_find("sparse_set_paged", 16);
 	void *c;
 	uint64_t hs[4], nh, sum, keys[4];
 	assert_int_equal(ops->create(&c, 4), DOD_OK);
@@ -70,18 +45,18 @@ static void test_sparse_set_handles(void **state)
 	assert_int_equal(keys[1], 3);
 	assert_int_equal(keys[2], 2);
 	assert_int_equal(ops->lookup_sum(c, &hs[1], 1, &sum), DOD_ESTALE);
-	erase_fails(ops, c, (uint64_t[]){hs[0], hs[2], hs[0]}, 3, DOD_EFREE);
-	erase_fails(ops, c, (uint64_t[]){hs[0], hs[1]}, 2, DOD_ESTALE);
-	erase_fails(ops, c, (uint64_t[]){hs[3], 4}, 2, DOD_ERANGE);
+	tc_erase_fails(ops, c, (uint64_t[]){hs[0], hs[2], hs[0]}, 3, DOD_EFREE);
+	tc_erase_fails(ops, c, (uint64_t[]){hs[0], hs[1]}, 2, DOD_ESTALE);
+	tc_erase_fails(ops, c, (uint64_t[]){hs[3], 4}, 2, DOD_ERANGE);
 	/* The tombstone version is never issued (and is erase_n's mark). */
-	erase_fails(ops, c, (uint64_t[]){hs[3], hs[3] | (uint64_t)UINT32_MAX << 32}, 2, DOD_EFREE);
+	tc_erase_fails(ops, c, (uint64_t[]){hs[3], hs[3] | (uint64_t)UINT32_MAX << 32}, 2, DOD_EFREE);
 	/* The released id's current version was never issued either: forged. */
 	assert_int_equal(ops->count_valid(c, (uint64_t[]){(uint64_t)1 << 32 | 1}, 1), 0);
 	assert_int_equal(ops->insert_n(c, 1, 10, &nh), DOD_OK);
 	assert_int_equal(index_of(nh), 1);
 	assert_int_equal(version(nh), 1);
 	assert_int_equal(ops->count_valid(c, hs, 4), 3);
-	check_ok(ops, c);
+	tc_check_ok(ops, c);
 	/* Clear: every live version bumped, old handles stale, ids issued again. */
 	uint64_t live[4] = {hs[0], nh, hs[2], hs[3]}, again[4];
 	assert_int_equal(ops->clear(c), DOD_OK);
@@ -89,14 +64,14 @@ static void test_sparse_set_handles(void **state)
 	assert_int_equal(ops->insert_n(c, 4, 20, again), DOD_OK);
 	assert_int_equal(ops->count_valid(c, live, 4), 0);
 	assert_int_equal(ops->count_valid(c, again, 4), 4);
-	check_ok(ops, c);
+	tc_check_ok(ops, c);
 	ops->destroy(c);
 }
 
 static void test_sparse_set_pages(void **state)
 {
 	(void)state;
-	const struct dod_ops *ops = find("sparse_set_paged", 8);
+	const struct dod_ops *ops = tc_find("sparse_set_paged", 8);
 	void *c;
 	uint64_t h;
 	/* The arrays reserved for 8192 items: only pages change the footprint. Ids 0..4095
@@ -111,14 +86,14 @@ static void test_sparse_set_pages(void **state)
 	assert_int_equal(ops->erase_n(c, &h, 1), DOD_OK);
 	assert_int_equal(ops->insert_n(c, 1, 4097, &h), DOD_OK);
 	assert_int_equal(ops->footprint_bytes(c) - before, 4096 * sizeof(uint32_t));
-	check_ok(ops, c);
+	tc_check_ok(ops, c);
 	ops->destroy(c);
 }
 
 static void test_slotmap_handles(void **state)
 {
 	(void)state;
-	const struct dod_ops *ops = find("slotmap_versioned", 16);
+	const struct dod_ops *ops = tc_find("slotmap_versioned", 16);
 	void *c;
 	uint64_t hs[4], nh, sum;
 	assert_int_equal(ops->create(&c, 4), DOD_OK);
@@ -130,10 +105,10 @@ static void test_slotmap_handles(void **state)
 	assert_int_equal(ops->count_valid(c, (uint64_t[]){(uint64_t)1 << 32}, 1), 0);
 	assert_int_equal(ops->erase_n(c, &hs[1], 1), DOD_OK);
 	assert_int_equal(ops->lookup_sum(c, &hs[1], 1, &sum), DOD_ESTALE);
-	erase_fails(ops, c, (uint64_t[]){hs[0], (uint64_t)1 << 32}, 2, DOD_ERANGE);
-	erase_fails(ops, c, (uint64_t[]){hs[0], hs[2], hs[0]}, 3, DOD_EFREE);
+	tc_erase_fails(ops, c, (uint64_t[]){hs[0], (uint64_t)1 << 32}, 2, DOD_ERANGE);
+	tc_erase_fails(ops, c, (uint64_t[]){hs[0], hs[2], hs[0]}, 3, DOD_EFREE);
 	/* The free slot's own (even) version: never a valid handle. */
-	erase_fails(ops, c, (uint64_t[]){hs[0], (uint64_t)2 << 32 | index_of(hs[1])}, 2, DOD_EFREE);
+	tc_erase_fails(ops, c, (uint64_t[]){hs[0], (uint64_t)2 << 32 | index_of(hs[1])}, 2, DOD_EFREE);
 	assert_int_equal(ops->insert_n(c, 1, 10, &nh), DOD_OK);
 	assert_int_equal(index_of(nh), index_of(hs[1]));
 	assert_int_equal(version(nh), 3);
@@ -150,18 +125,18 @@ static void test_slotmap_handles(void **state)
 	assert_int_equal(ops->count_valid(c, (uint64_t[]){hs[0], nh, hs[3]}, 3), 0);
 	assert_int_equal(ops->insert_n(c, 1, 30, &nh), DOD_OK);
 	assert_int_equal(index_of(nh), 4);
-	check_ok(ops, c);
+	tc_check_ok(ops, c);
 	ops->destroy(c);
 }
 
 /* Committed bytes of n items (8 KiB of slack for the container and the vm granule). */
 static double bytes_a_slot(const char *name, size_t elem_bytes, size_t n)
 {
-	const struct dod_ops *ops = find(name, elem_bytes);
+	const struct dod_ops *ops = tc_find(name, elem_bytes);
 	void *c;
 	assert_int_equal(ops->create(&c, 0), DOD_OK);
 	assert_int_equal(ops->insert_n(c, n, 0, NULL), DOD_OK);
-	check_ok(ops, c);
+	tc_check_ok(ops, c);
 	double b = (double)ops->footprint_bytes(c) / (double)n;
 	ops->destroy(c);
 	return b;

@@ -26,6 +26,7 @@
 #include <cmocka.h>
 
 #include "hb.h"
+#include "cmocka_helpers.h"
 #include "lists/vec_dead_entries.h"
 #include "lists/vlist_hosted.h"
 
@@ -36,21 +37,6 @@ struct held {
 	uint64_t ref[MAX_HELD], key[MAX_HELD];
 	size_t n;
 };
-
-static const struct dod_ops *find(const char *name, size_t elem_bytes)
-{
-	const struct dod_ops *ops = hb_find_ops(name, elem_bytes);
-	if (!ops)
-		fail_msg("%s/%zu is not registered", name, elem_bytes);
-	return ops;
-}
-
-static void check_ok(const struct dod_ops *ops, const void *c)
-{
-	char why[256];
-	if (ops->check(c, why, sizeof why) != DOD_OK)
-		fail_msg("%s/%zu: invariant check: %s", ops->name, ops->elem_bytes, why);
-}
 
 /* Every held reference reaches its key, one by one and as one batch. */
 static void expect_held(const struct dod_ops *ops, const void *c, const struct held *h)
@@ -66,7 +52,7 @@ static void expect_held(const struct dod_ops *ops, const void *c, const struct h
 	assert_int_equal(sum, want);
 	assert_int_equal(ops->size(c), h->n);
 	assert_int_equal(ops->iterate_sum(c), want);
-	check_ok(ops, c);
+	tc_check_ok(ops, c);
 }
 
 static void hold(struct held *h, const uint64_t *refs, size_t n, uint64_t first_key)
@@ -124,8 +110,8 @@ static void test_references_survive_erase_insert_and_growth(void **state)
 	(void)state;
 	static const char *const hosted[] = {"vlist_hosted", "vlist_hosted_compacting"};
 	for (size_t i = 0; i < 2; i++) {
-		references_survive(find(hosted[i], 8));
-		references_survive(find(hosted[i], 16));
+		references_survive(tc_find(hosted[i], 8));
+		references_survive(tc_find(hosted[i], 16));
 	}
 }
 
@@ -185,7 +171,7 @@ static void test_consolidate_hosted_list(void **state)
 	(void)state;
 	static struct held h;
 	static uint64_t before[256], after[256];
-	const struct dod_ops *ops = find("vlist_hosted_compacting", 8);
+	const struct dod_ops *ops = tc_find("vlist_hosted_compacting", 8);
 	void *c = consolidated(ops, &h, before);
 	size_t size = ops->size(c);
 	ops->dump_keys(c, after);
@@ -201,7 +187,7 @@ static void test_consolidate_hosted_list(void **state)
 	/* The references still work for the list operations. */
 	uint64_t ref;
 	assert_int_equal(ops->list->insert_at_n(c, &h.ref[0], 1, DOD_LIST_AFTER, 9999, &ref), DOD_OK);
-	check_ok(ops, c);
+	tc_check_ok(ops, c);
 	ops->destroy(c);
 }
 
@@ -210,7 +196,7 @@ static void test_consolidate_dead_entries(void **state)
 	(void)state;
 	static struct held h;
 	static uint64_t before[256];
-	const struct dod_ops *ops = find("vec_dead_entries", 8);
+	const struct dod_ops *ops = tc_find("vec_dead_entries", 8);
 	void *c = consolidated(ops, &h, before);
 	/* Live entries slid to the front in index order: the index-order dump is unchanged,
 	 * and it is now the buffer itself, no dead entry left. */
@@ -237,7 +223,7 @@ static void test_dead_entry_encoding(void **state)
 	for (size_t i = 0; i < sizeof xs / sizeof xs[0]; i++)
 		assert_int_equal(vdead_code(vdead_code(xs[i])), xs[i]);
 	assert_int_equal(vdead_code(-1), -2);
-	const struct dod_ops *ops = find("vec_dead_entries", 8);
+	const struct dod_ops *ops = tc_find("vec_dead_entries", 8);
 	void *c;
 	uint64_t refs[6], ref;
 	assert_int_equal(ops->create(&c, 2), DOD_OK);
@@ -264,7 +250,7 @@ static void test_dead_entry_encoding(void **state)
 		assert_int_equal(ops->insert_n(c, 1, 20 + i, &ref), DOD_OK);
 		assert_int_equal(ref, reuse[i]);
 		assert_int_equal(v->dead_count, i < 3 ? 2 - i : 0);
-		check_ok(ops, c);
+		tc_check_ok(ops, c);
 	}
 	/* Values are >= 0: a key past INT64_MAX is refused, nothing changed. */
 	assert_int_equal(ops->insert_n(c, 1, (uint64_t)INT64_MAX + 1, &ref), DOD_EINVAL);
@@ -272,7 +258,7 @@ static void test_dead_entry_encoding(void **state)
 	assert_int_equal(ops->size(c), 7);
 	assert_int_equal(ops->insert_n(c, 1, INT64_MAX, &ref), DOD_OK);
 	assert_int_equal(entry_value(c, ref), INT64_MAX);
-	check_ok(ops, c);
+	tc_check_ok(ops, c);
 	ops->destroy(c);
 }
 
@@ -285,7 +271,7 @@ static struct snap snap_of(const struct dod_ops *ops, const void *c)
 {
 	struct snap s = {ops->size(c), ops->iterate_sum(c), {0}};
 	ops->dump_keys(c, s.keys);
-	check_ok(ops, c);
+	tc_check_ok(ops, c);
 	return s;
 }
 static void expect_unchanged(const struct dod_ops *ops, const void *c, const struct snap *was)
@@ -340,7 +326,7 @@ static void bad_references(const struct dod_ops *ops)
 		list_batches_fail_whole(ops, c, &s);
 	assert_int_equal(ops->erase_n(c, (uint64_t[]){0, 1}, 2), DOD_OK); /* then it works */
 	assert_int_equal(ops->size(c), 5);
-	check_ok(ops, c);
+	tc_check_ok(ops, c);
 	ops->destroy(c);
 }
 
@@ -350,8 +336,8 @@ static void test_bad_references_fail_whole(void **state)
 	static const char *const names[] = {"vlist_hosted", "vlist_hosted_compacting",
 	                                    "vec_dead_entries"};
 	for (size_t i = 0; i < 3; i++) {
-		bad_references(find(names[i], 8));
-		bad_references(find(names[i], 16));
+		bad_references(tc_find(names[i], 8));
+		bad_references(tc_find(names[i], 16));
 	}
 }
 
@@ -359,7 +345,7 @@ static void test_bad_references_fail_whole(void **state)
 static void test_checks_catch_corruption(void **state)
 {
 	(void)state;
-	const struct dod_ops *ops = find("vlist_hosted", 8);
+	const struct dod_ops *ops = tc_find("vlist_hosted", 8);
 	void *c;
 	char why[256];
 	uint64_t refs[6];
@@ -377,9 +363,9 @@ static void test_checks_catch_corruption(void **state)
 	assert_int_not_equal(ops->check(c, why, sizeof why), DOD_OK);
 	assert_non_null(strstr(why, "cycle"));
 	nodes[5].next = saved;
-	check_ok(ops, c);
+	tc_check_ok(ops, c);
 	ops->destroy(c);
-	ops = find("vec_dead_entries", 8);
+	ops = tc_find("vec_dead_entries", 8);
 	assert_int_equal(ops->create(&c, 8), DOD_OK);
 	assert_int_equal(ops->insert_n(c, 6, 0, refs), DOD_OK);
 	assert_int_equal(ops->erase_n(c, (uint64_t[]){1, 4}, 2), DOD_OK);
@@ -387,7 +373,7 @@ static void test_checks_catch_corruption(void **state)
 	v->first_dead = 1; /* entry 4 left off the list */
 	assert_int_not_equal(ops->check(c, why, sizeof why), DOD_OK);
 	v->first_dead = 4;
-	check_ok(ops, c);
+	tc_check_ok(ops, c);
 	ops->destroy(c);
 }
 
