@@ -100,7 +100,9 @@ def _stale_cell(stale, c):
 def table_lines(run, stale):
     """The table lines (a row per design, peer and the baseline) and the memory item size."""
     names = designs(run, stale) + list(PEERS) + [BASE]
-    elem = 16 if any(_bytes(run, c, 16, 0.0) for c in names) else TABLE_ELEM_BYTES
+    # The item size at which the most designs have memory rows (ties: the smaller).
+    elem = max(sorted({k[3] for k in run.cases if k[0] == "memory"}) or [TABLE_ELEM_BYTES],
+               key=lambda e: sum(_bytes(run, c, e, 0.0) is not None for c in names))
     rows = []
     for c in names:
         cells = [_table_case(run, s, c) for s in ("create", "iterate")]
@@ -165,6 +167,7 @@ def defrag_lines(run):
     frames = sorted((k, st) for c in md.ordered({k[1] for k in run.cases
                                                  if k[0] == "defrag_frames"}, (SORTDEFRAG, HM))
                     for k, st in cases_of(run, "defrag_frames", c).items())
+    frames.sort(key=lambda f: (f[0][1], f[0][2], int(axis(f[0], "max_swaps") or 0)))
     if not frames:
         return out + [f"- Frame times of the incremental defragment: not measured (needs "
                       f"defrag_frames rows of {SORTDEFRAG}: frames of defragment(max_swaps) "
