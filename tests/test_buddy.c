@@ -17,10 +17,14 @@
  *                  fragmentation; the metadata of a 1 MiB arena of 16-byte blocks
  *   grow           growth in place exactly when the block is the left buddy and its
  *                  buddies are free, else a move, the contents kept; DOD_EFULL keeps it
- *   random         seeded alloc / free / realloc sequences against a model (the live
- *                  blocks and a map of which leaf each owns): sizes, alignment, no
- *                  overlap, free bytes, DOD_EFULL only when no aligned free run of the
- *                  size exists, the contents, and buddy_check after every step
+ *   check_catches  buddy_check names each broken invariant: counts, free bytes, the
+ *                  non-empty mask, merge and split bits, a link, two free buddies
+ *   random         seeded alloc / free / realloc / probe sequences against a model (the
+ *                  live blocks and a map of the minimum blocks they hold): sizes,
+ *                  alignment, no overlap, free bytes, DOD_EFULL only when no aligned free
+ *                  run of the size exists, realloc in place exactly when it can be, the
+ *                  contents, a random byte's verdict (block start, DOD_EFREE in free
+ *                  memory, DOD_EINVAL inside a live block), buddy_check after every step
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -534,6 +538,80 @@ static void test_grow(void **state)
 	free(a);
 }
 
+/* A state to corrupt and restore: the allocator and its arena (the bits live there). */
+struct snapshot {
+	struct buddy b;
+	char *arena;
+	size_t n;
+};
+
+static void snap(struct snapshot *s, const struct buddy *b)
+{
+	s->b = *b;
+	memcpy(s->arena, b->base, s->n);
+}
+
+/* buddy_check must name the broken invariant; then the snapshot comes back. */
+static void expect_caught(struct buddy *b, const struct snapshot *s, const char *needle)
+{
+	char why[256] = "";
+	assert_int_equal(buddy_check(b, why, sizeof why), DOD_EINVAL);
+	if (!strstr(why, needle))
+		fail_msg("check said \"%s\", expected \"%s\"", why, needle);
+	*b = s->b;
+	memcpy(b->base, s->arena, s->n);
+	check_ok(b);
+}
+
+static void flip(uint64_t *bits, size_t i) { bits[i >> 6] ^= (uint64_t)1 << (i & 63); }
+
+/* White box (buddy.h's fields, buddy.c's node numbering: node (L, i) = 2^L - 1 + i; a
+ * free block's first 8 bytes are uint32 next, prev). From p = 0 and q = 16 allocated: */
+static void test_check_catches(void **state)
+{
+	(void)state;
+	size_t n = buddy_arena_bytes(T_BYTES, T_MIN);
+	char *a = arena_new(n);
+	struct buddy b;
+	struct snapshot s = { .arena = arena_new(n), .n = n };
+	assert_int_equal(buddy_init(&b, a, n, T_MIN), DOD_OK);
+	char *p = alloc_ok(&b, 16), *q = alloc_ok(&b, 16);
+	assert_ptr_equal(p, a);
+	snap(&s, &b);
+	b.free_bytes += 16;
+	expect_caught(&b, &s, "free_bytes");
+	b.n_free[7]++;
+	expect_caught(&b, &s, "count");
+	b.nonempty ^= 1u << 7;
+	expect_caught(&b, &s, "bit");
+	flip(b.merge, 127); /* the pair (p, q): both allocated */
+	expect_caught(&b, &s, "merge bits set");
+	flip(b.merge, 63);  /* (level 6, 0): 32 at 0 split, 32 at 32 free */
+	expect_caught(&b, &s, "merge bit is 0");
+	flip(b.merge, 200); /* an unsplit node deep in the free 2048 */
+	expect_caught(&b, &s, "unsplit with a merge bit");
+	flip(b.split, 2);   /* (level 1, 1): the free 2048 at 2048 */
+	expect_caught(&b, &s, "split");
+	flip(b.split, 63);  /* 64 at 0 unsplit (and its merge bit cleared): 32 at 0 is */
+	flip(b.merge, 63);  /* split under an unsplit parent */
+	expect_caught(&b, &s, "split, its parent not");
+	uint32_t bad = 3;   /* the free 32 at 32 (leaf 2): prev -> leaf 3 */
+	memcpy(a + 32 + 4, &bad, 4);
+	expect_caught(&b, &s, "prev");
+	/* Free q, then put p on the list as well: two free buddies, unmerged. */
+	assert_int_equal(buddy_free(&b, q), DOD_OK);
+	snap(&s, &b);
+	uint32_t link[2] = { 1, UINT32_MAX }, p_leaf = 0; /* p: next q, prev none */
+	memcpy(p, link, sizeof link);
+	memcpy(q + 4, &p_leaf, 4);
+	b.head[8] = 0;
+	b.n_free[8]++;
+	b.free_bytes += 16;
+	expect_caught(&b, &s, "buddy is free too");
+	free(s.arena);
+	free(a);
+}
+
 /* ---- the randomized sequence against a model ---- */
 
 #define MAX_LIVE 8192
@@ -679,6 +757,27 @@ static void step_realloc(struct model *m)
 	put(m, l, p, want);
 }
 
+/* A random byte of the usable part: a live block's start gives its size; a byte no live
+ * block holds is in a free block (DOD_EFREE); any other byte is inside a live block
+ * (DOD_EINVAL). Errors must change nothing. */
+static void step_probe(struct model *m)
+{
+	size_t off = (size_t)dod_rng_below(&m->rng, m->usable), bytes = 0;
+	const struct live *start = NULL;
+	for (size_t j = 0; j < m->n_live && !start; j++)
+		start = m->live[j].p == m->a + off ? &m->live[j] : NULL;
+	if (start) {
+		assert_int_equal(buddy_block_bytes(&m->b, m->a + off, &bytes), DOD_OK);
+		assert_int_equal(bytes, start->block);
+		return;
+	}
+	int want = m->owned[off / m->min] ? DOD_EINVAL : DOD_EFREE;
+	size_t free_bytes = stats_of(&m->b).free_bytes;
+	assert_int_equal(buddy_block_bytes(&m->b, m->a + off, &bytes), want);
+	assert_int_equal(buddy_free(&m->b, m->a + off), want);
+	assert_int_equal(stats_of(&m->b).free_bytes, free_bytes);
+}
+
 static void random_run(size_t arena_bytes, size_t min, uint64_t seed, int steps)
 {
 	struct model *m = calloc(1, sizeof *m);
@@ -695,12 +794,14 @@ static void random_run(size_t arena_bytes, size_t min, uint64_t seed, int steps)
 	assert_non_null(m->owned);
 	for (int i = 0; i < steps; i++) {
 		uint64_t r = dod_rng_below(&m->rng, 100);
-		if (m->n_live == 0 || (r < 50 && m->n_live < MAX_LIVE))
+		if (m->n_live == 0 || (r < 45 && m->n_live < MAX_LIVE))
 			step_alloc(m);
-		else if (r < 80)
+		else if (r < 70)
 			step_free(m);
-		else
+		else if (r < 85)
 			step_realloc(m);
+		else
+			step_probe(m);
 		check_ok(&m->b);
 		assert_int_equal(stats_of(&m->b).free_bytes, m->usable - m->live_bytes);
 		for (size_t j = 0; i % 256 == 255 && j < m->n_live; j++)
@@ -737,6 +838,7 @@ int main(void)
 		cmocka_unit_test(test_fragmentation),
 		cmocka_unit_test(test_metadata),
 		cmocka_unit_test(test_grow),
+		cmocka_unit_test(test_check_catches),
 		cmocka_unit_test(test_random),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
