@@ -123,6 +123,14 @@ static void test_split(void **state)
 	assert_int_equal(buddy_free(&b, p), DOD_OK);
 	check_ok(&b);
 	assert_int_equal(stats_of(&b).free_blocks_at[0], 1);
+	p = alloc_ok(&b, T_BYTES); /* the root itself: no split, no merge bit */
+	assert_ptr_equal(p, a);
+	assert_int_equal(stats_of(&b).free_bytes, 0);
+	check_ok(&b);
+	assert_int_equal(buddy_free(&b, p), DOD_OK);
+	assert_int_equal(buddy_free(&b, p), DOD_EFREE);
+	assert_int_equal(stats_of(&b).free_blocks_at[0], 1);
+	check_ok(&b);
 	free(a);
 }
 
