@@ -2,6 +2,7 @@
  * Adventures 3"), on its own:
  *   split          one minimum block from an arena that is one free block splits every
  *                  level: one free block per level, at the offsets the halves have
+ *   picture        the state drawn in buddy.c's opening comment, bit for bit
  *   merge          256 minimum blocks freed in several orders (ascending, descending,
  *                  evens then odds, seeded shuffles) always end as the one free block
  *   exhaustion     random sizes until even one byte is DOD_EFULL: the arena is full,
@@ -130,6 +131,31 @@ static void test_split(void **state)
 	assert_int_equal(buddy_free(&b, p), DOD_OK);
 	assert_int_equal(buddy_free(&b, p), DOD_EFREE);
 	assert_int_equal(stats_of(&b).free_blocks_at[0], 1);
+	check_ok(&b);
+	free(a);
+}
+
+/* The state drawn in buddy.c's opening comment, bit for bit: 6 usable 16-byte blocks
+ * (112 bytes: 96 and two 8-byte bit words), after alloc(16) and alloc(32). */
+static void test_picture(void **state)
+{
+	(void)state;
+	char *a = arena_new(112);
+	struct buddy b;
+	assert_int_equal(buddy_init(&b, a, 112, 16), DOD_OK);
+	struct buddy_stats s = stats_of(&b);
+	assert_int_equal(s.levels, 4);
+	assert_int_equal(s.usable_bytes, 96);
+	assert_int_equal(s.free_blocks_at[1], 1); /* 4 leaves at 0, 2 at 4 */
+	assert_int_equal(s.free_blocks_at[2], 1);
+	assert_ptr_equal(alloc_ok(&b, 16), a + 64);
+	assert_ptr_equal(alloc_ok(&b, 32), a);
+	assert_int_equal(b.split[0], 0x27); /* nodes 0, 1, 2, 5 */
+	assert_int_equal(b.merge[0], 0x22); /* nodes 1, 5 */
+	assert_int_equal(b.head[2], 2);
+	assert_int_equal(b.head[3], 5);
+	assert_int_equal(b.nonempty, (1u << 2) | (1u << 3));
+	assert_ptr_equal((char *)b.merge, a + 96);
 	check_ok(&b);
 	free(a);
 }
@@ -839,6 +865,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_split),
+		cmocka_unit_test(test_picture),
 		cmocka_unit_test(test_merge),
 		cmocka_unit_test(test_exhaustion),
 		cmocka_unit_test(test_not_pow2),

@@ -12,13 +12,24 @@
  * (levels 0 .. depth - 1) have bits: a leaf cannot split, and the merge bit of a pair is
  * its parent's bit.
  *
- *   arena: base                                       meta_offset       arena_bytes
- *          |<------------ usable_bytes ------------->|pad|merge|split|
- *   level 0 [                         root: split                              )...
- *   level 1 [       free: on list 1       ][         split                     )...
- *   level 2                                [  alloc  ][ split  )[ past the end )
- *   level 3                                           [free][al)  never free, never
- *                                                     (the tree's rest: not memory)
+ * An arena with 6 usable minimum blocks (depth 3: a tree of 8) after alloc(1 block) and
+ * alloc(2 blocks); nodes numbered, each level's blocks and their state:
+ *
+ *   leaf:       0     1     2     3     4     5     6     7
+ *   level 0  [                    0: split                    ]
+ *   level 1  [        1: split        ][        2: split        ]
+ *   level 2  [ 3: allocated][ 4: free  ][ 5: split  ][ 6: past  ]  the usable part's end
+ *   level 3                             [alloc][free]              leaves: no bits
+ *   split bits, nodes 0..6:  1 1 1 0 0 1 0
+ *   merge bits, nodes 0..6:  0 1 0 0 0 1 0   (node 1: 3 allocated, 4 free; node 5: the
+ *                                             two leaves; node 2: 5 split, 6 never free)
+ *   lists: head[2] = leaf 2, head[3] = leaf 5; nonempty = levels 2 and 3
+ *
+ *   arena:  base                              meta_offset             arena_bytes
+ *           |<--- usable_bytes: leaves 0..5 --->|pad| merge bits | split bits |
+ *   The tree's blocks past the usable part (node 6) overlay the bit arrays and what lies
+ *   past the arena: they are never free, never read, never written.
+ *
  *   a free block:  [ next | prev | ... ]   uint32 leaf indices of the level's other free
  *                                          blocks (UINT32_MAX: none); head[L] the first
  *
