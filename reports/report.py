@@ -19,14 +19,20 @@ With no CSV at all nothing is written and the exit status is 0. Rows with verifi
 excluded and counted in a warning. Bad input prints one "report.py: FILE:LINE: message"
 line on stderr and exits with status 2; an output that cannot be written exits with 1.
 
-`--publish FILE` also writes the rows of the runs the document reports to FILE (xz), the
-file `make publish` commits. `--stable-against CSV` judges every claim again on another
-run (a second `make bench` on the same machine) and lists the claims whose verdict class
-differs (exit status 1 when one does): a verdict is meant to be the same on two runs.
+`--repeat CSV` judges every claim again on a repeat run (a second `make bench` on the same
+machine and revision) and reports a claim whose class differs as "not reproduced", with
+both classes (sections.replicated): one run's CI does not show how far two runs differ.
+Exit status 1 when a claim's two classes are opposite (confirmed or bound holds against
+refuted: a rule deciding on noise). Reading the published run by default, the published
+repeat (results/published/bench-repeat.csv.xz) is the repeat. `--publish FILE` also writes
+the rows of the runs the document reports to FILE (xz), the file `make publish` commits,
+and with --repeat the repeat's rows to FILE's name with -repeat (bench-repeat.csv.xz).
+`--stable-against CSV` judges every claim again on another run and lists the claims whose
+class differs (exit status 1 when one does), changing nothing in the document.
 
 Usage: /usr/bin/python3 reports/report.py [--results-dir DIR] [--out-dir DIR]
            [--results-md FILE] [--article FILE] [--claims FILE] [--bulk-article FILE]
-           [--run RUN_ID|latest] [--baseline NAME] [--publish FILE]
+           [--run RUN_ID|latest] [--baseline NAME] [--repeat CSV] [--publish FILE]
            [--stable-against CSV] [CSV ...]
 """
 import argparse
@@ -44,13 +50,14 @@ import machine
 import md
 import results
 import verdicts as vd
-from sections import DOCUMENT, MODULES, ORDER, Context
+from sections import DOCUMENT, MODULES, ORDER, Context, Repeat
 from sections import bulk_targets
 from sections.bulk_claims import RULES
 from sections.handle_map_claims import RULES as HM_RULES
 from sections.lists_claims import RULES as LIST_RULES
 
 PUBLISHED = os.path.join("published", "bench.csv.xz")  # in --results-dir
+REPEAT_SUFFIX = "-repeat"  # bench.csv.xz's repeat: bench-repeat.csv.xz
 CONTENTS = "contents"
 HEADLINE_LINES = 20  # issue 15: make bench ends with at most this many lines
 TITLE = "# dodbench results"
@@ -67,6 +74,23 @@ OPTIONS = (("--results-dir", "DIR", "results", "read DIR/bench-*.csv (else DIR/"
             "bench-* run with time rows, else the newest run with time rows"),
            ("--baseline", "NAME", results.role("baseline")[0],
             "container the every-case tables compare with"))
+
+
+def repeat_path(path):
+    """The published repeat beside a published run: DIR/bench.csv.xz -> DIR/bench-repeat.csv.xz."""
+    head, name = os.path.split(path)
+    stem = name.split(".", 1)
+    return os.path.join(head, stem[0] + REPEAT_SUFFIX + ("." + stem[1] if len(stem) > 1 else ""))
+
+
+def default_repeat(results_dir, paths):
+    """The repeat read when --repeat names none: the published repeat when the only CSV
+    read is the published run and the repeat exists beside it, else None."""
+    published = os.path.join(results_dir, PUBLISHED)
+    if [os.path.abspath(p) for p in paths] != [os.path.abspath(published)]:
+        return None
+    path = repeat_path(published)
+    return path if os.path.exists(path) else None
 
 
 def default_csvs(results_dir):
@@ -215,27 +239,57 @@ def summary_lines(ctx, rendered, status, results_md, changed):
 
 def claim_classes(rendered, claims):
     """{claim id: verdict class} of every claim, from the rendered sections' claim rows
-    (not measured where no section judged it)."""
+    (not measured where no section judged it), as the reported run alone gives them (a
+    row a repeat made "not reproduced" counts with its own class)."""
     rows = {k: v for s in rendered.values() if s for k, v in s.claims.items()}
-    return {c.id: rows[c.id].verdict if c.id in rows else vd.NOT_MEASURED for c in claims}
+    return {c.id: (rows[c.id].alone or rows[c.id].verdict) if c.id in rows else vd.NOT_MEASURED
+            for c in claims}
 
 
-def stability_lines(args, ctx, rendered, other_path):
-    """--stable-against: the verdict classes of the reported run against those the same
-    rules give on the make bench run in other_path (its charts drawn in a temporary
-    directory, then removed). Returns (lines to print, number of claims whose class
-    differs)."""
+def judge_other(args, other_path):
+    """(its Context, sections.Repeat) of the make bench run in other_path, judged by the same
+    rules with no repeat of its own (its charts drawn in a temporary directory, then
+    removed)."""
     other_args = argparse.Namespace(**dict(vars(args), run="latest"))
     with tempfile.TemporaryDirectory() as tmp:
         other_args.out_dir = tmp
         other = _load(other_args, [other_path])
         theirs = claim_classes(render_sections(other), other.claims)
-    mine = claim_classes(rendered, ctx.claims)
-    differ = [i for i in mine if mine[i] != theirs.get(i)]
+    return other, Repeat(other.run_id, theirs)
+
+
+def compare_classes(mine, theirs):
+    """([claim ids whose class differs], [those whose classes are opposite: verdicts.
+    OPPOSITE]) of two {claim id: class}, in mine's order."""
+    differ = [i for i in mine if mine[i] != theirs.get(i, vd.NOT_MEASURED)]
+    return differ, [i for i in differ if (mine[i], theirs.get(i)) in vd.OPPOSITE]
+
+
+def stability_lines(args, ctx, rendered, other_path):
+    """--stable-against: the verdict classes of the reported run against those the same
+    rules give on the make bench run in other_path. Returns (lines to print, number of
+    claims whose class differs)."""
+    other, repeat = judge_other(args, other_path)
+    mine, theirs = claim_classes(rendered, ctx.claims), repeat.classes
+    differ, _ = compare_classes(mine, theirs)
     out = [f"verdicts: {len(mine) - len(differ)} of {len(mine)} claims have the same class in "
            f"run {ctx.run_id} and run {other.run_id}"]
     out += [f"  {i}: {mine[i]} here, {theirs.get(i)} there" for i in differ]
     return out, len(differ)
+
+
+def replication_lines(ctx, mine):
+    """--repeat: how many claims the repeat reproduced, the others with both classes, and
+    the opposite ones. mine: {claim id: class} of the reported run alone. Returns (lines,
+    number of claims whose classes are opposite)."""
+    theirs = ctx.repeat.classes
+    differ, opposite = compare_classes(mine, theirs)
+    out = [f"repeat: {len(mine) - len(differ)} of {len(mine)} claims have the same class in "
+           f"run {ctx.run_id} and its repeat {ctx.repeat.run_id}; not reproduced: "
+           + (", ".join(f"{i} ({mine[i]} / {theirs.get(i, vd.NOT_MEASURED)})" for i in differ)
+              or "none")]
+    out.append("opposite classes (a rule deciding on noise): " + (", ".join(opposite) or "none"))
+    return out, len(opposite)
 
 
 def _print_summary(ctx, rendered, status, results_md, changed):
@@ -250,9 +304,14 @@ def main(argv=None):
     for flag, metavar, default, what in OPTIONS:
         p.add_argument(flag, metavar=metavar, default=default,
                        help=what + " (default: %(default)s)")
+    p.add_argument("--repeat", metavar="CSV", help="judge every claim on the repeat run in CSV "
+                   "too (a second make bench on this machine and revision): a claim whose "
+                   "class differs is 'not reproduced'; exit status 1 when two classes are "
+                   "opposite (default: the published repeat, when reading the published run)")
     p.add_argument("--publish", metavar="FILE", help="also write the rows of the runs the "
                    "document reports (the main run, the callgrind run) to FILE, xz-compressed "
-                   "(`make publish`: results/published/bench.csv.xz)")
+                   "(`make publish`: results/published/bench.csv.xz), and with --repeat the "
+                   "repeat's to FILE's name with -repeat")
     p.add_argument("--stable-against", metavar="CSV", help="also judge every claim on the "
                    "run in CSV (another make bench run on this machine) and list the claims "
                    "whose verdict class differs; exit status 1 when any does")
@@ -264,8 +323,12 @@ def main(argv=None):
               f"(run `make bench` first, or name CSV files): nothing changed, "
               f"{args.results_md} and the charts are as they were")
         return 0
+    repeat = args.repeat or default_repeat(args.results_dir, paths)
     try:
         ctx = _load(args, paths)
+        other = None
+        if repeat:
+            other, ctx.repeat = judge_other(args, repeat)
         rendered = render_sections(ctx)
         try:
             with open(args.results_md, encoding="utf-8") as f:
@@ -279,6 +342,9 @@ def main(argv=None):
                 f.write(text)
         if args.publish:
             publish(paths, {ctx.run_id} | set(ctx.section_runs.values()), args.publish)
+            if other:
+                publish([repeat], {other.run_id} | set(other.section_runs.values()),
+                        repeat_path(args.publish))
         stable, differ = (stability_lines(args, ctx, rendered, args.stable_against)
                           if args.stable_against else ([], 0))
     except results.ReportError as e:
@@ -288,8 +354,10 @@ def main(argv=None):
         print(f"report.py: cannot write output: {e}", file=sys.stderr)
         return 1
     _print_summary(ctx, rendered, status, args.results_md, changed)
-    print("\n".join(stable), end="\n" if stable else "")
-    return 1 if differ else 0
+    replication, opposite = (replication_lines(ctx, claim_classes(rendered, ctx.claims))
+                             if other else ([], 0))
+    print("\n".join(replication + stable), end="\n" if replication or stable else "")
+    return 1 if differ or opposite else 0
 
 
 if __name__ == "__main__":

@@ -16,6 +16,7 @@ BOUND_HOLDS = "bound holds"
 DEPENDS = "depends"
 PREMISE_NOT_EXERCISED = "premise not exercised"
 UNDECIDED = "not decided at this precision"
+NOT_REPRODUCED = "not reproduced"
 NOT_MEASURED = "not measured"
 
 # (class, meaning), in the order the index explains them.
@@ -28,9 +29,17 @@ CLASSES = (
                             "the row says which and how to make it occur"),
     (UNDECIDED, "the CI straddles the rule's threshold: more reps or a quieter machine "
                 "would decide"),
+    (NOT_REPRODUCED, "two make bench runs on one machine and revision gave different classes "
+                     "(the row gives both): the runs differ by more than one run's CI "
+                     "shows, so neither class is the machine's"),
     (NOT_MEASURED, "no rule judges the claim yet, or the run has no rows for it"),
 )
 NAMES = tuple(name for name, _ in CLASSES)
+
+# Classes that say opposite things: a claim judged one way in one run and the other way in
+# a repeat is a rule deciding on noise, not a claim near its threshold (replicate()).
+OPPOSITE = {(CONFIRMED, REFUTED), (REFUTED, CONFIRMED), (BOUND_HOLDS, REFUTED),
+            (REFUTED, BOUND_HOLDS)}
 
 ABOVE, BELOW, STRADDLES = 1, -1, 0  # side(): where a CI lies against a threshold
 

@@ -12,6 +12,7 @@ verdict rows) and assembles the document in DOCUMENT order.
 from dataclasses import dataclass, field
 
 import results
+import verdicts as vd
 
 # Rendering order: claim_index needs every other section's claim rows.
 ORDER = ("header", "handle_map", "bulk", "lists", "handle_designs", "calibration",
@@ -27,11 +28,13 @@ MODULES = {"process": "hyperfine", "all_cases": "cases"}
 class ClaimRow:
     """The verdict of one claim id of reports/data/claims.csv: its class (verdicts.CLASSES),
     what was measured (one line), the rule that judged it (one line) and the chart that
-    shows it (a link relative to RESULTS.md, or "")."""
+    shows it (a link relative to RESULTS.md, or ""); alone: the class this run alone gives
+    when a repeat run made the row "not reproduced" (replicated()), else ""."""
     verdict: str
     measured: str
     rule: str = ""
     chart: str = ""
+    alone: str = ""
 
 
 @dataclass
@@ -72,6 +75,32 @@ class Context:
     claim_rows: dict = field(default_factory=dict)  # filled by report.py before claim_index
     section_runs: dict = field(default_factory=dict)  # {section name: run id it came from}
     vectorization: dict | None = None  # machine.vectorization of the CSVs read
+    repeat: "Repeat | None" = None  # the classes of a repeat run (replicated()), or None
+
+
+@dataclass(frozen=True)
+class Repeat:
+    """A second `make bench` run on the same machine and revision, judged by the same rules:
+    its run id and {claim id: verdict class} (report.py --repeat; the published pair)."""
+    run_id: str
+    classes: dict
+
+
+def replicated(rows, repeat):
+    """{claim id: ClaimRow} of rows ({claim id: ClaimRow} of one run) judged against a
+    repeat run (Repeat, or None: rows as they are): a claim whose class the repeat shares
+    keeps its row; one whose class differs becomes "not reproduced", its measured text
+    giving both classes (this run's figures first). A class the repeat lacks counts as
+    "not measured" there."""
+    if repeat is None:
+        return rows
+    out = {}
+    for cid, row in rows.items():
+        theirs = repeat.classes.get(cid, vd.NOT_MEASURED)
+        out[cid] = row if theirs == row.verdict else ClaimRow(
+            vd.NOT_REPRODUCED, f"this run: {row.verdict}: {row.measured}; repeat run "
+            f"{repeat.run_id}: {theirs}", row.rule, row.chart, row.verdict)
+    return out
 
 
 def run_line(info, reps, which="", table_case=True):

@@ -11,7 +11,7 @@ import os
 import md
 import stats as bench_stats
 import verdicts as vd
-from sections import ClaimRow, Section, run_line
+from sections import ClaimRow, Section, replicated, run_line
 from sections import bulk_charts as bc
 from sections.bulk_claims import NO_RULE, verdicts
 from sections.bulk_run import COLONY, KERNELS, Run, layout_order, layout_speedups
@@ -118,15 +118,15 @@ def _table_lines(run):
     return out
 
 
-def render_section(run, info, claims, target_list, out_dir, link):
+def render_section(run, info, claims, target_list, out_dir, link, repeat=None):
     """(section text with its marker lines, [chart paths], {claim id: ClaimRow}) of a run
     with bulk or particle rows; claims: this article's Claims; link(path) gives a link
-    relative to RESULTS.md."""
+    relative to RESULTS.md; repeat: the classes of a repeat run (sections.replicated)."""
     drawn, missing = draw_charts(run, info, claims, target_list, out_dir)
     written = {os.path.basename(p) for _, paths in drawn for p in paths}
     chart_of = (lambda c: link(os.path.join(os.path.dirname(out_dir), c.chart))
                 if c.chart and os.path.basename(c.chart) in written else "")
-    rows = claim_rows(run, claims, info, chart_of)
+    rows = replicated(claim_rows(run, claims, info, chart_of), repeat)
     reps = md.range_text(st.reps for k, st in run.cases.items()
                          if run.is_bulk(k[1]) or run.is_particles(k[1]))
     out = [HEADING, "", run_line(info, reps, table_case=False), "",
@@ -154,7 +154,8 @@ def render(ctx):
     claims = [c for c in ctx.claims if c.article == ARTICLE_NAME]
     text, charts_, rows = render_section(run, ctx.info, claims,
                                          load_article(ctx.targets_path or ARTICLE),
-                                         os.path.join(ctx.out_dir, CHART_DIR), ctx.link)
+                                         os.path.join(ctx.out_dir, CHART_DIR), ctx.link,
+                                         ctx.repeat)
     met = [cells[-1] for cells in targets(run, load_article(ctx.targets_path or ARTICLE))[0]]
     head = ("Bulk data targets: " + ", ".join(f"{met.count(s)} {s.split(' (')[0]}"
                                               for s in (MET, MISSED, UNCLEAR) if s in met)

@@ -11,9 +11,10 @@ NAME = "claim_index"
 HEADING = "## Claim index"
 
 
-def render_index(claims, rows):
+def render_index(claims, rows, repeat=None):
     """The index section text: claims (claims.Claim, file order), rows {id: ClaimRow} of
-    the claims some section judged."""
+    the claims some section judged, repeat the sections.Repeat they were judged against
+    (or None)."""
     counts = {}
     table = []
     for c in claims:
@@ -22,8 +23,10 @@ def render_index(claims, rows):
         counts[verdict] = counts.get(verdict, 0) + 1
         chart = f"[chart]({row.chart})" if row and row.chart else md.DASH
         table.append([c.id, c.article, c.claim, f"**{verdict}**", figure_text(c), chart])
+    on = (f"this run and its repeat (run `{repeat.run_id}`, the same machine and revision: a "
+          "claim the two runs judge differently is not reproduced)" if repeat else "this run")
     lines = [HEADING, "", "Every claim of every article, by the ids of the claim index "
-             "(`reports/data/claims.csv`): its verdict on this run, the article's figure and "
+             f"(`reports/data/claims.csv`): its verdict on {on}, the article's figure and "
              "the chart that shows it. The rule of each verdict is printed beside it in its "
              "article's section.", ""]
     lines += md.table(["id", "article", "claim", "verdict", "article's figure", "chart"], table)
@@ -73,5 +76,5 @@ def headline(claims, rows):
 
 def render(ctx):
     """The index of ctx.claims with the verdict rows of the sections rendered before."""
-    return Section(NAME, HEADING, render_index(ctx.claims, ctx.claim_rows),
+    return Section(NAME, HEADING, render_index(ctx.claims, ctx.claim_rows, ctx.repeat),
                    headline=[headline(ctx.claims, ctx.claim_rows)])

@@ -18,7 +18,7 @@ import results
 import stats as bench_stats
 from md import DASH, fmt
 from results import SEED, TABLE_ELEM_BYTES, TABLE_N
-from sections import Section, run_line
+from sections import Section, replicated, run_line
 from sections import handle_map_claims as hmc
 from sections.bulk_run import Run
 from sections.claim_index import claim_rows as index_rows, verdict_table
@@ -221,7 +221,7 @@ def render(ctx):
     chart_of = (lambda c: ctx.link(os.path.join(ctx.out_dir, c.chart))
                 if c.chart in written else "")
     claims = [c for c in ctx.claims if c.article == NAME]
-    rows = claim_rows(run, claims, article, chart_of)
+    rows = replicated(claim_rows(run, claims, article, chart_of), ctx.repeat)
     lines = verdict_lines(claims, rows, ctx.link(defrag) if defrag else "")
     return Section(NAME, HEADING, render_markdown(stats, ctx.info, article, ctx.link(png),
                                                   lines), [p for p in (png, defrag) if p], rows)

@@ -1,0 +1,144 @@
+"""Replication (docs/ARCHITECTURE.md, "Replication"): RESULTS.md judges every claim on a run
+and on its repeat (report.py --repeat; the published pair by default); a claim whose
+classes differ is "not reproduced" with both classes, and opposite classes (a rule that
+flips sides) exit 1. Each outcome of sections.replicated and report.compare_classes is fed
+here, and report.main's wiring: the repeat read by default, the document's rows, the exit
+status, the published repeat.
+
+Run from the repository root with Debian's interpreter:
+    /usr/bin/python3 -m pytest -q tests/python/test_replication.py
+"""
+import csv
+import lzma
+import shutil
+import sys
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+sys.dont_write_bytecode = True
+sys.path.insert(0, str(REPO / "reports"))
+import report  # noqa: E402
+import verdicts as vd  # noqa: E402
+from sections import ClaimRow, Repeat, replicated  # noqa: E402
+
+SMALL = REPO / "tests" / "fixtures" / "handle_map_small.csv"
+
+
+def rows(**classes):
+    return {cid: ClaimRow(cls, f"figure of {cid}", f"rule of {cid}", f"{cid}.png")
+            for cid, cls in classes.items()}
+
+
+def test_without_a_repeat_the_rows_are_the_runs():
+    mine = rows(A1=vd.CONFIRMED)
+    assert replicated(mine, None) is mine
+
+
+def test_a_class_the_repeat_shares_keeps_its_row():
+    mine = rows(A1=vd.CONFIRMED, A2=vd.UNDECIDED)
+    out = replicated(mine, Repeat("r2", {"A1": vd.CONFIRMED, "A2": vd.UNDECIDED}))
+    assert out == mine
+    assert all(r.alone == "" for r in out.values())
+
+
+def test_a_class_the_repeat_does_not_share_is_not_reproduced_with_both():
+    mine = rows(A1=vd.CONFIRMED, C8=vd.CONFIRMED)
+    out = replicated(mine, Repeat("r2", {"A1": vd.CONFIRMED, "C8": vd.DEPENDS}))
+    assert out["A1"] == mine["A1"]
+    c8 = out["C8"]
+    assert c8.verdict == vd.NOT_REPRODUCED and c8.alone == vd.CONFIRMED
+    assert c8.measured == "this run: confirmed: figure of C8; repeat run r2: depends"
+    assert (c8.rule, c8.chart) == ("rule of C8", "C8.png")
+
+
+def test_a_claim_the_repeat_did_not_judge_counts_as_not_measured_there():
+    out = replicated(rows(A1=vd.CONFIRMED, A2=vd.NOT_MEASURED), Repeat("r2", {}))
+    assert out["A1"].verdict == vd.NOT_REPRODUCED
+    assert out["A1"].measured.endswith("repeat run r2: not measured")
+    assert out["A2"].verdict == vd.NOT_MEASURED  # not measured in both: the same class
+
+
+def test_compare_classes_finds_differences_and_opposites():
+    mine = {"A1": vd.CONFIRMED, "A2": vd.REFUTED, "A3": vd.BOUND_HOLDS, "A4": vd.DEPENDS,
+            "A5": vd.UNDECIDED}
+    theirs = {"A1": vd.REFUTED, "A2": vd.REFUTED, "A3": vd.REFUTED, "A4": vd.CONFIRMED}
+    differ, opposite = report.compare_classes(mine, theirs)
+    assert differ == ["A1", "A3", "A4", "A5"]
+    assert opposite == ["A1", "A3"]
+    assert report.compare_classes(mine, dict(mine)) == ([], [])
+
+
+def test_repeat_path_names_the_published_repeat():
+    assert report.repeat_path("results/published/bench.csv.xz") == \
+        "results/published/bench-repeat.csv.xz"
+    assert report.repeat_path("x/run.csv") == "x/run-repeat.csv"
+
+
+def _args(tmp_path):
+    return ["--results-md", str(tmp_path / "RESULTS.md"), "--out-dir", str(tmp_path / "out")]
+
+
+def test_a_repeat_of_the_same_rows_reproduces_every_claim(tmp_path, capsys):
+    assert report.main(_args(tmp_path) + ["--repeat", str(SMALL), str(SMALL)]) == 0
+    out = capsys.readouterr().out
+    assert "not reproduced: none" in out and "opposite classes (a rule deciding on noise): " \
+        "none" in out
+    text = (tmp_path / "RESULTS.md").read_text()
+    assert "its verdict on this run and its repeat (run `20261121T235901Z-bench1-12345`" in text
+    assert f"| **{vd.NOT_REPRODUCED}** |" not in text
+
+
+def _fake_repeat(monkeypatch, change):
+    """report.judge_other made to return the run's own classes with `change` applied."""
+    real = report.judge_other
+
+    def judge_other(args, path):
+        other, repeat = real(args, path)
+        return other, Repeat("repeat-run", dict(repeat.classes, **change(repeat.classes)))
+    monkeypatch.setattr(report, "judge_other", judge_other)
+
+
+def test_a_claim_judged_differently_is_not_reproduced_in_the_document(tmp_path, capsys,
+                                                                         monkeypatch):
+    def soften(classes):
+        cid = next(i for i, c in classes.items() if c == vd.CONFIRMED)
+        return {cid: vd.UNDECIDED}
+    _fake_repeat(monkeypatch, soften)
+    assert report.main(_args(tmp_path) + ["--repeat", str(SMALL), str(SMALL)]) == 0
+    out = capsys.readouterr().out
+    assert "(confirmed / not decided at this precision)" in out
+    text = (tmp_path / "RESULTS.md").read_text()
+    assert f"| **{vd.NOT_REPRODUCED}** |" in text
+    assert "; repeat run repeat-run: not decided at this precision" in text
+
+
+def test_opposite_classes_exit_1(tmp_path, capsys, monkeypatch):
+    def flip(classes):
+        cid = next(i for i, c in classes.items() if c == vd.CONFIRMED)
+        return {cid: vd.REFUTED}
+    _fake_repeat(monkeypatch, flip)
+    assert report.main(_args(tmp_path) + ["--repeat", str(SMALL), str(SMALL)]) == 1
+    out = capsys.readouterr().out
+    assert "opposite classes (a rule deciding on noise): none" not in out
+
+
+def test_the_published_run_is_judged_with_the_published_repeat(tmp_path, capsys):
+    results = tmp_path / "results"
+    published = results / "published" / "bench.csv.xz"
+    published.parent.mkdir(parents=True)
+    published.write_bytes(lzma.compress(SMALL.read_bytes()))
+    args = _args(tmp_path) + ["--results-dir", str(results)]
+    assert report.main(args) == 0
+    assert "repeat:" not in capsys.readouterr().out  # no repeat beside it: one run
+    shutil.copy(published, results / "published" / "bench-repeat.csv.xz")
+    assert report.main(args) == 0
+    assert "not reproduced: none" in capsys.readouterr().out
+
+
+def test_publish_with_a_repeat_writes_both_runs(tmp_path, capsys):
+    dest = tmp_path / "published" / "bench.csv.xz"
+    assert report.main(_args(tmp_path) + ["--publish", str(dest), "--repeat", str(SMALL),
+                                          str(SMALL)]) == 0
+    for path in (dest, tmp_path / "published" / "bench-repeat.csv.xz"):
+        lines = lzma.decompress(path.read_bytes()).decode().splitlines()
+        assert {r["run_id"] for r in csv.DictReader(lines)} == {"20261121T235901Z-bench1-12345"}
