@@ -1,8 +1,9 @@
 /* stream_read - the bandwidth probe (docs/ARCHITECTURE.md, "The bandwidth probe"): the
  * machine's own streaming-read limit at a working set of n 8-byte words, measured in the
  * same run as the containers, so an iterate case can be shown as the share of it that
- * it reaches. The setup is iterate_inline's (plain_array filled with keys 0..n-1, its
- * items read through ops->key_array: the very memory iterate_sum reads); the timed region
+ * it reaches. The setup is iterate_inline's memory (plain_array filled with keys 0..n-1,
+ * its items read through ops->key_array: the very memory iterate_sum reads; no handle kept,
+ * fill_keys); the timed region
  * sums them in a plain uint64_t loop written here, which gcc vectorizes
  * (build/rel/vectorization.tsv), `passes` times over, so that a working set that fits in
  * L1 still makes a region of at least SCN_STREAM_MIN_BYTES read. Pick n with --n's cache
@@ -12,14 +13,35 @@
  * n(n-1)/2 mod 2^64. */
 #include "scenario.h"
 
+/* The probe's fill: n items with keys 0..n-1 in a container created with room for all of
+ * them, inserted in batches through one small handle buffer. (scn_fill keeps all n handles:
+ * at the dram set as many bytes again as the keys, faulted in and never read.) Returns 0 or
+ * SCN_ERROR with res's reason. */
+static int fill_keys(const struct dod_ops *ops, size_t n, void **c, struct scn_result *res)
+{
+	enum { BATCH = 4096 };
+	static uint64_t handles[BATCH];
+	int err = ops->create(c, n);
+	if (err)
+		return scn_error(res, "create", err);
+	for (size_t done = 0; done < n; done += BATCH) {
+		size_t m = n - done < BATCH ? n - done : BATCH;
+		if ((err = ops->insert_n(*c, m, done, handles))) {
+			ops->destroy(*c);
+			return scn_error(res, "insert_n", err);
+		}
+	}
+	return 0;
+}
+
 static int run(const struct dod_ops *ops, const struct scn_params *p, struct hb_region *r,
                struct scn_result *res)
 {
-	struct scn_filled f;
-	if (scn_fill_dense(ops, p, &f, res))
+	void *c;
+	if (fill_keys(ops, p->n, &c, res))
 		return SCN_ERROR;
-	const uint64_t *k = ops->key_array(f.c);
-	size_t n = f.n_live;
+	const uint64_t *k = ops->key_array(c);
+	size_t n = p->n;
 	size_t passes = scn_stream_passes(n);
 	hb_begin(r);
 	uint64_t sum = 0;
@@ -31,8 +53,8 @@ static int run(const struct dod_ops *ops, const struct scn_params *p, struct hb_
 	DOD_KEEP(sum);
 	hb_end(r);
 	res->ops = n * passes;
-	scn_check_sum(res, sum, (uint64_t)passes * f.live_key_sum);
-	scn_filled_free(ops, &f);
+	scn_check_sum(res, sum, (uint64_t)passes * scn_key_sum(n));
+	ops->destroy(c);
 	return SCN_RAN;
 }
 
