@@ -16,8 +16,8 @@
  * tag into its place, freeing the head chunk when it empties; so every chunk but the
  * head is full and a chain of t tags has ceil(t / K) chunks. Invariants (store_check):
  * every chunk of a live entity's chain has 1 <= n <= K, all but the head n = K, none is
- * free-marked, chains end in 0 within n_nodes; the chains hold live_chunks chunks and
- * `tags` tags, live_chunks + n_free = n_nodes - 1; a free slot's head is 0. Memory:
+ * free-marked, chains end in 0 within n_nodes; the chains hold live_nodes chunks and
+ * `tags` tags, live_nodes + n_free = n_nodes - 1; a free slot's head is 0. Memory:
  * 4K / (8 + 4K) of a full chunk is tags (K = 8: 80%, D4), 4t / (8 + 4K) of an entity's
  * one chunk at t tags (30% at 3, K = 8). The walk reads a chunk's tags contiguously and
  * follows one next a chunk: one miss per K tags where linked_nodes takes one a tag.
@@ -42,7 +42,7 @@ typedef struct {
 } AOA_HDR;
 struct aoa_store {
 	struct aoa_pool pool;
-	size_t live_chunks, tags;
+	size_t live_nodes, tags; /* chunks in chains, tags in them */
 };
 
 #include "aoa/aoa_core.h"
@@ -59,32 +59,18 @@ static inline struct ck_chunk *ck(const struct aoa *a, uint32_t x)
 	return (struct ck_chunk *)pool_at(&a->s.pool, x, NB);
 }
 
-static int store_create(struct aoa *a, size_t capacity_entities)
-{
-	a->s.live_chunks = a->s.tags = 0;
-	return pool_init(&a->s.pool, capacity_entities, NB);
-}
-static void store_destroy(struct aoa *a) { free(a->s.pool.base); }
-static void hdr_init(struct aoa *a, uint32_t i) { a->hdr[i].head = 0; }
+#include "aoa/chain_hooks.h"
+
 static void hdr_release(struct aoa *a, uint32_t i)
 {
 	for (uint32_t x = a->hdr[i].head, next; x; x = next) {
 		next = ck(a, x)->next;
 		a->s.tags -= ck(a, x)->n;
 		pool_give(&a->s.pool, x, NB);
-		a->s.live_chunks--;
+		a->s.live_nodes--;
 	}
 	a->hdr[i].head = 0;
 }
-static bool hdr_empty(const struct aoa *a, uint32_t i) { return a->hdr[i].head == 0; }
-static void store_clear(struct aoa *a)
-{
-	pool_clear(&a->s.pool);
-	for (size_t i = 1; i < a->n_slots; i++)
-		a->hdr[i].head = 0;
-	a->s.live_chunks = a->s.tags = 0;
-}
-static void batch_begin(struct aoa *a) { a->s.pool.batch_fresh = a->s.pool.n_nodes; }
 
 static int tag_add(struct aoa *a, uint32_t i, uint32_t tag)
 {
@@ -97,7 +83,7 @@ static int tag_add(struct aoa *a, uint32_t i, uint32_t tag)
 		ck(a, x)->n = 0;
 		ck(a, x)->next = h;
 		a->hdr[i].head = h = x;
-		a->s.live_chunks++;
+		a->s.live_nodes++;
 	}
 	struct ck_chunk *c = ck(a, h);
 	c->tags[c->n++] = tag;
@@ -112,7 +98,7 @@ static void tag_undo(struct aoa *a, uint32_t i)
 	if (--ck(a, h)->n == 0) { /* the add made this chunk: it goes back */
 		a->hdr[i].head = ck(a, h)->next;
 		pool_untake(&a->s.pool, h, NB);
-		a->s.live_chunks--;
+		a->s.live_nodes--;
 	}
 }
 
@@ -130,7 +116,7 @@ static int tag_remove(struct aoa *a, uint32_t i, uint32_t tag)
 			if (hc->n == 0) {
 				a->hdr[i].head = hc->next;
 				pool_give(&a->s.pool, h, NB);
-				a->s.live_chunks--;
+				a->s.live_nodes--;
 			}
 			return 1;
 		}
@@ -175,10 +161,8 @@ static uint64_t walk(const struct aoa *a)
 static void store_memory(const struct aoa *a, struct dod_tags_memory *m)
 {
 	m->tags = a->s.tags;
-	m->unit_bytes = a->s.live_chunks * NB;
+	m->unit_bytes = a->s.live_nodes * NB;
 }
-
-static size_t store_bytes(const struct aoa *a) { return a->s.pool.cap * NB; }
 
 /* One live entity's chain: chunks below n_nodes, not free, the head 1..K full, the
  * others K; adds its chunks and tags to *chunks, *tags. */
@@ -193,9 +177,9 @@ static int check_chain(const struct aoa *a, uint32_t i, size_t *chunks, size_t *
 		if (c->n < 1 || c->n > K || (x != a->hdr[i].head && c->n != K))
 			return dod_check_fail(why, len, "entity slot %u: chunk %u holds %u tags (%s)", i,
 			                      x, c->n, x == a->hdr[i].head ? "head" : "not the head");
-		if (++*chunks > a->s.live_chunks)
+		if (++*chunks > a->s.live_nodes)
 			return dod_check_fail(why, len, "the chains hold more than %zu chunks (a cycle "
-			                      "or a shared chunk)", a->s.live_chunks);
+			                      "or a shared chunk)", a->s.live_nodes);
 		*tags += c->n;
 	}
 	return DOD_OK;
@@ -210,10 +194,10 @@ static int store_check(const struct aoa *a, char *why, size_t len)
 		err = check_chain(a, i, &chunks, &tags, why, len);
 	if (err)
 		return err;
-	if (chunks != a->s.live_chunks || tags != a->s.tags ||
+	if (chunks != a->s.live_nodes || tags != a->s.tags ||
 	    chunks + p->n_free != p->n_nodes - 1)
 		return dod_check_fail(why, len, "%zu chunks and %zu tags in chains, counts %zu and "
-		                      "%zu, %zu free of %zu nodes", chunks, tags, a->s.live_chunks,
+		                      "%zu, %zu free of %zu nodes", chunks, tags, a->s.live_nodes,
 		                      a->s.tags, p->n_free, p->n_nodes);
 	return DOD_OK;
 }

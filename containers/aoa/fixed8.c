@@ -63,30 +63,20 @@ static int tag_add(struct aoa *a, uint32_t i, uint32_t tag)
 static int tag_remove(struct aoa *a, uint32_t i, uint32_t tag)
 {
 	AOA_HDR *h = &a->hdr[i];
-	for (uint32_t j = 0; j < h->n; j++)
-		if (h->tags[j] == tag) {
-			h->tags[j] = h->tags[--h->n];
-			a->s.tags--;
-			return 1;
-		}
-	return 0;
+	if (!aoa_array_remove(h->tags, &h->n, tag))
+		return 0;
+	a->s.tags--;
+	return 1;
 }
 
 static bool tag_has(const struct aoa *a, uint32_t i, uint32_t tag)
 {
-	const AOA_HDR *h = &a->hdr[i];
-	for (uint32_t j = 0; j < h->n; j++)
-		if (h->tags[j] == tag)
-			return true;
-	return false;
+	return aoa_array_has(a->hdr[i].tags, a->hdr[i].n, tag);
 }
 
 static size_t tags_list(const struct aoa *a, uint32_t i, uint32_t *out, size_t room)
 {
-	const AOA_HDR *h = &a->hdr[i];
-	for (uint32_t j = 0; j < h->n && j < room; j++)
-		out[j] = h->tags[j];
-	return h->n;
+	return aoa_array_list(a->hdr[i].tags, a->hdr[i].n, out, room);
 }
 
 static uint64_t walk(const struct aoa *a)

@@ -30,6 +30,7 @@ typedef struct {
 struct aoa_store {
 	struct aoa_pool pool;
 	size_t live_nodes; /* = tags stored */
+	size_t tags;       /* unused: the chunked designs' (chain_hooks.h) */
 };
 
 #include "aoa/aoa_core.h"
@@ -44,13 +45,8 @@ static inline struct ln_node *nd(const struct aoa *a, uint32_t x)
 	return (struct ln_node *)pool_at(&a->s.pool, x, NB);
 }
 
-static int store_create(struct aoa *a, size_t capacity_entities)
-{
-	a->s.live_nodes = 0;
-	return pool_init(&a->s.pool, capacity_entities, NB);
-}
-static void store_destroy(struct aoa *a) { free(a->s.pool.base); }
-static void hdr_init(struct aoa *a, uint32_t i) { a->hdr[i].head = 0; }
+#include "aoa/chain_hooks.h"
+
 static void hdr_release(struct aoa *a, uint32_t i)
 {
 	for (uint32_t x = a->hdr[i].head, next; x; x = next) {
@@ -60,15 +56,6 @@ static void hdr_release(struct aoa *a, uint32_t i)
 	}
 	a->hdr[i].head = 0;
 }
-static bool hdr_empty(const struct aoa *a, uint32_t i) { return a->hdr[i].head == 0; }
-static void store_clear(struct aoa *a)
-{
-	pool_clear(&a->s.pool);
-	for (size_t i = 1; i < a->n_slots; i++)
-		a->hdr[i].head = 0;
-	a->s.live_nodes = 0;
-}
-static void batch_begin(struct aoa *a) { a->s.pool.batch_fresh = a->s.pool.n_nodes; }
 
 static int tag_add(struct aoa *a, uint32_t i, uint32_t tag)
 {
@@ -135,8 +122,6 @@ static void store_memory(const struct aoa *a, struct dod_tags_memory *m)
 	m->tags = a->s.live_nodes;
 	m->unit_bytes = a->s.live_nodes * NB;
 }
-
-static size_t store_bytes(const struct aoa *a) { return a->s.pool.cap * NB; }
 
 static int store_check(const struct aoa *a, char *why, size_t len)
 {

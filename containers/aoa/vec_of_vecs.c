@@ -86,30 +86,20 @@ static void tag_undo(struct aoa *a, uint32_t i)
 static int tag_remove(struct aoa *a, uint32_t i, uint32_t tag)
 {
 	AOA_HDR *h = &a->hdr[i];
-	for (uint32_t j = 0; j < h->n; j++)
-		if (h->a[j] == tag) {
-			h->a[j] = h->a[--h->n];
-			a->s.tags--;
-			return 1;
-		}
-	return 0;
+	if (!aoa_array_remove(h->a, &h->n, tag))
+		return 0;
+	a->s.tags--;
+	return 1;
 }
 
 static bool tag_has(const struct aoa *a, uint32_t i, uint32_t tag)
 {
-	const AOA_HDR *h = &a->hdr[i];
-	for (uint32_t j = 0; j < h->n; j++)
-		if (h->a[j] == tag)
-			return true;
-	return false;
+	return aoa_array_has(a->hdr[i].a, a->hdr[i].n, tag);
 }
 
 static size_t tags_list(const struct aoa *a, uint32_t i, uint32_t *out, size_t room)
 {
-	const AOA_HDR *h = &a->hdr[i];
-	for (uint32_t j = 0; j < h->n && j < room; j++)
-		out[j] = h->a[j];
-	return h->n;
+	return aoa_array_list(a->hdr[i].a, a->hdr[i].n, out, room);
 }
 
 static uint64_t walk(const struct aoa *a)
