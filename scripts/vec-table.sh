@@ -26,6 +26,7 @@ if [[ $# -lt 3 ]]; then
 	exit 2
 fi
 table=$1 objdir=$2 out=$3
+incdir=$(dirname "$table")
 shift 3
 here=$(dirname "$0")
 tmp=$out.tmp-$$
@@ -37,16 +38,24 @@ loops() {
 	awk -v prefix="$1" -v fn="$2" -f "$here/vec-loops.awk" "$3" || exit 1
 }
 
-# field_fn SOURCE FIELD: the function a designated initializer ".FIELD = NAME," names, in
-# SOURCE or in a .c file SOURCE includes (a variant that compiles another source again
-# with a define, as handle_map_elementwise.c does handle_map.c).
+# field_fn SOURCE FIELD: the function a designated initializer ".FIELD = NAME" names, in
+# SOURCE or in a file SOURCE includes ("FILE", found beside SOURCE or, as the compiler's
+# -Icontainers finds it, in the variant table's directory): a variant that compiles
+# another source again with a define, as handle_map_elementwise.c does handle_map.c, or
+# whose ops table is a header's macro, as the aoa designs' AOA_CORE_OPS (aoa/aoa_core.h),
+# which puts several initializers on one line. SOURCE's own initializer comes first.
 field_fn() {
-	local files=("$1") inc
-	for inc in $(sed -n 's/^#include "\([^"]*\.c\)".*/\1/p' "$1"); do
-		files+=("$(dirname "$1")/$inc")
+	local files=("$1") inc f
+	for inc in $(sed -n 's/^[[:space:]]*#[[:space:]]*include[[:space:]]*"\([^"]*\)".*/\1/p' "$1"); do
+		for f in "$(dirname "$1")/$inc" "$incdir/$inc"; do
+			if [[ -r $f ]]; then
+				files+=("$f")
+				break
+			fi
+		done
 	done
-	sed -n "s/^[[:space:]]*\.$2[[:space:]]*=[[:space:]]*\([A-Za-z_][A-Za-z0-9_]*\),.*/\1/p" \
-		"${files[@]}" | head -n 1
+	{ grep -ohE "(^|[[:space:]{,])\.$2[[:space:]]*=[[:space:]]*[A-Za-z_][A-Za-z0-9_]*[[:space:]]*([,}\\]|$)" \
+		"${files[@]}" || true; } | sed -E "s/^.*=[[:space:]]*([A-Za-z_][A-Za-z0-9_]*).*/\1/" | head -n 1
 }
 
 printf 'container\telem_bytes\tscenario\tfunction\tloop\tvectorized\tvector_bytes\treason\n' >"$tmp"
