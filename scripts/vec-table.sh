@@ -9,7 +9,9 @@
 #   - every variant at every size class: the function its ops table (`const struct
 #     dod_ops`, containers/contract.h) names for iterate_sum, timed by scenario iterate,
 #     and those its particle kernel table names for tick, simulate and update (scenarios
-#     tick, simulate, and update and update8: one function), in OBJDIR/v/NAME.SIZE.o.vect;
+#     tick, simulate, and update and update8: one function), and the one its tags table
+#     (containers/aoa_contract.h) names for walk_sum (scenario tags_walk), in
+#     OBJDIR/v/NAME.SIZE.o.vect;
 #   - each SCENARIO (the Makefile's VEC_HAND_LOOPS): the hand-written loop of its run(),
 #     which runs over plain_array's 8-byte keys, in OBJDIR/scenarios/SCENARIO.o.vect.
 # OUT gets a header and one line per loop, tab-separated:
@@ -60,7 +62,8 @@ field_fn() {
 
 printf 'container\telem_bytes\tscenario\tfunction\tloop\tvectorized\tvector_bytes\treason\n' >"$tmp"
 while read -r name src _ _ _ _ _ sizes _; do
-	for pair in iterate_sum:iterate tick:tick simulate:simulate update:update update:update8; do
+	for pair in iterate_sum:iterate tick:tick simulate:simulate update:update update:update8 \
+	            walk_sum:tags_walk; do
 		fn=$(field_fn "$src" "${pair%%:*}")
 		if [[ -z $fn ]]; then
 			[[ $pair == iterate_sum:* ]] || continue
