@@ -84,6 +84,18 @@ static const char *consolidate_incomplete(const void *table)
 	return k->ref_bound && k->consolidate ? NULL : "an operation is NULL";
 }
 
+static const void *tags_table(const struct dod_ops *ops) { return ops->tags; }
+/* Why a tags table is not usable, or NULL. */
+static const char *tags_incomplete(const void *table)
+{
+	const struct dod_tags_ops *t = table;
+	if (t->version != DOD_TAGS_OPS_VERSION)
+		return "version is not DOD_TAGS_OPS_VERSION";
+	return t->add_n && t->remove_n && t->has_n && t->walk_sum && t->tags_of && t->memory
+	               ? NULL
+	               : "an operation is NULL";
+}
+
 const struct dod_ext_desc dod_ext_descs[DOD_N_EXTS] = {
 	{"particles", "no particles extension: not a particle container",
 	 particles_table, particles_incomplete},
@@ -92,6 +104,8 @@ const struct dod_ext_desc dod_ext_descs[DOD_N_EXTS] = {
 	{"list", "no list extension: not a list container", list_table, list_incomplete},
 	{"consolidate", "no consolidate extension: the container does not compact with a remap",
 	 consolidate_table, consolidate_incomplete},
+	{"tags", "no tags extension: not an arrays-of-arrays container", tags_table,
+	 tags_incomplete},
 };
 
 unsigned dod_exts(const struct dod_ops *ops)

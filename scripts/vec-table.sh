@@ -9,7 +9,9 @@
 #   - every variant at every size class: the function its ops table (`const struct
 #     dod_ops`, containers/contract.h) names for iterate_sum, timed by scenario iterate,
 #     and those its particle kernel table names for tick, simulate and update (scenarios
-#     tick, simulate, and update and update8: one function), in OBJDIR/v/NAME.SIZE.o.vect;
+#     tick, simulate, and update and update8: one function), and the one its tags table
+#     (containers/aoa_contract.h) names for walk_sum (scenario tags_walk), in
+#     OBJDIR/v/NAME.SIZE.o.vect;
 #   - each SCENARIO (the Makefile's VEC_HAND_LOOPS): the hand-written loop of its run(),
 #     which runs over plain_array's 8-byte keys, in OBJDIR/scenarios/SCENARIO.o.vect.
 # OUT gets a header and one line per loop, tab-separated:
@@ -26,6 +28,7 @@ if [[ $# -lt 3 ]]; then
 	exit 2
 fi
 table=$1 objdir=$2 out=$3
+incdir=$(dirname "$table")
 shift 3
 here=$(dirname "$0")
 tmp=$out.tmp-$$
@@ -37,21 +40,30 @@ loops() {
 	awk -v prefix="$1" -v fn="$2" -f "$here/vec-loops.awk" "$3" || exit 1
 }
 
-# field_fn SOURCE FIELD: the function a designated initializer ".FIELD = NAME," names, in
-# SOURCE or in a .c file SOURCE includes (a variant that compiles another source again
-# with a define, as handle_map_elementwise.c does handle_map.c).
+# field_fn SOURCE FIELD: the function a designated initializer ".FIELD = NAME" names, in
+# SOURCE or in a file SOURCE includes ("FILE", found beside SOURCE or, as the compiler's
+# -Icontainers finds it, in the variant table's directory): a variant that compiles
+# another source again with a define, as handle_map_elementwise.c does handle_map.c, or
+# whose ops table is a header's macro, as the aoa designs' AOA_CORE_OPS (aoa/aoa_core.h),
+# which puts several initializers on one line. SOURCE's own initializer comes first.
 field_fn() {
-	local files=("$1") inc
-	for inc in $(sed -n 's/^#include "\([^"]*\.c\)".*/\1/p' "$1"); do
-		files+=("$(dirname "$1")/$inc")
+	local files=("$1") inc f
+	for inc in $(sed -n 's/^[[:space:]]*#[[:space:]]*include[[:space:]]*"\([^"]*\)".*/\1/p' "$1"); do
+		for f in "$(dirname "$1")/$inc" "$incdir/$inc"; do
+			if [[ -r $f ]]; then
+				files+=("$f")
+				break
+			fi
+		done
 	done
-	sed -n "s/^[[:space:]]*\.$2[[:space:]]*=[[:space:]]*\([A-Za-z_][A-Za-z0-9_]*\),.*/\1/p" \
-		"${files[@]}" | head -n 1
+	{ grep -ohE "(^|[[:space:]{,])\.$2[[:space:]]*=[[:space:]]*[A-Za-z_][A-Za-z0-9_]*[[:space:]]*([,}\\]|$)" \
+		"${files[@]}" || true; } | sed -E "s/^.*=[[:space:]]*([A-Za-z_][A-Za-z0-9_]*).*/\1/" | head -n 1
 }
 
 printf 'container\telem_bytes\tscenario\tfunction\tloop\tvectorized\tvector_bytes\treason\n' >"$tmp"
 while read -r name src _ _ _ _ _ sizes _; do
-	for pair in iterate_sum:iterate tick:tick simulate:simulate update:update update:update8; do
+	for pair in iterate_sum:iterate tick:tick simulate:simulate update:update update:update8 \
+	            walk_sum:tags_walk; do
 		fn=$(field_fn "$src" "${pair%%:*}")
 		if [[ -z $fn ]]; then
 			[[ $pair == iterate_sum:* ]] || continue

@@ -180,6 +180,8 @@ int model_init(struct model *m, const struct dod_ops *ops, char *why, size_t len
 
 void model_free(struct model *m)
 {
+	for (size_t i = 0; i < m->n; i++)
+		free(m->live[i].tags);
 	free(m->ix);
 	m->ix = NULL;
 	free(m->dix);
@@ -304,7 +306,7 @@ static int insert_item(struct model *m, size_t p, const uint64_t *h, uint64_t ke
 	if (h && !m->positional && take_handle(m, *h, key, why, len))
 		return -1;
 	memmove(&m->live[p + 1], &m->live[p], (m->n - p) * sizeof *m->live);
-	m->live[p] = (struct model_item){h ? *h : 0, key};
+	m->live[p] = (struct model_item){.handle = h ? *h : 0, .key = key};
 	m->n++;
 	m->sorted = false; /* the contract promises key order right after defragment only */
 	return 0;
@@ -347,6 +349,7 @@ void model_erased(struct model *m, const uint64_t *hs, size_t n)
 	for (size_t i = 0; i < n; i++) {
 		long at = model_find(m, hs[i]);
 		first = (size_t)at < first ? (size_t)at : first;
+		free(m->live[at].tags);
 		memmove(&m->live[at], &m->live[at + 1], (m->n - (size_t)at - 1) * sizeof *m->live);
 		m->n--;
 		ix_del(ix, hs[i]);
@@ -364,8 +367,10 @@ void model_cleared(struct model *m, int how)
 	if (how == MODEL_DIED_RESET)
 		for (size_t d = 0; d < MODEL_DEAD_KEEP; d++)
 			m->dead[d].how = MODEL_DIED_RESET;
-	for (size_t i = 0; i < m->n; i++)
+	for (size_t i = 0; i < m->n; i++) {
 		push_dead(m, m->live[i].handle, how);
+		free(m->live[i].tags);
+	}
 	m->events++;
 	m->n = 0;
 	m->sorted = false;
@@ -439,6 +444,7 @@ uint64_t model_erased_at(struct model *m, const uint64_t *positions, size_t n)
 		size_t p = (size_t)positions[i];
 		struct model_item it = m->live[p];
 		sum += it.key;
+		free(it.tags);
 		memmove(&m->live[p], &m->live[p + 1], (m->n - p - 1) * sizeof *m->live);
 		m->n--;
 		if (m->handles) {
@@ -606,6 +612,8 @@ static int compare_handles(const struct model *m, const void *c, uint64_t *handl
 	return compare_old_handles(m, c, why, len);
 }
 
+static int compare_tags(const struct model *m, const void *c, char *why, size_t len);
+
 int model_compare(const struct model *m, const void *c, char *why, size_t len)
 {
 	const struct dod_ops *ops = m->ops;
@@ -624,6 +632,8 @@ int model_compare(const struct model *m, const void *c, char *why, size_t len)
 	if (!rc && m->handles)
 		rc = compare_handles(m, c, buf, sum, why, len);
 	free(buf);
+	if (!rc && (dod_exts(ops) & DOD_EXT_TAGS))
+		rc = compare_tags(m, c, why, len);
 	if (!rc && ops->check) {
 		char reason[256] = "";
 		if (ops->check(c, reason, sizeof reason) != 0)
@@ -822,6 +832,213 @@ static int run_consolidate(struct model *m, const struct dod_consolidate_ops *k,
 	return rc;
 }
 
+/* ---- the tags extension (containers/aoa_contract.h): each item is an entity with its
+ * tags, a multiset ---- */
+
+static struct model_item *entity(const struct model *m, uint64_t h)
+{
+	long at = model_find(m, h);
+	return at < 0 ? NULL : &m->live[at];
+}
+
+int model_tags_expect(const struct model *m, const uint64_t *ents, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!ix_find(IX(m), ents[i]))
+			return 1;
+	return DOD_OK;
+}
+
+size_t model_tags_added(struct model *m, const uint64_t *ents, const uint32_t *tags, size_t n)
+{
+	size_t refused = 0, max = m->ops->tags->max_tags;
+	for (size_t i = 0; i < n; i++) {
+		struct model_item *e = entity(m, ents[i]);
+		if (max && e->n_tags == max) {
+			refused++;
+			continue;
+		}
+		if (e->n_tags == e->cap_tags) {
+			e->cap_tags = e->cap_tags ? 2 * e->cap_tags : 4;
+			e->tags = realloc(e->tags, e->cap_tags * sizeof *e->tags);
+			if (!e->tags)
+				abort();
+		}
+		e->tags[e->n_tags++] = tags[i];
+	}
+	return refused;
+}
+
+size_t model_tags_removed(struct model *m, const uint64_t *ents, const uint32_t *tags,
+                          size_t n)
+{
+	size_t removed = 0;
+	for (size_t i = 0; i < n; i++) {
+		struct model_item *e = entity(m, ents[i]);
+		for (size_t j = 0; j < e->n_tags; j++)
+			if (e->tags[j] == tags[i]) {
+				e->tags[j] = e->tags[--e->n_tags];
+				removed++;
+				break;
+			}
+	}
+	return removed;
+}
+
+size_t model_tags_found(const struct model *m, const uint64_t *ents, const uint32_t *tags,
+                        size_t n)
+{
+	size_t found = 0;
+	for (size_t i = 0; i < n; i++) {
+		const struct model_item *e = entity(m, ents[i]);
+		for (size_t j = 0; j < e->n_tags; j++)
+			if (e->tags[j] == tags[i]) {
+				found++;
+				break;
+			}
+	}
+	return found;
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	return (x > y) - (x < y);
+}
+
+/* Entity e's tags by tags_of (buf: room for n_tags + 1) against the model, as multisets. */
+static int compare_entity_tags(const struct model *m, const void *c,
+                               const struct model_item *e, uint32_t *buf, char *why,
+                               size_t len)
+{
+	size_t count = SIZE_MAX;
+	int err = m->ops->tags->tags_of(c, e->handle, buf, e->n_tags + 1, &count);
+	if (err || count != e->n_tags)
+		return fail(why, len, "tags_of entity %#llx: %s, %zu tags, model %zu",
+		            (unsigned long long)e->handle, dod_strerror(err), count, e->n_tags);
+	uint32_t *want = buf + e->n_tags + 1;
+	if (!count)
+		return 0;
+	memcpy(want, e->tags, count * sizeof *want);
+	qsort(buf, count, sizeof *buf, cmp_u32);
+	qsort(want, count, sizeof *want, cmp_u32);
+	if (memcmp(buf, want, count * sizeof *buf))
+		return fail(why, len, "entity %#llx holds other tags than the model's %zu",
+		            (unsigned long long)e->handle, count);
+	return 0;
+}
+
+/* A few recent dead entities that are not live: tags_of and has_n must refuse them. */
+static int compare_dead_entities(const struct model *m, const void *c, char *why, size_t len)
+{
+	size_t nd = model_n_dead(m);
+	for (size_t d = 0; d < nd && d < 4; d++) {
+		uint64_t h = model_dead_at(m, d);
+		uint32_t tag = 1;
+		size_t count, found;
+		if (ix_find(IX(m), h))
+			continue;
+		if (m->ops->tags->tags_of(c, h, NULL, 0, &count) == DOD_OK ||
+		    m->ops->tags->has_n(c, &h, &tag, 1, &found) == DOD_OK)
+			return fail(why, len, "dead entity %#llx accepted by tags_of or has_n",
+			            (unsigned long long)h);
+	}
+	return 0;
+}
+
+/* model_compare's tags part: every entity's tags, the walk, the memory statistics. */
+static int compare_tags(const struct model *m, const void *c, char *why, size_t len)
+{
+	const struct dod_tags_ops *t = m->ops->tags;
+	size_t total = 0, most = 0;
+	uint64_t sum = 0;
+	for (size_t i = 0; i < m->n; i++) {
+		total += m->live[i].n_tags;
+		most = m->live[i].n_tags > most ? m->live[i].n_tags : most;
+		for (size_t j = 0; j < m->live[i].n_tags; j++)
+			sum += m->live[i].tags[j];
+	}
+	if (t->walk_sum(c) != sum)
+		return fail(why, len, "walk_sum %llu, model %llu", (unsigned long long)t->walk_sum(c),
+		            (unsigned long long)sum);
+	struct dod_tags_memory mem;
+	t->memory(c, &mem);
+	if (mem.tags != total || mem.unit_bytes < 4 * total || mem.held_bytes < mem.unit_bytes ||
+	    mem.held_bytes != m->ops->footprint_bytes(c))
+		return fail(why, len, "memory: %zu tags (model %zu), unit %zu B, held %zu B, "
+		            "footprint %zu B", mem.tags, total, mem.unit_bytes, mem.held_bytes,
+		            m->ops->footprint_bytes(c));
+	uint32_t *buf = malloc((2 * most + 2) * sizeof *buf);
+	if (!buf)
+		abort();
+	int rc = 0;
+	for (size_t i = 0; !rc && i < m->n; i++)
+		rc = compare_entity_tags(m, c, &m->live[i], buf, why, len);
+	free(buf);
+	return rc ? rc : compare_dead_entities(m, c, why, len);
+}
+
+/* Fills ents and tags with k random pairs of live entities (all one entity when one is
+ * true) and tags 1..6 (repeats and misses come often). */
+static void random_pairs(struct model *m, uint64_t *ents, uint32_t *tags, size_t k, bool one)
+{
+	uint64_t e = m->live[below(m, m->n)].handle;
+	for (size_t i = 0; i < k; i++) {
+		ents[i] = one ? e : m->live[below(m, m->n)].handle;
+		tags[i] = 1 + (uint32_t)below(m, 6);
+	}
+}
+
+/* A batch with a bad entity: add_n, remove_n and has_n must refuse it, unchanged. */
+static int run_tags_bad(struct model *m, const struct dod_tags_ops *t, void *c, char *why,
+                        size_t len)
+{
+	uint64_t ents[2] = {m->n ? m->live[0].handle : 0, bad_ref(m)};
+	uint32_t tags[2] = {1, 2};
+	size_t out;
+	if (model_tags_expect(m, ents, 2) == DOD_OK)
+		return 0; /* the "bad" one names a live entity */
+	if (t->add_n(c, ents, tags, 2, &out) == DOD_OK || t->remove_n(c, ents, tags, 2, &out) ==
+	    DOD_OK || t->has_n(c, ents, tags, 2, &out) == DOD_OK)
+		return fail(why, len, "a tags batch with entity %#llx (not live) was accepted",
+		            (unsigned long long)ents[1]);
+	return model_compare(m, c, why, len);
+}
+
+static int run_tags(struct model *m, const struct dod_tags_ops *t, void *c, char *why,
+                    size_t len)
+{
+	enum { MAX = 3 * RUN_MAX };
+	uint64_t ents[MAX];
+	uint32_t tags[MAX];
+	size_t k = 1 + (size_t)below(m, MAX), got = SIZE_MAX, want;
+	if (run_tags_bad(m, t, c, why, len))
+		return -1;
+	if (m->n == 0)
+		return 0;
+	random_pairs(m, ents, tags, k, below(m, 3) == 0);
+	int err = t->add_n(c, ents, tags, k, &got);
+	want = err ? 0 : model_tags_added(m, ents, tags, k);
+	if (err || got != want)
+		return fail(why, len, "add_n of %zu tags: %s, %zu refused, model %zu", k,
+		            dod_strerror(err), got, want);
+	if (model_compare(m, c, why, len))
+		return -1;
+	random_pairs(m, ents, tags, k, false);
+	err = t->has_n(c, ents, tags, k, &got);
+	want = model_tags_found(m, ents, tags, k);
+	if (err || got != want)
+		return fail(why, len, "has_n of %zu pairs: %s, %zu found, model %zu", k,
+		            dod_strerror(err), got, want);
+	random_pairs(m, ents, tags, k, below(m, 2) == 0);
+	err = t->remove_n(c, ents, tags, k, &got);
+	want = err ? 0 : model_tags_removed(m, ents, tags, k);
+	if (err || got != want)
+		return fail(why, len, "remove_n of %zu pairs: %s, %zu removed, model %zu", k,
+		            dod_strerror(err), got, want);
+	return 0;
+}
+
 int model_run_exts(struct model *m, void *c, unsigned which, char *why, size_t len)
 {
 	unsigned exts = dod_exts(m->ops) & which;
@@ -832,6 +1049,8 @@ int model_run_exts(struct model *m, void *c, unsigned which, char *why, size_t l
 	if ((exts & DOD_EXT_LIST) && run_list(m, m->ops->list, c, why, len))
 		return -1;
 	if ((exts & DOD_EXT_CONSOLIDATE) && run_consolidate(m, m->ops->consolidate, c, why, len))
+		return -1;
+	if ((exts & DOD_EXT_TAGS) && run_tags(m, m->ops->tags, c, why, len))
 		return -1;
 	return 0;
 }

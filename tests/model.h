@@ -20,6 +20,9 @@
  * (a list without DOD_CAP_STABLE_HANDLES: peer_std_vector), which the model renumbers
  * after each operation (model.positional).
  *
+ * A tags container (containers/aoa_contract.h) is modelled by the same array: its items
+ * are the entities, each with its tags (model_item.tags), compared as a multiset.
+ *
  * Errors are returned, never asserted: each function that can find a mismatch returns 0
  * or -1 with a reason in why[0 .. why_len), and the caller fails its own way (cmocka's
  * fail_msg, the fuzzer's abort). The model allocates with malloc; it never runs while the
@@ -42,6 +45,8 @@ enum { MODEL_DIED_ERASE, MODEL_DIED_CLEAR, MODEL_DIED_RESET };
 
 struct model_item {
 	uint64_t handle, key;
+	uint32_t *tags; /* the tags extension: the entity's tags (a multiset), n_tags of them */
+	size_t n_tags, cap_tags;
 };
 
 struct model_slot;
@@ -117,7 +122,9 @@ uint64_t model_dead_at(const struct model *m, size_t i);
 /* Compares container c with the model: size, iterate_sum, dump_keys (the same keys;
  * insertion order under DOD_CAP_KEEPS_ORDER; ascending after a full defragment),
  * lookup_sum and count_valid of every live handle, and of the recent dead ones and the
- * first ones ever issued (valid exactly when they equal a live handle), then the container's invariant check
+ * first ones ever issued (valid exactly when they equal a live handle), for a tags
+ * container every entity's tags (tags_of, as a multiset), walk_sum and memory's tags and
+ * bytes, then the container's invariant check
  * (dod_ops.check) when it has one. Returns 0 or -1 with the first mismatch in why. */
 int model_compare(const struct model *m, const void *c, char *why, size_t why_len);
 
@@ -150,17 +157,34 @@ uint64_t model_erased_at(struct model *m, const uint64_t *positions, size_t n);
 int model_consolidated(struct model *m, const uint64_t *remap, size_t bound, char *why,
                        size_t why_len);
 
+/* The tags extension (containers/aoa_contract.h), for drivers that call it themselves
+ * (the fuzzer, test_alloc_fail); model_run_exts uses them too. ents name entities (live
+ * items' handles), tags[i] goes with ents[i].
+ * What add_n, remove_n and has_n of ents must return: DOD_OK, or 1 (an entity that is
+ * not live: some error, nothing changed). */
+int model_tags_expect(const struct model *m, const uint64_t *ents, size_t n);
+/* Applies a successful add_n (in order; an entity holding the variant's max_tags refuses);
+ * returns the refusals add_n must report. */
+size_t model_tags_added(struct model *m, const uint64_t *ents, const uint32_t *tags, size_t n);
+/* Applies a successful remove_n (one occurrence each, if held); returns the removals. */
+size_t model_tags_removed(struct model *m, const uint64_t *ents, const uint32_t *tags,
+                          size_t n);
+/* What has_n must find. */
+size_t model_tags_found(const struct model *m, const uint64_t *ents, const uint32_t *tags,
+                        size_t n);
+
 /* Which extensions a driver may run with every allocation failing (model_run_exts' which):
  * - MODEL_EXTS_NO_ALLOC: their operations return no error, so they must allocate nothing,
  *   and their checks need no memory (the particle kernels);
  * - MODEL_EXTS_MAY_FAIL: they may fail with DOD_ENOMEM, the model allocating nothing
  *   (type ids' create_typed): they must fail cleanly;
- * - MODEL_EXTS_MODEL_ALLOCATES: the model or its scratch allocates (list, consolidate):
+ * - MODEL_EXTS_MODEL_ALLOCATES: the model or its scratch allocates (list, consolidate,
+ *   tags):
  *   never with a failing allocator armed; the drivers fail their allocations in steps of
  *   their own (the fuzzer's fail-alloc, test_alloc_fail's list operations). */
 #define MODEL_EXTS_NO_ALLOC ((unsigned)DOD_EXT_PARTICLES)
 #define MODEL_EXTS_MAY_FAIL ((unsigned)DOD_EXT_TYPE_IDS)
-#define MODEL_EXTS_MODEL_ALLOCATES ((unsigned)(DOD_EXT_LIST | DOD_EXT_CONSOLIDATE))
+#define MODEL_EXTS_MODEL_ALLOCATES ((unsigned)(DOD_EXT_LIST | DOD_EXT_CONSOLIDATE | DOD_EXT_TAGS))
 #define MODEL_EXTS_ALL (~0u)
 
 /* Runs the batch operations of the family extensions in which (DOD_EXT_* bits) that the
@@ -175,6 +199,10 @@ int model_consolidated(struct model *m, const uint64_t *remap, size_t bound, cha
  * insert_sorted_n of random keys; erase_at_positions_n past the size (DOD_ERANGE,
  * unchanged), then at random positions (the key sum checked); model_compare after each.
  * Consolidate: into a remap of exactly ref_bound entries, checked by model_consolidated.
+ * Tags: add_n, has_n and remove_n with a bad entity (must fail, unchanged), then add_n of
+ * up to 3 x MODEL_RUN_MAX_BATCH tags (sometimes all to one entity, past a fixed maximum:
+ * the refusals counted), has_n and remove_n of random pairs (counts checked); model_compare
+ * checks every entity's tags, the walk and the memory statistics after each.
  * Choices come from m->rng; batches of at most MODEL_RUN_MAX_BATCH items, so one call
  * adds at most 2 x MODEL_RUN_MAX_BATCH items. Returns 0, or -1 with why. */
 #define MODEL_RUN_MAX_BATCH 4

@@ -10,7 +10,8 @@
  * the container, and every other operation that changes it: erase_n, clear, reset,
  * shuffle and defragment (whole and with a swap budget), and the list family's
  * insert_at_n and insert_sorted_n (both made to grow), erase_at_positions_n and
- * consolidate, on a container with holes, compared with the reference model
+ * consolidate, and the tags family's add_n (made to grow; its entities hold tags
+ * already, so erase_n and clear drop tags too), on a container with holes, compared with the reference model
  * (tests/model.h, with the invariant check) after the failure and after the retry. Most
  * of them allocate nothing, and then pass at k = 1. The family extensions' operations
  * that return no error (the particle kernels, consolidate) must allocate nothing at all
@@ -146,11 +147,11 @@ static void create_fails_cleanly(const struct dod_ops *ops)
 /* The operations after insert, each on a container of the fixture below; the list
  * family's (containers/list_contract.h) on the containers with its extensions. */
 enum { OP_ERASE, OP_CLEAR, OP_RESET, OP_SHUFFLE, OP_DEFRAG, OP_DEFRAG_STEP, OP_INSERT_AT,
-       OP_INSERT_SORTED, OP_ERASE_AT, OP_CONSOLIDATE, N_OPS };
+       OP_INSERT_SORTED, OP_ERASE_AT, OP_CONSOLIDATE, OP_TAGS_ADD, N_OPS };
 static const char *const op_names[N_OPS] = {"erase_n", "clear", "reset", "shuffle",
                                             "defragment(0)", "defragment(3)", "insert_at_n",
                                             "insert_sorted_n", "erase_at_positions_n",
-                                            "consolidate"};
+                                            "consolidate", "tags add_n"};
 
 static bool offers(const struct dod_ops *ops, int op)
 {
@@ -163,6 +164,7 @@ static bool offers(const struct dod_ops *ops, int op)
 	case OP_INSERT_SORTED:
 	case OP_ERASE_AT: return dod_exts(ops) & DOD_EXT_LIST;
 	case OP_CONSOLIDATE: return dod_exts(ops) & DOD_EXT_CONSOLIDATE;
+	case OP_TAGS_ADD: return dod_exts(ops) & DOD_EXT_TAGS;
 	default: return ops->defragment && ops->shuffle;
 	}
 }
@@ -171,7 +173,12 @@ static bool offers(const struct dod_ops *ops, int op)
  * LIST_MORE insertions (more than the fixture's free nodes and spare capacity, so a
  * hosted list must grow), every other item erased by position. */
 #define LIST_MORE (2 * BASE)
+#define TAGS_MORE (12 * BASE) /* tags add_n puts on the victims: ~36 each, past the
+                              * fixture's node and chunk capacity */
 static struct {
+	uint64_t tag_ents[TAGS_MORE];
+	uint32_t tags[TAGS_MORE];
+	size_t refused; /* add_n's refusals */
 	uint64_t refs[LIST_MORE], keys[LIST_MORE], hs[LIST_MORE], positions[BASE];
 	size_t n_positions;
 	uint64_t remap[BASE], key_sum; /* consolidate's remap (ref_bound <= BASE), erased keys */
@@ -183,6 +190,10 @@ static void list_args(const struct model *m, const uint64_t *victims, size_t n_v
 	for (size_t i = 0; i < LIST_MORE; i++) {
 		la.refs[i] = n_victims ? victims[i % n_victims] : 0;
 		la.keys[i] = (i * 7919) % (2 * BASE);
+	}
+	for (size_t i = 0; i < TAGS_MORE; i++) {
+		la.tag_ents[i] = n_victims ? victims[i % n_victims] : 0;
+		la.tags[i] = (uint32_t)(i * 2654435761u);
 	}
 	la.n_positions = m->n / 2;
 	for (size_t i = 0; i < la.n_positions; i++)
@@ -198,6 +209,7 @@ static int run_list_op(const struct dod_ops *ops, void *c, int op, uint64_t next
 	case OP_INSERT_SORTED: return ops->list->insert_sorted_n(c, la.keys, LIST_MORE, la.hs);
 	case OP_ERASE_AT:
 		return ops->list->erase_at_positions_n(c, la.positions, la.n_positions, &la.key_sum);
+	case OP_TAGS_ADD: return ops->tags->add_n(c, la.tag_ents, la.tags, TAGS_MORE, &la.refused);
 	default:
 		la.bound = ops->consolidate->ref_bound(c);
 		assert_true(la.bound <= BASE);
@@ -241,9 +253,31 @@ static int apply_op(struct model *m, int op, const uint64_t *victims, size_t n_v
 		}
 		break;
 	case OP_CONSOLIDATE: return model_consolidated(m, la.remap, la.bound, why, len);
+	case OP_TAGS_ADD:
+		if (model_tags_added(m, la.tag_ents, la.tags, TAGS_MORE) != la.refused) {
+			snprintf(why, len, "tags add_n: %zu refused, not the model's count", la.refused);
+			return -1;
+		}
+		break;
 	default: break;
 	}
 	return 0;
+}
+
+/* The tags family: three tags on every live entity (one add_n), so the operations drop
+ * tags too. */
+static void fixture_tags(const struct dod_ops *ops, void *c, struct model *m)
+{
+	static uint64_t ents[3 * BASE];
+	static uint32_t tags[3 * BASE];
+	size_t k = 0, refused = SIZE_MAX;
+	for (size_t i = 0; i < m->n; i++)
+		for (uint32_t j = 0; j < 3; j++, k++) {
+			ents[k] = m->live[i].handle;
+			tags[k] = (uint32_t)(i * 3 + j);
+		}
+	assert_int_equal(ops->tags->add_n(c, ents, tags, k, &refused), DOD_OK);
+	assert_int_equal(refused, model_tags_added(m, ents, tags, k));
 }
 
 /* A container with BASE items, every third erased (holes), shuffled when it can be;
@@ -268,6 +302,8 @@ static void *fixture(const struct dod_ops *ops, struct model *m, uint64_t *victi
 	}
 	if (ops->shuffle)
 		assert_int_equal(ops->shuffle(c, 7), DOD_OK);
+	if (dod_exts(ops) & DOD_EXT_TAGS)
+		fixture_tags(ops, c, m);
 	*n_victims = 0;
 	for (size_t i = 0; i < m->n; i += 2)
 		victims[(*n_victims)++] = m->live[i].handle;

@@ -11,7 +11,7 @@
  *   byte 0      size class: the (b mod k)-th of the k classes the variant is built at
  *   byte 1      capacity given to create: b (fixed-capacity containers: 8 + b)
  *   byte 2      allocation failing inside create: (b mod 8), 0 = none
- *   then ops, each an opcode byte (mod 20) and its argument bytes:
+ *   then ops, each an opcode byte (mod 21) and its argument bytes:
  *     0 insert       k = b < 200 ? b mod 32 : (b - 200) x 8   (live items kept <= 2048)
  *     1 erase        c = b mod 16 + 1 distinct live items, each picked by a byte
  *     2 erase-bad    a batch of c = b mod 8 distinct live handles (a byte picks each)
@@ -56,6 +56,15 @@
  *                    DOD_ERANGE, unchanged; the key sum of a good batch is checked
  *    19 consolidate  with every allocation failing (it needs none), into a remap of
  *                    exactly ref_bound entries, which must be exact (model_consolidated)
+ *   The tags family (containers/aoa_contract.h; a variant without the extension reads
+ *   the argument bytes and does nothing):
+ *    20 tags         k = b mod 16 + 1 pairs; an op byte (mod 3: 0 add_n, 1 remove_n,
+ *                    2 has_n); a bad byte; k pairs of bytes, each a live entity (picked
+ *                    by the first) and a tag (the second mod 8: repeats and misses);
+ *                    when bad mod 4 == 0 the ((bad / 4) mod k)-th entity is a bad handle
+ *                    (kind and argument bytes as above): must fail whole, unchanged;
+ *                    the refused, removed and found counts are the model's. add_n
+ *                    honours fail-alloc
  *   Bad-handle kinds (kind byte mod 7), argument byte a:
  *     0 stale (a recent dead handle, the a-th latest)  1 forged (8 input bytes)
  *     2 a live handle with bit (a mod 64) flipped       3 foreign (the other container's)
@@ -636,6 +645,62 @@ static void step_consolidate(struct run *r, struct input *in)
 	free(remap);
 }
 
+/* ---- the tags family (containers/aoa_contract.h): nothing for a variant without the
+ * extension ---- */
+
+/* add_n of the batch, run armed if fail-alloc asked, again after a clean DOD_ENOMEM. */
+static void tags_add(struct run *r, const uint32_t *tags, size_t k, int want)
+{
+	for (;;) {
+		size_t got = SIZE_MAX;
+		bool armed = arm(r);
+		int err = r->ops->tags->add_n(r->c, batch, tags, k, &got);
+		if (failed_cleanly(r, armed, err))
+			continue;
+		if ((err == DOD_OK) != (want == DOD_OK))
+			die(r, "add_n of %zu tags (%s batch): %s", k, want ? "a bad" : "a good",
+			    dod_strerror(err));
+		size_t refused = err ? 0 : model_tags_added(&r->m, batch, tags, k);
+		if (!err && got != refused)
+			die(r, "add_n of %zu tags: %zu refused, model %zu", k, got, refused);
+		return;
+	}
+}
+
+static void step_tags(struct run *r, struct input *in)
+{
+	static uint32_t tags[MAX_BATCH];
+	size_t k = byte(in) % 16 + 1, got = SIZE_MAX, want_n;
+	uint8_t o = byte(in) % 3, bad = byte(in);
+	for (size_t i = 0; i < k; i++) {
+		uint8_t e = byte(in);
+		batch[i] = r->m.n ? live_handle(r, e) : UINT64_MAX;
+		tags[i] = byte(in) % 8;
+	}
+	if (bad % 4 == 0)
+		batch[(bad / 4) % k] = bad_handle(r, in, batch, k);
+	if (!(dod_exts(r->ops) & DOD_EXT_TAGS))
+		return;
+	const struct dod_tags_ops *t = r->ops->tags;
+	int want = model_tags_expect(&r->m, batch, k);
+	if (o == 0) {
+		tags_add(r, tags, k, want);
+		return;
+	}
+	int err = o == 1 ? t->remove_n(r->c, batch, tags, k, &got)
+	                 : t->has_n(r->c, batch, tags, k, &got);
+	if ((err == DOD_OK) != (want == DOD_OK))
+		die(r, "%s of %zu pairs (%s batch): %s", o == 1 ? "remove_n" : "has_n", k,
+		    want ? "a bad" : "a good", dod_strerror(err));
+	if (err)
+		return;
+	want_n = o == 1 ? model_tags_removed(&r->m, batch, tags, k)
+	                : model_tags_found(&r->m, batch, tags, k);
+	if (got != want_n)
+		die(r, "%s of %zu pairs: %zu, model %zu", o == 1 ? "remove_n" : "has_n", k, got,
+		    want_n);
+}
+
 /* Opcode -> its name (for die) and its function. */
 static const struct {
 	const char *name;
@@ -651,6 +716,7 @@ static const struct {
 	{"forged", step_forged},         {"compare", step_compare},
 	{"insert-at", step_insert_at},   {"insert-sorted", step_insert_sorted},
 	{"erase-at", step_erase_at},     {"consolidate", step_consolidate},
+	{"tags", step_tags},
 };
 #define N_STEPS (sizeof steps / sizeof steps[0])
 

@@ -69,11 +69,12 @@ def test_it_is_a_csv_column_and_a_case_name_part(tmp_path):
     assert p.returncode == 0, p.stderr
     header = out.read_text().splitlines()[0].split(",")
     # Appended after the last fixed column, the registered axes (knob; list_state of
-    # scenarios/list_iterate.c) after the table's, by name.
+    # scenarios/list_iterate.c; tag_dist of scenarios/tags_common.c) after the table's,
+    # by name.
     at = header.index("plain_max_ns")
     assert all(c.startswith("axis_") for c in header[at + 1:])
     assert header.index("axis_knob") > header.index("axis_old_handles")
-    assert header[-2:] == ["axis_knob", "axis_list_state"]
+    assert header[-3:] == ["axis_knob", "axis_list_state", "axis_tag_dist"]
     rows = rows_of(out)
     assert sorted(r["axis_knob"] for r in rows if r["scenario"] == "knob_probe") == \
         ["2", "2", "3", "3"]

@@ -91,6 +91,8 @@ def test_every_registered_variant_and_size_has_its_timed_loops():
             want.add((name, "iterate", size))
             if "particles" in exts.split("|"):
                 want |= {(name, scn, size) for scn in ("tick", "simulate", "update", "update8")}
+            if "tags" in exts.split("|"):
+                want.add((name, "tags_walk", size))
     want |= {("plain_array", scn, "8") for scn in HAND_LOOPS}
     have = {(r["container"], r["scenario"], r["elem_bytes"]) for r in rows}
     assert want == have

@@ -1,0 +1,73 @@
+/* tags_has - does entity e have tag t (Niklas Gray, "Allocation Adventures 2: Arrays of
+ * Arrays": the TagComponent's query). Setup (untimed): the build (scn_tags_setup), then n
+ * queries, each a uniformly random entity and, by a coin, one of its stored tags (a hit)
+ * or an even value (never stored: a miss that searches the whole list). Timed: one has_n
+ * over all of them. ops = queries. Checksum: the pairs found, expected the hits planned;
+ * verification also checks the state (scn_tags_check_sums: has_n changes nothing). */
+#include <stdlib.h>
+
+#include "scenario.h"
+
+/* The queries: q entities and tags; returns the hits planned. */
+static size_t plan_queries(const struct scn_tags *t, uint64_t seed, uint64_t *qe,
+                           uint32_t *qt, size_t q)
+{
+	uint64_t rng = seed ^ UINT64_C(0x4A5);
+	size_t hits = 0;
+	for (size_t i = 0; i < q; i++) {
+		size_t e = (size_t)dod_rng_below(&rng, t->n);
+		size_t held = t->max_tags && t->count[e] > t->max_tags ? t->max_tags : t->count[e];
+		qe[i] = t->ents[e];
+		if (held && dod_rng_below(&rng, 2)) {
+			qt[i] = scn_tag_value(t->seed, t->first[e] + (size_t)dod_rng_below(&rng, held));
+			hits++;
+		} else {
+			qt[i] = (uint32_t)dod_rng_next(&rng) & ~UINT32_C(1);
+		}
+	}
+	return hits;
+}
+
+static int run(const struct dod_ops *ops, const struct scn_params *p, struct hb_region *r,
+               struct scn_result *res)
+{
+	struct scn_tags t;
+	size_t q = p->n ? p->n : 1, found = 0;
+	uint64_t *qe = scn_alloc_touched(q, sizeof *qe);
+	uint32_t *qt = scn_alloc_touched(q, sizeof *qt);
+	if (!qe || !qt || scn_tags_setup(ops, p, &t, res)) {
+		free(qe);
+		free(qt);
+		return res->why[0] ? SCN_ERROR : scn_error(res, "queries", DOD_ENOMEM);
+	}
+	size_t hits = p->n ? plan_queries(&t, p->seed, qe, qt, q) : 0;
+	hb_begin(r);
+	int err = p->n ? ops->tags->has_n(t.c, qe, qt, q, &found) : DOD_OK;
+	DOD_KEEP(found);
+	hb_end(r);
+	res->ops = q;
+	int rc = SCN_RAN;
+	if (err) {
+		rc = scn_error(res, "has_n", err);
+	} else {
+		res->checksum = found;
+		res->verified = found == hits;
+		if (!res->verified)
+			scn_fail(res, "has_n found %zu, %zu planned hits", found, hits);
+		else
+			scn_tags_check_sums(ops, &t, t.tag_sum, t.stored, res);
+	}
+	scn_tags_free(ops, &t);
+	free(qe);
+	free(qt);
+	return rc;
+}
+
+static const struct scn_scenario tags_has = {
+	.name = "tags_has",
+	.help = "tags family: n queries 'does entity e have tag t' (half hits, half misses) in "
+	        "one has_n (timed) after the build of --tag-dist",
+	.needs_ext = DOD_EXT_TAGS,
+	.run = run,
+};
+SCN_REGISTER(tags_has)

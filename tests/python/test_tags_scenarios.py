@@ -1,0 +1,127 @@
+"""The tags scenarios (scenarios/tags_*.c; the arrays-of-arrays family, issue 17).
+
+They run on the containers with the tags extension, found by the exts column of `list
+containers`, never by a list kept here. Checks: every tags scenario verifies on every tags
+container at every --tag-dist (the scenarios check every entity's tags, the walk, the
+counts and the container's check); ops, samples and the checksums are what each
+scenario's opening comment says (tags_build: the refusals, 0 but for a fixed maximum;
+tags_memory: unit bytes between 4 B a tag and the committed bytes); aoa_fixed8 refuses
+tags exactly when a distribution goes past 8 a list; the other containers are skipped with
+the extension's reason; a bad --tag-dist is refused before any work; make bench and make
+bench-quick run them. DODBENCH overrides the binary (make test runs this against the
+ASan+UBSan build too).
+"""
+import csv
+import re
+
+import pytest
+
+from test_cli import ROOT, run
+
+SCENARIOS = ["tags_build", "tags_walk", "tags_has", "tags_churn", "tags_memory"]
+DISTS = ["game", "three", "upto8", "upto32"]
+
+
+def exts():
+    lines = run("list", "containers").stdout.splitlines()[1:]
+    return {l.split()[0]: set(l.split()[6].split("|")) for l in lines}
+
+
+@pytest.fixture(scope="module")
+def tags():
+    names = sorted(n for n, e in exts().items() if "tags" in e)
+    if not names:
+        pytest.skip("no container with the tags extension is registered")
+    return names
+
+
+def rows_of(path):
+    with open(path, newline="") as f:
+        return list(csv.DictReader(f))
+
+
+def test_every_tags_scenario_verifies_on_every_tags_container(tmp_path, tags):
+    out = tmp_path / "t.csv"
+    p = run("run", "--container", ",".join(tags), "--scenario", ",".join(SCENARIOS),
+            "--n", "1,300", "--elem-bytes", "8", "--tag-dist", ",".join(DISTS),
+            "--reps", "1", "--warmup", "0", "--out", str(out))
+    assert p.returncode == 0, p.stdout + p.stderr
+    rows = rows_of(out)
+    assert {(r["scenario"], r["container"], r["axis_tag_dist"]) for r in rows} == \
+        {(s, c, d) for s in SCENARIOS for c in tags for d in DISTS}
+    for r in rows:
+        assert r["status"] == "ok" and r["verified"] == "1", r
+        n = int(r["n"])
+        if r["scenario"] == "tags_has":
+            assert int(r["ops"]) == n and int(r["checksum"]) <= n, r
+        if r["scenario"] == "tags_churn":
+            assert int(r["ops"]) == 100 and int(r["samples"]) == 100, r
+        if r["scenario"] == "tags_memory":
+            stored = int(r["ops"])
+            assert 4 * stored <= int(r["checksum"]) <= int(r["committed_bytes"]), r
+            if r["allocs"] and n == 300:  # D1: a vector per entity is an allocation a list
+                one_buffer = r["container"] not in ("aoa_vec_of_vecs", "peer_std_vector_vector")
+                assert (int(r["allocs"]) < 100) if one_buffer else (int(r["allocs"]) >= n), r
+        if r["scenario"] == "tags_build":
+            refused = int(r["checksum"])
+            may_refuse = r["container"] == "aoa_fixed8" and r["axis_tag_dist"] in ("game", "upto32")
+            assert refused == 0 or may_refuse, r
+            if r["axis_tag_dist"] == "three":
+                assert int(r["ops"]) == 3 * n, r
+
+
+def test_fixed8_refuses_past_eight_and_walks_what_it_kept(tmp_path, tags):
+    if "aoa_fixed8" not in tags or "aoa_vec_of_vecs" not in tags:
+        pytest.skip("needs aoa_fixed8 and aoa_vec_of_vecs")
+    out = tmp_path / "f.csv"
+    p = run("run", "--container", "aoa_fixed8,aoa_vec_of_vecs",
+            "--scenario", "tags_build,tags_walk", "--n", "2000", "--tag-dist", "upto32",
+            "--reps", "1", "--warmup", "0", "--out", str(out))
+    assert p.returncode == 0, p.stdout + p.stderr
+    by = {(r["scenario"], r["container"]): r for r in rows_of(out)}
+    planned = int(by[("tags_build", "aoa_vec_of_vecs")]["ops"])
+    refused = int(by[("tags_build", "aoa_fixed8")]["checksum"])
+    assert int(by[("tags_build", "aoa_fixed8")]["ops"]) == planned
+    assert refused > 0  # uniform 1..32: most lists pass 8
+    assert int(by[("tags_walk", "aoa_fixed8")]["ops"]) == planned - refused
+    assert int(by[("tags_walk", "aoa_vec_of_vecs")]["ops"]) == planned
+
+
+def test_other_containers_are_skipped_with_the_reason(tmp_path, tags):
+    other = "plain_array"
+    p = run("run", "--container", other, "--scenario", ",".join(SCENARIOS), "--n", "100",
+            "--elem-bytes", "8", "--reps", "1", "--warmup", "0", "--out", str(tmp_path / "o.csv"))
+    assert p.returncode == 0, p.stdout + p.stderr
+    for s in SCENARIOS:
+        assert re.search(rf"{s}/{other}/n:100/elem:8\S* +skipped: no tags extension: not an "
+                         r"arrays-of-arrays container", p.stdout), (s, p.stdout)
+
+
+def test_a_bad_tag_dist_is_refused_before_any_work(tmp_path):
+    out = tmp_path / "r.csv"
+    p = run("run", "--container", "all", "--scenario", "tags_walk", "--n", "100",
+            "--tag-dist", "zipf", "--out", str(out))
+    assert p.returncode == 2 and "--tag-dist" in p.stderr, p.stderr
+    assert not out.exists()
+
+
+def sweep_lines(name):
+    text = (ROOT / "sweeps" / name).read_text()
+    return [l.split("#")[0].split() for l in text.splitlines() if l.split("#")[0].strip()]
+
+
+def test_make_bench_and_bench_quick_run_the_tags_scenarios():
+    """bench.txt's first line leaves them out (they have their own lines: every one at 10k
+    entities, the walk and memory at 1M too); quick.txt's first line (`--scenario all`)
+    runs them."""
+    def scenarios(line):
+        return line[line.index("--scenario") + 1].split(",")
+
+    def runs(s, n):
+        return any(s in scenarios(l) and n in l[l.index("--n") + 1].split(",") for l in bench[1:])
+    bench = sweep_lines("bench.txt")
+    for s in SCENARIOS:
+        assert f"-{s}" in scenarios(bench[0]), s
+        assert runs(s, "10000"), s
+    assert runs("tags_walk", "1000000") and runs("tags_memory", "1000000")
+    assert scenarios(sweep_lines("quick.txt")[0]) == ["all"]

@@ -1,0 +1,234 @@
+/* test_aoa.c - the arrays-of-arrays family (containers/aoa/, containers/aoa_contract.h;
+ * Niklas Gray, "Allocation Adventures 2: Arrays of Arrays"): what the model of
+ * test_conformance and the fuzzer cannot see.
+ * - aoa_fixed8 refuses a 9th tag cleanly: counted in refused_out, the other items of the
+ *   batch added, the entity's 8 kept; a removal makes room again;
+ * - the node designs (aoa_linked_nodes, aoa_chunked8, aoa_chunked14) reuse a removed node
+ *   (LIFO: the next add takes it), never hand out or write node 0 (nil), keep every
+ *   chunk but a chain's head full, and their check catches a written nil;
+ * - memory statistics are exact on crafted inputs, for every design and the peer;
+ * - a bad entity (stale, free, out of range) fails a tags batch whole, changing nothing.
+ * White-box reads mirror the front of aoa/aoa_core.h's struct aoa (the entity table's
+ * fields, then the design's store, which starts with its struct aoa_pool for the node
+ * designs).
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "hb.h"
+#include "aoa/node_pool.h"
+#include "bulk/weak.h"
+#include "cmocka_helpers.h"
+
+/* The front of struct aoa (aoa/aoa_core.h) for a node design. */
+struct aoa_front {
+	void *slots, *hdr;
+	size_t cap, hdr_cap, n_slots, high, live;
+	struct aoa_pool pool;
+};
+
+static const char *const designs[] = {"aoa_vec_of_vecs", "aoa_fixed8", "aoa_linked_nodes",
+                                      "aoa_chunked8", "aoa_chunked14",
+                                      "peer_std_vector_vector"};
+#define N_DESIGNS (sizeof designs / sizeof designs[0])
+
+/* A container of ops with n entities (handles to hs). */
+static void *make(const struct dod_ops *ops, size_t n, uint64_t *hs)
+{
+	void *c;
+	assert_int_equal(ops->create(&c, n), DOD_OK);
+	assert_int_equal(ops->insert_n(c, n, 100, hs), DOD_OK);
+	return c;
+}
+
+/* Adds count tags (first, first + 1, ...) to entity e; returns the refusals. */
+static size_t add_to(const struct dod_ops *ops, void *c, uint64_t e, uint32_t first,
+                     size_t count)
+{
+	uint64_t ents[64];
+	uint32_t tags[64];
+	size_t refused = SIZE_MAX;
+	assert_true(count <= 64);
+	for (size_t i = 0; i < count; i++) {
+		ents[i] = e;
+		tags[i] = first + (uint32_t)i;
+	}
+	assert_int_equal(ops->tags->add_n(c, ents, tags, count, &refused), DOD_OK);
+	tc_check_ok(ops, c);
+	return refused;
+}
+
+static size_t count_of(const struct dod_ops *ops, const void *c, uint64_t e)
+{
+	size_t n = SIZE_MAX;
+	assert_int_equal(ops->tags->tags_of(c, e, NULL, 0, &n), DOD_OK);
+	return n;
+}
+
+static void test_fixed8_refuses_a_ninth_tag(void **state)
+{
+	(void)state;
+	const struct dod_ops *ops = tc_find("aoa_fixed8", 8);
+	uint64_t hs[2];
+	void *c = make(ops, 2, hs);
+	assert_int_equal(ops->tags->max_tags, 8);
+	assert_int_equal(add_to(ops, c, hs[0], 1, 8), 0);
+	/* A batch of the full entity's 9th and 10th and the other entity's first: two
+	 * refused, the other added, the full one unchanged. */
+	uint64_t ents[3] = {hs[0], hs[1], hs[0]};
+	uint32_t tags[3] = {9, 50, 10}, got[9];
+	size_t refused = 0, n = 0, removed = 0;
+	assert_int_equal(ops->tags->add_n(c, ents, tags, 3, &refused), DOD_OK);
+	assert_int_equal(refused, 2);
+	assert_int_equal(ops->tags->tags_of(c, hs[0], got, 9, &n), DOD_OK);
+	assert_int_equal(n, 8);
+	for (size_t i = 0; i < 8; i++)
+		assert_true(got[i] >= 1 && got[i] <= 8);
+	assert_int_equal(count_of(ops, c, hs[1]), 1);
+	/* One removed: room for one more. */
+	assert_int_equal(ops->tags->remove_n(c, &hs[0], (uint32_t[]){3}, 1, &removed), DOD_OK);
+	assert_int_equal(removed, 1);
+	assert_int_equal(add_to(ops, c, hs[0], 9, 2), 1);
+	assert_int_equal(count_of(ops, c, hs[0]), 8);
+	tc_check_ok(ops, c);
+	ops->destroy(c);
+}
+
+/* A removed node is the next one taken (LIFO), node 0 is never handed out nor written,
+ * and a written nil is caught by the check. k: tags a node holds (linked: 1). */
+static void node_reuse(const char *name, size_t k)
+{
+	const struct dod_ops *ops = tc_find(name, 8);
+	uint64_t hs[2], ents[40];
+	uint32_t tags[40];
+	void *c = make(ops, 2, hs);
+	struct aoa_front *a = c;
+	assert_int_equal(add_to(ops, c, hs[0], 1, 40), 0);
+	size_t nodes = a->pool.n_nodes, removed = 0, head = 40 % k ? 40 % k : k;
+	uint64_t grows = dod_growth.grows;
+	/* The head node's tags (the latest added): one node freed. */
+	for (size_t i = 0; i < 40; i++)
+		ents[i] = hs[0], tags[i] = (uint32_t)(40 - i);
+	assert_int_equal(ops->tags->remove_n(c, ents, tags, head, &removed), DOD_OK);
+	assert_int_equal(removed, head);
+	assert_int_equal(a->pool.n_free, 1);
+	assert_true(a->pool.free_head != 0);
+	assert_int_equal(add_to(ops, c, hs[1], 100, 1), 0);
+	assert_int_equal(a->pool.free_head, 0); /* taken again */
+	assert_int_equal(a->pool.n_nodes, nodes);
+	/* Remove the rest, add as many again: the same nodes, no growth. */
+	assert_int_equal(ops->tags->remove_n(c, ents + head, tags + head, 40 - head, &removed),
+	                 DOD_OK);
+	assert_int_equal(removed, 40 - head);
+	assert_int_equal(count_of(ops, c, hs[0]), 0);
+	assert_int_equal(add_to(ops, c, hs[0], 1000, 40 - head), 0);
+	assert_int_equal(a->pool.n_nodes, nodes);
+	assert_int_equal(dod_growth.grows, grows);
+	for (size_t b = 0; b < 8; b++) /* the smallest node: linked's {tag, next} */
+		assert_int_equal(a->pool.base[b], 0);
+	a->pool.base[0] = 1; /* nil written: caught */
+	char why[256];
+	assert_int_not_equal(ops->check(c, why, sizeof why), DOD_OK);
+	assert_non_null(strstr(why, "nil"));
+	a->pool.base[0] = 0;
+	tc_check_ok(ops, c);
+	ops->destroy(c);
+}
+
+static void test_nodes_reused_nil_kept(void **state)
+{
+	(void)state;
+	node_reuse("aoa_linked_nodes", 1);
+	node_reuse("aoa_chunked8", 8);
+	node_reuse("aoa_chunked14", 14);
+}
+
+/* Entity 0: 3 tags, entity 1: 9, entity 2: none; then 2 of entity 1's removed. */
+static void crafted(const char *name, size_t tags1, size_t unit1, size_t tags2, size_t unit2)
+{
+	const struct dod_ops *ops = tc_find(name, 8);
+	uint64_t hs[3];
+	void *c = make(ops, 3, hs);
+	struct dod_tags_memory m;
+	add_to(ops, c, hs[0], 1, 3);
+	add_to(ops, c, hs[1], 11, 9);
+	ops->tags->memory(c, &m);
+	if (m.tags != tags1 || m.unit_bytes != unit1 || m.held_bytes != ops->footprint_bytes(c))
+		fail_msg("%s: %zu tags in %zu B (held %zu), want %zu in %zu B", name, m.tags,
+		         m.unit_bytes, m.held_bytes, tags1, unit1);
+	size_t removed = 0;
+	uint64_t ents[2] = {hs[1], hs[1]};
+	assert_int_equal(ops->tags->remove_n(c, ents, (uint32_t[]){11, 12}, 2, &removed), DOD_OK);
+	assert_int_equal(removed, 2);
+	ops->tags->memory(c, &m);
+	if (m.tags != tags2 || m.unit_bytes != unit2)
+		fail_msg("%s after removals: %zu tags in %zu B, want %zu in %zu B", name, m.tags,
+		         m.unit_bytes, tags2, unit2);
+	tc_check_ok(ops, c);
+	ops->destroy(c);
+}
+
+static void test_memory_statistics_exact(void **state)
+{
+	(void)state;
+	/* fixed8: one 36-byte record an entity, the 9th tag refused. */
+	crafted("aoa_fixed8", 11, 3 * 36, 9, 3 * 36);
+	/* vectors: capacity 1, 2, 4 ... : 4 + 16 tags' room; kept after removals. */
+	crafted("aoa_vec_of_vecs", 12, (4 + 16) * 4, 10, (4 + 16) * 4);
+	crafted("peer_std_vector_vector", 12, (4 + 16) * 4, 10, (4 + 16) * 4);
+	/* {tag, next}: 8 B a tag. */
+	crafted("aoa_linked_nodes", 12, 12 * 8, 10, 10 * 8);
+	/* chunks of 8 (40 B): 1 + 2, then 1 + 1; of 14 (64 B): 1 + 1. */
+	crafted("aoa_chunked8", 12, 3 * 40, 10, 2 * 40);
+	crafted("aoa_chunked14", 12, 2 * 64, 10, 2 * 64);
+}
+
+/* A stale, a free-marked, an out-of-range entity: every tags operation fails whole. */
+static void test_bad_entities_change_nothing(void **state)
+{
+	(void)state;
+	for (size_t d = 0; d < N_DESIGNS; d++) {
+		const struct dod_ops *ops = tc_find(designs[d], 8);
+		uint64_t hs[3];
+		void *c = make(ops, 3, hs);
+		add_to(ops, c, hs[0], 1, 2);
+		assert_int_equal(ops->erase_n(c, &hs[2], 1), DOD_OK);
+		const uint64_t bad[3] = {hs[2], hs[1] & ~(UINT64_C(1) << 32), UINT64_C(1000)};
+		const int err[3] = {DOD_ESTALE, DOD_EFREE, DOD_ERANGE};
+		for (size_t b = 0; b < 3; b++) {
+			uint64_t ents[2] = {hs[0], bad[b]};
+			uint32_t tags[2] = {7, 8};
+			size_t out = 0;
+			assert_int_equal(ops->tags->add_n(c, ents, tags, 2, &out), err[b]);
+			assert_int_equal(ops->tags->remove_n(c, (uint64_t[]){hs[0], bad[b]},
+			                                     (uint32_t[]){1, 1}, 2, &out), err[b]);
+			assert_int_equal(ops->tags->has_n(c, ents, tags, 2, &out), err[b]);
+			assert_int_equal(ops->tags->tags_of(c, bad[b], NULL, 0, &out), err[b]);
+			assert_int_equal(count_of(ops, c, hs[0]), 2);
+			assert_int_equal(ops->tags->walk_sum(c), 1 + 2);
+		}
+		/* A new entity in the erased slot starts with no tags. */
+		assert_int_equal(ops->insert_n(c, 1, 5, &hs[2]), DOD_OK);
+		assert_int_equal(count_of(ops, c, hs[2]), 0);
+		tc_check_ok(ops, c);
+		ops->destroy(c);
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_fixed8_refuses_a_ninth_tag),
+		cmocka_unit_test(test_nodes_reused_nil_kept),
+		cmocka_unit_test(test_memory_statistics_exact),
+		cmocka_unit_test(test_bad_entities_change_nothing),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
