@@ -20,6 +20,8 @@ const char *dod_strerror(int err)
 	case DOD_EFOREIGN: return "handle from another container (type id differs)";
 	case DOD_EFULL: return "container full (index space exhausted)";
 	case DOD_ENOTSUP: return "operation not supported by this container";
+	case DOD_ENOKEY: return "no value at that key";
+	case DOD_ETYPE: return "the value has another type";
 	default: return "unknown error";
 	}
 }
@@ -84,6 +86,17 @@ static const char *consolidate_incomplete(const void *table)
 	return k->ref_bound && k->consolidate ? NULL : "an operation is NULL";
 }
 
+static const void *dc_table(const struct dod_ops *ops) { return ops->dc; }
+/* Why a DataComponent table is not usable, or NULL. */
+static const char *dc_incomplete(const void *table)
+{
+	const struct dod_dc_ops *d = table;
+	if (d->version != DOD_DC_OPS_VERSION)
+		return "version is not DOD_DC_OPS_VERSION";
+	return d->set_n && d->get_sum_n && d->get_n && d->copy_n && d->mem ? NULL
+	                                                                  : "an operation is NULL";
+}
+
 const struct dod_ext_desc dod_ext_descs[DOD_N_EXTS] = {
 	{"particles", "no particles extension: not a particle container",
 	 particles_table, particles_incomplete},
@@ -92,6 +105,7 @@ const struct dod_ext_desc dod_ext_descs[DOD_N_EXTS] = {
 	{"list", "no list extension: not a list container", list_table, list_incomplete},
 	{"consolidate", "no consolidate extension: the container does not compact with a remap",
 	 consolidate_table, consolidate_incomplete},
+	[DOD_EXT_DC_BIT] = {"dc", "no dc extension: not a DataComponent container", dc_table, dc_incomplete},
 };
 
 unsigned dod_exts(const struct dod_ops *ops)

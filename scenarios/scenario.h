@@ -81,6 +81,7 @@ struct scn_params {
 	enum scn_defrag_input defrag_input; /* defrag_steps: the order it starts from */
 	enum scn_old_handles old_handles;   /* validate: which old handles it checks */
 	enum scn_list_state list_state;     /* list_iterate: as_is or consolidated */
+	size_t dc_keys;                     /* dc_*: keys per entity (0: dc_setup.h's default) */
 };
 
 struct scn_result {

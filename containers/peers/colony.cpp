@@ -219,4 +219,5 @@ extern "C" const struct dod_ops DOD_OPS_SYMBOL = {
 	.type_ids = nullptr,
 	.list = nullptr,
 	.consolidate = nullptr,
+	.dc = nullptr,
 };

@@ -284,4 +284,5 @@ extern "C" const struct dod_ops DOD_OPS_SYMBOL = {
 	.type_ids = nullptr,
 	.list = &list_ops,
 	.consolidate = nullptr,
+	.dc = nullptr,
 };
