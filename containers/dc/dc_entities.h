@@ -202,6 +202,85 @@ static inline int dc_get_error(const struct dc_ents *e, const struct dod_dc_get 
 	return !g->key || !g->path || !dc_type_ok(g->type) ? DOD_EINVAL : DOD_OK;
 }
 
+/* ---- what every container's batches share ---- */
+
+/* A container's scratch buffer for its batches (set_n's arrays, copy_n's copies), kept
+ * between calls so a batch allocates it only when it grows. */
+struct dc_scratch {
+	void *p;
+	size_t bytes;
+};
+/* s holds at least bytes: 0 or DOD_ENOMEM (unchanged). */
+static inline int dc_scratch_room(struct dc_scratch *s, size_t bytes)
+{
+	if (bytes <= s->bytes)
+		return DOD_OK;
+	void *p = realloc(s->p, bytes);
+	if (!p)
+		return DOD_ENOMEM;
+	s->p = p;
+	s->bytes = bytes;
+	return DOD_OK;
+}
+
+/* *out = a zeroed container of container_bytes starting with its table (components of
+ * comp_bytes, cap reserved). Returns 0, DOD_EINVAL or DOD_ENOMEM. */
+static inline int dc_create(void **out, size_t container_bytes, size_t comp_bytes, size_t cap)
+{
+	struct dc_ents *e = (struct dc_ents *)calloc(1, container_bytes);
+	if (!e)
+		return DOD_ENOMEM;
+	int err = dc_ents_init(e, comp_bytes, cap);
+	if (err) {
+		dc_ents_free(e);
+		free(e);
+		return err;
+	}
+	*out = e;
+	return DOD_OK;
+}
+
+/* copy_n's checks before it allocates: every source live (else its error), room for n
+ * entities. */
+static inline int dc_copy_check(struct dc_ents *e, const uint64_t *src, size_t n)
+{
+	for (size_t k = 0; k < n; k++) {
+		int err = dc_ents_error(e, src[k]);
+		if (err)
+			return err;
+	}
+	return dc_ents_reserve(e, n);
+}
+
+/* get_sum_n and get_n (dod_dc_ops) of a container whose
+ *     static int get_one(const void *c, const struct dod_dc_get *g, struct dod_dc_value *out)
+ * reads one value or returns its error: the two loops, written once, get_one inlined. */
+#define DC_GET_LOOPS(get_sum_n, get_n, get_one)                                             \
+	static int get_sum_n(const void *c, const struct dod_dc_get *gets, size_t n,              \
+	                     uint64_t *sum_out)                                                  \
+	{                                                                                        \
+		uint64_t sum = 0;                                                                    \
+		for (size_t k = 0; k < n; k++) {                                                     \
+			struct dod_dc_value v;                                                           \
+			int err = get_one(c, &gets[k], &v);                                              \
+			if (err)                                                                         \
+				return err;                                                                  \
+			sum += dod_dc_value_sum(&v);                                                     \
+		}                                                                                    \
+		*sum_out = sum;                                                                      \
+		return DOD_OK;                                                                       \
+	}                                                                                        \
+	static int get_n(const void *c, const struct dod_dc_get *gets, size_t n,                  \
+	                 struct dod_dc_value *out)                                               \
+	{                                                                                        \
+		for (size_t k = 0; k < n; k++) {                                                     \
+			int err = get_one(c, &gets[k], &out[k]);                                         \
+			if (err)                                                                         \
+				return err;                                                                  \
+		}                                                                                    \
+		return DOD_OK;                                                                       \
+	}
+
 /* ---- the core operations over the entities (c: a container starting with dc_ents) ---- */
 
 static inline uint64_t dc_iterate_sum(const void *c)
@@ -243,6 +322,19 @@ static inline void dc_dump_keys(const void *c, uint64_t *keys_out)
 	for (size_t i = 0; i < e->n_slots; i++)
 		if (dc_slot_at(e, i)->next == DC_LIVE)
 			*keys_out++ = dc_slot_at(e, i)->key;
+}
+
+/* insert_n: n entities without values. */
+static inline int dc_insert_n(void *c, size_t n, uint64_t first_key, uint64_t *handles_out)
+{
+	struct dc_ents *e = (struct dc_ents *)c;
+	int err = dc_ents_reserve(e, n);
+	for (size_t k = 0; !err && k < n; k++) {
+		uint64_t h = dc_ents_take(e, first_key + k);
+		if (handles_out)
+			handles_out[k] = h;
+	}
+	return err;
 }
 
 static inline size_t dc_size(const void *c) { return ((const struct dc_ents *)c)->live; }

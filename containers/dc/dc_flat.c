@@ -112,8 +112,7 @@ static inline size_t arrays_bytes(size_t cap)
 
 struct dcf {
 	struct dc_ents ents; /* first: the core operations take the container */
-	void *scratch;       /* set_n's blocks, copy_n's components */
-	size_t scratch_bytes;
+	struct dc_scratch scratch; /* set_n's blocks, copy_n's components */
 };
 
 static inline struct comp *comp_of(const struct dcf *d, uint64_t h)
@@ -228,17 +227,7 @@ fail:
 
 static int dcf_create(void **out, size_t capacity_elems)
 {
-	struct dcf *d = calloc(1, sizeof *d);
-	if (!d)
-		return DOD_ENOMEM;
-	int err = dc_ents_init(&d->ents, sizeof(struct comp), capacity_elems);
-	if (err) {
-		dc_ents_free(&d->ents);
-		free(d);
-		return err;
-	}
-	*out = d;
-	return DOD_OK;
+	return dc_create(out, sizeof(struct dcf), sizeof(struct comp), capacity_elems);
 }
 
 static void dcf_destroy(void *c)
@@ -250,20 +239,8 @@ static void dcf_destroy(void *c)
 		if (dc_slot_at(&d->ents, i)->next == DC_LIVE)
 			comp_free(dc_comp_at(&d->ents, i));
 	dc_ents_free(&d->ents);
-	free(d->scratch);
+	free(d->scratch.p);
 	free(d);
-}
-
-static int dcf_insert_n(void *c, size_t n, uint64_t first_key, uint64_t *handles_out)
-{
-	struct dcf *d = c;
-	int err = dc_ents_reserve(&d->ents, n);
-	for (size_t k = 0; !err && k < n; k++) {
-		uint64_t h = dc_ents_take(&d->ents, first_key + k);
-		if (handles_out)
-			handles_out[k] = h;
-	}
-	return err;
 }
 
 static int dcf_erase_n(void *c, const uint64_t *hs, size_t n)
@@ -316,23 +293,10 @@ static size_t dcf_footprint(const void *c)
 	const struct dcf *d = c;
 	struct dod_dc_mem m;
 	dcf_mem(c, &m);
-	return sizeof *d + dc_ents_bytes(&d->ents) + m.data_bytes + d->scratch_bytes;
+	return sizeof *d + dc_ents_bytes(&d->ents) + m.data_bytes + d->scratch.bytes;
 }
 
 /* ---- the extension ---- */
-
-/* The scratch array holds at least bytes. 0 or DOD_ENOMEM. */
-static int scratch_room(struct dcf *d, size_t bytes)
-{
-	if (bytes <= d->scratch_bytes)
-		return DOD_OK;
-	void *s = realloc(d->scratch, bytes);
-	if (!s)
-		return DOD_ENOMEM;
-	d->scratch = s;
-	d->scratch_bytes = bytes;
-	return DOD_OK;
-}
 
 /* set_n's reservation: each entity's arrays get room for as many new keys as it has sets
  * (pending counts them). 0 or DOD_ENOMEM (pending cleared, only capacities changed). */
@@ -362,9 +326,9 @@ static int reserve_sets(struct dcf *d, const struct dod_dc_set *sets, size_t n)
  * 0 or DOD_ENOMEM (none left allocated). */
 static int make_blobs(struct dcf *d, const struct dod_dc_set *sets, size_t n, size_t blobs)
 {
-	if (scratch_room(d, blobs * sizeof(struct blob *)))
+	if (dc_scratch_room(&d->scratch, blobs * sizeof(struct blob *)))
 		return DOD_ENOMEM;
-	struct blob **b = d->scratch;
+	struct blob **b = d->scratch.p;
 	size_t made = 0;
 	for (size_t k = 0; k < n; k++)
 		if (dc_has_payload(sets[k].value.type) && !(b[made++] = blob_of(&sets[k].value))) {
@@ -390,7 +354,7 @@ static int dcf_set_n(void *c, const struct dod_dc_set *sets, size_t n)
 		err = make_blobs(d, sets, n, blobs);
 	if (err)
 		return err;
-	struct blob **b = d->scratch;
+	struct blob **b = d->scratch.p;
 	for (size_t k = 0; k < n; k++) {
 		struct comp *p = comp_of(d, sets[k].entity);
 		const struct dod_dc_value *v = &sets[k].value;
@@ -414,8 +378,9 @@ static int dcf_set_n(void *c, const struct dod_dc_set *sets, size_t n)
 }
 
 /* The value of get g, or its error. */
-static inline int get_one(const struct dcf *d, const struct dod_dc_get *g, struct dod_dc_value *out)
+static inline int get_one(const void *c, const struct dod_dc_get *g, struct dod_dc_value *out)
 {
+	const struct dcf *d = c;
 	int err = dc_get_error(&d->ents, g);
 	if (err)
 		return err;
@@ -437,46 +402,18 @@ static inline int get_one(const struct dcf *d, const struct dod_dc_get *g, struc
 	return DOD_OK;
 }
 
-static int dcf_get_sum_n(const void *c, const struct dod_dc_get *gets, size_t n, uint64_t *sum_out)
-{
-	uint64_t sum = 0;
-	for (size_t k = 0; k < n; k++) {
-		struct dod_dc_value v;
-		int err = get_one(c, &gets[k], &v);
-		if (err)
-			return err;
-		sum += dod_dc_value_sum(&v);
-	}
-	*sum_out = sum;
-	return DOD_OK;
-}
-
-static int dcf_get_n(const void *c, const struct dod_dc_get *gets, size_t n,
-                     struct dod_dc_value *out)
-{
-	for (size_t k = 0; k < n; k++) {
-		int err = get_one(c, &gets[k], &out[k]);
-		if (err)
-			return err;
-	}
-	return DOD_OK;
-}
+DC_GET_LOOPS(dcf_get_sum_n, dcf_get_n, get_one)
 
 static int dcf_copy_n(void *c, const uint64_t *src, size_t n, uint64_t first_key,
                       uint64_t *handles_out)
 {
 	struct dcf *d = c;
-	for (size_t k = 0; k < n; k++) {
-		int err = dc_ents_error(&d->ents, src[k]);
-		if (err)
-			return err;
-	}
-	int err = dc_ents_reserve(&d->ents, n);
+	int err = dc_copy_check(&d->ents, src, n);
 	if (!err)
-		err = scratch_room(d, n * sizeof(struct comp));
+		err = dc_scratch_room(&d->scratch, n * sizeof(struct comp));
 	if (err)
 		return err;
-	struct comp *made = d->scratch;
+	struct comp *made = d->scratch.p;
 	for (size_t k = 0; k < n; k++)
 		if (comp_copy(&made[k], comp_of(d, src[k]))) {
 			while (k > 0)
@@ -535,7 +472,7 @@ const struct dod_ops DOD_OPS_SYMBOL = {
 	.max_elems = DC_MAX_SLOTS,
 	.create = dcf_create,
 	.destroy = dcf_destroy,
-	.insert_n = dcf_insert_n,
+	.insert_n = dc_insert_n,
 	.iterate_sum = dc_iterate_sum,
 	.lookup_sum = dc_lookup_sum,
 	.erase_n = dcf_erase_n,

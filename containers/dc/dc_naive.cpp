@@ -147,18 +147,6 @@ void destroy(void *c)
 	delete d;
 }
 
-int insert_n(void *c, size_t n, uint64_t first_key, uint64_t *handles_out)
-{
-	Dcn *d = of(c);
-	int err = dc_ents_reserve(&d->ents, n);
-	for (size_t k = 0; !err && k < n; k++) {
-		uint64_t h = dc_ents_take(&d->ents, first_key + k);
-		if (handles_out)
-			handles_out[k] = h;
-	}
-	return err;
-}
-
 int erase_n(void *c, const uint64_t *hs, size_t n)
 {
 	Dcn *d = of(c);
@@ -361,8 +349,10 @@ int set_n(void *c, const dod_dc_set *sets, size_t n)
 
 /* ---- get_n, get_sum_n, copy_n ---- */
 
-int get_one(const Dcn *d, const dod_dc_get &g, dod_dc_value *out)
+int get_one(const void *c, const dod_dc_get *gp, dod_dc_value *out)
 {
+	const Dcn *d = of(c);
+	const dod_dc_get &g = *gp;
 	int err = dc_get_error(&d->ents, &g);
 	if (err || !depth_ok(g.path))
 		return err ? err : DOD_EINVAL;
@@ -387,35 +377,13 @@ int get_one(const Dcn *d, const dod_dc_get &g, dod_dc_value *out)
 	return DOD_OK;
 }
 
-int get_sum_n(const void *c, const dod_dc_get *gets, size_t n, uint64_t *sum_out)
-{
-	uint64_t sum = 0;
-	for (size_t k = 0; k < n; k++) {
-		dod_dc_value v;
-		if (int err = get_one(of(c), gets[k], &v))
-			return err;
-		sum += dod_dc_value_sum(&v);
-	}
-	*sum_out = sum;
-	return DOD_OK;
-}
-
-int get_n(const void *c, const dod_dc_get *gets, size_t n, dod_dc_value *out)
-{
-	for (size_t k = 0; k < n; k++)
-		if (int err = get_one(of(c), gets[k], &out[k]))
-			return err;
-	return DOD_OK;
-}
+DC_GET_LOOPS(get_sum_n, get_n, get_one)
 
 /* Every tree is deep-copied before a slot is taken. */
 int copy_n(void *c, const uint64_t *src, size_t n, uint64_t first_key, uint64_t *handles_out)
 {
 	Dcn *d = of(c);
-	for (size_t k = 0; k < n; k++)
-		if (int err = dc_ents_error(&d->ents, src[k]))
-			return err;
-	if (int err = dc_ents_reserve(&d->ents, n))
+	if (int err = dc_copy_check(&d->ents, src, n))
 		return err;
 	Scratch &x = *d->x;
 	x.copies.clear();
@@ -482,7 +450,7 @@ extern "C" const struct dod_ops DOD_OPS_SYMBOL = {
 	.max_elems = DC_MAX_SLOTS,
 	.create = create,
 	.destroy = destroy,
-	.insert_n = insert_n,
+	.insert_n = dc_insert_n,
 	.iterate_sum = dc_iterate_sum,
 	.lookup_sum = dc_lookup_sum,
 	.erase_n = erase_n,

@@ -53,8 +53,7 @@ struct comp {
 };
 struct dcs {
 	struct dc_ents ents; /* first: the core operations take the container */
-	void *scratch;       /* set_n's found indices, copy_n's buffers */
-	size_t scratch_bytes;
+	struct dc_scratch scratch; /* set_n's found indices, copy_n's buffers */
 };
 
 static inline struct hdr *hdr_of(unsigned char *b) { return (struct hdr *)(void *)b; }
@@ -151,17 +150,7 @@ static int reserve(struct comp *p, size_t add_keys, size_t add_bytes)
 
 static int dcs_create(void **out, size_t capacity_elems)
 {
-	struct dcs *d = calloc(1, sizeof *d);
-	if (!d)
-		return DOD_ENOMEM;
-	int err = dc_ents_init(&d->ents, sizeof(struct comp), capacity_elems);
-	if (err) {
-		dc_ents_free(&d->ents);
-		free(d);
-		return err;
-	}
-	*out = d;
-	return DOD_OK;
+	return dc_create(out, sizeof(struct dcs), sizeof(struct comp), capacity_elems);
 }
 
 static void dcs_destroy(void *c)
@@ -173,20 +162,8 @@ static void dcs_destroy(void *c)
 		if (dc_slot_at(&d->ents, i)->next == DC_LIVE)
 			free(((struct comp *)dc_comp_at(&d->ents, i))->buf);
 	dc_ents_free(&d->ents);
-	free(d->scratch);
+	free(d->scratch.p);
 	free(d);
-}
-
-static int dcs_insert_n(void *c, size_t n, uint64_t first_key, uint64_t *handles_out)
-{
-	struct dcs *d = c;
-	int err = dc_ents_reserve(&d->ents, n);
-	for (size_t k = 0; !err && k < n; k++) {
-		uint64_t h = dc_ents_take(&d->ents, first_key + k);
-		if (handles_out)
-			handles_out[k] = h;
-	}
-	return err;
 }
 
 static int dcs_erase_n(void *c, const uint64_t *hs, size_t n)
@@ -231,22 +208,10 @@ static size_t dcs_footprint(const void *c)
 	const struct dcs *d = c;
 	struct dod_dc_mem m;
 	dcs_mem(c, &m);
-	return sizeof *d + dc_ents_bytes(&d->ents) + m.data_bytes + d->scratch_bytes;
+	return sizeof *d + dc_ents_bytes(&d->ents) + m.data_bytes + d->scratch.bytes;
 }
 
 /* ---- the extension ---- */
-
-static int scratch_room(struct dcs *d, size_t bytes)
-{
-	if (bytes <= d->scratch_bytes)
-		return DOD_OK;
-	void *s = realloc(d->scratch, bytes);
-	if (!s)
-		return DOD_ENOMEM;
-	d->scratch = s;
-	d->scratch_bytes = bytes;
-	return DOD_OK;
-}
 
 /* set_n's first pass (file comment): found[k] = the index of set k's key before the call,
  * or -1; the key is marked; the entity's pending keys and bytes count what it needs. */
@@ -327,9 +292,9 @@ static int dcs_set_n(void *c, const struct dod_dc_set *sets, size_t n)
 		if (dc_payload_bytes(&sets[k].value) > 0xFFFF)
 			return DOD_EFULL;
 	}
-	if (scratch_room(d, n * sizeof(int32_t)))
+	if (dc_scratch_room(&d->scratch, n * sizeof(int32_t)))
 		return DOD_ENOMEM;
-	int32_t *found = d->scratch;
+	int32_t *found = d->scratch.p;
 	count_sets(d, sets, n, found);
 	int err = reserve_sets(d, sets, n, found);
 	for (size_t k = 0; !err && k < n; k++)
@@ -337,8 +302,9 @@ static int dcs_set_n(void *c, const struct dod_dc_set *sets, size_t n)
 	return err;
 }
 
-static inline int get_one(const struct dcs *d, const struct dod_dc_get *g, struct dod_dc_value *out)
+static inline int get_one(const void *c, const struct dod_dc_get *g, struct dod_dc_value *out)
 {
+	const struct dcs *d = c;
 	int err = dc_get_error(&d->ents, g);
 	if (err)
 		return err;
@@ -362,47 +328,19 @@ static inline int get_one(const struct dcs *d, const struct dod_dc_get *g, struc
 	return DOD_OK;
 }
 
-static int dcs_get_sum_n(const void *c, const struct dod_dc_get *gets, size_t n, uint64_t *sum_out)
-{
-	uint64_t sum = 0;
-	for (size_t k = 0; k < n; k++) {
-		struct dod_dc_value v;
-		int err = get_one(c, &gets[k], &v);
-		if (err)
-			return err;
-		sum += dod_dc_value_sum(&v);
-	}
-	*sum_out = sum;
-	return DOD_OK;
-}
-
-static int dcs_get_n(const void *c, const struct dod_dc_get *gets, size_t n,
-                     struct dod_dc_value *out)
-{
-	for (size_t k = 0; k < n; k++) {
-		int err = get_one(c, &gets[k], &out[k]);
-		if (err)
-			return err;
-	}
-	return DOD_OK;
-}
+DC_GET_LOOPS(dcs_get_sum_n, dcs_get_n, get_one)
 
 /* Each copy is one malloc and one memcpy of the whole buffer (garbage included). */
 static int dcs_copy_n(void *c, const uint64_t *src, size_t n, uint64_t first_key,
                       uint64_t *handles_out)
 {
 	struct dcs *d = c;
-	for (size_t k = 0; k < n; k++) {
-		int err = dc_ents_error(&d->ents, src[k]);
-		if (err)
-			return err;
-	}
-	int err = dc_ents_reserve(&d->ents, n);
+	int err = dc_copy_check(&d->ents, src, n);
 	if (!err)
-		err = scratch_room(d, n * sizeof(unsigned char *));
+		err = dc_scratch_room(&d->scratch, n * sizeof(unsigned char *));
 	if (err)
 		return err;
-	unsigned char **made = d->scratch;
+	unsigned char **made = d->scratch.p;
 	for (size_t k = 0; k < n; k++) {
 		unsigned char *b = comp_of(d, src[k])->buf;
 		made[k] = b ? malloc(hdr_of(b)->size) : NULL;
@@ -495,7 +433,7 @@ const struct dod_ops DOD_OPS_SYMBOL = {
 	.max_elems = DC_MAX_SLOTS,
 	.create = dcs_create,
 	.destroy = dcs_destroy,
-	.insert_n = dcs_insert_n,
+	.insert_n = dc_insert_n,
 	.iterate_sum = dc_iterate_sum,
 	.lookup_sum = dc_lookup_sum,
 	.erase_n = dcs_erase_n,

@@ -8,12 +8,12 @@ says, the memory scenario writes bytes and allocator calls, the other containers
 skipped with the extension's reason, a bad --dc-keys is refused before any work, and make
 bench runs the scenarios on a line of their own. DODBENCH overrides the binary.
 """
-import csv
 import re
 
 import pytest
 
-from test_cli import ROOT, run
+from test_cli import run
+from test_list_scenarios import rows_of, sweep_lines
 
 SCENARIOS = ["dc_set", "dc_get", "dc_copy", "dc_memory"]
 
@@ -29,11 +29,6 @@ def dcs():
     if not names:
         pytest.skip("no container with the dc extension is registered")
     return names
-
-
-def rows_of(path):
-    with open(path, newline="") as f:
-        return list(csv.DictReader(f))
 
 
 def test_every_dc_scenario_verifies_on_every_dc_container(tmp_path, dcs):
@@ -99,11 +94,6 @@ def test_a_bad_dc_keys_is_refused_before_any_work(tmp_path, value, message):
             "--dc-keys", value, "--out", str(out))
     assert p.returncode == 2 and message in p.stderr, p.stderr
     assert not out.exists()
-
-
-def sweep_lines(name):
-    text = (ROOT / "sweeps" / name).read_text()
-    return [l.split("#")[0].split() for l in text.splitlines() if l.split("#")[0].strip()]
 
 
 def test_make_bench_runs_the_dc_scenarios_on_a_line_of_their_own():
