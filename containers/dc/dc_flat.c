@@ -191,7 +191,8 @@ static struct blob *blob_of(const struct dod_dc_value *v)
 	struct blob *b = malloc(sizeof(struct blob) + (bytes ? bytes : 1));
 	if (b) {
 		b->n = v->n;
-		memcpy(b->d, v->s, bytes);
+		if (bytes)
+			memcpy(b->d, v->s, bytes);
 	}
 	return b;
 }

@@ -272,7 +272,8 @@ static void write_set(struct comp *p, const struct dod_dc_set *s, long i)
 			h->bottom = (uint16_t)(h->bottom - align4(bytes));
 			at = h->bottom;
 		}
-		memcpy(b + at, v->s, bytes);
+		if (bytes)
+			memcpy(b + at, v->s, bytes);
 		*x = at | (uint32_t)bytes << 16;
 	} else if (v->type == DOD_DC_BOOL) {
 		*x = v->b != 0;

@@ -204,7 +204,8 @@ def other_store_build(tmp_path_factory):
     common = library + objs + [tmp / "registry.o", "-lm"] + (["-lpapi"] if papi else [])
     for out, own in (("dodbench", [rel / "harness" / "main.o", rel / "harness" / "alloc_count.o"]),
                      ("test_conformance", [rel / "tests" / "test_conformance.o",
-                                           rel / "tests" / "model.o", "-lcmocka"])):
+                                           rel / "tests" / "model.o",
+                                           rel / "tests" / "model_dc.o", "-lcmocka"])):
         p = subprocess.run([os.environ.get("CXX", "c++"), "-o", str(tmp / out),
                             *map(str, own + common)], capture_output=True, text=True)
         assert p.returncode == 0, p.stderr
