@@ -96,8 +96,11 @@ SWEEPS_QUICK ?= sweeps/quick.txt
 QUICK_OUT    ?= results/quick-$(BENCH_STAMP).csv
 
 # Each user target installs dependencies first, then re-runs make: the Makefile's view of
-# what is installed (HAVE_PAPI) must be taken after the install.
+# what is installed (HAVE_PAPI) must be taken after the install. The build (three object
+# trees' worth of variants) runs on every core; the measuring runs one case at a time.
+NPROC := $(shell nproc 2>/dev/null || echo 1)
 bench bench-quick bench-sim bench-process: deps
+	@$(MAKE) --no-print-directory -j$(NPROC) build
 	@$(MAKE) --no-print-directory $@-run
 
 bench-run: build

@@ -84,7 +84,8 @@ static const char *ratio_skip(const struct hb_case *k)
 }
 
 /* The cache words of --n: n 8-byte elements filling a share of a cache level, whose size
- * is read from sysfs when the options are parsed (hb_cache_bytes), never assumed. Half a
+ * is read from sysfs (else glibc's sysconf) when the options are parsed (hb_cache_bytes),
+ * never assumed. Half a
  * level fits in it beside the stack and the harness's own data; four times the last
  * level streams from DRAM (also under a replacement policy that keeps part of a set). */
 static const struct {
@@ -104,8 +105,9 @@ static int n_cache_word(const struct hb_axis *a, const char *item, union hb_axis
 			continue;
 		uint64_t bytes = hb_cache_bytes(cache_words[i].level, NULL);
 		if (!bytes)
-			return fail(err, err_len, "--%s: %s: this machine's sysfs lists no %s cache "
-			            "(/sys/devices/system/cpu/cpu0/cache): give n as a number", a->option,
+			return fail(err, err_len, "--%s: %s: this machine lists no %s cache (sysfs "
+			            "/sys/devices/system/cpu/cpu0/cache, else glibc's sysconf): give n as "
+			            "a number", a->option,
 			            item, cache_words[i].level ? item : "last-level");
 		v->u = bytes / cache_words[i].den * cache_words[i].num / CACHE_WORD_BYTES;
 		return 0;

@@ -80,19 +80,50 @@ static uint64_t parse_cache_size(const char *s)
 	}
 }
 
+/* glibc's sysconf cache sizes (on x86 read from cpuid), for a kernel that exposes no
+ * cache directory in sysfs (some VMs): level 1 is the L1 data cache, level 0 the highest
+ * level with a size. 0 where glibc knows no size. */
+static uint64_t sysconf_cache_bytes(int level, int *level_out)
+{
+#if defined(_SC_LEVEL1_DCACHE_SIZE) && defined(_SC_LEVEL4_CACHE_SIZE)
+	static const int names[] = {_SC_LEVEL1_DCACHE_SIZE, _SC_LEVEL2_CACHE_SIZE,
+	                            _SC_LEVEL3_CACHE_SIZE, _SC_LEVEL4_CACHE_SIZE};
+	uint64_t best = 0;
+	int best_level = 0;
+	for (int l = 1; l <= 4; l++) {
+		long bytes = sysconf(names[l - 1]);
+		if (bytes > 0 && (!level || l == level)) {
+			best = (uint64_t)bytes;
+			best_level = l;
+		}
+	}
+	if (level_out)
+		*level_out = best_level;
+	return best;
+#else
+	(void)level;
+	if (level_out)
+		*level_out = 0;
+	return 0;
+#endif
+}
+
 uint64_t hb_cache_bytes(int level, int *level_out)
 {
 	const char *dir = getenv("DODBENCH_CACHE_DIR");
-	if (!dir || !*dir)
+	bool from_sysfs = !dir || !*dir;
+	if (from_sysfs)
 		dir = "/sys/devices/system/cpu/cpu0/cache";
 	uint64_t best = 0;
 	int best_level = 0;
+	bool listed = false; /* the directory lists at least one cache */
 	/* index0, index1, ...: the kernel numbers them without gaps. */
 	for (int i = 0; i < 64; i++) {
 		char path[4200], lv[16], type[32], size[32];
 		snprintf(path, sizeof path, "%s/index%d/level", dir, i);
 		if (!read_line(path, lv, sizeof lv))
 			break;
+		listed = true;
 		snprintf(path, sizeof path, "%s/index%d/type", dir, i);
 		bool typed = read_line(path, type, sizeof type);
 		snprintf(path, sizeof path, "%s/index%d/size", dir, i);
@@ -105,6 +136,8 @@ uint64_t hb_cache_bytes(int level, int *level_out)
 			best_level = l;
 		}
 	}
+	if (!listed && from_sysfs)
+		return sysconf_cache_bytes(level, level_out);
 	if (level_out)
 		*level_out = best_level;
 	return best;

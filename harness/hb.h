@@ -97,9 +97,11 @@ int hb_pin(int cpu);
 /* The size in bytes of cpu0's level-`level` data or unified cache (1: the L1 data cache,
  * not the instruction cache), level 0 for the last level (the highest one listed), read
  * at run time from /sys/devices/system/cpu/cpu0/cache/indexK/{level,type,size}
- * ($DODBENCH_CACHE_DIR instead of that directory, for tests). Stores the level found in
- * *level_out when not NULL. Returns the size, or 0 when sysfs does not list that level
- * (no guess is made). */
+ * ($DODBENCH_CACHE_DIR instead of that directory, for tests); a kernel that lists no
+ * cache there at all (some VMs) gets glibc's sysconf sizes (_SC_LEVEL1_DCACHE_SIZE ...,
+ * which glibc reads from cpuid on x86), never with $DODBENCH_CACHE_DIR set. Stores the
+ * level found in *level_out when not NULL. Returns the size, or 0 when neither lists that
+ * level (no guess is made). */
 uint64_t hb_cache_bytes(int level, int *level_out);
 /* Writes the current UTC time as 2026-11-21T23:59:01Z (needs 21 bytes). */
 void hb_utc_now(char *buf, size_t len);

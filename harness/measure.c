@@ -190,6 +190,36 @@ void hb_counters_fork_child(void)
 #endif
 }
 
+#ifdef HB_HAVE_TSC
+#include <cpuid.h>
+/* The TSC at a region's edges: RDTSCP (waits for the instructions before it) where CPUID
+ * lists it, else LFENCE; RDTSC; LFENCE, the same ordering. A KVM guest may execute
+ * rdtscp without listing it, and valgrind 3.19 stops on rdtscp (SIGILL) on such a host
+ * even when its own CPUID answer lists it, so under valgrind (--counters callgrind,
+ * where the TSC measures the simulator anyway) it is never used. The branch is taken the
+ * same way every time: predicted. */
+static int tsc_rdtscp = -1; /* -1: not asked yet (tsc_probe, before any region's clock) */
+static void tsc_probe(void)
+{
+	if (tsc_rdtscp < 0) {
+		unsigned a, b, c, d; /* CPUID traps to the hypervisor in a VM: once, untimed */
+		tsc_rdtscp = !RUNNING_ON_VALGRIND &&
+		             __get_cpuid(0x80000001u, &a, &b, &c, &d) && (d & (1u << 27));
+	}
+}
+static uint64_t tsc_read(void)
+{
+	if (tsc_rdtscp) {
+		unsigned aux;
+		return __rdtscp(&aux);
+	}
+	_mm_lfence();
+	uint64_t t = __rdtsc();
+	_mm_lfence();
+	return t;
+}
+#endif
+
 static void ts_now(clockid_t clock, struct timespec_pair *t)
 {
 	struct timespec ts;
@@ -207,6 +237,9 @@ static uint64_t ts_since(clockid_t clock, const struct timespec_pair *t0)
 
 void hb_begin(struct hb_region *r)
 {
+#ifdef HB_HAVE_TSC
+	tsc_probe();
+#endif
 	uint64_t *samples = r->samples;
 	size_t samples_cap = r->samples_cap;
 	memset(r, 0, sizeof *r);
@@ -230,8 +263,7 @@ void hb_begin(struct hb_region *r)
 #endif
 	ts_now(CLOCK_MONOTONIC, &r->t0);
 #ifdef HB_HAVE_TSC
-	unsigned aux;
-	r->tsc0 = __rdtscp(&aux);
+	r->tsc0 = tsc_read();
 #endif
 	if (use_callgrind) {
 		CALLGRIND_ZERO_STATS;
@@ -251,8 +283,7 @@ void hb_end(struct hb_region *r)
 		r->have_sim = true;
 	}
 #ifdef HB_HAVE_TSC
-	unsigned aux;
-	uint64_t tsc1 = __rdtscp(&aux);
+	uint64_t tsc1 = tsc_read();
 	r->tsc_cycles = tsc1 - r->tsc0;
 	r->have_tsc = true;
 #endif

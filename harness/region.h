@@ -26,7 +26,7 @@
 struct hb_region {
 	uint64_t elapsed_ns;      /* CLOCK_MONOTONIC, ns */
 	uint64_t cpu_ns;          /* CLOCK_PROCESS_CPUTIME_ID, ns (read just outside the clock) */
-	uint64_t tsc_cycles;      /* rdtscp delta, TSC ticks (not core cycles) */
+	uint64_t tsc_cycles;      /* TSC delta (rdtscp, else lfence+rdtsc), ticks, not core cycles */
 	bool have_tsc;
 	long long ctr[HB_N_COUNTERS];
 	bool have[HB_N_COUNTERS];

@@ -90,9 +90,11 @@ def _swappop_table(run, claim):
 
 
 def _slot_bytes(mem, run):
-    """{(removal, elem_bytes): bytes a slot needs}: the fewest committed bytes per slot
-    (committed / n) over the bulk memory cases of that removal and item size, rounded down
-    to a whole byte. Every case holds at least n slots, so the minimum is at least a slot's
+    """{(removal, layout, elem_bytes): bytes a slot needs}: the fewest committed bytes per
+    slot (committed / n) over the bulk memory cases of that removal, slot layout and item
+    size, rounded down to a whole byte. The layout is part of the key: a one-line layout
+    (aos_line, 12.8 B a slot of an 8 B item) is not the article's slot (aos, 16 B), and
+    taking its bytes as the aos slot's would count the aos padding as growth waste. Every case holds at least n slots, so the minimum is at least a slot's
     size plus some rounding of the tightest strategy (vm commits in chunks); a slot's
     arrays are whole bytes, so rounding down removes that rounding and errs toward
     counting more waste, never less."""
@@ -100,7 +102,7 @@ def _slot_bytes(mem, run):
     for k, st in mem.items():
         m = run.axes(k[1])
         if m.family == BULK:
-            key = (m.removal, k[3])
+            key = (m.removal, m.layout, k[3])
             out[key] = min(out.get(key, math.inf), st.memory["committed_bytes"] / k[2])
     return {key: max(1, math.floor(v)) for key, v in out.items()}
 
@@ -211,7 +213,8 @@ def _static(run, claim):
     same = claim.param("same", SAME)
     k, st = min(mem.items(), key=lambda i: i[0][2])
     per = st.memory["committed_bytes"] / st.ops
-    slot = _slot_bytes(memory_cases(run), run).get((run.axes(k[1]).removal, k[3]), k[3])
+    m = run.axes(k[1])
+    slot = _slot_bytes(memory_cases(run), run).get((m.removal, m.layout, k[3]), k[3])
     return Verdict(CONFIRMED if per > slot * (1 + same) else REFUTED,
                    text + f"hold {md.fmt(per)} B per live {k[3]} B item at n={k[2]} "
                    f"({k[1]}; a slot needs {md.fmt(slot)} B; exact counts)")
@@ -281,14 +284,14 @@ def _realloc_spike(run, claim):
 def _waste(run, alloc):
     """[(case key, wasted fraction of committed bytes, wasted bytes, slot bytes)] for the bulk
     memory cases of `alloc`: waste = committed - n * the densest bytes per slot measured for
-    that removal and item size (_slot_bytes)."""
+    that removal, slot layout and item size (_slot_bytes)."""
     mem = memory_cases(run, lambda c: run.is_bulk(c))
     slot = _slot_bytes(mem, run)
     out = []
     for k, st in mem.items():
         m = run.axes(k[1])
         if m.alloc == alloc:
-            per = slot[(m.removal, k[3])]
+            per = slot[(m.removal, m.layout, k[3])]
             committed = st.memory["committed_bytes"]
             wasted = max(0.0, committed - k[2] * per)
             out.append((k, wasted / committed, wasted, per))
@@ -319,7 +322,8 @@ def _growth_waste(run, claim, alloc):
             + ", ".join(map(str, sorted({w[0][2] for w in waste}))) + ": "
             + "; ".join(f"{r} {pct(f)} (n={k[2]}, {k[3]} B)" for r, (f, k) in sorted(worst.items()))
             + " (waste = committed − n × the bytes of a slot: the densest any strategy reached "
-            "for that removal and item size, rounded down to a whole byte; exact counts)")
+            "for that removal, slot layout and item size, rounded down to a whole byte; exact "
+            "counts)")
     if verdict == BOUND_HOLDS:
         why = (f"the {pct(bound)} bound is reached only just past a growth step (e.g. n = "
                "2^20 + 1 for x2), not at these n")

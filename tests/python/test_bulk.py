@@ -58,6 +58,8 @@ AXES = {
     "bulk_holes_fixblocks": ("bulk", "holes", "fixblocks", "aos",
                              "handles|stable_pointers|detects_stale|holes"),
     "bulk_holes_vm": ("bulk", "holes", "vm", "aos", "handles|stable_pointers|detects_stale|holes"),
+    "bulk_holes_vm_line": ("bulk", "holes", "vm", "aos_line",
+                           "handles|stable_pointers|detects_stale|holes"),
     "bulk_holes_constgrow": ("bulk", "holes", "constgrow", "aos",
                              "handles|stable_handles|detects_stale|holes"),
     "bulk_holes_runs_vm": ("bulk", "holes_runs", "vm", "aos",

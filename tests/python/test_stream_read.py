@@ -1,6 +1,7 @@
 """The bandwidth probe, scenario stream_read, and --n's cache words (l1, l2, llc, dram).
 
-The cache sizes come from sysfs when the options are parsed, never from a guess:
+The cache sizes come from sysfs (else glibc's sysconf) when the options are parsed, never
+from a guess:
 DODBENCH_CACHE_DIR points dodbench at a made-up cache directory, so the tests know the
 sizes and keep the working sets small (also under ASan: make test runs this file against
 build/dodbench-san too). The probe's rows are ordinary rows: verified checksums, --resume.
@@ -103,14 +104,24 @@ def test_bad_probe_parameters_exit_2_before_any_work(tmp_path):
         assert not out.exists(), args
 
 
+def getconf_bytes(name):
+    """glibc's size for a getconf cache variable (LEVEL1_DCACHE_SIZE, ...), None if unknown."""
+    p = subprocess.run(["getconf", name], capture_output=True, text=True)
+    text = p.stdout.strip()
+    return int(text) if p.returncode == 0 and text.isdigit() and int(text) > 0 else None
+
+
 def test_l1_is_half_the_real_l1_data_cache(tmp_path):
-    """Without DODBENCH_CACHE_DIR the sizes are this machine's own (sysfs)."""
+    """Without DODBENCH_CACHE_DIR the sizes are this machine's own: sysfs, or glibc's
+    sysconf (getconf) on a kernel whose sysfs lists no cache."""
     sizes = {}
     for index in sorted(SYS_CACHE.glob("index*")):
         if (index / "type").read_text().strip() in ("Data", "Unified") and \
                 (index / "level").read_text().strip() == "1":
             text = (index / "size").read_text().strip()
             sizes[1] = int(text[:-1]) * 1024 if text.endswith("K") else int(text)
+    if not list(SYS_CACHE.glob("index*")) and getconf_bytes("LEVEL1_DCACHE_SIZE"):
+        sizes[1] = getconf_bytes("LEVEL1_DCACHE_SIZE")
     out = tmp_path / "p.csv"
     p = subprocess.run([BIN, "run", "--container", "plain_array", "--scenario", "stream_read",
                         "--n", "l1", "--reps", "1", "--warmup", "0", "--quiet", "--out", str(out)],

@@ -372,3 +372,12 @@ def test_worst_case_leaves_out_sizes_below_min_n(tmp_path):
     assert judge(tmp_path, "worst_case", small).verdict == NM
     v = judge(tmp_path, "worst_case", small + pair(HV, SW, "iterate", 100000, 0.5, 0.5))
     assert v.verdict == C, v.measured
+
+
+@pytest.mark.parametrize("rule, subject", [("realloc_waste", HR), ("geo_waste", GEO)])
+def test_growth_waste_takes_the_densest_slot_of_the_same_layout(tmp_path, rule, subject):
+    """A one-line layout (aos_line: 9 B a slot here) in the run does not become the aos
+    slot's size: with it, 24 B against 9 B would be 62.5% waste (refuted); against the aos
+    slot's 12 B it is 50% (confirmed). Fails on a slot size keyed by removal alone."""
+    rows = mem(HV, 1048577) + mem(subject, 1048577, 24.0) + mem("bulk_holes_vm_line", 1048577, 9.0)
+    assert judge(tmp_path, rule, rows).verdict == vd.CONFIRMED

@@ -1,0 +1,57 @@
+"""reports/machine.py: the machine file `make bench` writes beside its CSV. Cache sizes come
+from sysfs, else (a kernel that lists no cache there, as some VMs) from glibc's sysconf
+through `getconf`, the same values dodbench's --n cache words read; never a guess.
+
+Run from the repository root with Debian's interpreter:
+    /usr/bin/python3 -m pytest -q tests/python/test_machine.py
+"""
+import subprocess
+import sys
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(REPO / "reports"))
+
+import machine  # noqa: E402
+
+
+def fake_getconf(values):
+    def run(argv, **kwargs):
+        assert argv[0] == "getconf"
+        return subprocess.CompletedProcess(argv, 0, stdout=values.get(argv[1], "") + "\n")
+    return run
+
+
+def test_without_sysfs_caches_the_sizes_are_glibcs(monkeypatch):
+    monkeypatch.setattr(machine.glob, "glob", lambda pattern: [])
+    monkeypatch.setattr(machine.subprocess, "run", fake_getconf({
+        "LEVEL1_DCACHE_SIZE": "49152", "LEVEL1_DCACHE_ASSOC": "12",
+        "LEVEL2_CACHE_SIZE": "1048576", "LEVEL3_CACHE_SIZE": "532676608"}))
+    assert machine._caches() == {"l1d": "48K", "l1d_ways": "12", "l2": "1024K",
+                                 "l3": "520192K"}
+
+
+def test_a_size_glibc_does_not_know_is_left_out_not_zero(monkeypatch):
+    monkeypatch.setattr(machine.glob, "glob", lambda pattern: [])
+    monkeypatch.setattr(machine.subprocess, "run", fake_getconf({
+        "LEVEL1_DCACHE_SIZE": "32768", "LEVEL2_CACHE_SIZE": "0", "LEVEL3_CACHE_SIZE": ""}))
+    assert machine._caches() == {"l1d": "32K"}
+
+
+def test_no_getconf_gives_no_sizes(monkeypatch):
+    def missing(argv, **kwargs):
+        raise FileNotFoundError(argv[0])
+    monkeypatch.setattr(machine.glob, "glob", lambda pattern: [])
+    monkeypatch.setattr(machine.subprocess, "run", missing)
+    assert machine._caches() == {}
+
+
+def test_sysfs_comes_first(monkeypatch, tmp_path):
+    index = tmp_path / "index0"
+    index.mkdir()
+    for name, text in (("level", "1"), ("type", "Data"), ("size", "32K"),
+                       ("ways_of_associativity", "8")):
+        (index / name).write_text(text + "\n")
+    monkeypatch.setattr(machine.glob, "glob", lambda pattern: [str(index)])
+    monkeypatch.setattr(machine.subprocess, "run", fake_getconf({"LEVEL1_DCACHE_SIZE": "1"}))
+    assert machine._caches() == {"l1d": "32K", "l1d_ways": "8"}
