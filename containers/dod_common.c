@@ -112,7 +112,7 @@ unsigned dod_exts(const struct dod_ops *ops)
 {
 	unsigned bits = 0;
 	for (unsigned b = 0; b < DOD_N_EXTS; b++) {
-		const void *t = dod_ext_descs[b].table(ops);
+		const void *t = dod_ext_descs[b].table ? dod_ext_descs[b].table(ops) : NULL;
 		if (t && !dod_ext_descs[b].incomplete(t))
 			bits |= 1u << b;
 	}
@@ -122,7 +122,7 @@ unsigned dod_exts(const struct dod_ops *ops)
 int dod_exts_check(const struct dod_ops *ops, char *why, size_t why_len)
 {
 	for (unsigned b = 0; b < DOD_N_EXTS; b++) {
-		const void *t = dod_ext_descs[b].table(ops);
+		const void *t = dod_ext_descs[b].table ? dod_ext_descs[b].table(ops) : NULL;
 		const char *bad = t ? dod_ext_descs[b].incomplete(t) : NULL;
 		if (bad)
 			return dod_check_fail(why, why_len, "%s extension: %s", dod_ext_descs[b].name, bad);

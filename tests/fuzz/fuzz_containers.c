@@ -11,7 +11,7 @@
  *   byte 0      size class: the (b mod k)-th of the k classes the variant is built at
  *   byte 1      capacity given to create: b (fixed-capacity containers: 8 + b)
  *   byte 2      allocation failing inside create: (b mod 8), 0 = none
- *   then ops, each an opcode byte (mod 21) and its argument bytes:
+ *   then ops, each an opcode byte (mod 22) and its argument bytes:
  *     0 insert       k = b < 200 ? b mod 32 : (b - 200) x 8   (live items kept <= 2048)
  *     1 erase        c = b mod 16 + 1 distinct live items, each picked by a byte
  *     2 erase-bad    a batch of c = b mod 8 distinct live handles (a byte picks each)
@@ -56,8 +56,10 @@
  *                    DOD_ERANGE, unchanged; the key sum of a good batch is checked
  *    19 consolidate  with every allocation failing (it needs none), into a remap of
  *                    exactly ref_bound entries, which must be exact (model_consolidated)
+ *    20 (the tags family's opcode, issue 17's arrays of arrays on their own branch:
+ *                    nothing here until they land)
  *   The DataComponent (containers/dc_contract.h; nothing without the extension):
- *    20 dc           a byte h, a seed byte s: h odd, copy_n of 1 + s mod 8 live entities
+ *    21 dc           a byte h, a seed byte s: h odd, copy_n of 1 + s mod 8 live entities
  *                    (picked from the seed); h even, set_n of a random batch of up to 8
  *                    sets (model_dc_sets, seeded by s) whose last set is bad (1 an entity
  *                    no live item has, 2 key 0, 3 a bad type) when (h / 2) mod 8 is 1..3:
@@ -717,6 +719,7 @@ static const struct {
 	{"forged", step_forged},         {"compare", step_compare},
 	{"insert-at", step_insert_at},   {"insert-sorted", step_insert_sorted},
 	{"erase-at", step_erase_at},     {"consolidate", step_consolidate},
+	{"tags-unlanded", step_compare}, /* 20: the tags family's (see the file comment) */
 	{"dc", step_dc},
 };
 #define N_STEPS (sizeof steps / sizeof steps[0])
