@@ -134,8 +134,8 @@ def test_simd_layouts_are_vectorized_and_aos_as_gcc_reports(kernel):
 # here, outside the real table (make bench measures what the table lists), into a
 # dodbench and a test_conformance whose registry holds them, beside the real lines
 # test_conformance needs (handle_map, particles_soa by name, plain_array for
-# iterate_inline, vlist_hosted_compacting for the list scenarios: every scenario must run
-# on some container), whose objects make build made.
+# iterate_inline, vlist_hosted_compacting for the list scenarios, dc_hashed_flat for the
+# dc scenarios: every scenario must run on some container), whose objects make build made.
 OTHER_STORES = [("aos", "fixblocks"), ("aos", "vm"), ("soa", "geoblocks"), ("soa", "static"),
                 ("soa_staggered", "fixblocks"), ("aosoa8", "vm"), ("aosoa16", "geoblocks"),
                 ("aosoa16", "constgrow"), ("aos_block_soa", "fixblocks"),
@@ -179,7 +179,8 @@ def other_store_build(tmp_path_factory):
         "run make build and make build/rel/test_conformance first"
     kept = {name: variant_table()[name] for name in ("handle_map", "plain_array",
                                                      "particles_soa",
-                                                     "vlist_hosted_compacting")}
+                                                     "vlist_hosted_compacting",
+                                                     "dc_hashed_flat")}
     lines = list(kept.values()) + other_store_lines()
     (tmp / "variants.tsv").write_text("".join(" ".join(f) + "\n" for f in lines))
     gen = subprocess.run(["bash", "scripts/gen-variants.sh", str(tmp / "variants.tsv"),
