@@ -13,14 +13,10 @@ import re
 import pytest
 
 from test_cli import run
-from test_list_scenarios import rows_of, sweep_lines
+from test_list_scenarios import (assert_refused_before_any_work, exts, rows_of, scenarios_of,
+                                 sweep_lines)
 
 SCENARIOS = ["dc_set", "dc_get", "dc_copy", "dc_memory"]
-
-
-def exts():
-    lines = run("list", "containers").stdout.splitlines()[1:]
-    return {l.split()[0]: set(l.split()[6].split("|")) for l in lines}
 
 
 @pytest.fixture(scope="module")
@@ -89,17 +85,11 @@ def test_single_buffer_copies_with_one_allocation_and_naive_with_many(tmp_path, 
     ("8,8", "--dc-keys: 8 listed twice"),
 ])
 def test_a_bad_dc_keys_is_refused_before_any_work(tmp_path, value, message):
-    out = tmp_path / "r.csv"
-    p = run("run", "--container", "all", "--scenario", "dc_get", "--n", "100",
-            "--dc-keys", value, "--out", str(out))
-    assert p.returncode == 2 and message in p.stderr, p.stderr
-    assert not out.exists()
+    assert_refused_before_any_work(tmp_path, "dc_get", "--dc-keys", value, message)
 
 
 def test_make_bench_runs_the_dc_scenarios_on_a_line_of_their_own():
-    def scenarios(line):
-        return line[line.index("--scenario") + 1].split(",")
     bench = sweep_lines("bench.txt")
     for s in SCENARIOS:
-        assert f"-{s}" in scenarios(bench[0]), s
-        assert any(s in scenarios(l) for l in bench[1:]), s
+        assert f"-{s}" in scenarios_of(bench[0]), s
+        assert any(s in scenarios_of(l) for l in bench[1:]), s
