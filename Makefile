@@ -282,7 +282,7 @@ FUZZ_BIN     := $(B)/fuzz/fuzz_containers
 FUZZ_OBJS    := $(addprefix $(B)/fuzz/,$(VARIANT_OBJS)) \
                 $(patsubst %.c,$(B)/fuzz/%.o,containers/dod_common.c \
                   $(sort $(wildcard containers/alloc/*.c)) containers/peers/stb_ds_impl.c \
-                  harness/registry.c tests/model.c tests/fuzz/fuzz_containers.c \
+                  harness/registry.c tests/model.c tests/model_dc.c tests/fuzz/fuzz_containers.c \
                   tests/fuzz/alloc_hook.c) \
                 $(B)/fuzz/tests/fuzz/alloc_hook_new.o
 
@@ -309,11 +309,13 @@ $(B)/fuzz/%.o: %.cpp $(B)/flags.stamp
 	@mkdir -p $(@D)
 	$(if $(Q),@echo "  CXX   $@";)$(FUZZ_CXX) $(CXXFLAGS_fuzz) $(INC) -MMD -MP -c $< -o $@
 $(B)/fuzz/tests/fuzz/%.o: INC += -Itests -Itests/fuzz
-$(B)/fuzz/tests/model.o: INC += -Itests
+$(B)/fuzz/tests/model.o $(B)/fuzz/tests/model_dc.o: INC += -Itests
 $(FUZZ_BIN): $(FUZZ_OBJS)
 	$(if $(Q),@echo "  LINK  $@";)$(FUZZ_CXX) $(FUZZ_SAN) -fsanitize=fuzzer $(FUZZ_WRAP) -o $@ $^ -lm
 
 # test_conformance and test_alloc_fail link the reference model tests/model.c.
-$(B)/rel/test_conformance $(B)/rel/test_alloc_fail: $(B)/rel/tests/model.o
-$(B)/san/test_conformance $(B)/san/test_alloc_fail: $(B)/san/tests/model.o
+$(B)/rel/test_conformance $(B)/rel/test_alloc_fail $(B)/rel/test_dc: $(B)/rel/tests/model.o \
+  $(B)/rel/tests/model_dc.o
+$(B)/san/test_conformance $(B)/san/test_alloc_fail $(B)/san/test_dc: $(B)/san/tests/model.o \
+  $(B)/san/tests/model_dc.o
 # ==== end of fuzzing ======================================================================

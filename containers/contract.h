@@ -23,14 +23,16 @@
 #include "dod_common.h"
 #include "list_contract.h"
 #include "aoa_contract.h"
+#include "dc_contract.h"
 
 /* Version 2 added erase_n and the removal axis; descriptors are filled from the variant
  * table (containers/variants.tsv) through DOD_DESCRIPTOR, see below. Version 3 added the
  * particle kernels. Version 4 added the invariant check (check): optional, NULL for the
  * C++ peers. Version 5 split the table into the core every family shares and family
  * extensions: the particle kernels moved to the first one (dod_ops.particles). Version 6
- * added the type ids extension (dod_ops.type_ids). Version 7 added the tags extension
- * (dod_ops.tags, aoa_contract.h). */
+ * added the type ids extension (dod_ops.type_ids). Version 7 added the two families of
+ * Allocation Adventures: the tags extension (dod_ops.tags, aoa_contract.h) and the
+ * DataComponent extension (dod_ops.dc, dc_contract.h). */
 #define DOD_OPS_VERSION 7
 
 /* Capability flags (dod_ops.caps). */
@@ -143,6 +145,7 @@ struct dod_ops {
 	const struct dod_list_ops *list;          /* DOD_EXT_LIST (list_contract.h) */
 	const struct dod_consolidate_ops *consolidate; /* DOD_EXT_CONSOLIDATE (list_contract.h) */
 	const struct dod_tags_ops *tags;          /* DOD_EXT_TAGS (aoa_contract.h) */
+	const struct dod_dc_ops *dc;              /* DOD_EXT_DC (dc_contract.h) */
 };
 
 /* ---- Family extensions ----
@@ -155,16 +158,19 @@ struct dod_ops {
  * scenarios/scenario.h) and is skipped, with the extension's `missing` text as the
  * reason, on a container that lacks one. Tests run each extension's operations through
  * one helper (model_run_exts, tests/model.h). Adding a family: docs/ARCHITECTURE.md. */
+#define DOD_EXT_DC_BIT 5 /* DOD_EXT_DC's bit: its index in dod_ext_descs */
 enum {
 	DOD_EXT_PARTICLES = 1u << 0, /* dod_ops.particles: the particle kernels */
 	DOD_EXT_TYPE_IDS = 1u << 1,  /* dod_ops.type_ids: containers made with a type id */
 	DOD_EXT_LIST = 1u << 2,      /* dod_ops.list: insertion at references, linear searches */
 	DOD_EXT_CONSOLIDATE = 1u << 3, /* dod_ops.consolidate: compaction with a remap */
-	DOD_EXT_TAGS = 1u << 4         /* dod_ops.tags: per-entity tag lists (arrays of arrays) */
+	DOD_EXT_TAGS = 1u << 4,        /* dod_ops.tags: per-entity tag lists (arrays of arrays) */
+	DOD_EXT_DC = 1u << DOD_EXT_DC_BIT /* dod_ops.dc: the DataComponent's values */
 };
-#define DOD_N_EXTS 5
+#define DOD_N_EXTS 6
 
-/* One extension, indexed by its bit number. Defined in dod_common.c. */
+/* One extension, indexed by its bit number (an unused bit: every field NULL). Defined in
+ * dod_common.c. */
 struct dod_ext_desc {
 	const char *name;    /* the word `dodbench list containers` prints: "particles" */
 	const char *missing; /* skip reason of a scenario that needs it: "no particles extension" */

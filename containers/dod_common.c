@@ -20,6 +20,8 @@ const char *dod_strerror(int err)
 	case DOD_EFOREIGN: return "handle from another container (type id differs)";
 	case DOD_EFULL: return "container full (index space exhausted)";
 	case DOD_ENOTSUP: return "operation not supported by this container";
+	case DOD_ENOKEY: return "no value at that key";
+	case DOD_ETYPE: return "the value has another type";
 	default: return "unknown error";
 	}
 }
@@ -96,6 +98,17 @@ static const char *tags_incomplete(const void *table)
 	               : "an operation is NULL";
 }
 
+static const void *dc_table(const struct dod_ops *ops) { return ops->dc; }
+/* Why a DataComponent table is not usable, or NULL. */
+static const char *dc_incomplete(const void *table)
+{
+	const struct dod_dc_ops *d = table;
+	if (d->version != DOD_DC_OPS_VERSION)
+		return "version is not DOD_DC_OPS_VERSION";
+	return d->set_n && d->get_sum_n && d->get_n && d->copy_n && d->mem ? NULL
+	                                                                  : "an operation is NULL";
+}
+
 const struct dod_ext_desc dod_ext_descs[DOD_N_EXTS] = {
 	{"particles", "no particles extension: not a particle container",
 	 particles_table, particles_incomplete},
@@ -106,13 +119,15 @@ const struct dod_ext_desc dod_ext_descs[DOD_N_EXTS] = {
 	 consolidate_table, consolidate_incomplete},
 	{"tags", "no tags extension: not an arrays-of-arrays container", tags_table,
 	 tags_incomplete},
+	[DOD_EXT_DC_BIT] = {"dc", "no dc extension: not a DataComponent container", dc_table,
+	                    dc_incomplete},
 };
 
 unsigned dod_exts(const struct dod_ops *ops)
 {
 	unsigned bits = 0;
 	for (unsigned b = 0; b < DOD_N_EXTS; b++) {
-		const void *t = dod_ext_descs[b].table(ops);
+		const void *t = dod_ext_descs[b].table ? dod_ext_descs[b].table(ops) : NULL;
 		if (t && !dod_ext_descs[b].incomplete(t))
 			bits |= 1u << b;
 	}
@@ -122,7 +137,7 @@ unsigned dod_exts(const struct dod_ops *ops)
 int dod_exts_check(const struct dod_ops *ops, char *why, size_t why_len)
 {
 	for (unsigned b = 0; b < DOD_N_EXTS; b++) {
-		const void *t = dod_ext_descs[b].table(ops);
+		const void *t = dod_ext_descs[b].table ? dod_ext_descs[b].table(ops) : NULL;
 		const char *bad = t ? dod_ext_descs[b].incomplete(t) : NULL;
 		if (bad)
 			return dod_check_fail(why, why_len, "%s extension: %s", dod_ext_descs[b].name, bad);

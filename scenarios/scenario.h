@@ -95,6 +95,7 @@ struct scn_params {
 	enum scn_old_handles old_handles;   /* validate: which old handles it checks */
 	enum scn_list_state list_state;     /* list_iterate: as_is or consolidated */
 	enum scn_tag_dist tag_dist;         /* the tags scenarios: tags per entity */
+	size_t dc_keys;                     /* dc_*: keys per entity (0: dc_setup.h's default) */
 };
 
 struct scn_result {

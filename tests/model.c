@@ -3,6 +3,7 @@
  * by backward shift) so that the oracle's "equals a live handle" costs O(1) per handle
  * even when the fuzzer asks it for every dead handle after every step. */
 #include "model.h"
+#include "model_dc.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -140,6 +141,7 @@ int model_init(struct model *m, const struct dod_ops *ops, char *why, size_t len
 	m->positional = m->handles && (dod_exts(ops) & DOD_EXT_LIST) &&
 	                !(ops->caps & DOD_CAP_STABLE_HANDLES);
 	m->rng = UINT64_C(0x11571157) ^ ops->elem_bytes;
+	m->dc = dod_exts(ops) & DOD_EXT_DC ? model_dc_new() : NULL;
 	struct model_index ix = {0}, dix = {0};
 	ix_grow(&ix);
 	ix_store(m, &ix);
@@ -189,6 +191,8 @@ void model_free(struct model *m)
 	free(m->live);
 	m->live = NULL;
 	m->n = m->cap = 0;
+	model_dc_free(m->dc);
+	m->dc = NULL;
 }
 
 long model_find(const struct model *m, uint64_t h)
@@ -634,6 +638,8 @@ int model_compare(const struct model *m, const void *c, char *why, size_t len)
 	free(buf);
 	if (!rc && (dod_exts(ops) & DOD_EXT_TAGS))
 		rc = compare_tags(m, c, why, len);
+	if (!rc && m->dc)
+		rc = model_dc_compare(m, c, why, len);
 	if (!rc && ops->check) {
 		char reason[256] = "";
 		if (ops->check(c, reason, sizeof reason) != 0)
@@ -1051,6 +1057,7 @@ int model_run_exts(struct model *m, void *c, unsigned which, char *why, size_t l
 	if ((exts & DOD_EXT_CONSOLIDATE) && run_consolidate(m, m->ops->consolidate, c, why, len))
 		return -1;
 	if ((exts & DOD_EXT_TAGS) && run_tags(m, m->ops->tags, c, why, len))
+	if ((exts & DOD_EXT_DC) && model_dc_run(m, c, why, len))
 		return -1;
 	return 0;
 }

@@ -50,6 +50,7 @@ struct model_item {
 };
 
 struct model_slot;
+struct model_dc;
 
 struct model_dead {
 	uint64_t handle;
@@ -83,6 +84,7 @@ struct model {
 	struct model_slot *dix;  /* handle -> occurrences in the dead ring (model.c) */
 	size_t dix_mask, dix_n;
 	uint64_t rng;            /* model_run_exts' choices (seeded by model_init) */
+	struct model_dc *dc;     /* the DataComponent's values (DOD_EXT_DC): tests/model_dc.h */
 };
 
 /* An empty model of a new container of ops. Probes once (a container of its own) whether
@@ -179,12 +181,13 @@ size_t model_tags_found(const struct model *m, const uint64_t *ents, const uint3
  * - MODEL_EXTS_MAY_FAIL: they may fail with DOD_ENOMEM, the model allocating nothing
  *   (type ids' create_typed): they must fail cleanly;
  * - MODEL_EXTS_MODEL_ALLOCATES: the model or its scratch allocates (list, consolidate,
- *   tags):
+ *   tags, dc):
  *   never with a failing allocator armed; the drivers fail their allocations in steps of
  *   their own (the fuzzer's fail-alloc, test_alloc_fail's list operations). */
 #define MODEL_EXTS_NO_ALLOC ((unsigned)DOD_EXT_PARTICLES)
 #define MODEL_EXTS_MAY_FAIL ((unsigned)DOD_EXT_TYPE_IDS)
-#define MODEL_EXTS_MODEL_ALLOCATES ((unsigned)(DOD_EXT_LIST | DOD_EXT_CONSOLIDATE | DOD_EXT_TAGS))
+#define MODEL_EXTS_MODEL_ALLOCATES \
+	((unsigned)(DOD_EXT_LIST | DOD_EXT_CONSOLIDATE | DOD_EXT_TAGS | DOD_EXT_DC))
 #define MODEL_EXTS_ALL (~0u)
 
 /* Runs the batch operations of the family extensions in which (DOD_EXT_* bits) that the
@@ -203,6 +206,8 @@ size_t model_tags_found(const struct model *m, const uint64_t *ents, const uint3
  * up to 3 x MODEL_RUN_MAX_BATCH tags (sometimes all to one entity, past a fixed maximum:
  * the refusals counted), has_n and remove_n of random pairs (counts checked); model_compare
  * checks every entity's tags, the walk and the memory statistics after each.
+ * The DataComponent: model_dc_run (tests/model_dc.h); model_compare then checks every
+ * entity's values too.
  * Choices come from m->rng; batches of at most MODEL_RUN_MAX_BATCH items, so one call
  * adds at most 2 x MODEL_RUN_MAX_BATCH items. Returns 0, or -1 with why. */
 #define MODEL_RUN_MAX_BATCH 4

@@ -10,9 +10,10 @@
  * the container, and every other operation that changes it: erase_n, clear, reset,
  * shuffle and defragment (whole and with a swap budget), and the list family's
  * insert_at_n and insert_sorted_n (both made to grow), erase_at_positions_n and
- * consolidate, and the tags family's add_n (made to grow; its entities hold tags
- * already, so erase_n and clear drop tags too), on a container with holes, compared with the reference model
- * (tests/model.h, with the invariant check) after the failure and after the retry. Most
+ * consolidate, the tags family's add_n (made to grow; its entities hold tags already, so
+ * erase_n and clear drop tags too) and the DataComponent's set_n and copy_n, on a
+ * container with holes, compared with the reference model (tests/model.h, with the
+ * invariant check) after the failure and after the retry. Most
  * of them allocate nothing, and then pass at k = 1. The family extensions' operations
  * that return no error (the particle kernels, consolidate) must allocate nothing at all
  * (model_run_exts with every allocation failing; consolidate here).
@@ -36,6 +37,7 @@
 
 #include "hb.h"
 #include "model.h"
+#include "model_dc.h"
 
 #if defined(__SANITIZE_ADDRESS__)
 #define HOOKED 0
@@ -147,11 +149,13 @@ static void create_fails_cleanly(const struct dod_ops *ops)
 /* The operations after insert, each on a container of the fixture below; the list
  * family's (containers/list_contract.h) on the containers with its extensions. */
 enum { OP_ERASE, OP_CLEAR, OP_RESET, OP_SHUFFLE, OP_DEFRAG, OP_DEFRAG_STEP, OP_INSERT_AT,
-       OP_INSERT_SORTED, OP_ERASE_AT, OP_CONSOLIDATE, OP_TAGS_ADD, N_OPS };
+       OP_INSERT_SORTED, OP_ERASE_AT, OP_CONSOLIDATE, OP_TAGS_ADD, OP_DC_SET, OP_DC_COPY,
+       N_OPS };
 static const char *const op_names[N_OPS] = {"erase_n", "clear", "reset", "shuffle",
                                             "defragment(0)", "defragment(3)", "insert_at_n",
                                             "insert_sorted_n", "erase_at_positions_n",
-                                            "consolidate", "tags add_n"};
+                                            "consolidate", "tags add_n", "dc set_n",
+                                            "dc copy_n"};
 
 static bool offers(const struct dod_ops *ops, int op)
 {
@@ -165,6 +169,8 @@ static bool offers(const struct dod_ops *ops, int op)
 	case OP_ERASE_AT: return dod_exts(ops) & DOD_EXT_LIST;
 	case OP_CONSOLIDATE: return dod_exts(ops) & DOD_EXT_CONSOLIDATE;
 	case OP_TAGS_ADD: return dod_exts(ops) & DOD_EXT_TAGS;
+	case OP_DC_SET:
+	case OP_DC_COPY: return dod_exts(ops) & DOD_EXT_DC;
 	default: return ops->defragment && ops->shuffle;
 	}
 }
@@ -200,6 +206,21 @@ static void list_args(const struct model *m, const uint64_t *victims, size_t n_v
 		la.positions[i] = (i * 31) % (m->n - i);
 }
 
+/* The DataComponent's arguments (containers/dc_contract.h): DC_SETS random sets (strings
+ * and arrays among them, so the flat designs allocate blocks and every design grows),
+ * made before the hook is armed; copy_n copies the victims. */
+#define DC_SETS 64
+static struct {
+	struct dod_dc_set sets[DC_SETS];
+	uint64_t hs[BASE];
+} da;
+
+static void dc_args(const struct model *m, uint64_t seed)
+{
+	for (size_t k = 0; k < DC_SETS;)
+		k += model_dc_sets(m, &seed, da.sets + k, DC_SETS - k < 8 ? DC_SETS - k : 8, 0);
+}
+
 /* Runs a list operation (op >= OP_INSERT_AT) on c with la's arguments. */
 static int run_list_op(const struct dod_ops *ops, void *c, int op, uint64_t next_key)
 {
@@ -230,6 +251,8 @@ static int run_op(const struct dod_ops *ops, void *c, int op, const uint64_t *vi
 	case OP_SHUFFLE: return ops->shuffle(c, 99);
 	case OP_DEFRAG: return ops->defragment(c, 0, &swaps);
 	case OP_DEFRAG_STEP: return ops->defragment(c, 3, &swaps);
+	case OP_DC_SET: return ops->dc->set_n(c, da.sets, DC_SETS);
+	case OP_DC_COPY: return ops->dc->copy_n(c, victims, n_victims, next_key, da.hs);
 	default: return run_list_op(ops, c, op, next_key);
 	}
 }
@@ -259,6 +282,8 @@ static int apply_op(struct model *m, int op, const uint64_t *victims, size_t n_v
 			return -1;
 		}
 		break;
+	case OP_DC_SET: model_dc_applied(m, da.sets, DC_SETS); break;
+	case OP_DC_COPY: return model_dc_copied(m, victims, n_victims, da.hs, why, len);
 	default: break;
 	}
 	return 0;
@@ -308,6 +333,12 @@ static void *fixture(const struct dod_ops *ops, struct model *m, uint64_t *victi
 	for (size_t i = 0; i < m->n; i += 2)
 		victims[(*n_victims)++] = m->live[i].handle;
 	list_args(m, victims, *n_victims);
+	if (m->dc) { /* values to copy, then the batch a DC_SET applies */
+		dc_args(m, 5);
+		assert_int_equal(ops->dc->set_n(c, da.sets, DC_SETS), DOD_OK);
+		model_dc_applied(m, da.sets, DC_SETS);
+		dc_args(m, 6);
+	}
 	return c;
 }
 

@@ -220,4 +220,5 @@ extern "C" const struct dod_ops DOD_OPS_SYMBOL = {
 	.list = nullptr,
 	.consolidate = nullptr,
 	.tags = nullptr,
+	.dc = nullptr,
 };

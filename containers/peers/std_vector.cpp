@@ -285,4 +285,5 @@ extern "C" const struct dod_ops DOD_OPS_SYMBOL = {
 	.list = &list_ops,
 	.consolidate = nullptr,
 	.tags = nullptr,
+	.dc = nullptr,
 };

@@ -338,4 +338,5 @@ extern "C" const struct dod_ops DOD_OPS_SYMBOL = {
 	.list = nullptr,
 	.consolidate = nullptr,
 	.tags = &tags_ops,
+	.dc = nullptr,
 };

@@ -190,4 +190,5 @@ extern "C" const struct dod_ops DOD_OPS_SYMBOL = {
 	.list = nullptr,
 	.consolidate = nullptr,
 	.tags = nullptr,
+	.dc = nullptr,
 };

@@ -11,7 +11,7 @@
  *   byte 0      size class: the (b mod k)-th of the k classes the variant is built at
  *   byte 1      capacity given to create: b (fixed-capacity containers: 8 + b)
  *   byte 2      allocation failing inside create: (b mod 8), 0 = none
- *   then ops, each an opcode byte (mod 21) and its argument bytes:
+ *   then ops, each an opcode byte (mod 22) and its argument bytes:
  *     0 insert       k = b < 200 ? b mod 32 : (b - 200) x 8   (live items kept <= 2048)
  *     1 erase        c = b mod 16 + 1 distinct live items, each picked by a byte
  *     2 erase-bad    a batch of c = b mod 8 distinct live handles (a byte picks each)
@@ -65,6 +65,12 @@
  *                    (kind and argument bytes as above): must fail whole, unchanged;
  *                    the refused, removed and found counts are the model's. add_n
  *                    honours fail-alloc
+ *   The DataComponent (containers/dc_contract.h; nothing without the extension):
+ *    21 dc           a byte h, a seed byte s: h odd, copy_n of 1 + s mod 8 live entities
+ *                    (picked from the seed); h even, set_n of a random batch of up to 8
+ *                    sets (model_dc_sets, seeded by s) whose last set is bad (1 an entity
+ *                    no live item has, 2 key 0, 3 a bad type) when (h / 2) mod 8 is 1..3:
+ *                    must fail whole, unchanged. Both honour fail-alloc
  *   Bad-handle kinds (kind byte mod 7), argument byte a:
  *     0 stale (a recent dead handle, the a-th latest)  1 forged (8 input bytes)
  *     2 a live handle with bit (a mod 64) flipped       3 foreign (the other container's)
@@ -88,6 +94,7 @@
 #include "alloc_hook.h"
 #include "hb.h"
 #include "model.h"
+#include "model_dc.h"
 
 #define MAX_LIVE 2048
 #define MAX_BATCH 64
@@ -663,6 +670,27 @@ static void tags_add(struct run *r, const uint32_t *tags, size_t k, int want)
 		size_t refused = err ? 0 : model_tags_added(&r->m, batch, tags, k);
 		if (!err && got != refused)
 			die(r, "add_n of %zu tags: %zu refused, model %zu", k, got, refused);
+/* ---- the DataComponent (containers/dc_contract.h) ---- */
+
+static void dc_set(struct run *r, uint8_t how, uint64_t *rng)
+{
+	static struct dod_dc_set sets[8];
+	int bad = (how >> 1) % 8;
+	size_t k = model_dc_sets(&r->m, rng, sets, 8, bad > 3 ? 0 : bad);
+	if (!k)
+		return;
+	int want = model_dc_set_expect(&r->m, sets, k);
+	for (;;) {
+		bool armed = arm(r);
+		int err = r->ops->dc->set_n(r->c, sets, k);
+		if (failed_cleanly(r, armed, err))
+			continue;
+		if (want == DOD_OK && err != DOD_OK)
+			die(r, "dc set_n of %zu good sets: %s", k, dod_strerror(err));
+		if (want != DOD_OK && (err == DOD_OK || (want == DOD_EINVAL && err != DOD_EINVAL)))
+			die(r, "dc set_n of a bad batch: %s", dod_strerror(err));
+		if (err == DOD_OK)
+			model_dc_applied(&r->m, sets, k);
 		return;
 	}
 }
@@ -699,6 +727,38 @@ static void step_tags(struct run *r, struct input *in)
 	if (got != want_n)
 		die(r, "%s of %zu pairs: %zu, model %zu", o == 1 ? "remove_n" : "has_n", k, got,
 		    want_n);
+static void dc_copy(struct run *r, uint64_t *rng)
+{
+	static uint64_t src[8], hs[8];
+	char why[512];
+	size_t k = 1 + (size_t)dod_rng_below(rng, 8);
+	if (!r->m.n)
+		return;
+	for (size_t i = 0; i < k; i++)
+		src[i] = r->m.live[dod_rng_below(rng, r->m.n)].handle;
+	for (;;) {
+		bool armed = arm(r);
+		int err = r->ops->dc->copy_n(r->c, src, k, r->m.next_key, hs);
+		if (failed_cleanly(r, armed, err))
+			continue;
+		if (err != DOD_OK)
+			die(r, "dc copy_n of %zu live entities: %s", k, dod_strerror(err));
+		if (model_dc_copied(&r->m, src, k, hs, why, sizeof why))
+			die(r, "%s", why);
+		return;
+	}
+}
+
+static void step_dc(struct run *r, struct input *in)
+{
+	uint8_t how = byte(in);
+	uint64_t rng = byte(in);
+	if (!r->m.dc || r->m.n + 8 > MAX_LIVE)
+		return;
+	if (how & 1)
+		dc_copy(r, &rng);
+	else
+		dc_set(r, how, &rng);
 }
 
 /* Opcode -> its name (for die) and its function. */
@@ -717,6 +777,7 @@ static const struct {
 	{"insert-at", step_insert_at},   {"insert-sorted", step_insert_sorted},
 	{"erase-at", step_erase_at},     {"consolidate", step_consolidate},
 	{"tags", step_tags},
+	{"dc", step_dc},
 };
 #define N_STEPS (sizeof steps / sizeof steps[0])
 

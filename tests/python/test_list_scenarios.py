@@ -139,11 +139,7 @@ def test_list_build_and_iterate_add_no_case_outside_the_list_family(tmp_path, li
     ("as_is,as_is", "--list-state: as_is listed twice"),
 ])
 def test_a_bad_list_state_is_refused_before_any_work(tmp_path, value, message):
-    out = tmp_path / "r.csv"
-    p = run("run", "--container", "all", "--scenario", "list_iterate", "--n", "100",
-            "--list-state", value, "--out", str(out))
-    assert p.returncode == 2 and message in p.stderr, p.stderr
-    assert not out.exists()
+    assert_refused_before_any_work(tmp_path, "list_iterate", "--list-state", value, message)
 
 
 def test_consolidated_is_skipped_without_the_consolidate_extension(tmp_path, lists):
@@ -169,14 +165,27 @@ def sweep_lines(name):
     return [l.split("#")[0].split() for l in text.splitlines() if l.split("#")[0].strip()]
 
 
+def scenarios_of(line):
+    """The --scenario words of a sweep line (one of sweep_lines')."""
+    return line[line.index("--scenario") + 1].split(",")
+
+
+def assert_refused_before_any_work(tmp_path, scenario, option, value, message):
+    """A run of scenario on every container with option at value exits 2 with message on
+    stderr and writes no CSV."""
+    out = tmp_path / "r.csv"
+    p = run("run", "--container", "all", "--scenario", scenario, "--n", "100", option, value,
+            "--out", str(out))
+    assert p.returncode == 2 and message in p.stderr, p.stderr
+    assert not out.exists()
+
+
 def test_make_bench_runs_the_list_scenarios_on_lines_of_their_own():
     """The first line of bench.txt (`--scenario all`, 11 reps, both orders) leaves them out:
     sorted_insert is O(n^2) and their lines hold the small grids; lists.txt, which make
     bench does not run, holds the complete grid."""
-    def scenarios(line):
-        return line[line.index("--scenario") + 1].split(",")
     bench = sweep_lines("bench.txt")
     for s in SCENARIOS:
-        assert f"-{s}" in scenarios(bench[0]), s
-        assert any(s in scenarios(l) for l in bench[1:]), s
-        assert any(s in scenarios(l) for l in sweep_lines("lists.txt")), s
+        assert f"-{s}" in scenarios_of(bench[0]), s
+        assert any(s in scenarios_of(l) for l in bench[1:]), s
+        assert any(s in scenarios_of(l) for l in sweep_lines("lists.txt")), s

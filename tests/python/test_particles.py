@@ -135,7 +135,8 @@ def test_simd_layouts_are_vectorized_and_aos_as_gcc_reports(kernel):
 # dodbench and a test_conformance whose registry holds them, beside the real lines
 # test_conformance needs (handle_map, particles_soa by name, plain_array for
 # iterate_inline, vlist_hosted_compacting for the list scenarios, aoa_fixed8 for the tags
-# scenarios: every scenario must run on some container), whose objects make build made.
+# scenarios, dc_hashed_flat for the dc scenarios: every scenario must run on some
+# container), whose objects make build made.
 OTHER_STORES = [("aos", "fixblocks"), ("aos", "vm"), ("soa", "geoblocks"), ("soa", "static"),
                 ("soa_staggered", "fixblocks"), ("aosoa8", "vm"), ("aosoa16", "geoblocks"),
                 ("aosoa16", "constgrow"), ("aos_block_soa", "fixblocks"),
@@ -180,7 +181,7 @@ def other_store_build(tmp_path_factory):
     kept = {name: variant_table()[name] for name in ("handle_map", "plain_array",
                                                      "particles_soa",
                                                      "vlist_hosted_compacting",
-                                                     "aoa_fixed8")}
+                                                     "aoa_fixed8", "dc_hashed_flat")}
     lines = list(kept.values()) + other_store_lines()
     (tmp / "variants.tsv").write_text("".join(" ".join(f) + "\n" for f in lines))
     gen = subprocess.run(["bash", "scripts/gen-variants.sh", str(tmp / "variants.tsv"),
@@ -205,7 +206,8 @@ def other_store_build(tmp_path_factory):
     common = library + objs + [tmp / "registry.o", "-lm"] + (["-lpapi"] if papi else [])
     for out, own in (("dodbench", [rel / "harness" / "main.o", rel / "harness" / "alloc_count.o"]),
                      ("test_conformance", [rel / "tests" / "test_conformance.o",
-                                           rel / "tests" / "model.o", "-lcmocka"])):
+                                           rel / "tests" / "model.o",
+                                           rel / "tests" / "model_dc.o", "-lcmocka"])):
         p = subprocess.run([os.environ.get("CXX", "c++"), "-o", str(tmp / out),
                             *map(str, own + common)], capture_output=True, text=True)
         assert p.returncode == 0, p.stderr

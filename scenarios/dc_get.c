@@ -1,0 +1,81 @@
+/* dc_get - read a DataComponent's values by hashed key path (Niklas Gray, "Allocation
+ * Adventures": D8, a linear search over a few keys beats a map; D9, SoA keys make the
+ * search faster; containers/dc_contract.h). Setup (untimed, dc_setup.h): n entities with
+ * --dc-keys K values each, and the n x K gets (each of the type the key holds), entity by
+ * entity: in insertion order (--order seq) or a seeded shuffle of the entities (random).
+ * Timed: one get_sum_n of the n x K gets. ops = n x K: ns_per_op is the time of one key's
+ * read. Checksum: the sum of the values read (dod_dc_value_sum: every string byte and
+ * array float); verification: the sum of the generator's values (scn_dc_expect), and the
+ * container's check.
+ *
+ * The axis dc_keys (--dc-keys K, CSV column axis_dc_keys, case name part dc_keys:K) is
+ * defined here; every dc_* scenario takes it. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "axes.h"
+#include "dc_setup.h"
+
+static int run(const struct dod_ops *ops, const struct scn_params *p, struct hb_region *r,
+               struct scn_result *res)
+{
+	struct scn_dc d;
+	if (scn_dc_setup(ops, p, true, &d, res))
+		return SCN_ERROR;
+	uint64_t *order = scn_alloc_touched(d.n, sizeof *order), sum = 0;
+	if (!order) {
+		scn_dc_free(ops, &d);
+		return scn_error(res, "dc_get setup", DOD_ENOMEM);
+	}
+	memcpy(order, d.ents, d.n * sizeof *order);
+	uint64_t rng = p->seed ^ 0xdc6e7ull;
+	if (p->order == SCN_RANDOM)
+		dod_shuffle(order, d.n, sizeof *order, &rng);
+	scn_dc_gets(&d, order);
+	size_t m = d.n * d.keys;
+	hb_begin(r);
+	int err = ops->dc->get_sum_n(d.c, d.gets, m, &sum);
+	DOD_KEEP(sum);
+	hb_end(r);
+	res->ops = m;
+	int rc = SCN_RAN;
+	if (err)
+		rc = scn_error(res, "get_sum_n", err);
+	else
+		scn_check_sum(res, sum, scn_dc_expect(&d, 0));
+	free(order);
+	scn_dc_free(ops, &d);
+	return rc;
+}
+
+static const struct scn_scenario dc_get = {
+	.name = "dc_get",
+	.help = "DataComponent: read --dc-keys values of each of n entities by hashed key path "
+	        "(one get_sum_n; --order: the entity order)",
+	.uses_order = true,
+	.needs_ext = DOD_EXT_DC,
+	.run = run,
+};
+SCN_REGISTER(dc_get)
+
+/* ---- the axis dc_keys ---- */
+
+static bool takes_dc_keys(const struct scn_scenario *s)
+{
+	return strncmp(s->name, "dc_", 3) == 0;
+}
+static void bind_dc_keys(struct scn_params *p, union hb_axis_value v)
+{
+	p->dc_keys = (size_t)v.u;
+}
+
+static const struct hb_axis dc_keys_axis = {
+	.name = "axis_dc_keys", .option = "dc-keys", .metavar = "K", .def = "8",
+	.key = "dc_keys",
+	.help = "values per entity of the DataComponent scenarios (keys of one to three path "
+	"parts; types float, bool, string, float array in turn)",
+	.kind = HB_AXIS_COUNT, .min = 1, .max = SCN_DC_MAX_KEYS,
+	.too_large = "more keys than the scenarios' vocabulary", .takes = takes_dc_keys,
+	.absent_help = "run without it", .bind = bind_dc_keys,
+};
+HB_AXIS_REGISTER(dc_keys_axis)

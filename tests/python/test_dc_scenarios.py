@@ -1,0 +1,95 @@
+"""The DataComponent scenarios (scenarios/dc_*.c; containers/dc_contract.h; issue 17).
+
+They run on the containers with the dc extension, found by the exts column of `list
+containers`, never by a list kept here. Checks: every dc scenario verifies on every dc
+container at each --dc-keys (the scenario checks the sum of every value read back against
+its generator, and the container's check), ops are what each scenario's opening comment
+says, the memory scenario writes bytes and allocator calls, the other containers are
+skipped with the extension's reason, a bad --dc-keys is refused before any work, and make
+bench runs the scenarios on a line of their own. DODBENCH overrides the binary.
+"""
+import re
+
+import pytest
+
+from test_cli import run
+from test_list_scenarios import (assert_refused_before_any_work, exts, rows_of, scenarios_of,
+                                 sweep_lines)
+
+SCENARIOS = ["dc_set", "dc_get", "dc_copy", "dc_memory"]
+
+
+@pytest.fixture(scope="module")
+def dcs():
+    names = sorted(n for n, e in exts().items() if "dc" in e)
+    if not names:
+        pytest.skip("no container with the dc extension is registered")
+    return names
+
+
+def test_every_dc_scenario_verifies_on_every_dc_container(tmp_path, dcs):
+    out = tmp_path / "dc.csv"
+    p = run("run", "--container", ",".join(dcs), "--scenario", ",".join(SCENARIOS),
+            "--n", "1,1500", "--elem-bytes", "8", "--order", "seq,random", "--dc-keys", "1,8,64",
+            "--reps", "1", "--warmup", "0", "--out", str(out))
+    assert p.returncode == 0, p.stdout + p.stderr
+    rows = rows_of(out)
+    ran = set()
+    for r in rows:
+        assert r["status"] == "ok" and r["verified"] == "1", r
+        n, k = int(r["n"]), int(r["axis_dc_keys"])
+        ran.add((r["scenario"], r["container"], n, k))
+        want = {"dc_set": n * k, "dc_get": n * k, "dc_copy": n, "dc_memory": n}
+        assert int(r["ops"]) == want[r["scenario"]], r
+        if r["scenario"] == "dc_memory":
+            # the entity table and every value, at least 4 bytes a value beside the key
+            assert int(r["committed_bytes"]) >= n * (16 + 4 * k), r
+            assert int(r["allocs"] or 1) >= 1
+        if r["scenario"] != "dc_get":
+            assert r["order"] == "seq"
+    assert ran == {(s, c, n, k) for s in SCENARIOS for c in dcs for n in (1, 1500)
+                   for k in (1, 8, 64)}
+
+
+def test_other_containers_are_skipped_with_the_reason(tmp_path, dcs):
+    other = sorted(n for n, e in exts().items() if "dc" not in e)[0]
+    p = run("run", "--container", other, "--scenario", ",".join(SCENARIOS), "--n", "100",
+            "--elem-bytes", "8", "--reps", "1", "--warmup", "0", "--out", str(tmp_path / "o.csv"))
+    assert p.returncode == 0, p.stdout + p.stderr
+    for s in SCENARIOS:
+        assert re.search(rf"{s}/{other}/n:100/elem:8\S* +skipped: no dc extension: not a "
+                         r"DataComponent container", p.stdout), (s, p.stdout)
+
+
+def test_single_buffer_copies_with_one_allocation_and_naive_with_many(tmp_path, dcs):
+    """dc_copy's allocator calls per component: one malloc for the single buffer (D11),
+    one per tree node, string and array block for the naive tree."""
+    if not {"dc_single_buffer", "dc_naive"} <= set(dcs):
+        pytest.skip("needs dc_single_buffer and dc_naive")
+    out = tmp_path / "c.csv"
+    p = run("run", "--container", "dc_single_buffer,dc_naive", "--scenario", "dc_copy",
+            "--n", "1000", "--dc-keys", "8", "--reps", "1", "--warmup", "0", "--out", str(out))
+    assert p.returncode == 0, p.stdout + p.stderr
+    rows = {r["container"]: r for r in rows_of(out)}
+    if not rows["dc_single_buffer"]["allocs"]:
+        pytest.skip("allocator calls are not counted by this binary (sanitizer build)")
+    single = int(rows["dc_single_buffer"]["allocs"]) / 1000
+    naive = int(rows["dc_naive"]["allocs"]) / 1000
+    assert 1 <= single < 1.1, rows["dc_single_buffer"]
+    assert naive >= 8, rows["dc_naive"]
+
+
+@pytest.mark.parametrize("value, message", [
+    ("0", "--dc-keys"),
+    ("65", "--dc-keys"),
+    ("8,8", "--dc-keys: 8 listed twice"),
+])
+def test_a_bad_dc_keys_is_refused_before_any_work(tmp_path, value, message):
+    assert_refused_before_any_work(tmp_path, "dc_get", "--dc-keys", value, message)
+
+
+def test_make_bench_runs_the_dc_scenarios_on_a_line_of_their_own():
+    bench = sweep_lines("bench.txt")
+    for s in SCENARIOS:
+        assert f"-{s}" in scenarios_of(bench[0]), s
+        assert any(s in scenarios_of(l) for l in bench[1:]), s
