@@ -670,27 +670,6 @@ static void tags_add(struct run *r, const uint32_t *tags, size_t k, int want)
 		size_t refused = err ? 0 : model_tags_added(&r->m, batch, tags, k);
 		if (!err && got != refused)
 			die(r, "add_n of %zu tags: %zu refused, model %zu", k, got, refused);
-/* ---- the DataComponent (containers/dc_contract.h) ---- */
-
-static void dc_set(struct run *r, uint8_t how, uint64_t *rng)
-{
-	static struct dod_dc_set sets[8];
-	int bad = (how >> 1) % 8;
-	size_t k = model_dc_sets(&r->m, rng, sets, 8, bad > 3 ? 0 : bad);
-	if (!k)
-		return;
-	int want = model_dc_set_expect(&r->m, sets, k);
-	for (;;) {
-		bool armed = arm(r);
-		int err = r->ops->dc->set_n(r->c, sets, k);
-		if (failed_cleanly(r, armed, err))
-			continue;
-		if (want == DOD_OK && err != DOD_OK)
-			die(r, "dc set_n of %zu good sets: %s", k, dod_strerror(err));
-		if (want != DOD_OK && (err == DOD_OK || (want == DOD_EINVAL && err != DOD_EINVAL)))
-			die(r, "dc set_n of a bad batch: %s", dod_strerror(err));
-		if (err == DOD_OK)
-			model_dc_applied(&r->m, sets, k);
 		return;
 	}
 }
@@ -727,6 +706,33 @@ static void step_tags(struct run *r, struct input *in)
 	if (got != want_n)
 		die(r, "%s of %zu pairs: %zu, model %zu", o == 1 ? "remove_n" : "has_n", k, got,
 		    want_n);
+}
+
+/* ---- the DataComponent (containers/dc_contract.h) ---- */
+
+static void dc_set(struct run *r, uint8_t how, uint64_t *rng)
+{
+	static struct dod_dc_set sets[8];
+	int bad = (how >> 1) % 8;
+	size_t k = model_dc_sets(&r->m, rng, sets, 8, bad > 3 ? 0 : bad);
+	if (!k)
+		return;
+	int want = model_dc_set_expect(&r->m, sets, k);
+	for (;;) {
+		bool armed = arm(r);
+		int err = r->ops->dc->set_n(r->c, sets, k);
+		if (failed_cleanly(r, armed, err))
+			continue;
+		if (want == DOD_OK && err != DOD_OK)
+			die(r, "dc set_n of %zu good sets: %s", k, dod_strerror(err));
+		if (want != DOD_OK && (err == DOD_OK || (want == DOD_EINVAL && err != DOD_EINVAL)))
+			die(r, "dc set_n of a bad batch: %s", dod_strerror(err));
+		if (err == DOD_OK)
+			model_dc_applied(&r->m, sets, k);
+		return;
+	}
+}
+
 static void dc_copy(struct run *r, uint64_t *rng)
 {
 	static uint64_t src[8], hs[8];
@@ -776,8 +782,7 @@ static const struct {
 	{"forged", step_forged},         {"compare", step_compare},
 	{"insert-at", step_insert_at},   {"insert-sorted", step_insert_sorted},
 	{"erase-at", step_erase_at},     {"consolidate", step_consolidate},
-	{"tags", step_tags},
-	{"dc", step_dc},
+	{"tags", step_tags},             {"dc", step_dc},
 };
 #define N_STEPS (sizeof steps / sizeof steps[0])
 
