@@ -40,22 +40,42 @@ loops() {
 	awk -v prefix="$1" -v fn="$2" -f "$here/vec-loops.awk" "$3" || exit 1
 }
 
-# field_fn SOURCE FIELD: the function a designated initializer ".FIELD = NAME" names, in
-# SOURCE or in a file SOURCE includes ("FILE", found beside SOURCE or, as the compiler's
-# -Icontainers finds it, in the variant table's directory): a variant that compiles
-# another source again with a define, as handle_map_elementwise.c does handle_map.c, or
-# whose ops table is a header's macro, as the aoa designs' AOA_CORE_OPS (aoa/aoa_core.h),
-# which puts several initializers on one line. SOURCE's own initializer comes first.
-field_fn() {
-	local files=("$1") inc f
-	for inc in $(sed -n 's/^[[:space:]]*#[[:space:]]*include[[:space:]]*"\([^"]*\)".*/\1/p' "$1"); do
-		for f in "$(dirname "$1")/$inc" "$incdir/$inc"; do
-			if [[ -r $f ]]; then
-				files+=("$f")
-				break
-			fi
+# sources FILE: FILE and, depth first, every file it includes ("NAME", found beside the
+# including file or, as the compiler's -Icontainers finds it, in the variant table's
+# directory), each once; a file the build generates (build/gen) is not found and skipped.
+sources() {
+	local -A seen=()
+	local stack=("$1") f inc g k
+	while ((${#stack[@]})); do
+		f=${stack[-1]}
+		unset 'stack[-1]'
+		[[ -n ${seen[$f]:-} ]] && continue
+		seen[$f]=1
+		echo "$f"
+		local incs=()
+		for inc in $(sed -n 's/^[[:space:]]*#[[:space:]]*include[[:space:]]*"\([^"]*\)".*/\1/p' "$f"); do
+			for g in "$(dirname "$f")/$inc" "$incdir/$inc"; do
+				if [[ -r $g ]]; then
+					incs+=("$g")
+					break
+				fi
+			done
+		done
+		for ((k = ${#incs[@]} - 1; k >= 0; k--)); do
+			stack+=("${incs[k]}")
 		done
 	done
+}
+
+# field_fn SOURCE FIELD: the function a designated initializer ".FIELD = NAME" names, in
+# SOURCE or a file it includes (sources): a variant that compiles another source again
+# with a define, as handle_map_elementwise.c does handle_map.c, or whose ops table is a
+# header's macro, as the aoa designs' AOA_CORE_OPS (aoa/aoa_core.h, which puts several
+# initializers on one line, reached through aoa/vec_hooks.h by two of them). The first one
+# found wins: SOURCE's own comes first.
+field_fn() {
+	local files
+	mapfile -t files < <(sources "$1")
 	{ grep -ohE "(^|[[:space:]{,])\.$2[[:space:]]*=[[:space:]]*[A-Za-z_][A-Za-z0-9_]*[[:space:]]*([,}\\]|$)" \
 		"${files[@]}" || true; } | sed -E "s/^.*=[[:space:]]*([A-Za-z_][A-Za-z0-9_]*).*/\1/" | head -n 1
 }

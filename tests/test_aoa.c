@@ -6,11 +6,14 @@
  * - the node designs (aoa_linked_nodes, aoa_chunked8, aoa_chunked14) reuse a removed node
  *   (LIFO: the next add takes it), never hand out or write node 0 (nil), keep every
  *   chunk but a chain's head full, and their check catches a written nil;
+ * - aoa_buddy's lists grow in place while their buddies are free and move when not, a
+ *   full arena is rebuilt larger with every tag kept, clear keeps the arena, and the
+ *   check catches a list whose block was freed underneath it;
  * - memory statistics are exact on crafted inputs, for every design and the peer;
  * - a bad entity (stale, free, out of range) fails a tags batch whole, changing nothing.
  * White-box reads mirror the front of aoa/aoa_core.h's struct aoa (the entity table's
  * fields, then the design's store, which starts with its struct aoa_pool for the node
- * designs).
+ * designs; aoa_buddy's whole store).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -23,6 +26,7 @@
 #include <cmocka.h>
 
 #include "hb.h"
+#include "alloc/buddy.h"
 #include "aoa/node_pool.h"
 #include "bulk/weak.h"
 #include "cmocka_helpers.h"
@@ -34,8 +38,23 @@ struct aoa_front {
 	struct aoa_pool pool;
 };
 
+/* struct aoa of aoa_buddy (aoa/buddy_lists.c): the entity table, its headers and store. */
+struct bl_hdr {
+	uint32_t *a;
+	uint32_t n, cap;
+};
+struct bl_front {
+	void *slots;
+	struct bl_hdr *hdr;
+	size_t cap, hdr_cap, n_slots, high, live;
+	size_t tags, array_bytes;
+	struct buddy b;
+	char *arena;
+	size_t arena_bytes, tree_bytes;
+};
+
 static const char *const designs[] = {"aoa_vec_of_vecs", "aoa_fixed8", "aoa_linked_nodes",
-                                      "aoa_chunked8", "aoa_chunked14",
+                                      "aoa_chunked8", "aoa_chunked14", "aoa_buddy",
                                       "peer_std_vector_vector"};
 #define N_DESIGNS (sizeof designs / sizeof designs[0])
 
@@ -150,6 +169,81 @@ static void test_nodes_reused_nil_kept(void **state)
 	node_reuse("aoa_chunked14", 14);
 }
 
+/* Whether entity e holds exactly the tags first .. first + count - 1 (in any order). */
+static bool holds_run(const struct dod_ops *ops, const void *c, uint64_t e, uint32_t first,
+                      size_t count)
+{
+	uint32_t got[256];
+	bool seen[256] = {false};
+	size_t n = 0;
+	assert_true(count <= 256);
+	assert_int_equal(ops->tags->tags_of(c, e, got, 256, &n), DOD_OK);
+	if (n != count)
+		return false;
+	for (size_t i = 0; i < n; i++) {
+		if (got[i] < first || got[i] - first >= count || seen[got[i] - first])
+			return false;
+		seen[got[i] - first] = true;
+	}
+	return true;
+}
+
+/* aoa_buddy (create(2): a 1 KiB tree): entity 0's list grows in place while its buddies
+ * are free; entity 1's first block lands in its buddy (the smallest free block that fits),
+ * so it moves next; a list larger than the free space rebuilds the arena larger (one
+ * counted growth that moved), every tag kept; clear keeps the arena; a block freed under
+ * a list fails the check. */
+static void test_buddy_lists_grow_in_place_move_and_rebuild(void **state)
+{
+	(void)state;
+	const struct dod_ops *ops = tc_find("aoa_buddy", 8);
+	uint64_t hs[2];
+	void *c = make(ops, 2, hs);
+	struct bl_front *a = c;
+	const uint32_t e0 = bulk_weak_id(hs[0]), e1 = bulk_weak_id(hs[1]);
+	assert_int_equal(a->tree_bytes, 1024);
+	add_to(ops, c, hs[0], 1, 2);
+	uint32_t *first = a->hdr[e0].a;
+	assert_int_equal(a->hdr[e0].cap, 2);
+	struct dod_growth_counts before = dod_growth;
+	add_to(ops, c, hs[0], 3, 6); /* 2 -> 4 -> 8 tags' room, in place */
+	assert_ptr_equal(a->hdr[e0].a, first);
+	assert_int_equal(a->hdr[e0].cap, 8);
+	assert_int_equal(dod_growth.grows - before.grows, 2);
+	assert_int_equal(dod_growth.moves, before.moves);
+	add_to(ops, c, hs[1], 100, 1); /* 8 B: the free 32 B buddy of entity 0's block, split */
+	assert_ptr_equal((char *)a->hdr[e1].a, (char *)first + 32);
+	add_to(ops, c, hs[0], 9, 1); /* 16 tags' room: the buddy is taken, so it moves */
+	assert_ptr_not_equal(a->hdr[e0].a, first);
+	assert_int_equal(dod_growth.moves - before.moves, 1);
+	assert_int_equal(dod_growth.copied_bytes - before.copied_bytes, 32);
+	/* Entity 1 to 150 tags: a 1 KiB block, past the free space: the arena is rebuilt. */
+	char *arena = a->arena;
+	before = dod_growth;
+	for (uint32_t k = 0; k < 149; k += 50)
+		add_to(ops, c, hs[1], 101 + k, k + 50 <= 149 ? 50 : 149 - k);
+	assert_ptr_not_equal(a->arena, arena);
+	assert_int_equal(a->tree_bytes, 4096); /* twice 1600 B: 64 + 512 B of blocks, 1 KiB asked */
+	assert_true(dod_growth.moves > before.moves);
+	assert_true(holds_run(ops, c, hs[0], 1, 9) && holds_run(ops, c, hs[1], 100, 150));
+	assert_int_equal(ops->footprint_bytes(c), sizeof *a + a->cap * 16 +
+	                 a->hdr_cap * sizeof(struct bl_hdr) + a->arena_bytes);
+	/* clear: the same arena, empty; lists start again. */
+	size_t tree = a->tree_bytes;
+	arena = a->arena;
+	assert_int_equal(ops->clear(c), DOD_OK);
+	tc_check_ok(ops, c);
+	assert_int_equal(ops->insert_n(c, 2, 7, hs), DOD_OK);
+	add_to(ops, c, hs[0], 5, 3);
+	assert_true(a->arena == arena && a->tree_bytes == tree && holds_run(ops, c, hs[0], 5, 3));
+	/* A list's block freed underneath it: caught. */
+	assert_int_equal(buddy_free(&a->b, a->hdr[bulk_weak_id(hs[0])].a), DOD_OK);
+	char why[256];
+	assert_int_not_equal(ops->check(c, why, sizeof why), DOD_OK);
+	assert_non_null(strstr(why, "not an allocated block"));
+	ops->destroy(c);
+}
+
 /* Entity 0: 3 tags, entity 1: 9, entity 2: none; then 2 of entity 1's removed. */
 static void crafted(const char *name, size_t tags1, size_t unit1, size_t tags2, size_t unit2)
 {
@@ -183,6 +277,8 @@ static void test_memory_statistics_exact(void **state)
 	/* vectors: capacity 1, 2, 4 ... : 4 + 16 tags' room; kept after removals. */
 	crafted("aoa_vec_of_vecs", 12, (4 + 16) * 4, 10, (4 + 16) * 4);
 	crafted("peer_std_vector_vector", 12, (4 + 16) * 4, 10, (4 + 16) * 4);
+	/* buddy blocks: 8 B at least, then x2: 4 and 16 tags' room, as the vectors'. */
+	crafted("aoa_buddy", 12, (4 + 16) * 4, 10, (4 + 16) * 4);
 	/* {tag, next}: 8 B a tag. */
 	crafted("aoa_linked_nodes", 12, 12 * 8, 10, 10 * 8);
 	/* chunks of 8 (40 B): 1 + 2, then 1 + 1; of 14 (64 B): 1 + 1. */
@@ -227,6 +323,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_fixed8_refuses_a_ninth_tag),
 		cmocka_unit_test(test_nodes_reused_nil_kept),
+		cmocka_unit_test(test_buddy_lists_grow_in_place_move_and_rebuild),
 		cmocka_unit_test(test_memory_statistics_exact),
 		cmocka_unit_test(test_bad_entities_change_nothing),
 	};
