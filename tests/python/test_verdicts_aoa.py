@@ -10,6 +10,8 @@ Run from the repository root with Debian's interpreter:
     /usr/bin/python3 -m pytest -q tests/python/test_verdicts_aoa.py
 Every output goes to pytest's tmp_path.
 """
+import csv
+import lzma
 import sys
 from pathlib import Path
 
@@ -252,6 +254,24 @@ def test_the_section_on_the_fixture(tmp_path, capsys):
         assert "**not measured**" in row[cid]
     assert f"(out/{ac.CHART})" in row["D3"]
     assert len(capsys.readouterr().out.splitlines()) <= report.HEADLINE_LINES
+
+
+def test_the_section_takes_the_designs_still_to_come(tmp_path):
+    """aoa_chunked8_sorted and aoa_buddy, once built, are judged (here as copies of
+    aoa_chunked8's and aoa_vec_of_vecs' rows of the fixture: the same times)."""
+    with lzma.open(FIXTURE, "rt", newline="") as f:
+        table = list(csv.reader(f))
+    at = table[0].index("container")
+    twins = {ac.CHUNK8: ac.SORTED, VEC: ac.BUDDY}
+    rows = table + [r[:at] + [twins[r[at]]] + r[at + 1:] for r in table[1:] if r[at] in twins]
+    path = tmp_path / "future.csv"
+    with open(path, "w", newline="") as f:
+        csv.writer(f, lineterminator="\n").writerows(rows)
+    aoa = section(report_of(tmp_path, path), "aoa")
+    assert "Not in this run" not in aoa and "is not in this run" not in aoa
+    row = {line.split(" | ")[0][2:]: line for line in aoa.splitlines() if line.startswith("| D")}
+    assert "walk time aoa_chunked8 / aoa_chunked8_sorted: n=1000000 game 1×" in row["D5"]
+    assert "bytes per tag n=1000000 game 13.43 vs 13.43" in row["D6"]
 
 
 def test_a_run_without_aoa_rows_says_not_measured(tmp_path):
