@@ -291,10 +291,14 @@ def _buddy_fit(run, claim, ctx):
 
 # --- D8-D11: the DataComponent --------------------------------------------------------------
 
+def dc_case(key):
+    """(n, order, dc_keys) of a DataComponent case key."""
+    return key[2], key[4], int(axis(key, KEYS) or 0)
+
+
 def dc_cases(run, scenario, container):
     """{(n, order, dc_keys): CaseStats} of one container's DataComponent scenario."""
-    return {(k[2], k[4], int(axis(k, KEYS) or 0)): st
-            for k, st in cases_of(run, scenario, container).items()}
+    return {dc_case(k): st for k, st in cases_of(run, scenario, container).items()}
 
 
 def dc_label(case):
@@ -372,9 +376,9 @@ def _memcpy_copy(run, claim, ctx):
         return missing(f"dc_copy rows of {SINGLE}", absent(run, SINGLE))
     naive = dc_cases(run, "dc_copy", NAIVE)
     signs, parts = [], []
-    for k, st in sorted(copies.items()):
+    for case, (k, st) in sorted(((dc_case(k), (k, st)) for k, st in copies.items()),
+                                key=lambda item: item[0]):
         calls = median_of(run, k, "allocs")
-        case = (k[2], k[4], int(axis(k, KEYS) or 0))
         if calls is not None:
             signs.append((dc_label(case), FOR if calls <= (1 + same) * st.ops else AGAINST,
                           None, 1))
