@@ -52,6 +52,7 @@ import results
 import verdicts as vd
 from sections import DOCUMENT, MODULES, ORDER, Context, Repeat
 from sections import bulk_targets
+from sections.aoa_claims import RULES as AOA_RULES
 from sections.bulk_claims import RULES
 from sections.handle_map_claims import RULES as HM_RULES
 from sections.lists_claims import RULES as LIST_RULES
@@ -104,7 +105,8 @@ def default_csvs(results_dir):
 def _load(args, paths):
     """The Context of the CSVs read (rows, run, cases, machine, claims); the claims file is
     checked first, before any work on the rows."""
-    claims = claims_data.load_claims(args.claims, set(RULES) | set(HM_RULES) | set(LIST_RULES))
+    claims = claims_data.load_claims(args.claims, set(RULES) | set(HM_RULES) | set(LIST_RULES)
+                                     | set(AOA_RULES))
     rows = results.load_csvs(paths)
     unverified = sum(r["verified"] == 0 for r in rows)
     if unverified:

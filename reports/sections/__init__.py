@@ -15,10 +15,10 @@ import results
 import verdicts as vd
 
 # Rendering order: claim_index needs every other section's claim rows.
-ORDER = ("header", "handle_map", "bulk", "lists", "handle_designs", "calibration",
+ORDER = ("header", "handle_map", "bulk", "lists", "handle_designs", "aoa", "calibration",
          "like_for_like", "complexity", "sim_caches", "process", "all_cases", "claim_index")
 # Document order: what ran, the claim index, then per article, then the method sections.
-DOCUMENT = ("header", "claim_index", "handle_map", "bulk", "lists", "handle_designs",
+DOCUMENT = ("header", "claim_index", "handle_map", "bulk", "lists", "handle_designs", "aoa",
             "calibration", "like_for_like", "complexity", "sim_caches", "process", "all_cases")
 # The module of each section whose marker name is not its module's name.
 MODULES = {"process": "hyperfine", "all_cases": "cases"}

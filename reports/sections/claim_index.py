@@ -4,7 +4,7 @@ id, claim, verdict class, the article's figure, the chart; a claim no section ju
 "not measured". Under it the verdict classes (verdicts.CLASSES) with their meanings."""
 import md
 import verdicts as vd
-from sections import ClaimRow, Section
+from sections import ClaimRow, Section, replicated
 from sections.bulk_run import figure_text
 
 NAME = "claim_index"
@@ -61,6 +61,15 @@ def claim_rows(found, claims, chart_link, no_rule=None):
                            chart_link(c)) if c.id in found else
             ClaimRow(vd.NOT_MEASURED, (no_rule or {}).get(c.id, "no rule judges this claim "
                                                            "yet")) for c in claims}
+
+
+def article_rows(ctx, claims, found, png, chart, no_rule=None):
+    """{claim id: ClaimRow} of an article section's claims (claim_rows): `found` ({id:
+    verdicts.Verdict}) with a link to png (the chart the section drew, or None) where the
+    claim's chart column is `chart`, judged against ctx.repeat (sections.replicated)."""
+    def link(claim):
+        return ctx.link(png) if png and claim.chart == chart else ""
+    return replicated(claim_rows(found, claims, link, no_rule), ctx.repeat)
 
 
 def headline(claims, rows):

@@ -10,10 +10,10 @@ rows). None only without a run."""
 import md
 import stats as bench_stats
 from md import DASH, ci_text, fmt
-from sections import Section, replicated, run_line
+from sections import Section, run_line
 from sections import lists_claims as lc
 from sections.bulk_run import Run, ratio
-from sections.claim_index import claim_rows, verdict_table
+from sections.claim_index import article_rows, verdict_table
 from sections.handle_map_claims import cases_of, twin
 
 NAME = "lists"
@@ -118,9 +118,7 @@ def render(ctx):
     run = Run(ctx.rows, ctx.run_id, ctx.cases)
     claims = [c for c in ctx.claims if c.article == ARTICLE]
     png = lc.chart_sorted_insert(run, ctx.info, ctx.out_dir)
-    rows = replicated(claim_rows(lc.verdicts(run, claims), claims,
-                                 lambda c: ctx.link(png) if png and c.chart == lc.CHART else ""),
-                      ctx.repeat)
+    rows = article_rows(ctx, claims, lc.verdicts(run, claims), png, lc.CHART)
     out = [HEADING, ""]
     if has_rows(run):
         reps = md.range_text(st.reps for k, st in ctx.cases.items()

@@ -620,8 +620,8 @@ def test_main_writes_all_sections_from_extended_csv(tmp_path, capsys):
     md = tmp_path / "RESULTS.md"
     assert report.main(cli_args(tmp_path, EXT, SMALL)) == 0
     out = capsys.readouterr().out
-    written = ("handle_map", "lists", "handle_designs", "like_for_like", "complexity",
-               "sim_caches", "all_cases")  # lists, handle_designs: "not measured" rows
+    written = ("handle_map", "lists", "handle_designs", "aoa", "like_for_like", "complexity",
+               "sim_caches", "all_cases")  # lists, handle_designs, aoa: "not measured" rows
     assert RUN_EXT in out and all(f"{n} section updated" in out for n in written)
     assert "calibration section kept as it was" in out  # no iterate_inline rows
     text = md.read_text()

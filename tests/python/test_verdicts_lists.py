@@ -88,22 +88,24 @@ def per_op(container, scenario, ns_by_n, jitter=TIGHT):
     return [r for n, ns in ns_by_n.items() for r in case(container, scenario, n, ns, jitter)]
 
 
-def write(path, case_rows):
+def write(path, case_rows, header=HEADER):
     with open(path, "w", newline="") as f:
         w = csv.writer(f, lineterminator="\n")
-        w.writerow(HEADER)
-        w.writerows([r.get(c, "") for c in HEADER] for r in case_rows)
+        w.writerow(header)
+        w.writerows([r.get(c, "") for c in header] for r in case_rows)
     return path
 
 
-def judge(tmp_path, rule, case_rows):
-    """The class and measured text of `rule`'s claim on the crafted rows."""
-    loaded = res.load_csvs([write(tmp_path / "run.csv", case_rows)])
+def judge(tmp_path, rule, case_rows, rules=lc, claims=CLAIMS, header=HEADER):
+    """The class and measured text of `rule`'s claim on the crafted rows (rules: the
+    module of the rule, with RULES and verdicts(); claims: its article's claims; header:
+    the CSV's columns)."""
+    loaded = res.load_csvs([write(tmp_path / "run.csv", case_rows, header)])
     run_id = loaded[0]["run_id"]
     run = Run(loaded, run_id, res.collect_cases(loaded, run_id))
-    claim = next(c for c in CLAIMS if c.rule == rule)
-    v = lc.verdicts(run, [claim])[claim.id]
-    assert v.rule == lc.RULES[rule].text and v.measured
+    claim = next(c for c in claims if c.rule == rule)
+    v = rules.verdicts(run, [claim])[claim.id]
+    assert v.rule == rules.RULES[rule].text and v.measured
     return v.verdict, v.measured
 
 

@@ -1,0 +1,478 @@
+"""The Allocation Adventures claims (claims.csv ids D1-D11, Niklas Gray, Bitsquid,
+"Allocation Adventures" 1 and 2, 2015: arrays of arrays and the DataComponent): one rule
+each where the rows can judge it, a function (run, claim, ctx) -> verdicts.Verdict, and
+RULES, the table claims.csv's rule column names, each with a one-line text of what it
+compares and its threshold (the claim's params column, claim.param, else the defaults
+written here). D7 (constant growth of a list) has no rule: no tags design grows its lists
+by a constant (NO_RULE says so; A13 judges constant growth on the Bulk data array).
+
+What the rows hold (scenarios/tags_*.c, scenarios/dc_*.c): tags_walk's ops = tags stored,
+so ns_per_op is ns per tag and ops / n the average list length; tags_memory's
+committed_bytes = what the container holds, its checksum = the bytes of the storage units
+that hold the tags (nodes, chunks, records, array capacities), so the share of bytes
+holding tags is 4 x ops / checksum (the article's utilization), and allocs = allocator
+calls of the build from nothing; tags_churn's p50/p99/max_ns are per frame. dc_get and
+dc_set: ns per value; dc_copy: ns per component; dc_memory: bytes and allocator calls per
+entity (ops = entities). Times are judged by the 95% CI of a ratio of medians (case by
+case, verdicts.across: both ways = depends); bytes and allocator calls are exact counts.
+Every distribution of the tags plan gives each entity at least one tag, so the lists of a
+case are its n entities.
+
+The containers are roles of reports/data/containers.csv: aoa_vector (the vector per
+entity designs; the first is the walk-cost reference), aoa_fixed, aoa_linked, aoa_chunk8,
+aoa_sorted, aoa_buddy, dc_step (the DataComponent's steps in the article's order). A
+container of a role that the run lacks (aoa_chunked8_sorted, aoa_buddy before they exist)
+makes its claim "not measured", naming it."""
+import os
+
+import charts
+import md
+import results
+import verdicts as vd
+from md import DASH, ci_text, fmt, pct
+from sections.bulk_run import Rule, ratio
+from sections.handle_map_claims import AGAINST, FOR, axis, cases_of, judged, median_of, sign_of
+
+VECTORS = results.role("aoa_vector")
+VEC = VECTORS[0]
+FIXED = results.role("aoa_fixed")[0]
+LINKED = results.role("aoa_linked")[0]
+CHUNK8 = results.role("aoa_chunk8")[0]
+SORTED = results.role("aoa_sorted")[0]
+BUDDY = results.role("aoa_buddy")[0]
+STEPS = results.role("dc_step")
+NAIVE, FLAT, SOA, SINGLE = STEPS[0], STEPS[1], STEPS[2], STEPS[-1]
+FAMILY = "aoa"
+TAG_BYTES = 4          # a tag is a 32-bit hash
+DIST, KEYS = "tag_dist", "dc_keys"  # the case axes (axis_tag_dist, axis_dc_keys)
+DEFAULT_DIST = "game"  # the tags plan's default: most entities 1-4 tags, a few 50+
+SAME = 0.05            # times within 5% are the same
+SHARE_TOL = 0.02       # D3, D4: a share within 2 points of the article's figure is it
+WASTE = 0.25           # D2: a quarter of the record holding no tag is waste
+MAX_TAGS = 8           # D2: the fixed record's maximum
+CHUNK = 8              # D4: tags per chunk
+FEW = 16               # D8: "a few keys": up to 16 values per component
+DC_LIMIT = 65532       # D10: dc_single_buffer's largest buffer (16-bit offsets)
+ALL_TYPES = 4          # D10: with 4 keys or more a component holds every type
+CHART = "aoa_walk.png"
+TAGS_SCENARIOS = ("tags_build", "tags_walk", "tags_has", "tags_churn", "tags_memory")
+DC_SCENARIOS = ("dc_get", "dc_set", "dc_copy", "dc_memory")
+NO_RULE = {"D7": "no rule: no tags design grows its lists by a constant (a variant with "
+                 "alloc constgrow and tags_build at --tag-dist three, upto8, upto32 would "
+                 "measure it; A13 judges constant growth on the Bulk data array)"}
+
+
+# --- what the rows hold ---------------------------------------------------------------------
+
+def tags_cases(run, scenario, container, **fixed):
+    """{(n, tag_dist): (key, CaseStats)} of one container's tags scenario."""
+    return {(k[2], axis(k, DIST)): (k, st)
+            for k, st in cases_of(run, scenario, container, **fixed).items()}
+
+
+def share(run, key, st):
+    """The share of the storage units' bytes that hold tags (tags_memory): 4 x tags /
+    unit bytes (the checksum), or None without a checksum."""
+    unit = median_of(run, key, "checksum")
+    return TAG_BYTES * st.ops / unit if unit else None
+
+
+def case_order(nd):
+    """Sort key of an (n, tag_dist) pair (tag_dist None for a row without the axis)."""
+    return nd[0], nd[1] or ""
+
+
+def memory_of(run, container):
+    """[(n, tag_dist, key, CaseStats)] of the container's tags_memory cases, by n."""
+    return [nd + found for nd, found in sorted(tags_cases(run, "tags_memory", container).items(),
+                                               key=lambda item: case_order(item[0]))]
+
+
+def label(n, dist):
+    return f"n={n}" + (f" {dist}" if dist else "")
+
+
+def missing(what, container):
+    """A not-measured Verdict naming the rows that would measure the claim, and the
+    container when the run has none of its rows."""
+    return vd.Verdict(vd.NOT_MEASURED, f"needs {what}" + (
+        f" ({container} is not in this run)" if container else ""))
+
+
+def absent(run, container):
+    """`container` when the run has no row of it, else None."""
+    return None if container in run.meta else container
+
+
+def reps(run, scenarios, container):
+    """(verified reps, unverified reps) of the container's rows of `scenarios`."""
+    good = sum(len(run.rows.get(k, ())) for k in run.cases
+               if k[0] in scenarios and k[1] == container)
+    bad = sum(r["scenario"] in scenarios and r["container"] == container for r in run.unverified)
+    return good, bad
+
+
+def single_buffer(run):
+    """The aoa designs of the run that keep their tags in one buffer (not a vector per
+    entity), by name."""
+    return sorted(c for c, m in run.meta.items() if m.family == FAMILY and c not in VECTORS)
+
+
+def walk_ratio(run, n, dist=DEFAULT_DIST):
+    """(best, RatioCI of best's walk time per tag / VEC's, [designs that store fewer
+    tags]) at n and dist: best = the single-buffer design with the lowest walk time among
+    those that store every tag VEC stores; None when VEC or every candidate lacks the
+    case."""
+    base = tags_cases(run, "tags_walk", VEC).get((n, dist))
+    if base is None:
+        return None
+    found, fewer = [], []
+    for c in single_buffer(run):
+        mine = tags_cases(run, "tags_walk", c).get((n, dist))
+        if mine is not None:
+            (found if mine[1].ops >= base[1].ops else fewer).append((mine[1].median_ns, c, mine[1]))
+    if not found:
+        return None
+    _, best, st = min(found)
+    return best, ratio(per_tag(base[1]), per_tag(st)), [c for _, c, _ in sorted(fewer)]
+
+
+def per_tag(st):
+    """The reps' walk times per tag stored (ns)."""
+    return [t / st.ops for t in st.times_ns]
+
+
+def walk_pair(run, mine, theirs, n=None):
+    """[(n, dist, RatioCI of mine's walk time per tag / theirs')] at every case both
+    walked (at n only, when given)."""
+    a, b = tags_cases(run, "tags_walk", mine), tags_cases(run, "tags_walk", theirs)
+    return [(nd[0], nd[1], ratio(per_tag(b[nd][1]), per_tag(a[nd][1])))
+            for nd in sorted(a, key=case_order) if nd in b and (n is None or nd[0] == n)]
+
+
+def largest_walk_n(run, container):
+    return max((n for n, _ in tags_cases(run, "tags_walk", container)), default=None)
+
+
+# --- D1-D6: arrays of arrays ----------------------------------------------------------------
+
+def _alloc_per_list(run, claim, ctx):
+    """D1: tags_memory allocator calls per list of every vector-per-entity design, at
+    least 1 - same."""
+    same = claim.param("same", SAME)
+    signs, parts = [], []
+    for c in VECTORS:
+        for n, dist, key, st in memory_of(run, c):
+            allocs = st.memory.get("allocs")
+            if allocs is None:
+                continue
+            signs.append((f"{c} {label(n, dist)}", FOR if allocs >= (1 - same) * n else AGAINST,
+                          None, 1))
+            parts.append(f"{c} {label(n, dist)}: {fmt(allocs / n)}")
+    if not signs:
+        return missing("tags_memory rows (allocs column) of " + ", ".join(VECTORS),
+                       absent(run, VEC))
+    others = [(c, st.memory["allocs"]) for c in single_buffer(run)
+              for _, (_, st) in tags_cases(run, "tags_memory", c).items()
+              if "allocs" in st.memory]
+    worst = max(others, key=lambda o: o[1], default=None)
+    return judged(signs, "allocator calls per list (entity) while building from nothing: "
+                  + "; ".join(parts) + (f"; one buffer: at most {fmt(worst[1])} calls in all "
+                                        f"({worst[0]})" if worst else ""))
+
+
+def _fixed_waste(run, claim, ctx):
+    """D2: the share of aoa_fixed8's record bytes holding no tag, where the average list
+    is below the maximum: at least `waste`."""
+    most, waste = claim.param("max_tags", MAX_TAGS), claim.param("waste", WASTE)
+    signs, parts = [], []
+    for n, dist, key, st in memory_of(run, FIXED):
+        used = share(run, key, st)
+        if used is None or st.ops / n >= most:
+            continue
+        signs.append((label(n, dist), FOR if 1 - used >= waste else AGAINST, None, 1))
+        parts.append(f"{label(n, dist)}: {fmt(st.ops / n)} tags per entity, "
+                     f"{pct(1 - used)} of the records hold no tag")
+    if not signs:
+        if tags_cases(run, "tags_memory", FIXED):
+            return vd.Verdict(vd.PREMISE_NOT_EXERCISED, vd.premise_text(
+                f"every {FIXED} case averages {fmt(most)} tags per entity or more",
+                "run tags_memory with --tag-dist three"))
+        return missing(f"tags_memory rows of {FIXED}", absent(run, FIXED))
+    return judged(signs, f"{FIXED}, waste from {pct(waste)}: " + "; ".join(parts))
+
+
+def _links(run, claim, ctx):
+    """D3: aoa_linked_nodes' share of bytes holding tags within tol of the figure (50%),
+    and its walk slower than the vector's (CI above 1 + same) at the largest n walked."""
+    tol, same = claim.param("share_tol", SHARE_TOL), claim.param("same", SAME)
+    figure = claim.figure if claim.figure is not None else 0.5
+    signs, parts = [], []
+    for n, dist, key, st in memory_of(run, LINKED):
+        used = share(run, key, st)
+        if used is not None:
+            signs.append((f"memory {label(n, dist)}", FOR if abs(used - figure) <= tol
+                          else AGAINST, None, 1))
+            parts.append(f"tags' share {label(n, dist)} {pct(used)}")
+    n = largest_walk_n(run, LINKED)
+    for _, dist, ci in walk_pair(run, LINKED, VEC, n):
+        signs.append((f"walk {label(n, dist)}", sign_of(ci, 1 + same), ci, 1 + same))
+        parts.append(f"walk {label(n, dist)} {LINKED} / {VEC} {ci_text(ci)}")
+    if not signs:
+        return missing(f"tags_memory and tags_walk rows of {LINKED} and {VEC}",
+                       absent(run, LINKED))
+    return judged(signs, "; ".join(parts))
+
+
+def _chunk_share(run, claim, ctx):
+    """D4: aoa_chunked8 at 3 tags per entity (tag_dist three: one chunk each): the share
+    of chunk bytes holding tags within tol of 30%, and 4 x 8 / chunk bytes (full) of 80%."""
+    tol, k = claim.param("share_tol", SHARE_TOL), claim.param("chunk", CHUNK)
+    at3 = claim.figure if claim.figure is not None else 0.3
+    full = claim.param("full", 0.8)
+    signs, parts = [], []
+    for n, dist, key, st in memory_of(run, CHUNK8):
+        used = share(run, key, st)
+        if used is None:
+            continue
+        if dist == "three":
+            whole = TAG_BYTES * k / (median_of(run, key, "checksum") / n)
+            for what, got, want in (("3 tags", used, at3), ("full", whole, full)):
+                signs.append((f"{what} {label(n, dist)}", FOR if abs(got - want) <= tol
+                              else AGAINST, None, 1))
+            parts.append(f"{label(n, dist)}: {pct(used)} at 3 tags, {pct(whole)} full "
+                         f"(a chunk of {fmt(median_of(run, key, 'checksum') / n)} B)")
+        else:
+            parts.append(f"{label(n, dist)}: {pct(used)}")
+    if not signs:
+        return missing(f"tags_memory rows of {CHUNK8} at --tag-dist three (3 tags each: "
+                       "one chunk per entity)" + (f"; measured: {'; '.join(parts)}"
+                                                  if parts else ""), absent(run, CHUNK8))
+    return judged(signs, "share of chunk bytes holding tags: " + "; ".join(parts))
+
+
+def _sorted_chains(run, claim, ctx):
+    """D5: aoa_chunked8 walk time / aoa_chunked8_sorted's at the largest n walked: CI
+    above 1 + same confirmed, below refuted."""
+    same = claim.param("same", SAME)
+    n = largest_walk_n(run, SORTED)
+    pairs = walk_pair(run, CHUNK8, SORTED, n)
+    if not pairs:
+        return missing(f"tags_walk rows of {SORTED} beside {CHUNK8} at the same n",
+                       absent(run, SORTED))
+    signs = [(label(m, dist), sign_of(ci, 1 + same), ci, 1 + same) for m, dist, ci in pairs]
+    vs = walk_pair(run, SORTED, VEC, n)
+    return judged(signs, f"walk time {CHUNK8} / {SORTED}: " + "; ".join(
+        f"{label(m, dist)} {ci_text(ci)}" for m, dist, ci in pairs)
+        + "".join(f"; {SORTED} / {VEC} {ci_text(ci)}" for _, _, ci in vs[:1]))
+
+
+def _buddy_fit(run, claim, ctx):
+    """D6: aoa_buddy against the malloc per list it replaces (aoa_vec_of_vecs): build and
+    churn time CI below 1 + same, bytes per tag at most 1 + same times."""
+    same = claim.param("same", SAME)
+    signs, parts = [], []
+    for scenario in ("tags_build", "tags_churn"):
+        mine, base = tags_cases(run, scenario, BUDDY), tags_cases(run, scenario, VEC)
+        for nd in sorted(set(mine) & set(base), key=case_order):
+            ci = ratio(base[nd][1], mine[nd][1])
+            signs.append((f"{scenario} {label(*nd)}", sign_of(ci, 1 + same, False), ci, 1 + same))
+            parts.append(f"{scenario} {label(*nd)} {ci_text(ci)}")
+    mine, base = tags_cases(run, "tags_memory", BUDDY), tags_cases(run, "tags_memory", VEC)
+    for nd in sorted(set(mine) & set(base), key=case_order):
+        a, b = (st.memory.get("committed_bytes", 0) / st.ops for _, st in (mine[nd], base[nd]))
+        signs.append((f"memory {label(*nd)}", FOR if a <= (1 + same) * b else AGAINST, None, 1))
+        parts.append(f"bytes per tag {label(*nd)} {fmt(a)} vs {fmt(b)}")
+    if not signs:
+        return missing(f"tags_build, tags_churn or tags_memory rows of {BUDDY} beside {VEC}",
+                       absent(run, BUDDY))
+    return judged(signs, f"{BUDDY} / {VEC}: " + "; ".join(parts))
+
+
+# --- D8-D11: the DataComponent --------------------------------------------------------------
+
+def dc_case(key):
+    """(n, order, dc_keys) of a DataComponent case key."""
+    return key[2], key[4], int(axis(key, KEYS) or 0)
+
+
+def dc_cases(run, scenario, container):
+    """{(n, order, dc_keys): CaseStats} of one container's DataComponent scenario."""
+    return {dc_case(k): st for k, st in cases_of(run, scenario, container).items()}
+
+
+def dc_label(case):
+    n, order, keys = case
+    return f"n={n} {keys} keys" + (f" {order}" if order != "seq" else "")
+
+
+def _dc_faster(run, slow, fast, keep=lambda case: True):
+    """(signs, texts) of dc_get: slow's time / fast's per case both ran (keep(case)), CI
+    above 1 holds."""
+    a, b = dc_cases(run, "dc_get", slow), dc_cases(run, "dc_get", fast)
+    signs, texts = [], []
+    for case in sorted(set(a) & set(b)):
+        if keep(case):
+            ci = ratio(b[case], a[case])
+            signs.append((dc_label(case), sign_of(ci, 1.0), ci, 1.0))
+            texts.append(f"{dc_label(case)} {ci_text(ci)}")
+    return signs, texts
+
+
+def _linear_search(run, claim, ctx):
+    """D8: dc_get, the map tree's time / the flat linear search's, at up to `few` keys."""
+    few = claim.param("few", FEW)
+    signs, texts = _dc_faster(run, NAIVE, FLAT, lambda case: case[2] <= few)
+    if not signs:
+        return missing(f"dc_get rows of {NAIVE} and {FLAT} at --dc-keys {fmt(few)} or fewer",
+                       absent(run, FLAT) or absent(run, NAIVE))
+    return judged(signs, f"get time {NAIVE} (std::map per level, string compares) / {FLAT} "
+                  "(linear search over hashed keys; hashing untimed in both): "
+                  + "; ".join(texts))
+
+
+def _soa_keys(run, claim, ctx):
+    """D9: dc_get, the entry array's time / the SoA keys', every case."""
+    signs, texts = _dc_faster(run, FLAT, SOA)
+    if not signs:
+        return missing(f"dc_get rows of {FLAT} and {SOA}", absent(run, SOA) or absent(run, FLAT))
+    return judged(signs, f"get time {FLAT} / {SOA}: " + "; ".join(texts))
+
+
+def _verified_text(run, container, scenarios):
+    """(failed reps, text) of the container's reps of `scenarios`."""
+    good, bad = reps(run, scenarios, container)
+    return bad, f"{good} reps verified" + (f", {bad} failed verification" if bad else "")
+
+
+def _packed_values(run, claim, ctx):
+    """D10: every dc_single_buffer rep verified, with strings and arrays (4 keys or more),
+    and its bytes per entity within the 16-bit offsets' limit."""
+    limit = claim.param("limit", DC_LIMIT)
+    bad, text = _verified_text(run, SINGLE, DC_SCENARIOS)
+    memory = dc_cases(run, "dc_memory", SINGLE)
+    if not memory and not bad:
+        return missing(f"dc_memory rows of {SINGLE}", absent(run, SINGLE))
+    sizes = {case: st.memory["committed_bytes"] / st.ops for case, st in memory.items()
+             if "committed_bytes" in st.memory}
+    text = f"{SINGLE}: {text}; " + "; ".join(
+        f"{dc_label(c)}: {fmt(b)} B per entity" for c, b in sorted(sizes.items()))
+    if bad or any(b > limit for b in sizes.values()):
+        return vd.Verdict(vd.REFUTED, vd.with_why(text, f"the limit is {fmt(limit)} B"))
+    if max((c[2] for c in memory), default=0) < ALL_TYPES:
+        return vd.Verdict(vd.PREMISE_NOT_EXERCISED, vd.premise_text(
+            "no component held a string and a float array", f"run the dc scenarios with "
+            f"--dc-keys {ALL_TYPES} or more") + f" ({text})")
+    return vd.Verdict(vd.CONFIRMED, text)
+
+
+def _memcpy_copy(run, claim, ctx):
+    """D11: dc_single_buffer's dc_copy reps verified, at most 1 + same allocator calls
+    per component copied (one buffer, one memcpy)."""
+    same = claim.param("same", SAME)
+    copies = cases_of(run, "dc_copy", SINGLE)
+    bad, text = _verified_text(run, SINGLE, ("dc_copy",))
+    if not copies and not bad:
+        return missing(f"dc_copy rows of {SINGLE}", absent(run, SINGLE))
+    naive = dc_cases(run, "dc_copy", NAIVE)
+    signs, parts = [], []
+    for case, (k, st) in sorted(((dc_case(k), (k, st)) for k, st in copies.items()),
+                                key=lambda item: item[0]):
+        calls = median_of(run, k, "allocs")
+        if calls is not None:
+            signs.append((dc_label(case), FOR if calls <= (1 + same) * st.ops else AGAINST,
+                          None, 1))
+        parts.append(f"{dc_label(case)}: {fmt(st.ns_per_op)} ns, "
+                     f"{fmt(calls / st.ops) if calls is not None else DASH} allocator calls"
+                     + (f" ({NAIVE}: {fmt(naive[case].ns_per_op)} ns)" if case in naive else ""))
+    text = f"{SINGLE} copy per component: {text}; " + "; ".join(parts)
+    if bad:
+        return vd.Verdict(vd.REFUTED, text)
+    if not signs:
+        return missing(f"the allocs column of {SINGLE}'s dc_copy rows (build/dodbench "
+                       f"counts allocator calls; measured: {text})", None)
+    return judged(signs, text)
+
+
+# --- the walk chart, the rules --------------------------------------------------------------
+
+def walk_points(run):
+    """{n: {container: [(average list length, dist, CaseStats)]}} of every tags_walk case,
+    each container's points by list length."""
+    out = {}
+    for k, st in run.select("tags_walk").items():
+        out.setdefault(k[2], {}).setdefault(k[1], []).append((st.ops / k[2], axis(k, DIST), st))
+    for per in out.values():
+        for points in per.values():
+            points.sort(key=lambda p: p[0])
+    return out
+
+
+def chart_walk(run, info, out_dir):
+    """Draw out_dir/CHART: tags_walk ns per tag against the average list length (tags
+    stored / entities), one panel per n, one line per design, VEC's points named by their
+    tag distribution. Returns the path, or None without tags_walk rows. The question it
+    answers: what does following each design's lists cost per tag as lists grow, in the
+    cache (10k entities) and beyond it (1M)?"""
+    points = walk_points(run)
+    if not points or info is None:
+        return None
+    names = sorted({c for per in points.values() for c in per})
+    colour = charts.colours(names)
+    fig, axes = charts.subplots(1, len(points), figsize=(4.2 * len(points) + 1.5, 4.2),
+                                squeeze=False, sharey=True)
+    right = max(x for per in points.values() for ps in per.values() for x, _, _ in ps)
+    for ax, (n, per) in zip(axes[0], sorted(points.items())):
+        for i, c in enumerate(md.ordered(per, VECTORS)):
+            style = (colour[c], ("-", "--", ":", "-.")[i % 4], "osD^v<>p"[i % 8])
+            charts.plot_line(ax, [(x, st) for x, _, st in per[c]], style, c)
+        for i, (x, dist, st) in enumerate(per.get(VEC, ())):  # alternately below and above
+            ax.annotate(dist, (x, st.ns_per_op), xytext=((4, -10), (-4, 8))[i % 2],
+                        textcoords="offset points", fontsize=7, color="gray",
+                        ha=("left", "right")[i % 2])
+        ax.set_xlim(0, right * 1.1)
+        charts.log_y(ax, "ns per tag walked (median, min–max bars)")
+        ax.set_xlabel("average tags per entity (tags stored / n)")
+        ax.set_title(f"n={n} entities", fontsize=9)
+    charts.figure_legend(fig, axes[0])
+    charts.title(fig, "tags_walk: the cost of following every list, per design", info)
+    fig.tight_layout()
+    return charts.save(fig, out_dir, os.path.splitext(CHART)[0])
+
+
+RULES = {
+    "aoa_alloc_per_list": Rule(_alloc_per_list, "tags_memory allocator calls / lists (n) of "
+                               "each vector-per-entity design: at least 1 − same (5%) "
+                               "confirmed, else refuted"),
+    "aoa_fixed_waste": Rule(_fixed_waste, "aoa_fixed8's share of record bytes holding no tag "
+                            "where the average list is below max_tags (8): at least waste "
+                            "(25%) confirmed, else refuted"),
+    "aoa_links": Rule(_links, "aoa_linked_nodes: share of node bytes holding tags within "
+                      "share_tol (2 points) of 50%, and walk time / aoa_vec_of_vecs' CI above "
+                      "1 + same (5%) at the largest n walked; a part failing refutes it there"),
+    "aoa_chunk_share": Rule(_chunk_share, "aoa_chunked8 at --tag-dist three (one chunk per "
+                            "entity): share of chunk bytes holding tags within share_tol "
+                            "(2 points) of 30%, and 4 × 8 B / chunk bytes of full (80%)"),
+    "aoa_sorted_chains": Rule(_sorted_chains, "walk time aoa_chunked8 / aoa_chunked8_sorted at "
+                              "the largest n walked: CI above 1 + same (5%) confirmed, below "
+                              "refuted"),
+    "aoa_buddy_fit": Rule(_buddy_fit, "aoa_buddy / aoa_vec_of_vecs: tags_build and tags_churn "
+                          "time CI below 1 + same (5%), tags_memory bytes per tag at most "
+                          "1 + same times; every case"),
+    "dc_linear_search": Rule(_linear_search, "dc_get time dc_naive / dc_hashed_flat at up to "
+                             "few (16) keys: CI above 1 confirmed, below refuted, per case"),
+    "dc_soa_keys": Rule(_soa_keys, "dc_get time dc_hashed_flat / dc_soa: CI above 1 "
+                        "confirmed, below refuted, per case"),
+    "dc_packed_values": Rule(_packed_values, "every dc_single_buffer rep verified (else "
+                             "refuted), bytes per entity within limit (65532 B, 16-bit "
+                             "offsets); premise: 4 keys or more (strings and arrays)"),
+    "dc_memcpy_copy": Rule(_memcpy_copy, "dc_single_buffer's dc_copy reps verified (else "
+                           "refuted) and at most 1 + same (5%) allocator calls per component "
+                           "copied (one buffer, one memcpy)"),
+}
+
+
+def verdicts(run, claims):
+    """{claim id: verdicts.Verdict} of every claim of `claims` with a rule in RULES, the
+    rule's text and the claim's chart filled in."""
+    return {c.id: RULES[c.rule].judge(run, c, {}) for c in claims if c.rule in RULES}

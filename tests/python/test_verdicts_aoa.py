@@ -1,0 +1,282 @@
+"""Tests of reports/sections/aoa_claims.py, the Allocation Adventures claims' rules
+(D1-D11, D7 without a rule): for every rule, crafted rows that give each class the rule
+can give (confirmed, refuted, not measured for all; depends, not decided and premise not
+exercised where the rule has them), every D id with a rule in claims.csv covered; the
+section and the claim index on the committed fixture tests/fixtures/aoa_bench.csv.xz (a
+run of the tags and DataComponent lines of sweeps/bench.txt on the 2-core VM, before
+aoa_chunked8_sorted and aoa_buddy existed) and on a run without these rows.
+
+Run from the repository root with Debian's interpreter:
+    /usr/bin/python3 -m pytest -q tests/python/test_verdicts_aoa.py
+Every output goes to pytest's tmp_path.
+"""
+import csv
+import lzma
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+sys.dont_write_bytecode = True
+sys.path.insert(0, str(REPO / "reports"))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import claims as claims_data  # noqa: E402
+import report  # noqa: E402
+import verdicts as vd  # noqa: E402
+from sections import aoa_claims as ac  # noqa: E402
+from test_tags_scenarios import sweep_lines  # noqa: E402
+from test_verdicts_handle_map import TIGHT, WIDE  # noqa: E402
+from test_verdicts_lists import HEADER as LIST_HEADER  # noqa: E402
+from test_verdicts_lists import case, failed, judge, report_of, section, write  # noqa: E402
+
+HEADER = LIST_HEADER + ["axis_tag_dist", "axis_dc_keys"]
+FIXTURE = REPO / "tests" / "fixtures" / "aoa_bench.csv.xz"
+CLAIMS = [c for c in claims_data.load_claims() if c.article == "Allocation Adventures"]
+VEC, PEER = ac.VECTORS
+M = 1000000
+
+
+def tags(container, scenario, n, ns, dist="game", ops=None, jitter=TIGHT, **extra):
+    """One tags case: ns per op at n (ops = 4 n unless given), distribution dist."""
+    return case(container, scenario, n, ns, jitter, ops=ops or 4 * n, family="aoa",
+                axes={"tag_dist": dist}, **extra)
+
+
+def walk(container, n, ns_per_tag, dist="game", jitter=TIGHT):
+    return tags(container, "tags_walk", n, ns_per_tag, dist, jitter=jitter)
+
+
+def memory(container, n, share, per_entity=4.0, dist="game", held_per_tag=16, allocs=None):
+    """A tags_memory case: per_entity tags each, `share` of the unit bytes holding tags."""
+    ops = round(per_entity * n)
+    extra = {"allocs": allocs} if allocs is not None else {}
+    return tags(container, "tags_memory", n, 100.0, dist, ops=ops, checksum=round(4 * ops / share),
+                committed_bytes=held_per_tag * ops, reserved_bytes=held_per_tag * ops, **extra)
+
+
+def chunk(n, chunk_bytes):
+    """aoa_chunked8's tags_memory at 3 tags per entity, one chunk of chunk_bytes each."""
+    return memory(ac.CHUNK8, n, 12 / chunk_bytes, 3.0, "three")
+
+
+def dc(container, scenario, n, ns, keys=4, jitter=TIGHT, ops=None, **extra):
+    """One DataComponent case at --dc-keys keys (ops = n x keys unless given)."""
+    return case(container, scenario, n, ns, jitter, ops=ops or n * keys, family="dc",
+                axes={"dc_keys": keys}, **extra)
+
+
+def gets(slow, fast, slow_ns, fast_ns, keys=4, jitter=TIGHT, n=30000):
+    return (dc(slow, "dc_get", n, slow_ns, keys, jitter)
+            + dc(fast, "dc_get", n, fast_ns, keys, jitter))
+
+
+def dc_bytes(per_entity, keys=16, n=30000):
+    return dc(ac.SINGLE, "dc_memory", n, 900.0, keys, ops=n, committed_bytes=round(per_entity * n),
+              reserved_bytes=round(per_entity * n), allocs=n)
+
+
+def copies(allocs_per, keys=4, n=30000):
+    return dc(ac.SINGLE, "dc_copy", n, 40.0, keys, ops=n, allocs=round(allocs_per * n))
+
+
+def pair(scenario, mine, base, n=10000, jitter=TIGHT, ops=None):
+    return (tags(ac.BUDDY, scenario, n, mine, ops=ops, jitter=jitter)
+            + tags(VEC, scenario, n, base, ops=ops, jitter=jitter))
+
+
+CASES = {
+    "aoa_alloc_per_list": {
+        vd.CONFIRMED: lambda: memory(VEC, 10000, 0.8, allocs=23500)
+        + memory(PEER, 10000, 0.8, allocs=23500) + memory(ac.CHUNK8, 10000, 0.3, allocs=22),
+        vd.REFUTED: lambda: memory(VEC, 10000, 0.8, allocs=500),
+        vd.DEPENDS: lambda: memory(VEC, 10000, 0.8, allocs=23500)
+        + memory(VEC, M, 0.8, allocs=5000),
+        vd.NOT_MEASURED: lambda: memory(ac.CHUNK8, 10000, 0.3, allocs=22)
+        + memory(VEC, 10000, 0.8),
+    },
+    "aoa_fixed_waste": {
+        vd.CONFIRMED: lambda: memory(ac.FIXED, 10000, 1 / 3, 3.0, "three"),
+        vd.REFUTED: lambda: memory(ac.FIXED, 10000, 0.9, 3.0, "three"),
+        vd.DEPENDS: lambda: memory(ac.FIXED, 10000, 1 / 3, 3.0)
+        + memory(ac.FIXED, M, 0.9, 3.0),
+        vd.PREMISE_NOT_EXERCISED: lambda: memory(ac.FIXED, 10000, 0.89, 8.0, "upto8"),
+        vd.NOT_MEASURED: lambda: memory(VEC, 10000, 0.8),
+    },
+    "aoa_links": {
+        vd.CONFIRMED: lambda: memory(ac.LINKED, M, 0.5) + walk(ac.LINKED, M, 100.0)
+        + walk(VEC, M, 7.0),
+        vd.REFUTED: lambda: memory(ac.LINKED, M, 0.8) + walk(ac.LINKED, M, 5.0)
+        + walk(VEC, M, 7.0),
+        vd.DEPENDS: lambda: memory(ac.LINKED, M, 0.5) + walk(ac.LINKED, M, 5.0)
+        + walk(VEC, M, 7.0),
+        vd.UNDECIDED: lambda: memory(ac.LINKED, M, 0.5) + walk(ac.LINKED, M, 7.2, jitter=WIDE)
+        + walk(VEC, M, 7.0, jitter=WIDE),
+        vd.NOT_MEASURED: lambda: walk(VEC, M, 7.0),
+    },
+    "aoa_chunk_share": {
+        vd.CONFIRMED: lambda: chunk(10000, 40) + memory(ac.CHUNK8, M, 0.336),
+        vd.REFUTED: lambda: chunk(10000, 64),
+        vd.DEPENDS: lambda: chunk(10000, 40) + chunk(1000, 64),
+        vd.NOT_MEASURED: lambda: memory(ac.CHUNK8, M, 0.336),
+    },
+    "aoa_sorted_chains": {
+        vd.CONFIRMED: lambda: walk(ac.CHUNK8, M, 25.0) + walk(ac.SORTED, M, 8.0)
+        + walk(VEC, M, 7.0),
+        vd.REFUTED: lambda: walk(ac.CHUNK8, M, 25.0) + walk(ac.SORTED, M, 30.0),
+        vd.DEPENDS: lambda: walk(ac.CHUNK8, M, 25.0) + walk(ac.SORTED, M, 8.0)
+        + walk(ac.CHUNK8, M, 25.0, "upto8") + walk(ac.SORTED, M, 30.0, "upto8"),
+        vd.UNDECIDED: lambda: walk(ac.CHUNK8, M, 25.0, jitter=WIDE)
+        + walk(ac.SORTED, M, 24.0, jitter=WIDE),
+        vd.NOT_MEASURED: lambda: walk(ac.CHUNK8, M, 25.0) + walk(VEC, M, 7.0),
+    },
+    "aoa_buddy_fit": {
+        vd.CONFIRMED: lambda: pair("tags_build", 10.0, 20.0)
+        + pair("tags_churn", 3000.0, 4000.0, ops=100),
+        vd.REFUTED: lambda: pair("tags_build", 30.0, 20.0),
+        vd.DEPENDS: lambda: pair("tags_build", 10.0, 20.0)
+        + memory(ac.BUDDY, M, 0.5, held_per_tag=30)
+        + memory(VEC, M, 0.8, held_per_tag=14),
+        vd.UNDECIDED: lambda: pair("tags_build", 20.0, 20.0, jitter=WIDE),
+        vd.NOT_MEASURED: lambda: tags(VEC, "tags_build", 10000, 20.0),
+    },
+    "dc_linear_search": {
+        vd.CONFIRMED: lambda: gets(ac.NAIVE, ac.FLAT, 20.0, 5.0)
+        + gets(ac.NAIVE, ac.FLAT, 40.0, 15.0, 16),
+        vd.REFUTED: lambda: gets(ac.NAIVE, ac.FLAT, 5.0, 20.0),
+        vd.DEPENDS: lambda: gets(ac.NAIVE, ac.FLAT, 20.0, 5.0)
+        + gets(ac.NAIVE, ac.FLAT, 5.0, 20.0, 16),
+        vd.UNDECIDED: lambda: gets(ac.NAIVE, ac.FLAT, 5.0, 5.0, jitter=WIDE),
+        vd.NOT_MEASURED: lambda: gets(ac.NAIVE, ac.FLAT, 20.0, 5.0, 32),  # beyond "a few"
+    },
+    "dc_soa_keys": {
+        vd.CONFIRMED: lambda: gets(ac.FLAT, ac.SOA, 15.0, 6.5, 16),
+        vd.REFUTED: lambda: gets(ac.FLAT, ac.SOA, 5.0, 6.5),
+        vd.DEPENDS: lambda: gets(ac.FLAT, ac.SOA, 15.0, 6.5, 16) + gets(ac.FLAT, ac.SOA, 5.0, 6.5),
+        vd.UNDECIDED: lambda: gets(ac.FLAT, ac.SOA, 5.0, 5.0, jitter=WIDE),
+        vd.NOT_MEASURED: lambda: dc(ac.FLAT, "dc_get", 30000, 5.0),
+    },
+    "dc_packed_values": {
+        vd.CONFIRMED: lambda: dc_bytes(329) + dc(ac.SINGLE, "dc_get", 30000, 7.0, 16),
+        vd.REFUTED: lambda: dc_bytes(329) + failed(ac.SINGLE, "dc_get"),
+        vd.REFUTED + " past the 16-bit offsets": lambda: dc_bytes(70000),
+        vd.PREMISE_NOT_EXERCISED: lambda: dc_bytes(60, keys=2),
+        vd.NOT_MEASURED: lambda: dc(ac.SINGLE, "dc_get", 30000, 7.0, 16),
+    },
+    "dc_memcpy_copy": {
+        vd.CONFIRMED: lambda: copies(1.0001) + copies(1.0, 16),
+        vd.REFUTED: lambda: copies(9.0),
+        vd.REFUTED + " by a failed verification": lambda: copies(1.0)
+        + failed(ac.SINGLE, "dc_copy"),
+        vd.DEPENDS: lambda: copies(1.0) + copies(9.0, 16),
+        vd.NOT_MEASURED: lambda: dc(ac.SINGLE, "dc_copy", 30000, 40.0, ops=30000),  # no allocs
+    },
+}
+
+
+def judged(tmp_path, rule, label):
+    return judge(tmp_path, rule, CASES[rule][label](), ac, CLAIMS, HEADER)
+
+
+@pytest.mark.parametrize("rule, label", [(r, c) for r, cls in CASES.items() for c in cls])
+def test_each_rule_gives_each_of_its_classes(tmp_path, rule, label):
+    verdict, measured = judged(tmp_path, rule, label)
+    expected = next(c for c in vd.NAMES if label.startswith(c))
+    assert verdict == expected, measured
+
+
+def test_every_rule_can_refute_and_every_d_claim_but_d7_has_a_tested_rule():
+    assert {c.rule for c in CLAIMS if c.rule} == set(ac.RULES) == set(CASES)
+    assert {c.id for c in CLAIMS if c.rule} == {f"D{i}" for i in range(1, 12)} - {"D7"}
+    assert set(ac.NO_RULE) == {c.id for c in CLAIMS if not c.rule}
+    for rule, cls in CASES.items():
+        assert {vd.CONFIRMED, vd.REFUTED, vd.NOT_MEASURED} <= set(cls), rule
+
+
+def test_measured_texts_say_what_decided(tmp_path):
+    _, text = judged(tmp_path, "aoa_sorted_chains", vd.NOT_MEASURED)
+    assert f"({ac.SORTED} is not in this run)" in text
+    _, text = judged(tmp_path, "aoa_buddy_fit", vd.NOT_MEASURED)
+    assert f"({ac.BUDDY} is not in this run)" in text
+    _, text = judged(tmp_path, "aoa_sorted_chains", vd.CONFIRMED)
+    assert f"{ac.SORTED} / {VEC} 1.143×" in text
+    _, text = judged(tmp_path, "aoa_chunk_share", vd.CONFIRMED)
+    assert "30.0% at 3 tags, 80.0% full (a chunk of 40 B)" in text
+    assert "n=1000000 game: 33.6%" in text
+    _, text = judged(tmp_path, "aoa_links", vd.UNDECIDED)
+    assert "straddles 1.05" in text
+    _, text = judged(tmp_path, "aoa_fixed_waste", vd.PREMISE_NOT_EXERCISED)
+    assert "--tag-dist three" in text
+    _, text = judged(tmp_path, "dc_packed_values", vd.REFUTED + " past the 16-bit offsets")
+    assert "70000 B per entity" in text and "the limit is 65532 B" in text
+
+
+def test_the_walk_ratio_leaves_out_a_design_that_stores_fewer_tags(tmp_path):
+    rows = (walk(VEC, M, 7.0) + walk(ac.CHUNK8, M, 25.0) + walk(ac.LINKED, M, 100.0)
+            + tags(ac.FIXED, "tags_walk", M, 4.0, ops=2 * M))
+    text = section(report_of(tmp_path, write(tmp_path / "crafted.csv", rows, HEADER)), "aoa")
+    assert ("the best single-buffer design that stores every tag, `aoa_chunked8`, takes 3.571× "
+            "[3.466, 3.68] the time per tag of `aoa_vec_of_vecs`") in text
+    assert "`aoa_fixed8` refuses tags past its maximum" in text
+
+
+# --- the section ---------------------------------------------------------------------------
+
+def test_make_bench_walks_every_distribution_at_one_n():
+    """The chart's length axis: bench.txt walks the four tag distributions at one n."""
+    walked = {}
+    for line in sweep_lines("bench.txt"):
+        if "tags_walk" in line[line.index("--scenario") + 1].split(","):
+            dists = line[line.index("--tag-dist") + 1] if "--tag-dist" in line else "game"
+            for n in line[line.index("--n") + 1].split(","):
+                walked.setdefault(n, set()).update(dists.split(","))
+    assert {"game", "three", "upto8", "upto32"} <= walked["10000"]
+
+def test_the_section_on_the_fixture(tmp_path, capsys):
+    text = report_of(tmp_path, FIXTURE)
+    aoa = section(text, "aoa")
+    assert len(aoa.splitlines()) < 150
+    assert all(f"| D{i} |" in aoa for i in range(1, 12))
+    assert "**Walk cost at n=1000000** (game distribution)" in aoa and "`aoa_chunked8`" in aoa
+    assert "Not in this run: `aoa_chunked8_sorted`, `aoa_buddy`." in aoa
+    assert f"![Walk cost against the average list length](out/{ac.CHART})" in aoa
+    assert (tmp_path / "out" / ac.CHART).exists()
+    for step in ("1. dc_naive", "2. dc_hashed_flat", "3. dc_soa", "4. dc_coalloc",
+                 "5. dc_single_buffer"):
+        assert f"| {step} |" in aoa
+    assert "### Churn tails (tags_churn, n=10000)" in aoa
+    index = section(text, "claim_index")
+    row = {line.split(" | ")[0][2:]: line for line in index.splitlines()
+           if line.startswith("| D")}
+    for cid in ("D1", "D2", "D4", "D8", "D10", "D11"):  # exact counts, or CIs far from 1
+        assert "**confirmed**" in row[cid], row[cid]
+    for cid in ("D5", "D6", "D7"):
+        assert "**not measured**" in row[cid]
+    assert f"(out/{ac.CHART})" in row["D3"]
+    assert len(capsys.readouterr().out.splitlines()) <= report.HEADLINE_LINES
+
+
+def test_the_section_takes_the_designs_still_to_come(tmp_path):
+    """aoa_chunked8_sorted and aoa_buddy, once built, are judged (here as copies of
+    aoa_chunked8's and aoa_vec_of_vecs' rows of the fixture: the same times)."""
+    with lzma.open(FIXTURE, "rt", newline="") as f:
+        table = list(csv.reader(f))
+    at = table[0].index("container")
+    twins = {ac.CHUNK8: ac.SORTED, VEC: ac.BUDDY}
+    rows = table + [r[:at] + [twins[r[at]]] + r[at + 1:] for r in table[1:] if r[at] in twins]
+    path = tmp_path / "future.csv"
+    with open(path, "w", newline="") as f:
+        csv.writer(f, lineterminator="\n").writerows(rows)
+    aoa = section(report_of(tmp_path, path), "aoa")
+    assert "Not in this run" not in aoa and "is not in this run" not in aoa
+    row = {line.split(" | ")[0][2:]: line for line in aoa.splitlines() if line.startswith("| D")}
+    assert "walk time aoa_chunked8 / aoa_chunked8_sorted: n=1000000 game 1×" in row["D5"]
+    assert "bytes per tag n=1000000 game 13.43 vs 13.43" in row["D6"]
+
+
+def test_a_run_without_aoa_rows_says_not_measured(tmp_path):
+    text = report_of(tmp_path, REPO / "tests" / "fixtures" / "handle_map_small.csv")
+    aoa = section(text, "aoa")
+    assert "has no rows of the tags or DataComponent scenarios" in aoa
+    assert aoa.count("**not measured**") == 11 and "needs tags_memory rows" in aoa
+    assert "### Tags per design" not in aoa and "step by step" not in aoa
