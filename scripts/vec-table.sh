@@ -54,7 +54,7 @@ sources() {
 		echo "$f"
 		local incs=()
 		for inc in $(sed -n 's/^[[:space:]]*#[[:space:]]*include[[:space:]]*"\([^"]*\)".*/\1/p' "$f"); do
-			for g in "$(dirname "$f")/$inc" "$incdir/$inc"; do
+			for g in "${f%/*}/$inc" "$incdir/$inc"; do
 				if [[ -r $g ]]; then
 					incs+=("$g")
 					break
@@ -67,24 +67,44 @@ sources() {
 	done
 }
 
-# field_fn SOURCE FIELD: the function a designated initializer ".FIELD = NAME" names, in
-# SOURCE or a file it includes (sources): a variant that compiles another source again
-# with a define, as handle_map_elementwise.c does handle_map.c, or whose ops table is a
-# header's macro, as the aoa designs' AOA_CORE_OPS (aoa/aoa_core.h, which puts several
-# initializers on one line, reached through aoa/vec_hooks.h by two of them). The first one
-# found wins: SOURCE's own comes first.
-field_fn() {
+# ops_fields SOURCE: one line "FIELD NAME" for each timed field (iterate_sum, tick,
+# simulate, update, walk_sum) a designated initializer ".FIELD = NAME" names, in SOURCE or
+# a file it includes (sources): a variant that compiles another source again with a
+# define, as handle_map_elementwise.c does handle_map.c, or whose ops table is a header's
+# macro, as the aoa designs' AOA_CORE_OPS (aoa/aoa_core.h, which puts several initializers
+# on one line, reached through aoa/vec_hooks.h by two of them). The first one found wins:
+# SOURCE's own comes first. A handful of processes a source (forks are dear on a VM: one
+# grep per variant and field took two minutes of the build).
+ops_fields() {
 	local files
 	mapfile -t files < <(sources "$1")
-	{ grep -ohE "(^|[[:space:]{,])\.$2[[:space:]]*=[[:space:]]*[A-Za-z_][A-Za-z0-9_]*[[:space:]]*([,}\\]|$)" \
-		"${files[@]}" || true; } | sed -E "s/^.*=[[:space:]]*([A-Za-z_][A-Za-z0-9_]*).*/\1/" | head -n 1
+	{ grep -ohE "(^|[[:space:]{,])\.(iterate_sum|tick|simulate|update|walk_sum)[[:space:]]*=[[:space:]]*[A-Za-z_][A-Za-z0-9_]*[[:space:]]*([,}\\]|$)" \
+		"${files[@]}" || true; } |
+		sed -E 's/^[^.]*\.([a-z_]+)[[:space:]]*=[[:space:]]*([A-Za-z_][A-Za-z0-9_]*).*/\1 \2/' |
+		awk '!seen[$1]++'
+}
+
+# field_fn SOURCE FIELD: sets REPLY to the function ops_fields finds for FIELD, or to
+# nothing; each SOURCE's fields are read once (several variants share a source), so it
+# runs in this shell, not in a $(...) subshell.
+declare -A field_of=() read_src=()
+field_fn() {
+	local f n
+	if [[ -z ${read_src[$1]:-} ]]; then
+		read_src[$1]=1
+		while read -r f n; do
+			field_of[$1:$f]=$n
+		done < <(ops_fields "$1")
+	fi
+	REPLY=${field_of[$1:$2]:-}
 }
 
 printf 'container\telem_bytes\tscenario\tfunction\tloop\tvectorized\tvector_bytes\treason\n' >"$tmp"
 while read -r name src _ _ _ _ _ sizes _; do
 	for pair in iterate_sum:iterate tick:tick simulate:simulate update:update update:update8 \
 	            walk_sum:tags_walk; do
-		fn=$(field_fn "$src" "${pair%%:*}")
+		field_fn "$src" "${pair%%:*}"
+		fn=$REPLY
 		if [[ -z $fn ]]; then
 			[[ $pair == iterate_sum:* ]] || continue
 			echo "vec-table.sh: $src: no .iterate_sum = FUNCTION, in its ops table" >&2
