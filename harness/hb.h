@@ -212,6 +212,10 @@ struct hb_container {
 	const char *source;                    /* its source file */
 	const struct dod_ops *ops[HB_N_SIZES]; /* one per size class, same order; NULL when
 	                                          the variant is not built at that size */
+	unsigned built;                        /* bit s: built at size class s; ops[s] NULL
+	                                          with its bit set: not linked into this
+	                                          binary (build/dodbench-sim links the
+	                                          Makefile's SIM_VARIANTS only) */
 };
 extern const struct hb_container hb_containers[];
 extern const size_t hb_n_containers;

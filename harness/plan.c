@@ -139,6 +139,18 @@ int hb_check_fits(const struct hb_config *c, const struct hb_env *env)
 		if (axes[i]->check && axes[i]->check(c, err, sizeof err))
 			return hb_usage_error("%s", err);
 	const struct hb_axis_values *ns = &c->axis[HB_AXIS_N], *elems = &c->axis[HB_AXIS_ELEM];
+	/* A container built at a selected size but not linked into this binary (the
+	 * simulator's build/dodbench-sim holds the Makefile's SIM_VARIANTS only) is an error,
+	 * not a case silently left out of a callgrind run. */
+	for (size_t k = 0; k < c->n_containers; k++)
+		for (size_t e = 0; e < elems->n; e++)
+			for (size_t s = 0; s < HB_N_SIZES; s++)
+				if (hb_elem_sizes[s] == (size_t)elems->v[e].u &&
+				    (c->containers[k]->built >> s & 1) && !c->containers[k]->ops[s])
+					return hb_usage_error("%s (%zu B) is not linked into this binary: "
+					                      "build/dodbench-sim holds the Makefile's "
+					                      "SIM_VARIANTS only (make SIM_VARIANTS=all build)",
+					                      c->containers[k]->name, hb_elem_sizes[s]);
 	/* Pairs of a container and a size class it is not built at are left out of the plan
 	 * (--container all at 8 B leaves out the particles, built at 40 B only), with a
 	 * notice; when that leaves nothing to run it is an error. */

@@ -545,6 +545,31 @@ def test_callgrind_host_geometry_is_recorded(tmp_path):
     assert re.fullmatch(r"[1-9]\d*:[1-9]\d*:[1-9]\d*", row["sim_d1"]), row["sim_d1"]
 
 
+def test_callgrind_refuses_a_container_the_simulator_binary_does_not_link(tmp_path):
+    """build/dodbench-sim links the Makefile's SIM_VARIANTS only: a callgrind run of another
+    container is refused with a message naming it (exit 2), never run as zero cases."""
+    sim = ROOT / "build" / "dodbench-sim"
+    if not sim.exists():
+        pytest.skip("no build/dodbench-sim")
+    case = ["--scenario", "iterate", "--n", "100", "--reps", "1", "--warmup", "0", "--quiet"]
+    for name, fields in variant_table().items():
+        sizes = fields[-1].split(",")
+        p = subprocess.run([str(sim), "run", "--container", name, "--elem-bytes", sizes[0],
+                            *case, "--out", str(tmp_path / f"{name}.csv")],
+                           capture_output=True, text=True)
+        if "not linked into this binary" in p.stderr:
+            break
+        assert p.returncode == 0, p.stderr
+    else:
+        pytest.skip("build/dodbench-sim links every variant (SIM_VARIANTS=all)")
+    assert p.returncode == 2 and f"{name} ({sizes[0]} B) is not linked" in p.stderr, p.stderr
+    out = tmp_path / "cg.csv"
+    p = run("run", "--container", name, "--elem-bytes", sizes[0], *case,
+            "--counters", "callgrind", "--out", str(out))
+    assert p.returncode == 2 and "SIM_VARIANTS" in p.stderr, p.stderr
+    assert not out.exists() or read_rows(out) == []
+
+
 def test_interleave_records_a_permutation(tmp_path):
     out = tmp_path / "i.csv"
     p = run("run", "--container", "handle_map,plain_array", "--scenario", "iterate",
