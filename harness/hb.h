@@ -232,6 +232,11 @@ struct hb_stats {
 	double median, min, max, mad, mean, cv;
 };
 void hb_stats_of(const uint64_t *x, size_t n, struct hb_stats *out);
+/* Quickselect: rearranges x[lo .. hi) so that x[k] holds the value a sort of that range
+ * would put there, every value before it <= and every value after it >= it; lo <= k < hi.
+ * Expected O(hi - lo), deterministic (fixed pivot sequence). The latency percentiles
+ * (schedule.c) select p50, p99, p99.9 and max this way instead of sorting every sample. */
+void hb_select_kth(uint64_t *x, size_t lo, size_t hi, size_t k);
 /* Median of x[0..n), n >= 1; sorts x in place. */
 double hb_median_sort(double *x, size_t n);
 /* Robust relative dispersion 1.4826 * MAD / median (an estimate of CV that outliers do not

@@ -92,3 +92,36 @@ int hb_ratio_ci(const uint64_t *a, size_t na, const uint64_t *b, size_t nb, uint
 	free(r);
 	return 0;
 }
+
+/* Rearranges x[lo .. hi) so that x[k] holds the value a sort would put there, every value
+ * before it is <= and every value after it >= (quickselect with a three-way partition:
+ * latency samples in ticks repeat a lot; pivots from a fixed xorshift, so the work is the
+ * same on every run). Expected O(hi - lo): a 16M-sample push_latency repetition took ~2 s
+ * in qsort for four order statistics. lo <= k < hi. */
+void hb_select_kth(uint64_t *x, size_t lo, size_t hi, size_t k)
+{
+	uint64_t rng = 0x9e3779b97f4a7c15u;
+	while (hi - lo > 1) {
+		rng ^= rng << 13, rng ^= rng >> 7, rng ^= rng << 17;
+		uint64_t pivot = x[lo + rng % (hi - lo)];
+		size_t lt = lo, i = lo, gt = hi; /* [lo,lt) < pivot, [lt,i) == , [gt,hi) > */
+		while (i < gt) {
+			uint64_t v = x[i];
+			if (v < pivot) {
+				x[i++] = x[lt];
+				x[lt++] = v;
+			} else if (v > pivot) {
+				x[i] = x[--gt];
+				x[gt] = v;
+			} else {
+				i++;
+			}
+		}
+		if (k < lt)
+			hi = lt;
+		else if (k >= gt)
+			lo = gt;
+		else
+			return;
+	}
+}

@@ -97,10 +97,58 @@ static void test_latency_samples(void **state)
 	assert_null(r.samples);
 }
 
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return (x > y) - (x < y);
+}
+
+/* hb_select_kth leaves at x[k] what a sort puts there, <= before and >= after, for random
+ * values, heavy repeats (latency ticks), sorted, reversed and constant inputs, and every k
+ * of a small array; chained as schedule.c chains it (p50, then p99 above it, then max). */
+static void test_select_kth_matches_a_sort(void **state)
+{
+	(void)state;
+	enum { N = 5000 };
+	uint64_t *x = malloc(N * sizeof *x), *ref = malloc(N * sizeof *ref);
+	assert_non_null(x);
+	assert_non_null(ref);
+	uint64_t rng = 12345;
+	for (int kind = 0; kind < 5; kind++) {
+		for (size_t i = 0; i < N; i++) {
+			rng = rng * 6364136223846793005u + 1442695040888963407u;
+			x[i] = kind == 0 ? rng >> 11 : kind == 1 ? (rng >> 33) % 7 : kind == 2 ? i
+			     : kind == 3 ? N - i : 42;
+		}
+		memcpy(ref, x, N * sizeof *x);
+		qsort(ref, N, sizeof *ref, cmp_u64);
+		size_t ks[] = {N / 2, N * 99 / 100, N * 999 / 1000, N - 1};
+		size_t lo = 0;
+		for (size_t j = 0; j < sizeof ks / sizeof ks[0]; j++) {
+			hb_select_kth(x, lo, N, ks[j]);
+			assert_int_equal(x[ks[j]], ref[ks[j]]);
+			for (size_t i = lo; i < N; i++)
+				assert_true(i < ks[j] ? x[i] <= x[ks[j]] : x[i] >= x[ks[j]]);
+			lo = ks[j];
+		}
+	}
+	for (size_t k = 0; k < 64; k++) {
+		for (size_t i = 0; i < 64; i++)
+			x[i] = (i * 37 + 11) % 17;
+		memcpy(ref, x, 64 * sizeof *x);
+		qsort(ref, 64, sizeof *ref, cmp_u64);
+		hb_select_kth(x, 0, 64, k);
+		assert_int_equal(x[k], ref[k]);
+	}
+	free(x);
+	free(ref);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_latency_samples),
+		cmocka_unit_test(test_select_kth_matches_a_sort),
 		cmocka_unit_test(test_region_without_counters),
 		cmocka_unit_test(test_perf_probe_reports_enabled_and_running),
 	};
