@@ -141,12 +141,15 @@ def _render(name, ctx=None):
     return module.render(ctx if ctx is not None else _side_ctx)
 
 
-def render_sections(ctx):
+def render_sections(ctx, claims_only=False):
     """{name: Section or None} of every section, in sections.ORDER (the claim index last,
-    with the claim rows of the others)."""
+    with the claim rows of the others). claims_only: leave out the all-cases section (a
+    chart per scenario and no claim: a repeat run is read for its classes only)."""
     global _side_ctx
     out, side, pool = {}, None, None
-    if SIDE_SECTION in ORDER and len(os.sched_getaffinity(0)) > 1:
+    if claims_only:
+        out[SIDE_SECTION] = None
+    elif SIDE_SECTION in ORDER and len(os.sched_getaffinity(0)) > 1:
         _side_ctx = ctx
         pool = multiprocessing.get_context("fork").Pool(1)
         side = pool.apply_async(_render, (SIDE_SECTION,))
@@ -156,7 +159,7 @@ def render_sections(ctx):
                 if side is not None:
                     out[SIDE_SECTION] = side.get()
                 ctx.claim_rows = {k: v for s in out.values() if s for k, v in s.claims.items()}
-            if name != SIDE_SECTION or side is None:
+            if name not in out and (name != SIDE_SECTION or side is None):
                 out[name] = _render(name, ctx)
     finally:
         if pool is not None:
@@ -278,12 +281,12 @@ def claim_classes(rendered, claims):
 def judge_other(args, other_path):
     """(its Context, sections.Repeat) of the make bench run in other_path, judged by the same
     rules with no repeat of its own (its charts drawn in a temporary directory, then
-    removed)."""
+    removed; not the all-cases section's, which judges nothing)."""
     other_args = argparse.Namespace(**dict(vars(args), run="latest"))
     with tempfile.TemporaryDirectory() as tmp:
         other_args.out_dir = tmp
         other = _load(other_args, [other_path])
-        theirs = claim_classes(render_sections(other), other.claims)
+        theirs = claim_classes(render_sections(other, claims_only=True), other.claims)
     return other, Repeat(other.run_id, theirs)
 
 
