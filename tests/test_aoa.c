@@ -9,11 +9,18 @@
  * - aoa_buddy's lists grow in place while their buddies are free and move when not, a
  *   full arena is rebuilt larger with every tag kept, clear keeps the arena, and the
  *   check catches a list whose block was freed underneath it;
+ * - aoa_chunked8_sorted (aoa/chunk_sort.h): after a scattered build, removals, erasures
+ *   and slot reuse, two walks leave every chain contiguous and in slot order from chunk 1
+ *   (checked from the chunks' indices, aoa/sort_hook.h, not from the container's own
+ *   flag), every entity's tags in the same order as before, and the next walk does no
+ *   work; no call runs more steps than its bound (2 per batch item, one pass' worth per
+ *   walk; read from the container's step counter, not a clock); reads do not sort; its
+ *   check catches a pass that claims a prefix it has not placed;
  * - memory statistics are exact on crafted inputs, for every design and the peer;
  * - a bad entity (stale, free, out of range) fails a tags batch whole, changing nothing.
  * White-box reads mirror the front of aoa/aoa_core.h's struct aoa (the entity table's
  * fields, then the design's store, which starts with its struct aoa_pool for the node
- * designs; aoa_buddy's whole store).
+ * designs; aoa_buddy's whole store; aoa_chunked8_sorted's sort cursor).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -28,6 +35,7 @@
 #include "hb.h"
 #include "alloc/buddy.h"
 #include "aoa/node_pool.h"
+#include "aoa/sort_hook.h"
 #include "bulk/weak.h"
 #include "cmocka_helpers.h"
 
@@ -53,9 +61,26 @@ struct bl_front {
 	size_t arena_bytes, tree_bytes;
 };
 
+/* struct aoa of aoa_chunked8_sorted (aoa/chunked.c): the node front, then its counts and
+ * sort cursor. */
+struct sorted_front {
+	struct aoa_front f;
+	size_t live_nodes, tags;
+	struct {
+		uint32_t entered, at, placed;
+		bool dirty;
+		uint64_t steps, swaps;
+	} sort;
+};
+void dod_ops_aoa_chunked8_sorted_sort_probe_8(const void *c, struct aoa_sort_probe *out);
+int dod_ops_aoa_chunked8_sorted_sort_chain_8(const void *c, uint64_t ent,
+                                             uint32_t *chunks_out, size_t room,
+                                             size_t *count_out);
+size_t dod_ops_aoa_chunked8_sorted_sort_run_8(void *c, size_t steps);
+
 static const char *const designs[] = {"aoa_vec_of_vecs", "aoa_fixed8", "aoa_linked_nodes",
-                                      "aoa_chunked8", "aoa_chunked14", "aoa_buddy",
-                                      "peer_std_vector_vector"};
+                                      "aoa_chunked8", "aoa_chunked14", "aoa_chunked8_sorted",
+                                      "aoa_buddy", "peer_std_vector_vector"};
 #define N_DESIGNS (sizeof designs / sizeof designs[0])
 
 /* A container of ops with n entities (handles to hs). */
@@ -244,6 +269,324 @@ static void test_buddy_lists_grow_in_place_move_and_rebuild(void **state)
 	ops->destroy(c);
 }
 
+/* ---- aoa_chunked8_sorted (aoa/chunk_sort.h) ---- */
+
+#define SN 200   /* entities */
+#define SMAX 40  /* most tags one gets */
+
+struct sorted_run {
+	const struct dod_ops *ops;
+	void *c;
+	uint64_t by_slot[SN + 1]; /* the live entity of each slot, 0: free */
+	uint64_t rng;
+};
+
+static uint64_t s_rand(struct sorted_run *r, uint64_t below)
+{
+	r->rng ^= r->rng << 13;
+	r->rng ^= r->rng >> 7;
+	r->rng ^= r->rng << 17;
+	return r->rng % below;
+}
+
+static struct aoa_sort_probe s_probe(const void *c)
+{
+	struct aoa_sort_probe p;
+	dod_ops_aoa_chunked8_sorted_sort_probe_8(c, &p);
+	return p;
+}
+
+/* add_n, or remove_n (remove), of n pairs: at most 2 steps an item, swaps among them. */
+static void s_batch(struct sorted_run *r, const uint64_t *ents, const uint32_t *tags,
+                    size_t n, bool remove)
+{
+	struct aoa_sort_probe b = s_probe(r->c), e;
+	size_t out;
+	assert_int_equal(remove ? r->ops->tags->remove_n(r->c, ents, tags, n, &out)
+	                        : r->ops->tags->add_n(r->c, ents, tags, n, &out), DOD_OK);
+	e = s_probe(r->c);
+	assert_true(e.steps - b.steps <= 2 * n);
+	assert_true(e.swaps - b.swaps <= e.steps - b.steps);
+	tc_check_ok(r->ops, r->c);
+}
+
+/* A walk: the sum; at most one step per slot and chunk. Returns its steps. */
+static uint64_t s_walk(struct sorted_run *r, uint64_t sum)
+{
+	struct aoa_sort_probe b = s_probe(r->c), e;
+	assert_int_equal(r->ops->tags->walk_sum(r->c), sum);
+	e = s_probe(r->c);
+	assert_true(e.steps - b.steps <= SN + b.chunks);
+	tc_check_ok(r->ops, r->c);
+	return e.steps - b.steps;
+}
+
+/* From the chunks' indices alone: the chains of the live entities by_slot[1 .. slots]
+ * (0: a free slot) in slot order are chunks 1, 2, ..., every live chunk. */
+static bool chains_contiguous(const void *c, const uint64_t *by_slot, size_t slots)
+{
+	uint32_t idx[SMAX + 8];
+	size_t next = 1, count;
+	for (size_t i = 1; i <= slots; i++) {
+		if (!by_slot[i])
+			continue;
+		assert_int_equal(dod_ops_aoa_chunked8_sorted_sort_chain_8(c, by_slot[i], idx,
+		                                                          SMAX + 8, &count), DOD_OK);
+		assert_true(count <= SMAX + 8);
+		for (size_t k = 0; k < count; k++)
+			if (idx[k] != next++)
+				return false;
+	}
+	return next - 1 == s_probe(c).chunks;
+}
+static bool s_contiguous(const struct sorted_run *r)
+{
+	return chains_contiguous(r->c, r->by_slot, SN);
+}
+
+/* Every live entity's tags in the design's order (room SMAX + 8 each); returns their sum. */
+static uint64_t s_lists(const struct sorted_run *r, uint32_t (*lists)[SMAX + 8],
+                        size_t *counts)
+{
+	uint64_t sum = 0;
+	for (size_t i = 1; i <= SN; i++) {
+		counts[i] = 0;
+		if (r->by_slot[i])
+			assert_int_equal(r->ops->tags->tags_of(r->c, r->by_slot[i], lists[i], SMAX + 8,
+			                                       &counts[i]), DOD_OK);
+		for (size_t k = 0; k < counts[i]; k++)
+			sum += lists[i][k];
+	}
+	return sum;
+}
+
+/* SN entities, 1..SMAX tags each added in one shuffled interleaving (batches of 1..64),
+ * then a third of the planned tags removed (some twice), 20 entities erased, 10 new ones
+ * in their slots with a few tags. */
+static void s_build(struct sorted_run *r)
+{
+	static uint64_t ents[SN * SMAX];
+	static uint32_t tags[SN * SMAX];
+	uint64_t hs[SN];
+	size_t total = 0;
+	r->ops = tc_find("aoa_chunked8_sorted", 8);
+	r->c = make(r->ops, SN, hs);
+	for (size_t e = 0; e < SN; e++) {
+		r->by_slot[bulk_weak_id(hs[e])] = hs[e];
+		for (size_t j = 1 + s_rand(r, SMAX); j; j--, total++)
+			ents[total] = hs[e], tags[total] = 2 * (uint32_t)total + 1;
+	}
+	for (size_t k = total - 1; k; k--) { /* shuffle the pairs (tags stay distinct) */
+		size_t j = s_rand(r, k + 1);
+		uint64_t te = ents[k];
+		uint32_t tt = tags[k];
+		ents[k] = ents[j], tags[k] = tags[j], ents[j] = te, tags[j] = tt;
+	}
+	for (size_t at = 0, b; at < total; at += b) {
+		b = 1 + s_rand(r, 64);
+		b = b < total - at ? b : total - at;
+		s_batch(r, ents + at, tags + at, b, false);
+	}
+	for (size_t at = 0; at < total; at += 21) /* pairs (at .. at + 6) of every 21 */
+		s_batch(r, ents + at, tags + at, at + 7 < total ? 7 : total - at, true);
+	for (size_t k = 0; k < 20; k++) {
+		uint32_t i = 1 + 10 * (uint32_t)k;
+		struct aoa_sort_probe b = s_probe(r->c);
+		assert_int_equal(r->ops->erase_n(r->c, &r->by_slot[i], 1), DOD_OK);
+		assert_true(s_probe(r->c).steps - b.steps <= 2);
+		r->by_slot[i] = 0;
+	}
+	assert_int_equal(r->ops->insert_n(r->c, 10, 7, hs), DOD_OK);
+	for (size_t k = 0; k < 10; k++) {
+		r->by_slot[bulk_weak_id(hs[k])] = hs[k];
+		uint64_t e[12] = {hs[k], hs[k], hs[k], hs[k], hs[k], hs[k], hs[k], hs[k], hs[k],
+		                  hs[k], hs[k], hs[k]};
+		uint32_t t[12];
+		for (uint32_t j = 0; j < 12; j++)
+			t[j] = 1000001 + 2 * (12 * (uint32_t)k + j);
+		s_batch(r, e, t, 1 + k, false);
+	}
+	tc_check_ok(r->ops, r->c);
+}
+
+static void test_sorted_chains_become_contiguous(void **state)
+{
+	(void)state;
+	static uint32_t before[SN + 1][SMAX + 8], after[SN + 1][SMAX + 8];
+	size_t nb[SN + 1], na[SN + 1], found;
+	struct sorted_run r = {.rng = 0x5EED};
+	s_build(&r);
+	uint64_t sum = s_lists(&r, before, nb), steps = s_probe(r.c).steps;
+	/* Reads do not sort. */
+	assert_int_equal(r.ops->tags->has_n(r.c, &r.by_slot[2], before[2], 1, &found), DOD_OK);
+	assert_int_equal(s_probe(r.c).steps, steps);
+	/* Two walks: sorted, from the indices; the lists as they were; a third walk idle. */
+	s_walk(&r, sum);
+	s_walk(&r, sum);
+	assert_true(s_probe(r.c).sorted && s_contiguous(&r));
+	assert_true(s_probe(r.c).swaps > 0);
+	assert_int_equal(s_lists(&r, after, na), sum);
+	for (size_t i = 1; i <= SN; i++) {
+		assert_int_equal(na[i], nb[i]);
+		assert_memory_equal(after[i], before[i], nb[i] * sizeof before[i][0]);
+	}
+	assert_int_equal(s_walk(&r, sum), 0);
+	/* A new head for slot 2 (8 tags: at least one new chunk, taken at the end), then
+	 * every tag of slot 5 gone (its chunks in the middle freed): scattered again; two
+	 * walks sort it again. */
+	uint64_t e2[8];
+	uint32_t t2[8];
+	for (uint32_t j = 0; j < 8; j++)
+		e2[j] = r.by_slot[2], t2[j] = 3000001 + 2 * j, sum += t2[j];
+	s_batch(&r, e2, t2, 8, false);
+	assert_false(s_probe(r.c).sorted || s_contiguous(&r));
+	uint64_t e5[SMAX + 8];
+	for (size_t k = 0; k < nb[5]; k++)
+		e5[k] = r.by_slot[5], sum -= before[5][k];
+	s_batch(&r, e5, before[5], nb[5], true);
+	/* The check sees a clean pass that claims one chunk more than it placed. */
+	struct sorted_front *a = r.c;
+	char why[256];
+	bool dirty = a->sort.dirty;
+	a->sort.dirty = false;
+	a->sort.placed++;
+	assert_int_not_equal(r.ops->check(r.c, why, sizeof why), DOD_OK);
+	assert_true(strstr(why, "placed") || strstr(why, "clean pass"));
+	a->sort.dirty = dirty;
+	a->sort.placed--;
+	tc_check_ok(r.ops, r.c);
+	s_walk(&r, sum);
+	s_walk(&r, sum);
+	assert_true(s_probe(r.c).sorted && s_contiguous(&r)); /* slot 5 lives on, no tags */
+	r.ops->destroy(r.c);
+}
+
+/* A small world: slots 1 and 6 without tags, 2: 9 tags (2 chunks), 3: 1, 4: 17 (3
+ * chunks), 5: 1, added one a call round robin, so the chains interleave: 7 chunks, a pass
+ * of 6 + 7 steps. */
+static const uint32_t small_counts[6] = {0, 9, 1, 17, 1, 0};
+
+static void *small_world(const struct dod_ops *ops, uint64_t *by_slot)
+{
+	uint64_t hs[6];
+	void *c = make(ops, 6, hs);
+	for (uint32_t round = 0; round < 17; round++)
+		for (size_t e = 0; e < 6; e++)
+			if (round < small_counts[e])
+				add_to(ops, c, hs[e], 100 * (uint32_t)e + 1 + round, 1);
+	for (size_t e = 0; e < 6; e++)
+		by_slot[bulk_weak_id(hs[e])] = hs[e];
+	return c;
+}
+
+/* Sum of every tag by tags_of (a read: no sort step). */
+static uint64_t small_sum(const struct dod_ops *ops, const void *c, const uint64_t *by_slot)
+{
+	uint32_t t[SMAX + 8];
+	size_t n;
+	uint64_t sum = 0;
+	for (size_t i = 1; i <= 6; i++)
+		if (by_slot[i]) {
+			assert_int_equal(ops->tags->tags_of(c, by_slot[i], t, SMAX + 8, &n), DOD_OK);
+			for (size_t k = 0; k < n; k++)
+				sum += t[k];
+		}
+	return sum;
+}
+
+/* Change number `change` of slot i: 0 its head chunk emptied (freed), 1 eight tags more
+ * (a new head chunk), 2 the entity erased. Returns the change in the tags' sum. */
+static int64_t small_change(const struct dod_ops *ops, void *c, uint64_t *by_slot, size_t i,
+                            int change)
+{
+	uint32_t t[SMAX + 8];
+	uint64_t ents[SMAX + 8];
+	size_t n, out;
+	int64_t delta = 0;
+	assert_int_equal(ops->tags->tags_of(c, by_slot[i], t, SMAX + 8, &n), DOD_OK);
+	if (change == 2) {
+		assert_int_equal(ops->erase_n(c, &by_slot[i], 1), DOD_OK);
+		by_slot[i] = 0;
+		for (size_t k = 0; k < n; k++)
+			delta -= t[k];
+		return delta;
+	}
+	size_t head = change ? 8 : (n % 8 ? n % 8 : n ? 8 : 0); /* tags_of: head chunk first */
+	for (size_t k = 0; k < head; k++) {
+		ents[k] = by_slot[i];
+		if (change)
+			t[k] = 9001 + 2 * (uint32_t)k;
+		delta += change ? (int64_t)t[k] : -(int64_t)t[k];
+	}
+	assert_int_equal(change ? ops->tags->add_n(c, ents, t, head, &out)
+	                        : ops->tags->remove_n(c, ents, t, head, &out), DOD_OK);
+	assert_int_equal(out, change ? 0 : head);
+	return delta;
+}
+
+/* Every cursor position of the pass (through the rest of the pass the build left and the
+ * whole next one) x every kind of change to every slot: the check holds right after, no
+ * tag is lost or gained, and the pass then sorts the buffer. */
+static void test_sorted_every_cursor_every_change(void **state)
+{
+	(void)state;
+	const struct dod_ops *ops = tc_find("aoa_chunked8_sorted", 8);
+	for (size_t k = 0; k <= 2 * 13 + 2; k++)
+		for (size_t i = 1; i <= 6; i++)
+			for (int change = 0; change < 3; change++) {
+				uint64_t by_slot[7] = {0};
+				void *c = small_world(ops, by_slot);
+				dod_ops_aoa_chunked8_sorted_sort_run_8(c, k);
+				tc_check_ok(ops, c);
+				uint64_t sum = small_sum(ops, c, by_slot);
+				sum += (uint64_t)small_change(ops, c, by_slot, i, change);
+				tc_check_ok(ops, c);
+				assert_int_equal(small_sum(ops, c, by_slot), sum);
+				dod_ops_aoa_chunked8_sorted_sort_run_8(c, 1000);
+				tc_check_ok(ops, c);
+				if (!s_probe(c).sorted || !chains_contiguous(c, by_slot, 6))
+					fail_msg("%zu steps, change %d of slot %zu: not sorted after", k,
+					         change, i);
+				assert_int_equal(ops->tags->walk_sum(c), sum);
+				ops->destroy(c);
+			}
+}
+
+/* The bound is what a call runs when the pass has work: a batch of k items runs exactly
+ * 2k steps on a scattered buffer, a walk at most a pass, nothing once sorted; an add that
+ * takes no chunk keeps the buffer sorted. */
+static void test_sorted_work_per_call_bounded(void **state)
+{
+	(void)state;
+	struct sorted_run r = {.rng = 0xB0B};
+	s_build(&r);
+	struct aoa_sort_probe b = s_probe(r.c);
+	uint64_t ent = r.by_slot[3];
+	uint32_t tag = 7;
+	size_t removed;
+	assert_false(b.sorted);
+	assert_int_equal(r.ops->tags->remove_n(r.c, &ent, &tag, 1, &removed), DOD_OK);
+	assert_int_equal(removed, 0);
+	assert_int_equal(s_probe(r.c).steps - b.steps, 2); /* an absent tag is an access too */
+	uint64_t sum = r.ops->tags->walk_sum(r.c), walked = s_probe(r.c).steps - b.steps - 2;
+	assert_true(walked > 0 && walked <= SN + b.chunks);
+	while (!s_probe(r.c).sorted)
+		s_walk(&r, sum);
+	assert_true(s_contiguous(&r));
+	b = s_probe(r.c);
+	assert_int_equal(r.ops->tags->remove_n(r.c, &ent, &tag, 1, &removed), DOD_OK);
+	assert_int_equal(s_probe(r.c).steps, b.steps);
+	/* Slot 3's head has room (its chain was not built to a multiple of 8) or not: add
+	 * until a tag lands without a new chunk and check the buffer stayed sorted. */
+	size_t count;
+	assert_int_equal(r.ops->tags->tags_of(r.c, ent, NULL, 0, &count), DOD_OK);
+	if (count % 8) {
+		s_batch(&r, &ent, (uint32_t[]){5000001}, 1, false);
+		assert_true(s_probe(r.c).sorted && s_contiguous(&r));
+	}
+	r.ops->destroy(r.c);
+}
+
 /* Entity 0: 3 tags, entity 1: 9, entity 2: none; then 2 of entity 1's removed. */
 static void crafted(const char *name, size_t tags1, size_t unit1, size_t tags2, size_t unit2)
 {
@@ -284,6 +627,8 @@ static void test_memory_statistics_exact(void **state)
 	/* chunks of 8 (40 B): 1 + 2, then 1 + 1; of 14 (64 B): 1 + 1. */
 	crafted("aoa_chunked8", 12, 3 * 40, 10, 2 * 40);
 	crafted("aoa_chunked14", 12, 2 * 64, 10, 2 * 64);
+	/* the sorted chunks of 8: 44 B (a back link each). */
+	crafted("aoa_chunked8_sorted", 12, 3 * 44, 10, 2 * 44);
 }
 
 /* A stale, a free-marked, an out-of-range entity: every tags operation fails whole. */
@@ -324,6 +669,9 @@ int main(void)
 		cmocka_unit_test(test_fixed8_refuses_a_ninth_tag),
 		cmocka_unit_test(test_nodes_reused_nil_kept),
 		cmocka_unit_test(test_buddy_lists_grow_in_place_move_and_rebuild),
+		cmocka_unit_test(test_sorted_chains_become_contiguous),
+		cmocka_unit_test(test_sorted_work_per_call_bounded),
+		cmocka_unit_test(test_sorted_every_cursor_every_change),
 		cmocka_unit_test(test_memory_statistics_exact),
 		cmocka_unit_test(test_bad_entities_change_nothing),
 	};

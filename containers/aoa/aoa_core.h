@@ -85,6 +85,18 @@ static int store_check(const struct aoa *a, char *why, size_t len);
 /* Takes back the latest tag_add to entity i of the current batch. */
 static void tag_undo(struct aoa *a, uint32_t i);
 #endif
+/* Optional (a design defines AOA_TIDY): a storage that reorganizes itself a bounded
+ * amount per access (chunked.c's chunk8_sorted: steps of a sort of its chunks).
+ * store_tidy runs at the end of every insert_n, erase_n, add_n and remove_n that
+ * succeeded, with the batch's item count (never inside a batch, so add_n's undo sees the
+ * buffer as its takes left it); tidy_reset after clear. */
+#ifdef AOA_TIDY
+static void store_tidy(struct aoa *a, size_t items);
+static void tidy_reset(struct aoa *a);
+#else
+static inline void store_tidy(struct aoa *a, size_t items) { (void)a, (void)items; }
+static inline void tidy_reset(struct aoa *a) { (void)a; }
+#endif
 
 /* ---- for the designs that keep an entity's tags in one array (fixed8, vec_of_vecs) ---- */
 
@@ -193,6 +205,7 @@ static int aoa_insert_n(void *c, size_t n, uint64_t first_key, uint64_t *handles
 			handles_out[k] = bulk_weak(i, g);
 	}
 	a->live += n;
+	store_tidy(a, n);
 	return DOD_OK;
 }
 
@@ -210,6 +223,7 @@ static int aoa_erase_n(void *c, const uint64_t *hs, size_t n)
 		bulk_free_push(a, i, aoa_link, aoa_set_link);
 	}
 	a->live -= n;
+	store_tidy(a, n);
 	return DOD_OK;
 }
 
@@ -261,6 +275,7 @@ static int aoa_clear(void *c)
 	a->n_slots = 1;
 	a->live = 0;
 	aoa_set_link(a, 0, 0);
+	tidy_reset(a);
 	return DOD_OK;
 }
 
@@ -332,6 +347,7 @@ static int aoa_add_n(void *c, const uint64_t *ents, const uint32_t *tags, size_t
 	}
 	if (refused_out)
 		*refused_out = refused;
+	store_tidy(a, n);
 	return DOD_OK;
 }
 
@@ -347,6 +363,7 @@ static int aoa_remove_n(void *c, const uint64_t *ents, const uint32_t *tags, siz
 		removed += (size_t)tag_remove(a, bulk_weak_id(ents[k]), tags[k]);
 	if (removed_out)
 		*removed_out = removed;
+	store_tidy(a, n);
 	return DOD_OK;
 }
 
