@@ -9,8 +9,8 @@ tags_memory: unit bytes between 4 B a tag and the committed bytes); aoa_fixed8 r
 tags exactly when a distribution goes past 8 a list; the other containers are skipped with
 the extension's reason; a bad --tag-dist is refused before any work; the long lists
 (each64, each1024) verify everywhere and aoa_vec_add16 allocates once per 16 tags there;
-make bench and make bench-quick run them. DODBENCH overrides the binary (make test runs
-this against the ASan+UBSan build too).
+make bench and make bench-quick run them, make bench D7's long lists too. DODBENCH
+overrides the binary (make test runs this against the ASan+UBSan build too).
 """
 import csv
 import re
@@ -21,8 +21,6 @@ from test_cli import ROOT, run
 
 SCENARIOS = ["tags_build", "tags_walk", "tags_has", "tags_churn", "tags_memory"]
 DISTS = ["game", "three", "upto8", "upto32"]
-LONG = {"each64": 64, "each1024": 1024}  # every entity exactly this many tags
-VECTORS = ("aoa_vec_of_vecs", "aoa_vec_add16", "peer_std_vector_vector")  # one array a list
 LONG = {"each64": 64, "each1024": 1024}  # every entity exactly this many tags
 VECTORS = ("aoa_vec_of_vecs", "aoa_vec_add16", "peer_std_vector_vector")  # one array a list
 
@@ -157,4 +155,17 @@ def test_make_bench_and_bench_quick_run_the_tags_scenarios():
         assert f"-{s}" in scenarios(bench[0]), s
         assert runs(s, "10000"), s
     assert runs("tags_walk", "1000000") and runs("tags_memory", "1000000")
+    # D7: aoa_vec_add16 builds long lists beside aoa_vec_of_vecs, as many tags at 64 and
+    # 1024 a list, and no other tags line runs it.
+    d7 = {}
+    for l in bench[1:]:
+        names = l[l.index("--container") + 1].split(",")
+        if "aoa_vec_add16" in names:
+            assert "aoa_vec_of_vecs" in names and scenarios(l) == ["tags_build"], l
+            for n in l[l.index("--n") + 1].split(","):
+                for dist in l[l.index("--tag-dist") + 1].split(","):
+                    d7[dist] = int(n) * LONG[dist]
+        elif any(s.startswith("tags_") for s in scenarios(l)):
+            assert "-aoa_vec_add16" in names, l
+    assert d7 == {"each64": 1024000, "each1024": 1024000}
     assert scenarios(sweep_lines("quick.txt")[0]) == ["all"]
