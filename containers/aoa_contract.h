@@ -56,7 +56,8 @@ struct dod_tags_ops {
 	 * refused_out may be NULL. Returns 0, an entity's error (nothing changed), DOD_ENOMEM
 	 * or DOD_EFULL (node indices exhausted): then nothing changed either (the tags added
 	 * by the call so far are taken back; a buffer grown on the way may keep its capacity).
-	 * O(1) amortized per tag (vectors: x2 growth). */
+	 * O(1) amortized per tag (vectors: x2 growth), but aoa_vec_add16's O(tags of the
+	 * entity) (+16 growth, claim D7). */
 	int (*add_n)(void *c, const uint64_t *ents, const uint32_t *tags, size_t n,
 	             size_t *refused_out);
 	/* For i = 0..n-1 in order: removes one occurrence of tags[i] from entity ents[i]; a

@@ -82,6 +82,26 @@ def ratio_ci(a, b, level=0.95, seed=1, resamples=RESAMPLES):
     return RatioCI(ratio, float(ci.low), float(ci.high), level)
 
 
+def widening_ci(a1, b1, a2, b2, level=0.95, seed=1, resamples=RESAMPLES):
+    """How much the time ratio b/a grows from one case to another: (median(b2) /
+    median(a2)) / (median(b1) / median(a1)), a RatioCI (unitless; > 1: the gap widens).
+    Percentile bootstrap as ratio_ci's, the four samples resampled independently; no CI
+    when a sample has fewer than MIN_REPS values or a value <= 0."""
+    samples = (a1, b1, a2, b2)
+    if any(not xs or min(xs) <= 0 for xs in samples):
+        return RatioCI(None, None, None, level)
+    ratio = (median(b2) / median(a2)) / (median(b1) / median(a1))
+    if min(len(xs) for xs in samples) < MIN_REPS:
+        return RatioCI(ratio, None, None, level)
+    ci = sps.bootstrap(
+        tuple(np.asarray(xs, float) for xs in samples),
+        lambda w, x, y, z, axis: (np.median(z, axis=axis) / np.median(y, axis=axis))
+        / (np.median(x, axis=axis) / np.median(w, axis=axis)),
+        n_resamples=resamples, vectorized=True, paired=False, confidence_level=level,
+        method="percentile", random_state=np.random.default_rng(seed)).confidence_interval
+    return RatioCI(ratio, float(ci.low), float(ci.high), level)
+
+
 def compare_samples(a, b):
     """Two-sided Mann-Whitney U p-value that a and b come from the same distribution.
 

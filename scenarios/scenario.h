@@ -78,10 +78,15 @@ enum scn_tag_dist {
 	                   in 1..4, 2% uniform in 50..100 (mean ~3.97) */
 	SCN_TAGS_THREE, /* exactly 3 (the article's "30% at 3 tags" for chunks of 8) */
 	SCN_TAGS_UPTO8, /* uniform in 1..8: every list fits a fixed record of 8 */
-	SCN_TAGS_UPTO32 /* uniform in 1..32: a fixed record of 8 refuses some */
+	SCN_TAGS_UPTO32, /* uniform in 1..32: a fixed record of 8 refuses some */
+	SCN_TAGS_EACH64, /* exactly 64, and */
+	SCN_TAGS_EACH1024 /* exactly 1024: long lists, where growth by a constant (+16, claim
+	                   * D7) copies a list 3 or 63 times; n x 1024 x 16 B of plan and
+	                   * tags (160 MB at n = 10k) */
 };
-#define SCN_N_TAG_DISTS 4
-/* "game", "three", "upto8", "upto32": the CLI's and the CSV's words. */
+#define SCN_N_TAG_DISTS 6
+/* "game", "three", "upto8", "upto32", "each64", "each1024": the CLI's and the CSV's
+ * words. */
 extern const char *const scn_tag_dist_names[SCN_N_TAG_DISTS];
 
 struct scn_params {

@@ -16,11 +16,15 @@
  *   work; no call runs more steps than its bound (2 per batch item, one pass' worth per
  *   walk; read from the container's step counter, not a clock); reads do not sort; its
  *   check catches a pass that claims a prefix it has not placed;
+ * - aoa_vec_add16's capacity grows by exactly 16 tags, each growth a new block with the
+ *   whole list copied (dod_growth: moved, every byte copied), the contents kept, where
+ *   aoa_vec_of_vecs doubles; its check catches a capacity off the step;
  * - memory statistics are exact on crafted inputs, for every design and the peer;
  * - a bad entity (stale, free, out of range) fails a tags batch whole, changing nothing.
  * White-box reads mirror the front of aoa/aoa_core.h's struct aoa (the entity table's
  * fields, then the design's store, which starts with its struct aoa_pool for the node
- * designs; aoa_buddy's whole store; aoa_chunked8_sorted's sort cursor).
+ * designs; aoa_buddy's whole store; aoa_chunked8_sorted's sort cursor; the vectors'
+ * headers and counts).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -78,8 +82,17 @@ int dod_ops_aoa_chunked8_sorted_sort_chain_8(const void *c, uint64_t ent,
                                              size_t *count_out);
 size_t dod_ops_aoa_chunked8_sorted_sort_run_8(void *c, size_t steps);
 
-static const char *const designs[] = {"aoa_vec_of_vecs", "aoa_fixed8", "aoa_linked_nodes",
-                                      "aoa_chunked8", "aoa_chunked14", "aoa_chunked8_sorted",
+/* struct aoa of aoa_vec_of_vecs and aoa_vec_add16 (aoa/vec_of_vecs.c). */
+struct vec_front {
+	void *slots;
+	struct bl_hdr *hdr;
+	size_t cap, hdr_cap, n_slots, high, live;
+	size_t tags, array_bytes;
+};
+
+static const char *const designs[] = {"aoa_vec_of_vecs", "aoa_vec_add16", "aoa_fixed8",
+                                      "aoa_linked_nodes", "aoa_chunked8", "aoa_chunked14",
+                                      "aoa_chunked8_sorted",
                                       "aoa_buddy", "peer_std_vector_vector"};
 #define N_DESIGNS (sizeof designs / sizeof designs[0])
 
@@ -587,6 +600,62 @@ static void test_sorted_work_per_call_bounded(void **state)
 	r.ops->destroy(r.c);
 }
 
+/* aoa_vec_add16: entity 0 to 48 tags in steps, entity 1's adds between them. Room for 16,
+ * 32, 48 tags (memory's unit_bytes and the header); each growth one dod_growth growth that
+ * moved (malloc before free: never the same block) and copied the whole list, realloc
+ * never asked; every tag kept. aoa_vec_of_vecs on the same adds: 1, 2, 4, ... 64. A cap
+ * off the step fails the check. */
+static void test_add16_grows_by_16_and_copies(void **state)
+{
+	(void)state;
+	const struct dod_ops *ops = tc_find("aoa_vec_add16", 8), *x2 = tc_find("aoa_vec_of_vecs", 8);
+	uint64_t hs[2], hx[2];
+	void *c = make(ops, 2, hs), *cx = make(x2, 2, hx);
+	struct vec_front *a = c;
+	const uint32_t e0 = bulk_weak_id(hs[0]);
+	struct dod_tags_memory m;
+	size_t room = 0, added = 0;
+	for (size_t step = 0; step < 6; step++) { /* 1, 15, 1, 15, 1, 15 tags */
+		size_t k = step % 2 ? 15 : 1;
+		uint32_t *was = a->hdr[e0].a;
+		struct dod_growth_counts before = dod_growth;
+		add_to(ops, c, hs[0], 1 + (uint32_t)added, k);
+		if (added + k > room) { /* one growth (the first add's, from nothing, not counted) */
+			assert_int_equal(dod_growth.grows - before.grows, room ? 1 : 0);
+			assert_int_equal(dod_growth.moves - before.moves, room ? 1 : 0);
+			assert_int_equal(dod_growth.copied_bytes - before.copied_bytes, room * 4);
+			assert_ptr_not_equal(a->hdr[e0].a, was);
+			room += 16;
+		} else {
+			assert_int_equal(dod_growth.grows, before.grows);
+			assert_ptr_equal(a->hdr[e0].a, was);
+		}
+		add_to(x2, cx, hx[0], 1 + (uint32_t)added, k);
+		add_to(ops, c, hs[1], 1000 + (uint32_t)step, 1);
+		added += k;
+		assert_int_equal(a->hdr[e0].cap, room);
+		assert_int_equal(a->hdr[e0].n, added);
+		ops->tags->memory(c, &m);
+		assert_int_equal(m.tags, added + step + 1);
+		assert_int_equal(m.unit_bytes, (room + 16) * 4); /* entity 1: under 16 tags */
+		assert_true(holds_run(ops, c, hs[0], 1, added));
+	}
+	assert_int_equal(room, 48);
+	x2->tags->memory(cx, &m);
+	assert_int_equal(m.unit_bytes, 64 * 4); /* 48 tags: x2's 64 tags' room */
+	assert_true(holds_run(x2, cx, hx[0], 1, added));
+	a->hdr[e0].cap = 56; /* (not written to) the bytes count too: only the step is wrong */
+	a->array_bytes += 8 * 4;
+	char why[256];
+	assert_int_not_equal(ops->check(c, why, sizeof why), DOD_OK);
+	assert_non_null(strstr(why, "not a multiple of 16"));
+	a->hdr[e0].cap = 48;
+	a->array_bytes -= 8 * 4;
+	tc_check_ok(ops, c);
+	ops->destroy(c);
+	x2->destroy(cx);
+}
+
 /* Entity 0: 3 tags, entity 1: 9, entity 2: none; then 2 of entity 1's removed. */
 static void crafted(const char *name, size_t tags1, size_t unit1, size_t tags2, size_t unit2)
 {
@@ -620,6 +689,8 @@ static void test_memory_statistics_exact(void **state)
 	/* vectors: capacity 1, 2, 4 ... : 4 + 16 tags' room; kept after removals. */
 	crafted("aoa_vec_of_vecs", 12, (4 + 16) * 4, 10, (4 + 16) * 4);
 	crafted("peer_std_vector_vector", 12, (4 + 16) * 4, 10, (4 + 16) * 4);
+	/* +16: 16 tags' room each (3 and 9 tags). */
+	crafted("aoa_vec_add16", 12, (16 + 16) * 4, 10, (16 + 16) * 4);
 	/* buddy blocks: 8 B at least, then x2: 4 and 16 tags' room, as the vectors'. */
 	crafted("aoa_buddy", 12, (4 + 16) * 4, 10, (4 + 16) * 4);
 	/* {tag, next}: 8 B a tag. */
@@ -672,6 +743,7 @@ int main(void)
 		cmocka_unit_test(test_sorted_chains_become_contiguous),
 		cmocka_unit_test(test_sorted_work_per_call_bounded),
 		cmocka_unit_test(test_sorted_every_cursor_every_change),
+		cmocka_unit_test(test_add16_grows_by_16_and_copies),
 		cmocka_unit_test(test_memory_statistics_exact),
 		cmocka_unit_test(test_bad_entities_change_nothing),
 	};

@@ -1,11 +1,11 @@
-/* vec_hooks.h - the header type and the aoa_core.h hooks that aoa_vec_of_vecs and
- * aoa_buddy share: both keep an entity's tags in one array of its own whose capacity
- * doubles, wherever its allocator put it (malloc, or a block of the buddy arena). A design
- * file defines its struct aoa_store, holding size_t tags (stored, over every entity) and
- * array_bytes (the capacity of every array, in bytes), then includes this header, which
- * includes aoa/aoa_core.h with the header {a, n, cap} and no tag limit; the design's own
- * hooks follow (store_create, store_destroy, hdr_release, store_clear, tag_add,
- * store_bytes, store_check).
+/* vec_hooks.h - the header type and the aoa_core.h hooks that aoa_vec_of_vecs (and its
+ * +16 form aoa_vec_add16) and aoa_buddy share: each keeps an entity's tags in one array of
+ * its own whose capacity doubles (aoa_vec_add16: grows by 16 tags), wherever its allocator
+ * put it (malloc, or a block of the buddy arena). A design file defines its struct
+ * aoa_store, holding size_t tags (stored, over every entity) and array_bytes (the capacity
+ * of every array, in bytes), then includes this header, which includes aoa/aoa_core.h with
+ * the header {a, n, cap} and no tag limit; the design's own hooks follow (store_create,
+ * store_destroy, hdr_release, store_clear, tag_add, store_bytes, store_check).
  *
  * Header invariants (vec_check_headers): n <= cap; a == NULL iff cap == 0; a free slot's
  * header is {NULL, 0, 0}; array_bytes = the sum of cap x 4, tags the sum of n. Remove

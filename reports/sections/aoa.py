@@ -93,8 +93,10 @@ def _design_row(run, c, at, article):
 
 
 def _designs(run, claims):
-    """The per-design table of the tags scenarios (default distribution), or []."""
-    names = {k[1] for k in run.cases if k[0] in ac.TAGS_SCENARIOS}
+    """The per-design table of the tags scenarios (default distribution: the designs with
+    a case there; aoa_vec_add16's long lists are D7's row), or []."""
+    names = {k[1] for k in run.cases if k[0] in ac.TAGS_SCENARIOS
+             and ac.axis(k, ac.DIST) in (ac.DEFAULT_DIST, None)}
     if not names:
         return []
     dist = ac.DEFAULT_DIST

@@ -3,11 +3,13 @@
 each where the rows can judge it, a function (run, claim, ctx) -> verdicts.Verdict, and
 RULES, the table claims.csv's rule column names, each with a one-line text of what it
 compares and its threshold (the claim's params column, claim.param, else the defaults
-written here). D7 (constant growth of a list) has no rule: no tags design grows its lists
-by a constant (NO_RULE says so; A13 judges constant growth on the Bulk data array).
+written here). D7 (+16 growth) is judged on aoa_vec_add16 (aoa_vec_of_vecs' arrays grown
+by 16 tags, each growth a copy) against aoa_vec_of_vecs (x2), building long lists
+(tags_build at --tag-dist each64 and each1024).
 
 What the rows hold (scenarios/tags_*.c, scenarios/dc_*.c): tags_walk's ops = tags stored,
-so ns_per_op is ns per tag and ops / n the average list length; tags_memory's
+so ns_per_op is ns per tag and ops / n the average list length (tags_build's too: ns per
+append); tags_memory's
 committed_bytes = what the container holds, its checksum = the bytes of the storage units
 that hold the tags (nodes, chunks, records, array capacities), so the share of bytes
 holding tags is 4 x ops / checksum (the article's utilization), and allocs = allocator
@@ -20,18 +22,22 @@ case are its n entities.
 
 The containers are roles of reports/data/containers.csv: aoa_vector (the vector per
 entity designs; the first is the walk-cost reference), aoa_fixed, aoa_linked, aoa_chunk8,
-aoa_sorted, aoa_buddy, dc_step (the DataComponent's steps in the article's order). A
+aoa_sorted, aoa_buddy, aoa_constgrow (+16 growth: a vector per entity, but not one of
+aoa_vector's x2 designs), dc_step (the DataComponent's steps in the article's order). A
 container of a role that the run lacks (aoa_chunked8_sorted, aoa_buddy before they exist)
 makes its claim "not measured", naming it."""
+import math
 import os
 
 import charts
 import md
 import results
+import stats as bench_stats
 import verdicts as vd
 from md import DASH, ci_text, fmt, pct
 from sections.bulk_run import Rule, ratio
-from sections.handle_map_claims import AGAINST, FOR, axis, cases_of, judged, median_of, sign_of
+from sections.handle_map_claims import (AGAINST, FOR, OPEN, axis, cases_of, judged, median_of,
+                                        sign_of)
 
 VECTORS = results.role("aoa_vector")
 VEC = VECTORS[0]
@@ -40,6 +46,7 @@ LINKED = results.role("aoa_linked")[0]
 CHUNK8 = results.role("aoa_chunk8")[0]
 SORTED = results.role("aoa_sorted")[0]
 BUDDY = results.role("aoa_buddy")[0]
+CONSTGROW = results.role("aoa_constgrow")[0]
 STEPS = results.role("dc_step")
 NAIVE, FLAT, SOA, SINGLE = STEPS[0], STEPS[1], STEPS[2], STEPS[-1]
 FAMILY = "aoa"
@@ -51,15 +58,14 @@ SHARE_TOL = 0.02       # D3, D4: a share within 2 points of the article's figure
 WASTE = 0.25           # D2: a quarter of the record holding no tag is waste
 MAX_TAGS = 8           # D2: the fixed record's maximum
 CHUNK = 8              # D4: tags per chunk
+LONG = 64              # D7: lists of 64 tags or more (3 copies of +16 growth) are long
 FEW = 16               # D8: "a few keys": up to 16 values per component
 DC_LIMIT = 65532       # D10: dc_single_buffer's largest buffer (16-bit offsets)
 ALL_TYPES = 4          # D10: with 4 keys or more a component holds every type
 CHART = "aoa_walk.png"
 TAGS_SCENARIOS = ("tags_build", "tags_walk", "tags_has", "tags_churn", "tags_memory")
 DC_SCENARIOS = ("dc_get", "dc_set", "dc_copy", "dc_memory")
-NO_RULE = {"D7": "no rule: no tags design grows its lists by a constant (a variant with "
-                 "alloc constgrow and tags_build at --tag-dist three, upto8, upto32 would "
-                 "measure it; A13 judges constant growth on the Bulk data array)"}
+NO_RULE = {}  # every D claim has a rule
 
 
 # --- what the rows hold ---------------------------------------------------------------------
@@ -114,8 +120,9 @@ def reps(run, scenarios, container):
 
 def single_buffer(run):
     """The aoa designs of the run that keep their tags in one buffer (not a vector per
-    entity), by name."""
-    return sorted(c for c, m in run.meta.items() if m.family == FAMILY and c not in VECTORS)
+    entity: neither aoa_vector's nor aoa_constgrow's), by name."""
+    return sorted(c for c, m in run.meta.items()
+                  if m.family == FAMILY and c not in VECTORS and c != CONSTGROW)
 
 
 def walk_ratio(run, n, dist=DEFAULT_DIST):
@@ -289,6 +296,85 @@ def _buddy_fit(run, claim, ctx):
     return judged(signs, f"{BUDDY} / {VEC}: " + "; ".join(parts))
 
 
+# --- D7: growth by a constant ------------------------------------------------------------
+
+def build_cases(run):
+    """[(average list length, n, dist, RatioCI of CONSTGROW's tags_build time / VEC's,
+    CONSTGROW's CaseStats, VEC's)] of every case both built, by list length, then n (a
+    case is one plan, the same tags for both, so the time ratio is the ratio per append)."""
+    mine, base = tags_cases(run, "tags_build", CONSTGROW), tags_cases(run, "tags_build", VEC)
+    return sorted((mine[nd][1].ops / nd[0], nd[0], nd[1], ratio(base[nd][1], mine[nd][1]),
+                   mine[nd][1], base[nd][1]) for nd in set(mine) & set(base))
+
+
+def shorter_twin(cases, long):
+    """The case of `cases` with shorter lists than `long` whose tag count is nearest its
+    (the same appends and bytes of lists, spread over more entities; sweeps/bench.txt
+    builds each64 at 16 times each1024's n), the shortest lists on a tie; None without
+    shorter lists."""
+    shorter = [c for c in cases if c[0] < long[0]]
+    return min(shorter, key=lambda c: (abs(math.log(c[4].ops / long[4].ops)), c[0]),
+               default=None)
+
+
+def widening(short, long):
+    """RatioCI of how much the time ratio grows from the short lists' case to the long
+    lists' (build_cases entries): above 1, the gap widens with the list."""
+    return bench_stats.widening_ci(short[5].times_ns, short[4].times_ns, long[5].times_ns,
+                                   long[4].times_ns, seed=results.SEED)
+
+
+def _long_sign(case, short, same):
+    """(sign, why or None, growth text) of one case of the longest lists against its
+    shorter twin: FOR when its ratio CI and the CI of the ratio's growth from the twin's
+    are above 1 + same, AGAINST when its ratio CI is below 1 + same, else OPEN."""
+    sign = sign_of(case[3], 1 + same)
+    if short is None:
+        why = ("a case of shorter lists (--tag-dist each64) would show whether the gap "
+               "widens with the list")
+        return (OPEN, why, "") if sign == FOR else (sign, None, "")
+    grows = widening(short, case)
+    text = f"; {label(*case[1:3])} over {label(*short[1:3])}: the ratio grows {ci_text(grows)}"
+    growth = sign_of(grows, 1 + same)
+    if sign != FOR or growth == FOR:
+        return sign, None, text
+    return OPEN, (f"the ratio does not grow from {label(*short[1:3])} as O(L) appends would "
+                  "make it" if growth == AGAINST else f"whether the ratio grows from "
+                  f"{label(*short[1:3])}: " + vd.straddle_text(grows, 1 + same)), text
+
+
+def _constgrow_appends(run, claim, ctx):
+    """D7: tags_build time per tag of aoa_vec_add16 / aoa_vec_of_vecs at the longest lists
+    built (at least `long` tags on average), each such case beside its shorter twin (the
+    shorter lists' case with the nearest tag count): confirmed when the long lists' ratio
+    CI is above 1 + same and so is the CI of its growth from the twin's ratio (O(L) per
+    append against x2's O(1): the gap widens with the list), refuted when the long lists'
+    CI is below 1 + same, else not decided."""
+    same, long_ = claim.param("same", SAME), claim.param("long", LONG)
+    cases = build_cases(run)
+    if not cases:
+        return missing(f"tags_build rows of {CONSTGROW} beside {VEC} (--tag-dist each64 "
+                       "and each1024: long lists)", absent(run, CONSTGROW) or absent(run, VEC))
+    text = (f"tags_build time per tag {CONSTGROW} (+16) / {VEC} (x2), each one's median ns "
+            "per tag in parentheses: " + "; ".join(
+                f"{label(n, dist)} {ci_text(ci)} ({fmt(mine.ns_per_op)} vs "
+                f"{fmt(base.ns_per_op)} ns)" for _, n, dist, ci, mine, base in cases))
+    longest = cases[-1][0]
+    if longest < long_:
+        return vd.Verdict(vd.PREMISE_NOT_EXERCISED, vd.premise_text(
+            f"no case's lists averaged {fmt(long_)} tags or more (few +16 growths to copy)",
+            "run tags_build with --tag-dist each64,each1024") + f" ({text})")
+    signs, whys = [], {}
+    for case in (c for c in cases if c[0] == longest):
+        sign, why, grows = _long_sign(case, shorter_twin(cases, case), same)
+        at = label(*case[1:3])
+        text += grows
+        signs.append((at, sign, case[3], 1 + same))
+        if why:
+            whys[at] = why
+    return judged(signs, text, whys)
+
+
 # --- D8-D11: the DataComponent --------------------------------------------------------------
 
 def dc_case(key):
@@ -459,6 +545,12 @@ RULES = {
     "aoa_buddy_fit": Rule(_buddy_fit, "aoa_buddy / aoa_vec_of_vecs: tags_build and tags_churn "
                           "time CI below 1 + same (5%), tags_memory bytes per tag at most "
                           "1 + same times; every case"),
+    "aoa_constgrow_appends": Rule(_constgrow_appends, "tags_build time per tag "
+                                  "aoa_vec_add16 / aoa_vec_of_vecs at the longest lists (at "
+                                  "least long (64) tags): its CI above 1 + same (5%) and the CI "
+                                  "of its growth over the ratio at shorter lists of as many "
+                                  "tags above 1 + same confirmed, its CI below 1 + same "
+                                  "refuted"),
     "dc_linear_search": Rule(_linear_search, "dc_get time dc_naive / dc_hashed_flat at up to "
                              "few (16) keys: CI above 1 confirmed, below refuted, per case"),
     "dc_soa_keys": Rule(_soa_keys, "dc_get time dc_hashed_flat / dc_soa: CI above 1 "

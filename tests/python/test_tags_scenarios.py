@@ -7,9 +7,10 @@ counts and the container's check); ops, samples and the checksums are what each
 scenario's opening comment says (tags_build: the refusals, 0 but for a fixed maximum;
 tags_memory: unit bytes between 4 B a tag and the committed bytes); aoa_fixed8 refuses
 tags exactly when a distribution goes past 8 a list; the other containers are skipped with
-the extension's reason; a bad --tag-dist is refused before any work; make bench and make
-bench-quick run them. DODBENCH overrides the binary (make test runs this against the
-ASan+UBSan build too).
+the extension's reason; a bad --tag-dist is refused before any work; the long lists
+(each64, each1024) verify everywhere and aoa_vec_add16 allocates once per 16 tags there;
+make bench and make bench-quick run them, make bench D7's long lists too. DODBENCH
+overrides the binary (make test runs this against the ASan+UBSan build too).
 """
 import csv
 import re
@@ -20,6 +21,8 @@ from test_cli import ROOT, run
 
 SCENARIOS = ["tags_build", "tags_walk", "tags_has", "tags_churn", "tags_memory"]
 DISTS = ["game", "three", "upto8", "upto32"]
+LONG = {"each64": 64, "each1024": 1024}  # every entity exactly this many tags
+VECTORS = ("aoa_vec_of_vecs", "aoa_vec_add16", "peer_std_vector_vector")  # one array a list
 
 
 def exts():
@@ -60,7 +63,7 @@ def test_every_tags_scenario_verifies_on_every_tags_container(tmp_path, tags):
             stored = int(r["ops"])
             assert 4 * stored <= int(r["checksum"]) <= int(r["committed_bytes"]), r
             if r["allocs"] and n == 300:  # D1: a vector per entity is an allocation a list
-                one_buffer = r["container"] not in ("aoa_vec_of_vecs", "peer_std_vector_vector")
+                one_buffer = r["container"] not in VECTORS
                 assert (int(r["allocs"]) < 100) if one_buffer else (int(r["allocs"]) >= n), r
         if r["scenario"] == "tags_build":
             refused = int(r["checksum"])
@@ -68,6 +71,34 @@ def test_every_tags_scenario_verifies_on_every_tags_container(tmp_path, tags):
             assert refused == 0 or may_refuse, r
             if r["axis_tag_dist"] == "three":
                 assert int(r["ops"]) == 3 * n, r
+
+
+def test_long_lists_verify_and_add16_allocates_per_16_tags(tmp_path, tags):
+    """--tag-dist each64, each1024: every entity exactly 64 or 1024 tags, built, walked and
+    measured on every tags container (aoa_fixed8 keeps 8 an entity); aoa_vec_add16 holds
+    exactly L x 4 B a list and makes L / 16 allocations a list, aoa_vec_of_vecs log2 L + 1
+    (the allocs column: empty under ASan)."""
+    out = tmp_path / "long.csv"
+    p = run("run", "--container", ",".join(tags), "--scenario", "tags_build,tags_walk,tags_memory",
+            "--n", "1,40", "--tag-dist", ",".join(LONG), "--reps", "1", "--warmup", "0",
+            "--out", str(out))
+    assert p.returncode == 0, p.stdout + p.stderr
+    rows = rows_of(out)
+    assert len(rows) == 3 * 2 * 2 * len(tags)
+    for r in rows:
+        assert r["status"] == "ok" and r["verified"] == "1", r
+        n, length = int(r["n"]), LONG[r["axis_tag_dist"]]
+        kept = min(length, 8) if r["container"] == "aoa_fixed8" else length
+        if r["scenario"] == "tags_build":
+            assert int(r["ops"]) == length * n and int(r["checksum"]) == (length - kept) * n, r
+        if r["scenario"] == "tags_memory":
+            assert int(r["ops"]) == kept * n, r
+            if r["container"] in ("aoa_vec_add16", "aoa_vec_of_vecs"):
+                assert int(r["checksum"]) == 4 * length * n, r  # 64, 1024: no room to spare
+            if r["allocs"] and r["container"] == "aoa_vec_add16":
+                assert int(r["allocs"]) >= n * length // 16, r
+            if r["allocs"] and r["container"] == "aoa_vec_of_vecs":
+                assert int(r["allocs"]) < n * length.bit_length() + 16, r
 
 
 def test_fixed8_refuses_past_eight_and_walks_what_it_kept(tmp_path, tags):
@@ -124,4 +155,17 @@ def test_make_bench_and_bench_quick_run_the_tags_scenarios():
         assert f"-{s}" in scenarios(bench[0]), s
         assert runs(s, "10000"), s
     assert runs("tags_walk", "1000000") and runs("tags_memory", "1000000")
+    # D7: aoa_vec_add16 builds long lists beside aoa_vec_of_vecs, as many tags at 64 and
+    # 1024 a list, and no other tags line runs it.
+    d7 = {}
+    for l in bench[1:]:
+        names = l[l.index("--container") + 1].split(",")
+        if "aoa_vec_add16" in names:
+            assert "aoa_vec_of_vecs" in names and scenarios(l) == ["tags_build"], l
+            for n in l[l.index("--n") + 1].split(","):
+                for dist in l[l.index("--tag-dist") + 1].split(","):
+                    d7[dist] = int(n) * LONG[dist]
+        elif any(s.startswith("tags_") for s in scenarios(l)):
+            assert "-aoa_vec_add16" in names, l
+    assert d7 == {"each64": 1024000, "each1024": 1024000}
     assert scenarios(sweep_lines("quick.txt")[0]) == ["all"]

@@ -1,5 +1,5 @@
 """Tests of reports/sections/aoa_claims.py, the Allocation Adventures claims' rules
-(D1-D11, D7 without a rule): for every rule, crafted rows that give each class the rule
+(D1-D11): for every rule, crafted rows that give each class the rule
 can give (confirmed, refuted, not measured for all; depends, not decided and premise not
 exercised where the rule has them), every D id with a rule in claims.csv covered; the
 section and the claim index on the committed fixture tests/fixtures/aoa_bench.csv.xz (a
@@ -80,6 +80,20 @@ def copies(allocs_per, keys=4, n=30000):
     return dc(ac.SINGLE, "dc_copy", n, 40.0, keys, ops=n, allocs=round(allocs_per * n))
 
 
+def builds(n, dist, length, mine, base, jitter=TIGHT):
+    """tags_build of aoa_vec_add16 (mine ns per tag) and aoa_vec_of_vecs (base) at n,
+    every entity `length` tags (--tag-dist dist)."""
+    return (tags(ac.CONSTGROW, "tags_build", n, mine, dist, ops=length * n, jitter=jitter)
+            + tags(VEC, "tags_build", n, base, dist, ops=length * n, jitter=jitter))
+
+
+def long_lists(short_ratio, long_ratio, n=1000):
+    """builds as sweeps/bench.txt's: each1024 at n, each64 at 16 n (the same tags), whose
+    time ratios are long_ratio and short_ratio."""
+    return (builds(16 * n, "each64", 64, 20.0 * short_ratio, 20.0)
+            + builds(n, "each1024", 1024, 30.0 * long_ratio, 30.0))
+
+
 def pair(scenario, mine, base, n=10000, jitter=TIGHT, ops=None):
     return (tags(ac.BUDDY, scenario, n, mine, ops=ops, jitter=jitter)
             + tags(VEC, scenario, n, base, ops=ops, jitter=jitter))
@@ -140,6 +154,17 @@ CASES = {
         vd.UNDECIDED: lambda: pair("tags_build", 20.0, 20.0, jitter=WIDE),
         vd.NOT_MEASURED: lambda: tags(VEC, "tags_build", 10000, 20.0),
     },
+    "aoa_constgrow_appends": {
+        vd.CONFIRMED: lambda: long_lists(0.9, 2.5),
+        vd.REFUTED: lambda: long_lists(0.9, 1.0),
+        vd.DEPENDS: lambda: long_lists(0.9, 2.5) + long_lists(0.9, 0.95, n=2000),
+        vd.UNDECIDED: lambda: builds(10000, "each64", 64, 20.0, 20.0)
+        + builds(10000, "each1024", 1024, 31.0, 30.0, jitter=WIDE),
+        vd.UNDECIDED + " (the gap does not widen)": lambda: long_lists(3.0, 2.5),
+        vd.UNDECIDED + " (no shorter lists)": lambda: builds(10000, "each1024", 1024, 75.0, 30.0),
+        vd.PREMISE_NOT_EXERCISED: lambda: builds(10000, "game", 4, 20.0, 20.0),
+        vd.NOT_MEASURED: lambda: builds(10000, "each1024", 1024, 75.0, 30.0)[5:],  # VEC only
+    },
     "dc_linear_search": {
         vd.CONFIRMED: lambda: gets(ac.NAIVE, ac.FLAT, 20.0, 5.0)
         + gets(ac.NAIVE, ac.FLAT, 40.0, 15.0, 16),
@@ -185,10 +210,10 @@ def test_each_rule_gives_each_of_its_classes(tmp_path, rule, label):
     assert verdict == expected, measured
 
 
-def test_every_rule_can_refute_and_every_d_claim_but_d7_has_a_tested_rule():
+def test_every_rule_can_refute_and_every_d_claim_has_a_tested_rule():
     assert {c.rule for c in CLAIMS if c.rule} == set(ac.RULES) == set(CASES)
-    assert {c.id for c in CLAIMS if c.rule} == {f"D{i}" for i in range(1, 12)} - {"D7"}
-    assert set(ac.NO_RULE) == {c.id for c in CLAIMS if not c.rule}
+    assert {c.id for c in CLAIMS if c.rule} == {f"D{i}" for i in range(1, 12)}
+    assert set(ac.NO_RULE) == {c.id for c in CLAIMS if not c.rule} == set()
     for rule, cls in CASES.items():
         assert {vd.CONFIRMED, vd.REFUTED, vd.NOT_MEASURED} <= set(cls), rule
 
@@ -209,6 +234,26 @@ def test_measured_texts_say_what_decided(tmp_path):
     assert "--tag-dist three" in text
     _, text = judged(tmp_path, "dc_packed_values", vd.REFUTED + " past the 16-bit offsets")
     assert "70000 B per entity" in text and "the limit is 65532 B" in text
+    _, text = judged(tmp_path, "aoa_constgrow_appends", vd.CONFIRMED)
+    assert "n=16000 each64 0.9× [" in text and "n=1000 each1024 2.5× [" in text
+    assert "(75 vs 30 ns)" in text and "over n=16000 each64: the ratio grows 2.778× [" in text
+    _, text = judged(tmp_path, "aoa_constgrow_appends", vd.UNDECIDED + " (the gap does not widen)")
+    assert "does not grow from n=16000 each64" in text
+    _, text = judged(tmp_path, "aoa_constgrow_appends", vd.UNDECIDED + " (no shorter lists)")
+    assert "--tag-dist each64" in text
+    _, text = judged(tmp_path, "aoa_constgrow_appends", vd.NOT_MEASURED)
+    assert f"({ac.CONSTGROW} is not in this run)" in text
+    _, text = judged(tmp_path, "aoa_constgrow_appends", vd.PREMISE_NOT_EXERCISED)
+    assert "--tag-dist each64,each1024" in text
+
+
+def test_d7_pairs_the_long_lists_with_the_shorter_ones_of_as_many_tags(tmp_path):
+    """each1024 at n=1000 is judged against each64 at n=16000 (1,024,000 tags each), not
+    each64 at its own n (64,000 tags): here the one says the gap widens, the other not."""
+    rows = long_lists(0.9, 2.5) + builds(1000, "each64", 64, 75.0, 25.0)
+    verdict, text = judge(tmp_path, "aoa_constgrow_appends", rows, ac, CLAIMS, HEADER)
+    assert verdict == vd.CONFIRMED, text
+    assert "n=1000 each1024 over n=16000 each64" in text
 
 
 def test_the_walk_ratio_leaves_out_a_design_that_stores_fewer_tags(tmp_path):
@@ -257,13 +302,15 @@ def test_the_section_on_the_fixture(tmp_path, capsys):
 
 
 def test_the_section_takes_the_designs_still_to_come(tmp_path):
-    """aoa_chunked8_sorted and aoa_buddy, once built, are judged (here as copies of
-    aoa_chunked8's and aoa_vec_of_vecs' rows of the fixture: the same times)."""
+    """aoa_chunked8_sorted, aoa_buddy and aoa_vec_add16, once built, are judged (here as
+    copies of aoa_chunked8's and aoa_vec_of_vecs' rows of the fixture: the same times; the
+    fixture's lists are too short for D7)."""
     with lzma.open(FIXTURE, "rt", newline="") as f:
         table = list(csv.reader(f))
     at = table[0].index("container")
-    twins = {ac.CHUNK8: ac.SORTED, VEC: ac.BUDDY}
-    rows = table + [r[:at] + [twins[r[at]]] + r[at + 1:] for r in table[1:] if r[at] in twins]
+    twins = ((ac.CHUNK8, ac.SORTED), (VEC, ac.BUDDY), (VEC, ac.CONSTGROW))
+    rows = table + [r[:at] + [twin] + r[at + 1:] for c, twin in twins for r in table[1:]
+                    if r[at] == c]
     path = tmp_path / "future.csv"
     with open(path, "w", newline="") as f:
         csv.writer(f, lineterminator="\n").writerows(rows)
@@ -272,6 +319,21 @@ def test_the_section_takes_the_designs_still_to_come(tmp_path):
     row = {line.split(" | ")[0][2:]: line for line in aoa.splitlines() if line.startswith("| D")}
     assert "walk time aoa_chunked8 / aoa_chunked8_sorted: n=1000000 game 1×" in row["D5"]
     assert "bytes per tag n=1000000 game 13.43 vs 13.43" in row["D6"]
+    assert "**premise not exercised**" in row["D7"] and "n=10000 game 1×" in row["D7"]
+    assert len(aoa.splitlines()) < 150
+
+
+def test_d7s_long_lists_stay_out_of_the_per_design_table(tmp_path):
+    """aoa_vec_add16 built at each64 and each1024 only: its figures are D7's row, the
+    per-design table (game distribution) holds the designs with a case there."""
+    rows = (long_lists(0.9, 2.5) + tags(VEC, "tags_build", 10000, 20.0)
+            + tags(ac.CHUNK8, "tags_build", 10000, 15.0))
+    aoa = section(report_of(tmp_path, write(tmp_path / "d7.csv", rows, HEADER)), "aoa")
+    table = aoa[aoa.index("### Tags per design"):]
+    assert f"| {VEC} |" in table and f"| {ac.CHUNK8} |" in table
+    assert ac.CONSTGROW not in table
+    row = next(line for line in aoa.splitlines() if line.startswith("| D7 |"))
+    assert "**confirmed**" in row and "each1024 2.5×" in row
 
 
 def test_a_run_without_aoa_rows_says_not_measured(tmp_path):
