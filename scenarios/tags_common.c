@@ -8,6 +8,7 @@
  * log2 L times). No scenario is registered here. */
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "axes.h"
 #include "scenario.h"
@@ -70,6 +71,32 @@ static void plan_order(struct scn_tags *t, size_t *seen, uint64_t *rng)
 	}
 }
 
+/* Bytes a tag of a case takes at most: the plan's pair (pe, pt: 12 B) and what a design
+ * holds per stored tag (4 B in a full array or chunk, 8 B a linked node, and a doubling
+ * array up to twice that). */
+#define TAG_BYTES_BOUND 32
+
+/* Whether the t->total tags of the case fit in physical memory at TAG_BYTES_BOUND each: a
+ * long distribution at a large n (each1024 at n = 1M: 1G tags, ~32 GB) is refused with a
+ * message (res->why, err DOD_ENOMEM: the case's status oom) before anything that size is
+ * touched, where the kernel's OOM killer would otherwise end the case. */
+static bool plan_fits(const struct scn_tags *t, const struct scn_params *p,
+                      struct scn_result *res)
+{
+	long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+	double have = pages > 0 && page > 0 ? (double)pages * (double)page : 0;
+	double need = (double)t->total * TAG_BYTES_BOUND;
+	if (have == 0 || need <= have)
+		return true;
+	snprintf(res->why, sizeof res->why, "tags plan: %zu tags (--n %zu, --tag-dist %s) need "
+	         "about %.1f GiB at %d B a tag; this machine has %.1f GiB: a smaller --n",
+	         t->total, t->n, scn_tag_dist_names[p->tag_dist], need / (1 << 30),
+	         TAG_BYTES_BOUND, have / (1 << 30));
+	res->verified = false;
+	res->err = DOD_ENOMEM;
+	return false;
+}
+
 int scn_tags_plan(const struct dod_ops *ops, const struct scn_params *p, struct scn_tags *t,
                   struct scn_result *res)
 {
@@ -89,6 +116,11 @@ int scn_tags_plan(const struct dod_ops *ops, const struct scn_params *p, struct 
 			t->total += t->count[e];
 		}
 		t->first[t->n] = t->total;
+		if (!plan_fits(t, p, res)) {
+			free(seen);
+			scn_tags_free(ops, t);
+			return SCN_ERROR;
+		}
 		t->pe = scn_alloc_touched(t->total, sizeof *t->pe);
 		t->pt = scn_alloc_touched(t->total, sizeof *t->pt);
 	}

@@ -136,6 +136,24 @@ def test_a_bad_tag_dist_is_refused_before_any_work(tmp_path):
     assert not out.exists()
 
 
+def test_a_case_whose_tags_do_not_fit_in_memory_is_refused_with_the_sizes(tmp_path):
+    """each1024 at n = 4M is 4G tags, ~128 GB at the plan's bound of 32 B a tag: the case
+    fails with status oom and a message naming both sizes, before anything that size is
+    touched (not the kernel's OOM killer)."""
+    import os
+    if os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE") > 100 * 2**30:
+        pytest.skip("more than 100 GiB of memory: 4G tags would fit")
+    out = tmp_path / "big.csv"
+    p = run("run", "--container", "aoa_vec_of_vecs", "--scenario", "tags_build", "--n",
+            "4000000", "--tag-dist", "each1024", "--reps", "1", "--warmup", "0", "--out",
+            str(out))
+    assert p.returncode != 0, p.stdout
+    text = p.stdout + p.stderr
+    assert re.search(r"4096000000 tags \(--n 4000000, --tag-dist each1024\) need about "
+                     r"[0-9.]+ GiB", text), text
+    assert "OUT OF MEMORY" in text
+
+
 def sweep_lines(name):
     text = (ROOT / "sweeps" / name).read_text()
     return [l.split("#")[0].split() for l in text.splitlines() if l.split("#")[0].strip()]
