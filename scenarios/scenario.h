@@ -81,8 +81,9 @@ enum scn_tag_dist {
 	SCN_TAGS_UPTO32, /* uniform in 1..32: a fixed record of 8 refuses some */
 	SCN_TAGS_EACH64, /* exactly 64, and */
 	SCN_TAGS_EACH1024 /* exactly 1024: long lists, where growth by a constant (+16, claim
-	                   * D7) copies a list 3 or 63 times; n x 1024 x 16 B of plan and
-	                   * tags (160 MB at n = 10k) */
+	                   * D7) copies a list 3 or 63 times; a case is refused (status
+	                   * oom) when its tags do not fit in physical memory at 32 B a tag
+	                   * of plan and lists (tags_common.c, plan_fits) */
 };
 #define SCN_N_TAG_DISTS 6
 /* "game", "three", "upto8", "upto32", "each64", "each1024": the CLI's and the CSV's
