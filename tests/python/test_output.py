@@ -102,6 +102,12 @@ def test_kill_9_mid_sweep_leaves_only_whole_rows(tmp_path):
     finally:
         proc.send_signal(signal.SIGKILL)
         proc.wait()
+    # Its worker shares the locked --out and lives on for a moment (PR_SET_PDEATHSIG is
+    # asynchronous): the file is read once the lock is free, i.e. once nothing writes it,
+    # not while a row is half copied in.
+    with open(out, "a") as held:
+        fcntl.flock(held, fcntl.LOCK_EX)
+        fcntl.flock(held, fcntl.LOCK_UN)
     rows = rows_of(out)
     assert len(rows) >= 3
     # The same command appends to it without a repair notice.
