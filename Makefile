@@ -111,6 +111,8 @@ bench bench-quick bench-sim bench-process: deps
 	@$(MAKE) --no-print-directory -j$(NPROC) build
 	@$(MAKE) --no-print-directory $@-run
 
+# A run's report goes to results/RUN_ID/ (RESULTS.md, charts, every-case pages), beside its
+# CSV: a user's run writes no tracked file (only `make publish` does).
 bench-run: build
 	@mkdir -p results
 	$(if $(CC_IS_GCC),cp $(VEC_TABLE) $(BENCH_OUT:.csv=.vectorization.tsv))
@@ -140,23 +142,32 @@ bench-sim-run: build
 	$(if $(filter 1,$(SIM_DEFRAG)),$(SIM_RUN) --scenario defragment --reps 1 --warmup 0 --sim-ll $(SIM_LL))
 	@$(MAKE) --no-print-directory report
 
-# hyperfine over whole processes beside the in-process lifecycle timer.
+# hyperfine over whole processes beside the in-process lifecycle timer; then the report,
+# whose process section takes the newest export of this host and revision.
 bench-process-run: build
 	bash scripts/bench-process.sh
+	@$(MAKE) --no-print-directory report
 
 # make report: the make bench runs in results/ (bench-*.csv), else the published run
 # (results/published/bench.csv.xz); a quick or hand-made run only when named: CSV=path.
+# It writes results/RUN_ID/RESULTS.md and its charts and pages, never a tracked file.
 report:
 	$(PYTHON) reports/report.py $(CSV)
 
-# The runs behind RESULTS.md, committed: the rows of the runs `make report` reports (or
-# CSV=path's), xz -9e, and their machine file; with REPEAT=path (a second make bench run on
-# the same machine and revision) its rows too, as bench-repeat.csv.xz, and the document
-# judges every claim on both (a class the repeat does not share: "not reproduced"). A
-# fresh clone's `make report` reads the two.
+# The committed results: RESULTS.md and its charts and pages (results/published/report/),
+# and the runs behind them: the rows of the runs named (CSV=path: a make bench run, plus
+# the make bench-sim run of the same machine and revision for the callgrind section), xz
+# -9e, with their machine file; REPEAT=path, a second make bench run on the same machine
+# and revision, as bench-repeat.csv.xz (the document judges every claim on both: a class
+# the repeat does not share is "not reproduced"); PROCESS=path, the make bench-process
+# export of that machine and revision (default: the newest one of results/ that matches).
+# With no CSV, the committed runs again: after a change to the report, `make publish`
+# regenerates RESULTS.md from them. A fresh clone's `make report` reads the same runs.
+PUBLISHED := results/published
 publish:
-	$(PYTHON) reports/report.py --publish results/published/bench.csv.xz \
-	  $(if $(REPEAT),--repeat $(REPEAT)) $(CSV)
+	$(PYTHON) reports/report.py --publish $(PUBLISHED)/bench.csv.xz --results-md RESULTS.md \
+	  --out-dir $(PUBLISHED)/report $(if $(REPEAT),--repeat $(REPEAT)) \
+	  $(if $(PROCESS),--process $(PROCESS)) $(or $(CSV),$(PUBLISHED)/bench.csv.xz)
 
 test: deps
 	@$(MAKE) --no-print-directory test-c test-san test-py
@@ -181,8 +192,9 @@ test-py: build $(B)/dodbench-san $(B)/dodbench-faults
 	$(PYTHON) -m pytest -q tests/python
 	DODBENCH=$(B)/dodbench-san $(PYTHON) -m pytest -q $(SAN_CLI_TESTS)
 
+# What a build made; the runs in results/ are the user's (and results/published is committed).
 clean:
-	rm -rf $(B) reports/out
+	rm -rf $(B)
 
 # ---- machinery ----
 # A dirty tree's revision carries a hash of its diff (and of its untracked files' names

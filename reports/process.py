@@ -322,15 +322,16 @@ def main(argv=None):
                    help="the processes' rows (default: the JSON's name with .csv)")
     p.add_argument("--baseline", metavar="FILE", help="hyperfine JSON of the startup baseline "
                    "(default: <json stem>.startup.json if present)")
-    p.add_argument("--results-md", metavar="FILE", default="RESULTS.md",
-                   help="file whose process section is updated (default: %(default)s)")
+    p.add_argument("--results-md", metavar="FILE",
+                   help="also update this file's process section (default: none; `make "
+                   "report` puts the section in the run's report)")
     p.add_argument("--results-dir", metavar="DIR", default="results",
                    help="where the default JSON is looked for (default: %(default)s)")
     args = p.parse_args(argv)
     try:
         json_path = args.json or newest_json(args.results_dir)
         section, cases, baseline, _ = section_of(json_path, args.csv, args.baseline)
-        changed = md.update_results_md(args.results_md, section)
+        changed = md.update_results_md(args.results_md, section) if args.results_md else None
     except (InputError, results.ReportError) as e:
         print(f"process.py: {e}", file=sys.stderr)
         return 2
@@ -344,7 +345,8 @@ def main(argv=None):
         print(f"{c['container']:<20} {c['n']:>8} {c['proc_median']:>11.3f} "
               f"{c['inproc_median']:>11.3f} {base_ms:>11.3f} {c['ratio']:>6.2f}")
     print(agreement(cases, base_ms))
-    print(f"{args.results_md}: process section {'updated' if changed else 'unchanged'}")
+    if args.results_md:
+        print(f"{args.results_md}: process section {'updated' if changed else 'unchanged'}")
     return 0
 
 

@@ -42,6 +42,7 @@ import importlib
 import lzma
 import multiprocessing
 import os
+import re
 import shutil
 import sys
 import tempfile
@@ -65,9 +66,12 @@ HEADLINE_LINES = 20  # issue 15: make bench ends with at most this many lines
 TITLE = "# dodbench results"
 OPTIONS = (("--results-dir", "DIR", "results", "read DIR/bench-*.csv (else DIR/" + PUBLISHED
             + ") when no CSV is named"),
-           ("--out-dir", "DIR", "reports/out", "where the charts and case pages go"),
-           ("--results-md", "FILE", "RESULTS.md", "the document written"),
-           ("--article", "FILE", "reports/data/handle_map_article.csv",
+           ("--out-dir", "DIR", None, "where the charts and pages go (default: the "
+            "directory of --results-md, else DIR/RUN_ID of --results-dir and the run reported)"),
+           ("--results-md", "FILE", None, "the document written (default: OUT_DIR/RESULTS.md; "
+            "the committed RESULTS.md is written only by `make publish`)"),
+           ("--article", "FILE", os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                               "data", "handle_map_article.csv"),
             "the handle_map article's figures"),
            ("--claims", "FILE", claims_data.CLAIMS_PATH, "every article's claims"),
            ("--bulk-article", "FILE", bulk_targets.ARTICLE, "issue 7's targets for the Bulk "
@@ -103,6 +107,41 @@ def default_csvs(results_dir):
     return bench or ([published] if os.path.exists(published) else [])
 
 
+def output_paths(args, run_id):
+    """(RESULTS.md path, charts and pages directory) of a report: --results-md and --out-dir
+    as given; one given, the other beside it (OUT_DIR/RESULTS.md, or the document's own
+    directory); neither, the run's own directory under --results-dir: DIR/RUN_ID/ (a user's
+    report never lands on a committed file: only `make publish` names RESULTS.md)."""
+    results_md, out_dir = args.results_md, args.out_dir
+    if results_md is None and out_dir is None:
+        out_dir = os.path.join(args.results_dir, safe_dir_name(run_id or "no-run"))
+    if results_md is None:
+        results_md = os.path.join(out_dir, "RESULTS.md")
+    if out_dir is None:
+        out_dir = os.path.dirname(results_md) or "."
+    return results_md, out_dir
+
+
+def safe_dir_name(run_id):
+    """A run id as one directory name: characters outside [A-Za-z0-9._-] become '_', and a
+    name of dots only becomes '_' ('.' and '..' are not directories of their own)."""
+    name = "".join(ch if ch.isalnum() and ch.isascii() or ch in "._-" else "_" for ch in run_id)
+    return "_" if set(name) <= {"."} else name
+
+
+PROCESS_SIDECAR = ".process.json"  # beside a published run: bench.process.json
+
+
+def process_sidecar(paths):
+    """The hyperfine export published beside the first CSV read that has one
+    (results/published/bench.csv.xz -> bench.process.json), else None."""
+    for path in paths:
+        side = re.sub(r"\.csv(\.xz|\.gz)?$", "", str(path)) + PROCESS_SIDECAR
+        if os.path.exists(side):
+            return side
+    return None
+
+
 def _load(args, paths):
     """The Context of the CSVs read (rows, run, cases, machine, claims); the claims file is
     checked first, before any work on the rows."""
@@ -119,12 +158,14 @@ def _load(args, paths):
     if cases and not any(key[1] == args.baseline for key in cases):
         print(f"report.py: warning: run {run_id} has no rows of the baseline container "
               f"{args.baseline!r} (--baseline)", file=sys.stderr)
-    md_dir = os.path.dirname(os.path.abspath(args.results_md))
+    results_md, out_dir = output_paths(args, run_id)
+    md_dir = os.path.dirname(os.path.abspath(results_md))
     return Context(rows, run_id, cases, info, machine.describe(paths),
-                   claims, args.out_dir,
+                   claims, out_dir,
                    lambda path: os.path.relpath(os.path.abspath(path), md_dir),
                    args.baseline, args.article, args.results_dir, args.bulk_article,
-                   vectorization=machine.vectorization(paths))
+                   vectorization=machine.vectorization(paths), results_md=results_md,
+                   process=args.process or process_sidecar(paths))
 
 
 # The section rendered beside the others in a forked process where there is a second CPU:
@@ -159,6 +200,8 @@ def render_sections(ctx, claims_only=False):
                 if side is not None:
                     out[SIDE_SECTION] = side.get()
                 ctx.claim_rows = {k: v for s in out.values() if s for k, v in s.claims.items()}
+                ctx.claim_sections = {k: n for n, s in out.items() if s for k in s.claims}
+                ctx.headings = {n: s.heading for n, s in out.items() if s}
             if name not in out and (name != SIDE_SECTION or side is None):
                 out[name] = _render(name, ctx)
     finally:
@@ -199,6 +242,19 @@ def publish(paths, run_ids, dest):
             shutil.copyfile(found, side(dest))
 
 
+def publish_process(json_path, dest):
+    """Copy the hyperfine export json_path (with its .startup.json and .csv beside it) to
+    the sidecars of the published run dest (bench.csv.xz -> bench.process.json,
+    bench.process.startup.json, bench.process.csv), where a fresh clone's report reads it.
+    Raises OSError when it cannot."""
+    stem = re.sub(r"\.json$", "", json_path)
+    base = re.sub(r"\.csv(\.xz|\.gz)?$", "", dest) + ".process"
+    for suffix in (".json", ".startup.json", ".csv"):
+        if os.path.exists(stem + suffix) and os.path.abspath(stem + suffix) != \
+                os.path.abspath(base + suffix):
+            shutil.copyfile(stem + suffix, base + suffix)
+
+
 def _heading_of(text):
     """The first '## ' heading of a section's text (the title for the header), or None."""
     for line in text.splitlines():
@@ -207,49 +263,78 @@ def _heading_of(text):
     return None
 
 
-KEPT_WARNING = ("> **Warning: kept from an earlier report**: the CSVs this report read have "
-                "no rows for this section, so its text is the one committed before; its "
-                "figures come from the run it names, not from the run of this document.")
+# The sections by the names a reader knows (the contents' closing list), and what adds one
+# that the runs read have no rows for.
+TITLES = {"answers": "Which container? The short answer", "header": "What ran",
+          "claim_index": "Claim index", "handle_map": "handle_map", "bulk": "Bulk data",
+          "lists": "Vector-hosted lists", "handle_designs": "Handle designs",
+          "aoa": "Arrays of arrays", "calibration": "Calibration",
+          "like_for_like": "Like for like", "complexity": "Complexity",
+          "sim_caches": "Simulated caches (callgrind)",
+          "process": "Whole-process timing (hyperfine)", "all_cases": "Every case"}
+ABSENT_HOW = {
+    "sim_caches": "`make bench-sim` on the same machine and revision adds it",
+    "process": "`make bench-process` on the same machine and revision adds it",
+}
 
 
-def _with_kept_warning(text):
-    """A kept section's text with KEPT_WARNING after its heading (once)."""
-    if KEPT_WARNING in text:
-        return text
-    lines = text.split("\n")
-    at = next((i for i, line in enumerate(lines) if line.startswith("#")), None)
-    if at is None:
-        return text
-    return "\n".join(lines[:at + 1] + ["", KEPT_WARNING] + lines[at + 1:])
-
-
-def assemble(rendered, old_text):
-    """The new document and {name: 'updated' | 'kept' | None (absent)}: the sections in
-    DOCUMENT order, a kept section's committed text where its render gave None, the table
-    of contents after the header."""
-    texts, status = {}, {}
-    for name in DOCUMENT:
-        section = rendered.get(name)
-        kept = md.find_section(old_text, name) if old_text and section is None else None
-        texts[name] = section.text if section else kept and _with_kept_warning(kept)
-        status[name] = "updated" if section else "kept" if kept else None
+def assemble(rendered, absent=None):
+    """The new document and {name: 'updated' | None (no rows for it)}: the sections in
+    DOCUMENT order, the table of contents after the header, ending with a line that names
+    each section this report has no rows for, why (absent: {name: reason}) and what would
+    add it. Nothing is carried over from an earlier document: every section comes from the
+    runs read."""
+    absent = absent or {}
+    texts = {name: rendered[name].text if rendered.get(name) else None for name in DOCUMENT}
+    status = {name: "updated" if texts[name] else None for name in DOCUMENT}
     entries = []
     for name in DOCUMENT[1:]:
         heading = texts[name] and _heading_of(texts[name])
         if heading:
             entries.append(f"- [{heading.lstrip('#').strip()}](#{md.anchor(heading)})")
+    missing = [f"- {TITLES.get(name, name)}: "
+               + "; ".join([absent.get(name, "no rows for it in the runs read")]
+                           + ([ABSENT_HOW[name]] if name in ABSENT_HOW else [])) + "."
+               for name in DOCUMENT if texts[name] is None]
+    if missing:
+        entries += ["", "Not in this report:", ""] + missing
     contents = md.section_text(CONTENTS, ["## Contents", ""] + entries)
     parts = [TITLE + "\n"] + [texts[DOCUMENT[0]]] * bool(texts[DOCUMENT[0]]) + [contents]
     parts += [texts[name] for name in DOCUMENT[1:] if texts[name]]
     return "\n".join(parts), status
 
 
+MARKER = ".dodbench-report"  # in a directory report.py made for its charts and pages
+
+
+def prepare_out_dir(out_dir, results_md):
+    """Make out_dir ready for a report's charts and pages: create it with MARKER in it; or,
+    when it holds MARKER (a directory a report made), remove the PNG and .md files an
+    earlier report left in it (not results_md), so no chart of another run stays beside
+    this one. A directory without MARKER is written into and never cleaned. Raises OSError
+    when it cannot."""
+    marker = os.path.join(out_dir, MARKER)
+    if os.path.isdir(out_dir) and os.path.exists(marker):
+        keep = os.path.abspath(results_md)
+        for base, _, files in os.walk(out_dir):
+            for name in files:
+                path = os.path.join(base, name)
+                if name.endswith((".png", ".md")) and os.path.abspath(path) != keep:
+                    os.remove(path)
+        return
+    os.makedirs(out_dir, exist_ok=True)
+    if not os.listdir(out_dir) or os.listdir(out_dir) == [os.path.basename(results_md)]:
+        with open(marker, "w", encoding="utf-8") as f:
+            f.write("Written by reports/report.py: the charts and pages of one report. The "
+                    "next report into this directory replaces its .png and .md files.\n")
+
+
 def summary_lines(ctx, rendered, status, results_md, changed):
     """The headline `make bench` ends with (and `make report` prints), at most
     HEADLINE_LINES lines (a test holds it to that: each section gives at most two): the
-    run; each section's headline (the verdict counts, the targets, the calibration); where
-    the charts and every case are; one line per section of RESULTS.md saying whether this
-    report wrote it."""
+    run; each section's headline (the verdict counts, the targets, the calibration); how
+    many charts and pages and where; the sections this report has no rows for; last, the
+    document written (or unchanged), the line to open."""
     if ctx.info:
         out = [f"run: {ctx.run_id} ({ctx.info['timestamp']}, host {ctx.info['host']}), "
                f"{len(ctx.cases)} cases"]
@@ -257,15 +342,15 @@ def summary_lines(ctx, rendered, status, results_md, changed):
         out = [f"run: {ctx.run_id or 'none'}: no verified time rows"]
     sections = [s for s in rendered.values() if s]
     out += [line for s in sections for line in s.headline[:2]]
-    charts = sorted({os.path.dirname(p) for s in sections for p in s.charts})
-    if charts:
-        out.append(f"charts: {sum(len(s.charts) for s in sections)} PNG files in "
-                   + ", ".join(charts) + f"; every case: {os.path.join(ctx.out_dir, 'cases')}/")
-    for name in DOCUMENT:
-        word = {"updated": "updated" if changed else "unchanged",
-                "kept": "kept as it was (no rows for it in the CSVs read)",
-                None: "kept as it was (no rows for it in the CSVs read)"}[status[name]]
-        out.append(f"{results_md}: {name} section {word}")
+    n_charts = sum(len(s.charts) for s in sections)
+    if n_charts:
+        out.append(f"charts and pages: {n_charts} charts, every case under "
+                   f"{os.path.join(ctx.out_dir, 'cases')}/")
+    absent = [name for name in DOCUMENT if status[name] is None]
+    if absent:
+        out.append("not in this report (no rows for them in the runs read): "
+                   + ", ".join(absent))
+    out.append(f"report: {results_md}" + ("" if changed else " (unchanged)"))
     return out
 
 
@@ -347,13 +432,15 @@ def main(argv=None):
     p.add_argument("--stable-against", metavar="CSV", help="also judge every claim on the "
                    "run in CSV (another make bench run on this machine) and list the claims "
                    "whose verdict class differs; exit status 1 when any does")
+    p.add_argument("--process", metavar="JSON", help="the hyperfine export of `make "
+                   "bench-process` to report (default: the one published beside the CSV read, "
+                   "else the newest DIR/process-*.json of the run's host and revision)")
     p.add_argument("csv", nargs="*", metavar="CSV", help="CSV files (override --results-dir)")
     args = p.parse_args(argv)
     paths = args.csv or default_csvs(args.results_dir)
     if not paths:
         print(f"report.py: no `make bench` CSV in {args.results_dir}/ and no published run "
-              f"(run `make bench` first, or name CSV files): nothing changed, "
-              f"{args.results_md} and the charts are as they were")
+              f"(run `make bench` first, or name CSV files): nothing written")
         return 0
     repeat = args.repeat or default_repeat(args.results_dir, paths)
     try:
@@ -361,19 +448,23 @@ def main(argv=None):
         other = None
         if repeat:
             other, ctx.repeat = judge_other(args, repeat)
+        prepare_out_dir(ctx.out_dir, ctx.results_md)
         rendered = render_sections(ctx)
         try:
-            with open(args.results_md, encoding="utf-8") as f:
+            with open(ctx.results_md, encoding="utf-8") as f:
                 old_text = f.read()
         except FileNotFoundError:
             old_text = None
-        text, status = assemble(rendered, old_text)
+        text, status = assemble(rendered, ctx.absent)
         changed = text != old_text
         if changed:
-            with open(args.results_md, "w", encoding="utf-8") as f:
+            os.makedirs(os.path.dirname(os.path.abspath(ctx.results_md)), exist_ok=True)
+            with open(ctx.results_md, "w", encoding="utf-8") as f:
                 f.write(text)
         if args.publish:
             publish(paths, {ctx.run_id} | set(ctx.section_runs.values()), args.publish)
+            if ctx.section_runs.get("process"):
+                publish_process(ctx.process_used, args.publish)
             if other:
                 publish([repeat], {other.run_id} | set(other.section_runs.values()),
                         repeat_path(args.publish))
@@ -385,7 +476,7 @@ def main(argv=None):
     except OSError as e:
         print(f"report.py: cannot write output: {e}", file=sys.stderr)
         return 1
-    _print_summary(ctx, rendered, status, args.results_md, changed)
+    _print_summary(ctx, rendered, status, ctx.results_md, changed)
     replication, opposite = (replication_lines(ctx, claim_classes(rendered, ctx.claims))
                              if other else ([], 0))
     print("\n".join(replication + stable), end="\n" if replication or stable else "")

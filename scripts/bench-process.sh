@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # bench-process.sh - whole-process timing with hyperfine, the cross-check of the in-process
-# timer (../shared/docs/ARCHITECTURE.md, "Measurement"). `make bench-process` runs it after `make build`.
+# timer. `make bench-process` runs it after `make build`, then `make report`, whose process
+# section reports the newest export of the run's host and revision.
 #
 # One process = one container's whole life cycle: hyperfine (-N: no shell, so no shell
 # startup is timed) runs
@@ -19,7 +20,8 @@
 #   $RESULTS_DIR/process-<stamp>.json          hyperfine --export-json, lifecycle commands
 #   $RESULTS_DIR/process-<stamp>.startup.json  hyperfine --export-json, startup baseline
 #   $RESULTS_DIR/process-<stamp>.csv           dodbench rows (schema v1), run_id above
-#   $RESULTS_MD                                "process" section (reports/process.py)
+#   (no tracked file: reports/process.py prints its table; with RESULTS_MD set it also
+#    updates that file's "process" section)
 #
 # Settings (environment variables):
 #   PROCESS_RUNS=30               measured processes per command (hyperfine --runs)
@@ -28,7 +30,7 @@
 #   PROCESS_CONTAINERS=handle_map,plain_array,peer_malloc_ptrs,peer_unordered_map
 #   DODBENCH=build/dodbench       the harness binary (built by `make build`)
 #   RESULTS_DIR=results           where the JSON and CSV files go
-#   RESULTS_MD=RESULTS.md         file whose process section is regenerated
+#   RESULTS_MD=                   a file whose process section is regenerated (default: none)
 #   PYTHON=/usr/bin/python3       interpreter for reports/process.py
 # Relative paths are relative to the repository root. Defaults take ~15 s on a 2-core VM.
 set -euo pipefail
@@ -40,7 +42,7 @@ PROCESS_N=${PROCESS_N:-100000,1000000}
 PROCESS_CONTAINERS=${PROCESS_CONTAINERS:-handle_map,plain_array,peer_malloc_ptrs,peer_unordered_map}
 DODBENCH=${DODBENCH:-build/dodbench}
 RESULTS_DIR=${RESULTS_DIR:-results}
-RESULTS_MD=${RESULTS_MD:-RESULTS.md}
+RESULTS_MD=${RESULTS_MD:-}
 PYTHON=${PYTHON:-/usr/bin/python3}
 
 die() { echo "bench-process.sh: $*" >&2; exit 2; }
@@ -91,6 +93,7 @@ hyperfine -N --warmup "$PROCESS_WARMUP" --runs "$PROCESS_RUNS" --export-json "$j
 	"$bin run --container {container} --scenario lifecycle --n {n} --reps 1 --warmup 0 --quiet --counters none --run-id $run_id --out $out"
 
 echo "== report"
-"$PYTHON" reports/process.py "$json" "$csv" --baseline "$startup" --results-md "$RESULTS_MD"
+"$PYTHON" reports/process.py "$json" "$csv" --baseline "$startup" \
+	${RESULTS_MD:+--results-md "$RESULTS_MD"}
 echo "files: $json $startup $csv"
 awk -v a="$start" -v b="${EPOCHREALTIME/,/.}" 'BEGIN { printf "bench-process.sh: done in %.1f s\n", b - a }'

@@ -6,20 +6,23 @@ ctx is the loaded run (its rows, run id, cases, run info), the machine, the clai
 the output paths; Section is the section's markdown (marker lines included, ending in a
 newline), the charts it wrote and the verdict rows of the claims it judges. None means
 the inputs hold no rows for the section: report.py then keeps its committed text.
-report.py calls the sections in ORDER (claim_index last: it lists every other section's
-verdict rows) and assembles the document in DOCUMENT order.
+report.py calls the sections in ORDER (claim_index and answers last: they read every other
+section's verdict rows) and assembles the document in DOCUMENT order.
 """
 from dataclasses import dataclass, field
 
 import results
 import verdicts as vd
 
-# Rendering order: claim_index needs every other section's claim rows.
+# Rendering order: claim_index and answers need every other section's claim rows.
 ORDER = ("header", "handle_map", "bulk", "lists", "handle_designs", "aoa", "calibration",
-         "like_for_like", "complexity", "sim_caches", "process", "all_cases", "claim_index")
-# Document order: what ran, the claim index, then per article, then the method sections.
-DOCUMENT = ("header", "claim_index", "handle_map", "bulk", "lists", "handle_designs", "aoa",
-            "calibration", "like_for_like", "complexity", "sim_caches", "process", "all_cases")
+         "like_for_like", "complexity", "sim_caches", "process", "all_cases", "claim_index",
+         "answers")
+# Document order: the answer page, what ran, the claim index, then per article, then the
+# method sections (the table of contents goes after the first).
+DOCUMENT = ("answers", "header", "claim_index", "handle_map", "bulk", "lists",
+            "handle_designs", "aoa", "calibration", "like_for_like", "complexity", "sim_caches",
+            "process", "all_cases")
 # The module of each section whose marker name is not its module's name.
 MODULES = {"process": "hyperfine", "all_cases": "cases"}
 
@@ -73,9 +76,15 @@ class Context:
     results_dir: str = "results"
     targets_path: str = ""  # the Bulk data targets (bulk_targets.ARTICLE)
     claim_rows: dict = field(default_factory=dict)  # filled by report.py before claim_index
+    claim_sections: dict = field(default_factory=dict)  # {claim id: section that judged it}
+    headings: dict = field(default_factory=dict)  # {section name: its heading}, likewise
     section_runs: dict = field(default_factory=dict)  # {section name: run id it came from}
     vectorization: dict | None = None  # machine.vectorization of the CSVs read
     repeat: "Repeat | None" = None  # the classes of a repeat run (replicated()), or None
+    results_md: str = "RESULTS.md"  # the document's path (report.output_paths)
+    process: str | None = None  # the hyperfine export to report (--process), else looked up
+    process_used: str | None = None  # the export the process section reported
+    absent: dict = field(default_factory=dict)  # {section name: why it has no rows}
 
 
 @dataclass(frozen=True)
@@ -115,10 +124,10 @@ def run_line(info, reps, which="", table_case=True):
             f"{reps} reps per case{case}; {info.get('method', 'method not recorded')}.")
 
 
-def other_run_warning(run_id, main_run_id):
-    """The warning line of a section built from a run other than the document's, or []."""
+def same_machine_note(run_id, main_run_id):
+    """The line of a section from a run of its own (callgrind, hyperfine) that ran on the
+    host and at the revision of the document's run, or [] when it is that run."""
     if run_id is None or run_id == main_run_id:
         return []
-    return ["", f"> **Warning: this section comes from run `{run_id}`, not from the run "
-            f"of the rest of this document (`{main_run_id}`)**: another build, machine "
-            "state or revision may differ.", ""]
+    return ["", f"From run `{run_id}`: the host and git revision of this document's run "
+            f"(`{main_run_id}`), measured separately.", ""]

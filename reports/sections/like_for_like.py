@@ -10,7 +10,7 @@ share of the bandwidth is its bytes per ns (elem_bytes / ns_per_op: one item rea
 element) over the probe's at the probe working set nearest to n x elem_bytes in log scale
 (docs/ARCHITECTURE.md, "The bandwidth probe"). RESULTS.md gets the probe, the fastest
 iterate of each family at the handle_map article's size and the scalar loops; the page
-reports/out/like_for_like.md has every container.
+like_for_like.md in the report's directory has every container.
 """
 import math
 import os

@@ -1,11 +1,12 @@
 """The sim_caches section: callgrind's simulated instructions and D1/LL misses per element
 for the handle_map table's cases, per simulated cache geometry: the reported run's own
-callgrind rows, else the newest run that has some (`make bench-sim` writes them), marked
-with its run id and a warning. None without callgrind rows of the table cases."""
+callgrind rows, else the newest run that has some (`make bench-sim` writes them) on the
+reported run's host and git revision, marked with its run id. None without callgrind rows
+of the table cases from that host and revision (the reason in ctx.absent)."""
 import md
 import results
 from md import fmt
-from sections import Section, other_run_warning, run_line
+from sections import Section, run_line, same_machine_note
 from sections.handle_map import CHART_CONTAINERS, HM, SCENARIOS
 
 NAME = "sim_caches"
@@ -29,7 +30,7 @@ def render_sim(sims, info, time_run_id):
     if info is None or not sims:
         return None
     begin, end = md.markers(NAME)
-    out = [begin, HEADING, ""] + other_run_warning(info["run_id"], time_run_id)
+    out = [begin, HEADING, ""] + same_machine_note(info["run_id"], time_run_id)
     which = ("the run of the handle_map table" if info["run_id"] == time_run_id else
              f"the latest run with callgrind rows; the handle_map table is from `{time_run_id}`")
     reps = md.range_text(r for cases in sims.values() for r, *_ in cases.values())
@@ -58,8 +59,15 @@ def render_sim(sims, info, time_run_id):
 
 def render(ctx):
     """The sim_caches section for ctx's rows, or None without callgrind table-case rows."""
-    sim_run = results.select_sim_run(ctx.rows, ctx.run_id, HM)
+    if ctx.info is None:
+        return None
+    same = [r for r in ctx.rows
+            if (r["host"], r["git_rev"]) == (ctx.info["host"], ctx.info["git_rev"])]
+    sim_run = results.select_sim_run(same, ctx.run_id, HM)
     if not sim_run:
+        other = results.select_sim_run(ctx.rows, ctx.run_id, HM)
+        ctx.absent[NAME] = (f"the callgrind rows read are of run {other}, another host or "
+                            "revision" if other else "no callgrind rows of the table's cases")
         return None
     text = render_sim(results.aggregate_sim(ctx.rows, sim_run),
                       results.run_info(ctx.rows, sim_run, sim=True), ctx.run_id)

@@ -1,7 +1,7 @@
 """Tests for reports/sections/bulk*.py, the Bulk data section of RESULTS.md: verdicts and targets
 computed from a small synthetic run (every claim's rows, including the particle layouts and
 peer_stb_arr the harness does not build yet), "not measured" where rows are missing, the
-charts, the committed text kept when there are no bulk rows, malformed input rejected with
+charts, the section left out when there are no bulk rows, malformed input rejected with
 FILE:LINE.
 
 Run from the repository root with Debian's interpreter:
@@ -446,22 +446,27 @@ def test_charts_written_with_units_machine_and_counters(rendered):
 
 def test_main_writes_the_bulk_section(synthetic, tmp_path, capsys):
     assert report.main(args(tmp_path, synthetic[0])) == 0
-    assert "bulk section updated" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "bulk" not in next(line for line in out.splitlines()
+                              if line.startswith("not in this report"))
     text = (tmp_path / "RESULTS.md").read_text()
+    assert "<!-- BEGIN bulk " in text
     assert "](out/bulk/memory.png)" in text
     assert (tmp_path / "out" / "bulk" / "layouts.png").exists()
     assert not list((tmp_path / "out").rglob("*.svg"))
     assert "| A11 | Bulk data |" in text and "[chart](out/bulk/memory.png)" in text
 
 
-def test_no_bulk_rows_keep_the_committed_text(tmp_path, capsys):
+def test_no_bulk_rows_leave_the_section_out(tmp_path, capsys):
     md = tmp_path / "RESULTS.md"
     begin, end = markdown.markers("bulk")
-    committed = f"# r\n\n{begin}\nbulk: committed text, kept\n{end}\n"
+    committed = f"# r\n\n{begin}\nbulk: committed text\n{end}\n"
     md.write_text(committed)
     assert report.main(args(tmp_path, S2)) == 0
-    assert "bulk section kept as it was" in capsys.readouterr().out
-    assert committed.split("\n\n", 1)[1] in md.read_text()
+    out = capsys.readouterr().out
+    assert "bulk" in next(line for line in out.splitlines()
+                          if line.startswith("not in this report")).split(": ", 1)[1]
+    assert "committed text" not in md.read_text() and begin not in md.read_text()
     assert not (tmp_path / "out" / "bulk").exists()
     rows, run_id, cases = run_of(S2)
     assert not bulk_section.has_rows(bulk_run.Run(rows, run_id, cases))

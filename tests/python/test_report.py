@@ -195,9 +195,10 @@ def test_select_run_errors(small, tmp_path, capsys):
     assert not (tmp_path / "RESULTS.md").exists() and not (tmp_path / "out").exists()
 
 
-def test_run_without_table_cases_keeps_the_handle_map_section(tmp_path, capsys):
+def test_run_without_table_cases_omits_the_handle_map_section(tmp_path, capsys):
     """A run with no handle_map table case (here only n=1000) is still reported: the
-    handle_map section and its chart stay as they were, the all_cases section is written."""
+    handle_map section is left out and named as such (nothing is carried over from the
+    document there was), the all_cases section is written."""
     rows = [r for r in read_rows(SMALL) if r[9] in ("n", "1000")]  # only n=1000 rows
     path = write_rows(tmp_path / "small_n.csv", rows)
     loaded = res.load_csvs([path])
@@ -207,10 +208,11 @@ def test_run_without_table_cases_keeps_the_handle_map_section(tmp_path, capsys):
     md.write_text(committed)
     assert report.main(cli_args(tmp_path, path)) == 0
     out = capsys.readouterr().out
-    assert "handle_map section kept as it was" in out and "all_cases section updated" in out
+    absent = next(line for line in out.splitlines() if line.startswith("not in this report"))
+    assert "handle_map" in absent.split(": ", 1)[1].split(", ")
     text = md.read_text()
-    kept = committed.split("\n\n", 1)[1]
-    assert kept in text and "| create |" not in text.split(handle_map.END)[0]
+    assert "committed table" not in text and handle_map.BEGIN not in text
+    assert "## Every case" in text and "| create |" not in text
     page = (tmp_path / "out" / "cases" / "iterate.md").read_text()
     assert "### iterate" in page and "| unknown | handle_map | 1000 | 8 | seq | 0 | 3 |" in page
     assert "](out/cases/iterate.md)" in text
@@ -360,14 +362,16 @@ def test_main_end_to_end_is_idempotent(tmp_path, capsys):
     md = tmp_path / "RESULTS.md"
     assert report.main(cli_args(tmp_path, OLDER, SMALL)) == 0
     out = capsys.readouterr().out
-    assert RUN_NEW in out and f"PNG files in {tmp_path / 'out'}" in out and "updated" in out
+    assert RUN_NEW in out and f"every case under {tmp_path / 'out' / 'cases'}/" in out
+    assert out.splitlines()[-1] == f"report: {md}"
     assert len(out.splitlines()) <= report.HEADLINE_LINES
     assert (tmp_path / "out" / "handle_map_table.png").exists()
     assert not list((tmp_path / "out").rglob("*.svg"))  # PNG only
     first = md.read_text()
     assert first.startswith("# dodbench results\n") and "](out/handle_map_table.png)" in first
     assert report.main(cli_args(tmp_path, OLDER, SMALL)) == 0
-    assert "unchanged" in capsys.readouterr().out and md.read_text() == first
+    assert capsys.readouterr().out.splitlines()[-1] == f"report: {md} (unchanged)"
+    assert md.read_text() == first
     assert report.main(cli_args(tmp_path, OLDER, SMALL) + ["--run", RUN_OLD]) == 0
     assert RUN_OLD in md.read_text() and RUN_NEW not in md.read_text()
 
@@ -378,11 +382,11 @@ def test_results_dir_is_read_when_no_csv_given(tmp_path, capsys):
     args = cli_args(tmp_path)
     args[args.index("--results-dir") + 1] = str(results)
     assert report.main(args) == 0
-    assert "nothing changed" in capsys.readouterr().out
+    assert "nothing written" in capsys.readouterr().out
     assert not (tmp_path / "RESULTS.md").exists()
     write_rows(results / "a.csv", read_rows(SMALL))  # not a `make bench` run: not read
     assert report.main(args) == 0
-    assert "nothing changed" in capsys.readouterr().out
+    assert "nothing written" in capsys.readouterr().out
     assert not (tmp_path / "RESULTS.md").exists()
     write_rows(results / "bench-a.csv", read_rows(SMALL))
     assert report.main(args) == 0
@@ -622,8 +626,10 @@ def test_main_writes_all_sections_from_extended_csv(tmp_path, capsys):
     out = capsys.readouterr().out
     written = ("handle_map", "lists", "handle_designs", "aoa", "like_for_like", "complexity",
                "sim_caches", "all_cases")  # lists, handle_designs, aoa: "not measured" rows
-    assert RUN_EXT in out and all(f"{n} section updated" in out for n in written)
-    assert "calibration section kept as it was" in out  # no iterate_inline rows
+    assert RUN_EXT in out
+    absent = next(line for line in out.splitlines() if line.startswith("not in this report"))
+    assert "calibration" in absent  # no iterate_inline rows
+    assert not any(name in absent for name in written)
     text = md.read_text()
     assert "calibration" not in text
     for name in written:
@@ -635,8 +641,7 @@ def test_main_writes_all_sections_from_extended_csv(tmp_path, capsys):
     assert "| lookup/handle_map/elem:8/order:seq |" in page and "](out/cases/complexity.md)" in text
     assert "| create | peer_malloc_ptrs | 180 (4.5×) |" in text
     assert report.main(cli_args(tmp_path, EXT, SMALL)) == 0
-    # the written sections, the header and the claim index
-    assert capsys.readouterr().out.count("section unchanged") == len(written) + 2
+    assert capsys.readouterr().out.splitlines()[-1] == f"report: {md} (unchanged)"
     assert md.read_text() == text
 
 
@@ -1073,19 +1078,23 @@ def test_one_size_and_one_ratio_draw_no_chart(s2, s2_cases, tmp_path):
     assert not (tmp_path / "c").exists()
 
 
-def test_main_with_schema2_writes_all_cases_and_keeps_sections_without_rows(tmp_path, capsys):
+def test_main_with_schema2_writes_all_cases_and_names_sections_without_rows(tmp_path, capsys):
+    """Sections the run has no rows for are left out and named, in the summary and at the
+    end of the contents, with what adds them; nothing of the document there was stays."""
     md = tmp_path / "RESULTS.md"
     committed = {name: "\n".join(markdown.markers(name)).replace(
-        " -->\n", f" -->\n{name}: committed text, kept\n") + "\n"
+        " -->\n", f" -->\n{name}: committed text\n") + "\n"
         for name in ("complexity", "sim_caches", "calibration")}
     md.write_text("# dodbench results\n\n" + "\n".join(committed.values()))
     assert report.main(cli_args(tmp_path, S2)) == 0
     out = capsys.readouterr().out
-    for name in committed:
-        assert f"{name} section kept as it was" in out
-    assert "handle_map section updated" in out and "all_cases section updated" in out
+    absent = next(line for line in out.splitlines() if line.startswith("not in this report"))
+    assert all(name in absent for name in committed)
+    assert "handle_map" not in absent and "all_cases" not in absent
     text = md.read_text()
-    assert all(section in text for section in committed.values())
+    assert "committed text" not in text
+    contents = markdown.find_section(text, "contents")
+    assert "Not in this report:" in contents and "`make bench-sim`" in contents
     assert "## Every case" in text and "](out/cases/trial_scenario.md)" in text
     pages = {p.stem: p.read_text() for p in (tmp_path / "out" / "cases").glob("*.md")}
     assert sorted(pages) == ["iterate", "lookup", "trial_scenario"]
@@ -1158,7 +1167,7 @@ def test_no_csv_at_all_changes_nothing(tmp_path, capsys, results):
         (tmp_path / "results").mkdir()
     assert report.main(default_args(tmp_path, tmp_path / "results")) == 0
     out, err = capsys.readouterr()
-    assert len(out.splitlines()) == 1 and "nothing changed" in out and err == ""
+    assert len(out.splitlines()) == 1 and "nothing written" in out and err == ""
     assert md.read_bytes() == (REPO / "RESULTS.md").read_bytes()
     assert not (tmp_path / "out").exists()
 
@@ -1170,7 +1179,7 @@ def test_make_report_command_in_a_fresh_clone(tmp_path):
     before = sorted(p.relative_to(tmp_path) for p in tmp_path.rglob("*"))
     proc = subprocess.run(["/usr/bin/python3", str(SCRIPT)], cwd=tmp_path, capture_output=True,
                           text=True, timeout=120)
-    assert proc.returncode == 0 and "nothing changed" in proc.stdout
+    assert proc.returncode == 0 and "nothing written" in proc.stdout
     assert "Traceback" not in proc.stderr and len(proc.stdout.splitlines()) == 1
     assert sorted(p.relative_to(tmp_path) for p in tmp_path.rglob("*")) == before
     assert (tmp_path / "RESULTS.md").read_bytes() == (REPO / "RESULTS.md").read_bytes()

@@ -171,9 +171,10 @@ def test_results_md_of_a_small_run_stays_under_500_lines(tmp_path):
     """Every section written (the bulk run, callgrind, handle_map, complexity): the
     every-case tables are pages of their own, so the document stays short."""
     bulk = write_csv(tmp_path / "bulk.csv", synthetic_rows())
+    ext = _with_origin(EXT, tmp_path / "ext.csv", "testhost", "abc123")  # the bulk run's
     md = tmp_path / "RESULTS.md"
     assert report.main(["--results-md", str(md), "--out-dir", str(tmp_path / "out"),
-                        str(EXT), str(SMALL), str(S2), str(bulk), "--run", RUN]) == 0
+                        str(ext), str(SMALL), str(S2), str(bulk), "--run", RUN]) == 0
     text = md.read_text()
     for heading in ("## What ran", "## Contents", "## Claim index", "## handle_map",
                     "## Bulk data", "## Simulated caches", "## Every case"):
@@ -185,12 +186,39 @@ def test_results_md_of_a_small_run_stays_under_500_lines(tmp_path):
     assert not list((tmp_path / "out").rglob("*.svg"))
 
 
-def test_a_section_of_another_run_says_so(tmp_path):
+def _with_origin(src, dest, host, git_rev):
+    """A copy of the fixture src with every row's host and git_rev set."""
+    with open(src, newline="") as f:
+        rows = list(csv.reader(f))
+    for row in rows[1:]:
+        row[rows[0].index("host")], row[rows[0].index("git_rev")] = host, git_rev
+    with open(dest, "w", newline="") as f:
+        csv.writer(f, lineterminator="\n").writerows(rows)
+    return dest
+
+
+def test_callgrind_rows_of_another_machine_or_revision_are_left_out(tmp_path, capsys):
+    """EXT's callgrind rows ran on host bench2 at 4d5e6f7, SMALL's run on bench1 at 3f2c1ab:
+    the simulated caches section is not SMALL's, so the document leaves it out and says
+    whose rows they are."""
     md = tmp_path / "RESULTS.md"
     assert report.main(["--results-md", str(md), "--out-dir", str(tmp_path / "out"),
                         str(EXT), str(SMALL), "--run", "20261121T235901Z-bench1-12345"]) == 0
+    text = md.read_text()
+    assert "<!-- BEGIN sim_caches" not in text
+    assert "the callgrind rows read are of run 20261123T120000Z-bench2-222, another host " \
+        "or revision" in text
+    assert "sim_caches" in capsys.readouterr().out.splitlines()[-2]
+
+
+def test_a_section_of_another_run_on_the_same_machine_and_revision_says_so(tmp_path):
+    md = tmp_path / "RESULTS.md"
+    small = _with_origin(SMALL, tmp_path / "small.csv", "bench2", "4d5e6f7")
+    assert report.main(["--results-md", str(md), "--out-dir", str(tmp_path / "out"),
+                        str(EXT), str(small), "--run", "20261121T235901Z-bench1-12345"]) == 0
     sim = md.read_text().split("<!-- BEGIN sim_caches", 1)[1]
-    assert "**Warning: this section comes from run `20261123T120000Z-bench2-222`" in sim
+    assert "From run `20261123T120000Z-bench2-222`: the host and git revision of this " \
+        "document's run" in sim
 
 
 # --- which run make report reads -------------------------------------------------------------
@@ -204,6 +232,54 @@ def test_make_report_passes_only_an_explicit_csv():
     assert dry.stdout.strip().endswith("reports/report.py results/q.csv")
 
 
+def test_a_report_goes_to_the_runs_own_directory_never_to_a_tracked_file(tmp_path, capsys):
+    """`make bench` and `make report` name no output: the report lands in RESULTS_DIR/RUN_ID/
+    (RESULTS.md, charts, pages), beside the run's CSV, and a second report there replaces
+    the charts of the first (no orphan), while a directory report.py did not make is never
+    cleaned."""
+    results = tmp_path / "results"
+    results.mkdir()
+    shutil.copy(S2, results / "bench-20261201T100000Z.csv")
+    cwd = Path.cwd()
+    try:
+        import os
+        os.chdir(tmp_path)  # nothing may land in the working directory either
+        assert report.main(["--results-dir", str(results)]) == 0
+    finally:
+        os.chdir(cwd)
+    out_dir = results / "bench-20261201T100000Z-vm"
+    assert capsys.readouterr().out.splitlines()[-1] == f"report: {out_dir / 'RESULTS.md'}"
+    assert (out_dir / "RESULTS.md").exists() and (out_dir / report.MARKER).exists()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["results"]
+    assert "](cases/iterate.md)" in (out_dir / "RESULTS.md").read_text()
+    stale = out_dir / "cases" / "from_an_older_run.png"
+    stale.write_bytes(b"")
+    assert report.main(["--results-dir", str(results)]) == 0
+    assert not stale.exists() and (out_dir / "cases" / "iterate.md").exists()
+    mine = tmp_path / "mine"
+    mine.mkdir()
+    (mine / "notes.md").write_text("mine")
+    assert report.main(["--out-dir", str(mine), str(S2)]) == 0
+    assert (mine / "notes.md").read_text() == "mine" and not (mine / report.MARKER).exists()
+
+
+def test_only_make_publish_writes_the_committed_results():
+    """The make targets a user runs write no tracked file: bench and report name no output
+    (report.py's default is the run's own directory), clean removes the build alone;
+    publish writes RESULTS.md and results/published/."""
+    def dry(*targets):
+        return subprocess.run(["make", "-n", "-s", "-C", str(REPO), *targets],
+                              capture_output=True, text=True, timeout=120).stdout
+    bench = dry("bench-run", "BENCH_OUT=results/bench-x.csv")
+    assert "reports/report.py results/bench-x.csv" in bench
+    assert "RESULTS.md" not in bench and "results/published" not in bench
+    assert "RESULTS.md" not in dry("report") and "RESULTS.md" not in dry("bench-process-run")
+    assert dry("clean").split() == ["rm", "-rf", "build"]
+    publish = " ".join(w for w in dry("publish").split() if w != "\\")
+    assert "--results-md RESULTS.md --out-dir results/published/report" in publish
+    assert publish.strip().endswith("results/published/bench.csv.xz")
+
+
 def test_default_input_is_bench_runs_then_the_published_run(tmp_path, capsys):
     results = tmp_path / "results"
     results.mkdir()
@@ -212,7 +288,7 @@ def test_default_input_is_bench_runs_then_the_published_run(tmp_path, capsys):
             str(tmp_path / "out")]
     shutil.copy(S2, results / "quick-20261201T000000Z.csv")  # make bench-quick's file
     assert report.main(args) == 0
-    assert "nothing changed" in capsys.readouterr().out and not md.exists()
+    assert "nothing written" in capsys.readouterr().out and not md.exists()
     # the published run of the repository: read when there is no bench run
     published = results / "published" / "bench.csv.xz"
     published.parent.mkdir()
@@ -255,16 +331,15 @@ def test_publish_writes_the_reported_runs_compressed(tmp_path, capsys):
     assert md.read_text() == first
 
 
-def test_a_kept_section_says_it_is_from_an_earlier_report_once():
-    """Issue 15: sections kept from an older run carried no warning. A kept section (its
-    inputs absent from the CSVs read) gets KEPT_WARNING after its heading, once, however
-    often the document is regenerated."""
-    begin, end = "<!-- BEGIN sim_caches -->", "<!-- END sim_caches -->"
-    old = f"{begin}\n## Simulated caches (callgrind)\n\nRun `old-run` ...\n{end}\n"
-    text, status = report.assemble({}, old)
-    assert status["sim_caches"] == "kept"
-    assert text.count(report.KEPT_WARNING) == 1
-    assert text.index("## Simulated caches") < text.index(report.KEPT_WARNING) < \
-        text.index("Run `old-run`")
-    again, _ = report.assemble({}, text)
-    assert again.count(report.KEPT_WARNING) == 1
+def test_a_section_without_rows_is_named_never_kept():
+    """A section the runs read have no rows for is left out, never carried over from an
+    earlier document (whose figures came from another run): the contents end with a line
+    naming it, why and what adds it."""
+    text, status = report.assemble({}, {"sim_caches": "no callgrind rows of the table's cases"})
+    assert status["sim_caches"] is None and "## Simulated caches" not in text
+    contents = text.split("Not in this report:\n\n", 1)[1]
+    assert "- Simulated caches (callgrind): no callgrind rows of the table's cases; `make " \
+        "bench-sim` on the same machine and revision adds it.\n" in contents
+    assert "- Whole-process timing (hyperfine): no rows for it in the runs read; `make " \
+        "bench-process`" in contents
+    assert set(report.TITLES) == set(report.DOCUMENT)
