@@ -1,12 +1,13 @@
 /* iterate_inline - calibration (docs/ARCHITECTURE.md, "The container contract"): the
  * hand-written loop that `iterate` on plain_array must match. The setup is iterate's own
- * (scn_fill_holes: the same allocations in the same order, so the same heap and cache
- * state); the timed region then sums plain_array's items through a plain uint64_t loop
- * written right here, over the very memory iterate_sum reads (ops->key_array), compiled
- * with the same flags, with no contract call. If iterate/plain_array is more than a few %
- * away from this, the batch-call contract (or the container) costs something per element
- * and every other figure is suspect. Runs where key_array exists: plain_array at 8-byte
- * elements. ops = n. Checksum: the sum; expected n(n-1)/2. */
+ * without holes (scn_fill_dense: the same allocations in the same order, so the same heap
+ * and cache state: after the warm-ups both read one buffer at one address); the timed
+ * region then sums plain_array's items through a plain uint64_t loop written right here,
+ * over the very memory iterate_sum reads (ops->key_array), compiled with the same flags
+ * (the same vector loop), with no contract call. A gap between the two is then how the
+ * machine runs the two code paths, and no difference between designs smaller than it is
+ * resolved by that run (reports/sections/calibration.py). Runs where key_array exists:
+ * plain_array at 8-byte elements. ops = n. Checksum: the sum; expected n(n-1)/2. */
 #include "scenario.h"
 
 static int run(const struct dod_ops *ops, const struct scn_params *p, struct hb_region *r,

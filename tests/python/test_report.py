@@ -664,6 +664,28 @@ def _calibration_rows(contract_ns, loop_ns, run_id="cal", invocation="inv-1"):
             + [dict(base, scenario="iterate_inline", elapsed_ns=t) for t in loop_ns])
 
 
+def _calibration_paragraph(section):
+    """The text of a calibration section without its heading and marker lines."""
+    return next(line for line in section.splitlines() if line.startswith("Run `"))
+
+
+def test_calibration_verdict_ends_with_what_to_do():
+    """Every verdict ends with something a reader can act on; a miss gives the gap and the
+    CI's far end as the difference between designs this run cannot resolve, either way."""
+    ci = bench_stats.RatioCI
+    slow = calibration.verdict_text(ci(1.133, 1.12, 1.143, 0.95))
+    assert slow.startswith("NOT within 5%: ")
+    assert "13.3% longer" in slow and "below ~14.3% are not resolved by this run" in slow
+    fast = calibration.verdict_text(ci(0.9, 0.88, 0.92, 0.95))
+    assert "10.0% less time" in fast and "below ~12.0% are not resolved by this run" in fast
+    assert calibration.verdict_text(ci(1.01, 0.99, 1.03, 0.95)) == (
+        "within 5%: the batch call adds no per-element cost")
+    assert calibration.verdict_text(ci(1.04, 1.0, 1.08, 0.95)).endswith(
+        "rerun with more --reps on a quieter machine")
+    assert calibration.verdict_text(ci(1.2, None, None, 0.95)).endswith(
+        "rerun the calibration line with more --reps")
+
+
 def test_calibration_within_and_outside_the_limit():
     """The calibration (docs/ARCHITECTURE.md): iterate/plain_array vs the hand-written loop."""
     same = calibration.render_calibration(_calibration_rows([100, 101, 99, 100, 102],
@@ -673,12 +695,18 @@ def test_calibration_within_and_outside_the_limit():
     slow = calibration.render_calibration(_calibration_rows([130, 131, 129, 130, 132],
                                                        [100, 100, 101, 99, 100]), "cal")
     assert "NOT within 5%" in slow and "1.3×" in slow
+    # a miss says what is off, what it means for the figures and what to do, last
+    assert "the same sum took 30.0% longer than the hand-written loop" in slow
+    assert re.search(r"differences between designs below ~3\d\.\d% are not resolved", slow)
+    assert _calibration_paragraph(slow).endswith("to see whether this machine repeats the gap.")
+    assert "suspect" not in slow
     noisy = calibration.render_calibration(_calibration_rows([100, 140, 104, 98, 130, 101],
                                                         [100, 100, 101, 99, 100, 100]), "cal")
     assert "inconclusive: the CI straddles the 5% limit" in noisy
     fast = calibration.render_calibration(_calibration_rows([80, 81, 79, 80, 82],
                                                        [100, 100, 101, 99, 100]), "cal")
-    assert "NOT within 5%: the contract's loop is faster" in fast   # two-sided
+    assert "NOT within 5%: through the contract's call the same sum took 20.0% less time" in fast
+    assert re.search(r"below ~2\d\.\d% are not resolved by this run: read them as ties", fast)
     assert calibration.render_calibration([], "cal") is None  # no pair: the committed text stays
     # iterate rows of another invocation of the same run (another sweep line, measured at
     # another time) are not paired with the loop
