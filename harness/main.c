@@ -364,6 +364,7 @@ static int run_cases(const struct hb_config *c, struct hb_env *env, struct outpu
 	if (!c->quiet && !c->sim_child)
 		hb_env_warn(env, stderr);
 	int rc = hb_plan(c, &r.cases, &r.n_cases) ? 1 : c->resume ? resume_load(&r, env) : 0;
+	r.name_w = hb_name_width(r.cases, r.n_cases);
 	if (rc == 0 && !c->quiet)
 		fprintf(stderr, "dodbench: run %s, counter_source=%s, %zu cases, %llu reps + %llu "
 		        "warm-up%s%s\n", env->run_id, hb_counter_source(), r.n_cases, c->reps,

@@ -121,6 +121,7 @@ struct hb_run {
 	                              samples: the sweep stops */
 	bool samples_failed;       /* out_errno is --samples-out's, not --out's */
 	bool worker;               /* this process is a child running cases for the parent */
+	int name_w;                /* the summary's name column (hb_name_width) */
 	size_t resumed;            /* --resume: repetitions found in --out, not run again */
 };
 
@@ -169,7 +170,12 @@ int hb_execute(struct hb_run *r, void (*prefault)(const struct hb_config *));
  * "run_id,case,rep,i,ns" when it is empty. NULL with the reason in err (cannot open, the
  * header cannot be written: /dev/full). */
 FILE *hb_samples_open(const char *path, char *err, size_t err_len);
-/* Prints the per-case summary and the ratios to container `base`. */
+/* The width of the summary's name column: the longest name of the n cases, so that a
+ * failure line printed mid-run (schedule.c) lines up with the summary after it. 0 when
+ * there is none. */
+int hb_name_width(const struct hb_case *cases, size_t n);
+/* Prints the per-case summary (name column r->name_w wide, each figure's column as wide
+ * as its widest value) and the ratios to container `base`. */
 void hb_summarize(const struct hb_run *r, const char *base);
 
 #endif

@@ -326,6 +326,48 @@ def test_an_item_selected_twice_runs_once(tmp_path):
         for rep in "01"]
 
 
+FIGURES = re.compile(r"(\S+) +(median) +(\S+) (ms) +(min) +(\S+) +(max) +(\S+) +(MAD) +(\S+)% +"
+                     r"(CV) +(\S+)% +(\S+) (ns/op) +(verified)( +unstable)?")
+RATIO = re.compile(r"(\S+) +(\S+)x +\[ *(\S+), +(\S+)\]( +no significant difference)?")
+
+
+def columns(m):
+    """Where a FIGURES line's columns are: the start of each word, the end of each figure
+    (figures are right-aligned); "unstable", the last group, is not a column."""
+    return [m.start(g) if m[g].isalpha() or m[g] == "ns/op" else m.end(g)
+            for g in range(2, FIGURES.groups)]
+
+
+def test_summary_columns_line_up_whatever_the_name_length():
+    """Every line of the summary's table has its figures at the same offsets, and so has
+    every line of the ratio table, with names from under 40 to over 60 characters (a name
+    over 60 used to push its line out of column); a case an axis skips has its reason where
+    the others have their median. The figures' widths are not assumed: columns are compared
+    line with line."""
+    p = run("run", "--container", "handle_map,bulk_holes_bitmask_fixblocks", "--scenario",
+            "iterate,lookup", "--n", "1,100", "--order", "seq,random", "--hole-ratio", "0,0.5",
+            "--hole-pattern", "random,clustered", "--reps", "3", "--warmup", "0")
+    assert p.returncode == 0, p.stdout + p.stderr
+    lines = p.stdout.splitlines()
+    table = lines[:lines.index("")]
+    figures = [FIGURES.fullmatch(l) for l in table if " median " in l]
+    skipped = [l for l in table if " skipped: " in l]
+    assert all(figures) and len(figures) + len(skipped) == len(table), table
+    assert len(figures) == 2 * (3 + 6 + 1 + 2) and len(skipped) == 2 * (2 + 4)
+    lengths = [len(m[1]) for m in figures]
+    assert min(lengths) < 40 and max(lengths) > 60, lengths
+    assert len({tuple(columns(m)) for m in figures}) == 1, table
+    median_at = figures[0].start(2)
+    assert {l.index(" skipped: ") + 1 for l in skipped} == {median_at}, table
+    # The ratios of bulk_holes_bitmask_fixblocks's cases to handle_map's: at most one a
+    # measured case (none where a median is 0 ns, which no clock promises not to give).
+    at = next(i for i, l in enumerate(lines) if l.startswith("time relative to ")) + 1
+    ratios = [RATIO.fullmatch(l) for l in lines[at:(lines + [""]).index("", at)]]
+    assert ratios and all(ratios) and len(ratios) <= len(figures) // 2, lines
+    assert len({(m.end(2), m.string.index("["), m.end(3), m.end(4)) for m in ratios}) == 1, lines
+    assert {m[1] for m in ratios} <= {m[1] for m in figures if "/bulk_" in m[1]}
+
+
 def test_holes_that_round_to_none_at_one_n_are_skipped(tmp_path):
     """Issue 13 F: --n 1,1000 --hole-ratio 0,0.5 runs; at n 1 round(0.5 x 1) = 1 hole is
     capped to n - 1 = 0, which ran the no-holes case again, recorded as hole_ratio 0 with
@@ -530,6 +572,24 @@ def test_callgrind_counts_are_deterministic(tmp_path):
     # not the setup's inserts.
     it = next(r for r in runs[0] if r["scenario"] == "iterate" and r["container"] == "handle_map")
     assert 2000 * 8 // 64 <= int(it["sim_dr"]) < 2100
+
+
+def test_callgrind_summary_lines_up(tmp_path):
+    """The simulated caches' lines have their columns at one offset with names of 43 to
+    71 characters (the column was 52 wide)."""
+    p = run("run", "--container", "handle_map,peer_unordered_map", "--scenario", "lookup",
+            "--n", "100", "--order", "random", "--hole-ratio", "0,0.5", "--hole-pattern",
+            "clustered", "--reps", "1", "--warmup", "0", "--counters", "callgrind",
+            "--sim-ll", "8388608,16,64", "--quiet", "--out", str(tmp_path / "c.csv"))
+    assert p.returncode == 0, p.stdout + p.stderr
+    lines = p.stdout.splitlines()
+    at = next(i for i, l in enumerate(lines) if l.startswith("simulated caches")) + 1
+    sim = [re.fullmatch(r"(\S+) +(Ir) +(\S+) +(D1 misses) +(\S+) +(LL misses) +(\S+)", l)
+           for l in lines[at:]]
+    assert len(sim) == 4 and all(sim), lines
+    assert max(len(m[1]) for m in sim) > 52
+    assert len({(m.start(2), m.end(3), m.start(4), m.end(5), m.start(6), m.end(7))
+                for m in sim}) == 1, lines
 
 
 def test_callgrind_host_geometry_is_recorded(tmp_path):
