@@ -1,12 +1,16 @@
 /* summary.c - what a run prints when it ends: per case the median, spread and ns per
- * operation, then each case's time relative to
+ * operation, then the cases a container cannot run, then each case's time relative to
  * the baseline container's with a 95% bootstrap confidence interval.
  *
  * Every column lines up whatever the names and figures: the name column is as wide as the
  * longest name of the plan (hb_name_width, known before the first case runs, so the
  * failure lines schedule.c prints mid-run line up with the summary after them), and each
  * figure's column as wide as its widest value (the summary is printed once every case has
- * ended). */
+ * ended). A case skipped because its container lacks what the scenario needs (an
+ * extension, erase, defragment) is not a line of its own: `--container all` would drown
+ * the measured cases in them; they are one line per container and reason. A case an
+ * axis skips (holes that round to none at its n) keeps its line. */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -16,7 +20,7 @@ int hb_name_width(const struct hb_case *cases, size_t n)
 {
 	size_t w = 0;
 	for (size_t i = 0; i < n; i++)
-		if (strlen(cases[i].name) > w)
+		if (!cases[i].cannot_run && strlen(cases[i].name) > w)
 			w = strlen(cases[i].name);
 	return w > 4096 ? 4096 : (int)w;
 }
@@ -59,7 +63,8 @@ static bool case_figures(const struct hb_case *k, char fig[F_N][FIG_LEN], bool *
 	return true;
 }
 
-/* One line per case; returns whether any case is unstable. */
+/* One line per case that has one (all but the cases of cannot_lines); returns whether any
+ * case is unstable. */
 static bool case_lines(const struct hb_run *r)
 {
 	char fig[F_N][FIG_LEN];
@@ -74,6 +79,8 @@ static bool case_lines(const struct hb_run *r)
 	}
 	for (size_t i = 0; i < r->n_cases; i++) {
 		const struct hb_case *k = &r->cases[i];
+		if (k->cannot_run)
+			continue;
 		if (k->skip) {
 			printf("%-*s skipped: %s\n", r->name_w, k->name, k->skip);
 			continue;
@@ -104,6 +111,59 @@ static bool case_lines(const struct hb_run *r)
 		       k->status > HB_FAILED ? status : "");
 	}
 	return any_unstable;
+}
+
+/* Orders the cases a container cannot run by container (registry order), reason, then
+ * plan order. */
+static int cmp_cannot(const void *pa, const void *pb)
+{
+	const struct hb_case *a = *(const struct hb_case *const *)pa,
+	                     *b = *(const struct hb_case *const *)pb;
+	uintptr_t ka = (uintptr_t)a->container, kb = (uintptr_t)b->container;
+	if (ka != kb)
+		return ka < kb ? -1 : 1;
+	int by_reason = strcmp(a->skip, b->skip);
+	if (by_reason)
+		return by_reason;
+	return (uintptr_t)a < (uintptr_t)b ? -1 : (uintptr_t)a > (uintptr_t)b;
+}
+
+/* The cases whose container cannot run their scenario: one line per container and
+ * reason, "skipped: CONTAINER for SCENARIO, .. (N cases): REASON", the container column as
+ * wide as the longest. Without memory to sort them, one line per case. */
+static void cannot_lines(const struct hb_run *r)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < r->n_cases; i++)
+		n += r->cases[i].cannot_run;
+	if (n == 0)
+		return;
+	const struct hb_case **k = malloc(n * sizeof *k);
+	if (!k) {
+		for (size_t i = 0; i < r->n_cases; i++)
+			if (r->cases[i].cannot_run)
+				printf("%s skipped: %s\n", r->cases[i].name, r->cases[i].skip);
+		return;
+	}
+	int w = 0;
+	for (size_t i = 0, at = 0; i < r->n_cases; i++)
+		if (r->cases[i].cannot_run) {
+			k[at++] = &r->cases[i];
+			int len = (int)strlen(r->cases[i].container->name);
+			w = len > w ? len : w;
+		}
+	qsort(k, n, sizeof *k, cmp_cannot);
+	printf("\n");
+	for (size_t first = 0, end; first < n; first = end) {
+		printf("skipped: %-*s for ", w, k[first]->container->name);
+		for (end = first; end < n && k[end]->container == k[first]->container &&
+		                  strcmp(k[end]->skip, k[first]->skip) == 0; end++)
+			if (end == first || k[end]->scn != k[end - 1]->scn) /* plan order: by scenario */
+				printf("%s%s", end == first ? "" : ", ", k[end]->scn->name);
+		printf(" (%zu case%s): %s\n", end - first, end - first == 1 ? "" : "s",
+		       k[first]->skip);
+	}
+	free(k);
 }
 
 /* A case's time relative to its baseline's case, with the 95% CI. */
@@ -162,6 +222,7 @@ static void ratio_lines(const struct hb_run *r, const char *base)
 void hb_summarize(const struct hb_run *r, const char *base)
 {
 	bool any_unstable = case_lines(r);
+	cannot_lines(r);
 	if (r->any_samples)
 		printf("\nlatency samples: one hb_lap costs %.1f ns (median of 4096 empty laps), "
 		       "included in each sample and in the region's time\n", hb_sample_cost_ns());

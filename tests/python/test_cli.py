@@ -38,6 +38,21 @@ def size_classes():
     return [int(s) for s in re.search(r"^SIZES\s*:=\s*(.*)$", text, re.M).group(1).split()]
 
 
+CANNOT_RUN = re.compile(r"skipped: (\S+) +for (.+?) \((\d+) cases?\): (.*)")
+
+
+def cannot_run(stdout):
+    """{(container, reason): (scenarios, cases)} of the summary's lines for the cases a
+    container cannot run (one line per container and reason, never two)."""
+    found = {}
+    for line in stdout.splitlines():
+        m = CANNOT_RUN.fullmatch(line)
+        if m:
+            assert (m[1], m[4]) not in found, line
+            found[(m[1], m[4])] = (m[2].split(", "), int(m[3]))
+    return found
+
+
 def names(kind):
     p = run("list", kind, "--names")
     assert p.returncode == 0, p.stderr
@@ -271,8 +286,9 @@ def test_holes_on_handle_map_and_peers(tmp_path):
             "random,clustered", "--order", "seq,random", "--reps", "2", "--warmup", "0",
             "--out", str(out), "--quiet")
     assert p.returncode == 0, p.stdout + p.stderr
-    assert "iterate/plain_array/n:5000/elem:8/holes:0.5:random" in p.stdout
-    assert "skipped: no erase_n: cannot make holes" in p.stdout
+    # iterate at 2 patterns, lookup at 2 orders x 2 patterns: one line
+    assert cannot_run(p.stdout) == {("plain_array", "no erase_n: cannot make holes"):
+                                    (["iterate", "lookup"], 6)}
     rows = read_rows(out)
     holed = [r for r in rows if r["hole_ratio"] != "0"]
     can_erase = ["handle_map"] + [n for n in variant_table() if n.startswith("peer_")]
@@ -366,6 +382,50 @@ def test_summary_columns_line_up_whatever_the_name_length():
     assert ratios and all(ratios) and len(ratios) <= len(figures) // 2, lines
     assert len({(m.end(2), m.string.index("["), m.end(3), m.end(4)) for m in ratios}) == 1, lines
     assert {m[1] for m in ratios} <= {m[1] for m in figures if "/bulk_" in m[1]}
+
+
+def test_a_container_not_built_at_a_size_is_named_once(tmp_path):
+    """A container built at some of the selected --elem-bytes is left out at the others
+    with one notice on stderr (not one per case, and none with --quiet), naming it, the
+    sizes it is left out at and those it is built for; a container built at every selected
+    size gets none."""
+    table = variant_table()
+    sizes = {n: set(f[7].split(",")) for n, f in table.items()}
+    partial = [n for n, s in sizes.items() if "8" in s and "64" not in s]
+    full = [n for n, s in sizes.items() if {"8", "64"} <= s]
+    assert partial and full
+    chosen = [full[0], *partial]
+    args = ["run", "--container", ",".join(chosen), "--scenario", "iterate,create", "--n",
+            "100,200", "--elem-bytes", "8,64", "--reps", "1", "--warmup", "0"]
+    out = tmp_path / "r.csv"
+    p = run(*args, "--out", str(out))
+    assert p.returncode == 0, p.stdout + p.stderr
+    notices = [l for l in p.stderr.splitlines() if l.startswith("dodbench: skipped: ")]
+    assert notices == [f"dodbench: skipped: {n} at --elem-bytes 64 (built for {table[n][7]} "
+                       "only)" for n in partial], p.stderr
+    assert {(r["container"], r["elem_bytes"]) for r in read_rows(out)} == \
+        {(full[0], "8"), (full[0], "64")} | {(n, "8") for n in partial}
+    assert "skipped: " not in run(*args, "--quiet").stderr
+
+
+def test_cases_a_container_cannot_run_are_one_line_per_container_and_reason():
+    """--container all would print a line per case a container lacks the extension for
+    (1475 of 2269 lines for all scenarios at one n): they are one line per container and
+    reason, naming the scenarios and counting the cases, on stdout with --quiet as
+    without."""
+    listed = [l.split() for l in run("list", "containers").stdout.splitlines()[1:]]
+    at_8 = [(f[0], f[6].split("|")) for f in listed if "8" in f[5].split(",")]
+    others = [n for n, exts in at_8 if "tags" not in exts]
+    tags = [n for n, exts in at_8 if "tags" in exts]
+    p = run("run", "--container", f"{others[0]},{others[1]},{tags[0]}", "--scenario",
+            "tags_walk,tags_has,iterate", "--n", "100,200", "--reps", "1", "--warmup", "0",
+            "--quiet")
+    assert p.returncode == 0, p.stdout + p.stderr
+    why = "no tags extension: not an arrays-of-arrays container"
+    assert {k: (sorted(s), n) for k, (s, n) in cannot_run(p.stdout).items()} == \
+        {(c, why): (["tags_has", "tags_walk"], 4) for c in others[:2]}, p.stdout
+    assert not [l for l in p.stdout.splitlines() if l.startswith("tags_") and
+                f"/{tags[0]}/" not in l]
 
 
 def test_holes_that_round_to_none_at_one_n_are_skipped(tmp_path):
