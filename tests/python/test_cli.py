@@ -428,6 +428,28 @@ def test_cases_a_container_cannot_run_are_one_line_per_container_and_reason():
                 f"/{tags[0]}/" not in l]
 
 
+@pytest.mark.parametrize("args", [["containers"], ["scenarios"], ["containers", "--names"],
+                                  ["scenarios", "--names"], [], ["things"]])
+def test_dash_dash_list_is_list(args):
+    """Users try `dodbench --list`: it is `list`, with the same arguments and errors."""
+    a, b = run("list", *args), run("--list", *args)
+    assert (a.returncode, a.stdout, a.stderr) == (b.returncode, b.stdout, b.stderr)
+    assert a.returncode == (0 if args[:1] in (["containers"], ["scenarios"]) else 2)
+
+
+@pytest.mark.parametrize("word, like", [("lsit", "list"), ("lits", "list"), ("rnu", "run"),
+                                        ("ru", "run"), ("--lst", "--list"), ("hlep", "help"),
+                                        ("frobnicate", None), ("x", None)])
+def test_an_unknown_command_near_a_known_one_suggests_it(word, like):
+    p = run(word)
+    assert p.returncode == 2 and p.stdout == ""
+    if like:
+        assert p.stderr.startswith(f"dodbench: unknown command '{word}'; did you mean "
+                                   f"'{like}'?\n"), p.stderr
+    else:
+        assert p.stderr.startswith(f"dodbench: unknown command '{word}': use list or run\n")
+
+
 def test_holes_that_round_to_none_at_one_n_are_skipped(tmp_path):
     """Issue 13 F: --n 1,1000 --hole-ratio 0,0.5 runs; at n 1 round(0.5 x 1) = 1 hole is
     capped to n - 1 = 0, which ran the no-holes case again, recorded as hole_ratio 0 with
