@@ -1,8 +1,9 @@
-/* main.c - the dodbench command line: `list` what is registered, `run` the product of
- * the selected cases (cli.c parses, plan.c names the cases, schedule.c runs them,
- * summary.c reports), `--help`. Every argument and every output path is checked before
- * any work (exit 2); a case whose verification fails makes the exit status 1; an output
- * that cannot be written mid-run stops the sweep with HB_EXIT_OUTPUT (3).
+/* main.c - the dodbench command line: `list` (or `--list`) what is registered, `run` the
+ * product of the selected cases (cli.c parses, plan.c names the cases, schedule.c runs
+ * them, summary.c reports), `--help`; an unknown command near a known one is answered
+ * with it. Every argument and every output path is checked before any work (exit 2); a
+ * case whose verification fails makes the exit status 1; an output that cannot be
+ * written mid-run stops the sweep with HB_EXIT_OUTPUT (3).
  */
 #define _GNU_SOURCE
 #include <alloca.h>
@@ -364,6 +365,7 @@ static int run_cases(const struct hb_config *c, struct hb_env *env, struct outpu
 	if (!c->quiet && !c->sim_child)
 		hb_env_warn(env, stderr);
 	int rc = hb_plan(c, &r.cases, &r.n_cases) ? 1 : c->resume ? resume_load(&r, env) : 0;
+	r.name_w = hb_name_width(r.cases, r.n_cases);
 	if (rc == 0 && !c->quiet)
 		fprintf(stderr, "dodbench: run %s, counter_source=%s, %zu cases, %llu reps + %llu "
 		        "warm-up%s%s\n", env->run_id, hb_counter_source(), r.n_cases, c->reps,
@@ -569,6 +571,52 @@ int main(int argc, char **argv)
 	return dispatch(argc, argv);
 }
 
+/* The commands dispatch knows, in the order a suggestion prefers them. */
+static const char *const commands[] = {"list", "run", "help", "--list", "--help"};
+#define N_COMMANDS (sizeof commands / sizeof *commands)
+#define SUGGEST_MAX_LEN 32 /* a longer word is no typo of a command */
+
+/* The optimal string alignment distance between a and b (insertions, deletions,
+ * substitutions and swaps of two neighbours, each 1: "lsit" is 1 from "list"); both at
+ * most SUGGEST_MAX_LEN bytes. */
+static size_t edit_distance(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b), d[SUGGEST_MAX_LEN + 1][SUGGEST_MAX_LEN + 1];
+	for (size_t i = 0; i <= la; i++)
+		for (size_t j = 0; j <= lb; j++) {
+			if (i == 0 || j == 0) {
+				d[i][j] = i + j;
+				continue;
+			}
+			size_t best = d[i - 1][j - 1] + (a[i - 1] != b[j - 1]);
+			best = d[i - 1][j] + 1 < best ? d[i - 1][j] + 1 : best;
+			best = d[i][j - 1] + 1 < best ? d[i][j - 1] + 1 : best;
+			if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] &&
+			    d[i - 2][j - 2] + 1 < best)
+				best = d[i - 2][j - 2] + 1;
+			d[i][j] = best;
+		}
+	return d[la][lb];
+}
+
+/* The known command an unknown word is a typo of: the nearest within 2 edits and nearer
+ * than its own length ("x" suggests nothing), the first on a tie; or NULL. */
+static const char *command_like(const char *word)
+{
+	const char *best = NULL;
+	size_t best_d = 3;
+	if (strlen(word) > SUGGEST_MAX_LEN)
+		return NULL;
+	for (size_t i = 0; i < N_COMMANDS; i++) {
+		size_t d = edit_distance(word, commands[i]);
+		if (d < best_d && d < strlen(commands[i])) {
+			best = commands[i];
+			best_d = d;
+		}
+	}
+	return best;
+}
+
 static int dispatch(int argc, char **argv)
 {
 	if (argc < 2)
@@ -578,7 +626,7 @@ static int dispatch(int argc, char **argv)
 		hb_print_help(stdout);
 		return 0;
 	}
-	if (strcmp(argv[1], "list") == 0) {
+	if (strcmp(argv[1], "list") == 0 || strcmp(argv[1], "--list") == 0) {
 		bool names = argc == 4 && strcmp(argv[3], "--names") == 0;
 		if ((argc == 3 || names) && strcmp(argv[2], "containers") == 0) {
 			list_containers(names);
@@ -592,5 +640,8 @@ static int dispatch(int argc, char **argv)
 	}
 	if (strcmp(argv[1], "run") == 0)
 		return cmd_run(argc - 1, argv + 1);
+	const char *like = command_like(argv[1]);
+	if (like)
+		return hb_usage_error("unknown command '%s'; did you mean '%s'?", argv[1], like);
 	return hb_usage_error("unknown command '%s': use list or run", argv[1]);
 }

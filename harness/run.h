@@ -80,6 +80,9 @@ struct hb_case {
 	unsigned taken;              /* bit i: axis i applies to it (hb_axes_taken) */
 	char *name;                  /* hb_case_name */
 	const char *skip;            /* reason it cannot run, or NULL */
+	bool cannot_run;             /* skip is scn_cannot_run's: its container lacks what the
+	                                scenario needs (the summary gives one line per container
+	                                and reason), not an axis's refusal of its own values */
 	uint64_t *elapsed_ns, *cpu_ns; /* per measured repetition */
 	double ns_per_op_div;        /* ops of the last repetition (for the summary) */
 	double hole_ratio;           /* the real fraction erased (last repetition) */
@@ -121,6 +124,7 @@ struct hb_run {
 	                              samples: the sweep stops */
 	bool samples_failed;       /* out_errno is --samples-out's, not --out's */
 	bool worker;               /* this process is a child running cases for the parent */
+	int name_w;                /* the summary's name column (hb_name_width) */
 	size_t resumed;            /* --resume: repetitions found in --out, not run again */
 };
 
@@ -169,7 +173,14 @@ int hb_execute(struct hb_run *r, void (*prefault)(const struct hb_config *));
  * "run_id,case,rep,i,ns" when it is empty. NULL with the reason in err (cannot open, the
  * header cannot be written: /dev/full). */
 FILE *hb_samples_open(const char *path, char *err, size_t err_len);
-/* Prints the per-case summary and the ratios to container `base`. */
+/* The width of the summary's name column: the longest name of the n cases that get a
+ * line of their own (all but those of a container that cannot run their scenario), so
+ * that a failure line printed mid-run (schedule.c) lines up with the summary after it.
+ * 0 when there is none. */
+int hb_name_width(const struct hb_case *cases, size_t n);
+/* Prints the per-case summary (name column r->name_w wide, each figure's column as wide
+ * as its widest value), the cases their containers cannot run (one line per container and
+ * reason), and the ratios to container `base`. */
 void hb_summarize(const struct hb_run *r, const char *base);
 
 #endif

@@ -272,7 +272,8 @@ static struct done run_rep(struct hb_run *r, const struct job *j)
 	return d;
 }
 
-/* Prints a case's failure line (on stdout, beside the summary it precedes). */
+/* Prints a case's failure line (on stdout, beside the summary it precedes, in its name
+ * column). */
 static void say_failed(const struct hb_run *r, const struct hb_case *k, const char *what,
                        long long rep, const char *why)
 {
@@ -280,7 +281,7 @@ static void say_failed(const struct hb_run *r, const struct hb_case *k, const ch
 		return;
 	if (r->tty && r->t_last_progress > 0)
 		fputs("\r\033[K", stderr);
-	printf("%-60s %s (%s %lld): %s\n", k->name, what, rep < 0 ? "warm-up" : "rep",
+	printf("%-*s %s (%s %lld): %s\n", r->name_w, k->name, what, rep < 0 ? "warm-up" : "rep",
 	       rep < 0 ? -rep - 1 : rep, why);
 	fflush(stdout);
 }

@@ -172,16 +172,29 @@ struct sim_case {
 	size_t n;
 };
 
+/* One line per case, "NAME Ir I  D1 misses D  LL misses L", every column as wide as its
+ * widest cell (at least as wide as it always was). */
 static void print_summary(struct sim_case *cases, size_t n_cases, const char *d1, const char *ll)
 {
 	printf("simulated caches (callgrind; D1 %s, LL %s as size:assoc:line), medians per operation:\n",
 	       d1, ll);
-	for (size_t i = 0; i < n_cases; i++) {
-		struct sim_case *c = &cases[i];
-		printf("%-52s Ir %10.2f  D1 misses %8.4f  LL misses %8.4f\n", c->name,
-		       hb_median_sort(c->ir, c->n), hb_median_sort(c->d1, c->n),
-		       hb_median_sort(c->ll, c->n));
-	}
+	int w[4] = {0, 10, 8, 8};
+	char fig[3][40];
+	for (int pass = 0; pass < 2; pass++)
+		for (size_t i = 0; i < n_cases; i++) {
+			struct sim_case *c = &cases[i];
+			snprintf(fig[0], sizeof fig[0], "%.2f", hb_median_sort(c->ir, c->n));
+			snprintf(fig[1], sizeof fig[1], "%.4f", hb_median_sort(c->d1, c->n));
+			snprintf(fig[2], sizeof fig[2], "%.4f", hb_median_sort(c->ll, c->n));
+			if (pass) {
+				printf("%-*s Ir %*s  D1 misses %*s  LL misses %*s\n", w[0], c->name, w[1],
+				       fig[0], w[2], fig[1], w[3], fig[2]);
+				continue;
+			}
+			w[0] = (int)strlen(c->name) > w[0] ? (int)strlen(c->name) : w[0];
+			for (int f = 0; f < 3; f++)
+				w[f + 1] = (int)strlen(fig[f]) > w[f + 1] ? (int)strlen(fig[f]) : w[f + 1];
+		}
 }
 
 /* Column positions we need, found by name in the header (with the case's: row_columns). */

@@ -38,6 +38,21 @@ def size_classes():
     return [int(s) for s in re.search(r"^SIZES\s*:=\s*(.*)$", text, re.M).group(1).split()]
 
 
+CANNOT_RUN = re.compile(r"skipped: (\S+) +for (.+?) \((\d+) cases?\): (.*)")
+
+
+def cannot_run(stdout):
+    """{(container, reason): (scenarios, cases)} of the summary's lines for the cases a
+    container cannot run (one line per container and reason, never two)."""
+    found = {}
+    for line in stdout.splitlines():
+        m = CANNOT_RUN.fullmatch(line)
+        if m:
+            assert (m[1], m[4]) not in found, line
+            found[(m[1], m[4])] = (m[2].split(", "), int(m[3]))
+    return found
+
+
 def names(kind):
     p = run("list", kind, "--names")
     assert p.returncode == 0, p.stderr
@@ -271,8 +286,9 @@ def test_holes_on_handle_map_and_peers(tmp_path):
             "random,clustered", "--order", "seq,random", "--reps", "2", "--warmup", "0",
             "--out", str(out), "--quiet")
     assert p.returncode == 0, p.stdout + p.stderr
-    assert "iterate/plain_array/n:5000/elem:8/holes:0.5:random" in p.stdout
-    assert "skipped: no erase_n: cannot make holes" in p.stdout
+    # iterate at 2 patterns, lookup at 2 orders x 2 patterns: one line
+    assert cannot_run(p.stdout) == {("plain_array", "no erase_n: cannot make holes"):
+                                    (["iterate", "lookup"], 6)}
     rows = read_rows(out)
     holed = [r for r in rows if r["hole_ratio"] != "0"]
     can_erase = ["handle_map"] + [n for n in variant_table() if n.startswith("peer_")]
@@ -324,6 +340,114 @@ def test_an_item_selected_twice_runs_once(tmp_path):
     assert sorted((r["container"], r["scenario"], r["rep"]) for r in read_rows(out)) == [
         (c, "iterate", rep) for c in sorted(n for n in variant_table() if n.startswith("h"))
         for rep in "01"]
+
+
+FIGURES = re.compile(r"(\S+) +(median) +(\S+) (ms) +(min) +(\S+) +(max) +(\S+) +(MAD) +(\S+)% +"
+                     r"(CV) +(\S+)% +(\S+) (ns/op) +(verified)( +unstable)?")
+RATIO = re.compile(r"(\S+) +(\S+)x +\[ *(\S+), +(\S+)\]( +no significant difference)?")
+
+
+def columns(m):
+    """Where a FIGURES line's columns are: the start of each word, the end of each figure
+    (figures are right-aligned); "unstable", the last group, is not a column."""
+    return [m.start(g) if m[g].isalpha() or m[g] == "ns/op" else m.end(g)
+            for g in range(2, FIGURES.groups)]
+
+
+def test_summary_columns_line_up_whatever_the_name_length():
+    """Every line of the summary's table has its figures at the same offsets, and so has
+    every line of the ratio table, with names from under 40 to over 60 characters (a name
+    over 60 used to push its line out of column); a case an axis skips has its reason where
+    the others have their median. The figures' widths are not assumed: columns are compared
+    line with line."""
+    p = run("run", "--container", "handle_map,bulk_holes_bitmask_fixblocks", "--scenario",
+            "iterate,lookup", "--n", "1,100", "--order", "seq,random", "--hole-ratio", "0,0.5",
+            "--hole-pattern", "random,clustered", "--reps", "3", "--warmup", "0")
+    assert p.returncode == 0, p.stdout + p.stderr
+    lines = p.stdout.splitlines()
+    table = lines[:lines.index("")]
+    figures = [FIGURES.fullmatch(l) for l in table if " median " in l]
+    skipped = [l for l in table if " skipped: " in l]
+    assert all(figures) and len(figures) + len(skipped) == len(table), table
+    assert len(figures) == 2 * (3 + 6 + 1 + 2) and len(skipped) == 2 * (2 + 4)
+    lengths = [len(m[1]) for m in figures]
+    assert min(lengths) < 40 and max(lengths) > 60, lengths
+    assert len({tuple(columns(m)) for m in figures}) == 1, table
+    median_at = figures[0].start(2)
+    assert {l.index(" skipped: ") + 1 for l in skipped} == {median_at}, table
+    # The ratios of bulk_holes_bitmask_fixblocks's cases to handle_map's: at most one a
+    # measured case (none where a median is 0 ns, which no clock promises not to give).
+    at = next(i for i, l in enumerate(lines) if l.startswith("time relative to ")) + 1
+    ratios = [RATIO.fullmatch(l) for l in lines[at:(lines + [""]).index("", at)]]
+    assert ratios and all(ratios) and len(ratios) <= len(figures) // 2, lines
+    assert len({(m.end(2), m.string.index("["), m.end(3), m.end(4)) for m in ratios}) == 1, lines
+    assert {m[1] for m in ratios} <= {m[1] for m in figures if "/bulk_" in m[1]}
+
+
+def test_a_container_not_built_at_a_size_is_named_once(tmp_path):
+    """A container built at some of the selected --elem-bytes is left out at the others
+    with one notice on stderr (not one per case, and none with --quiet), naming it, the
+    sizes it is left out at and those it is built for; a container built at every selected
+    size gets none."""
+    table = variant_table()
+    sizes = {n: set(f[7].split(",")) for n, f in table.items()}
+    partial = [n for n, s in sizes.items() if "8" in s and "64" not in s]
+    full = [n for n, s in sizes.items() if {"8", "64"} <= s]
+    assert partial and full
+    chosen = [full[0], *partial]
+    args = ["run", "--container", ",".join(chosen), "--scenario", "iterate,create", "--n",
+            "100,200", "--elem-bytes", "8,64", "--reps", "1", "--warmup", "0"]
+    out = tmp_path / "r.csv"
+    p = run(*args, "--out", str(out))
+    assert p.returncode == 0, p.stdout + p.stderr
+    notices = [l for l in p.stderr.splitlines() if l.startswith("dodbench: skipped: ")]
+    assert notices == [f"dodbench: skipped: {n} at --elem-bytes 64 (built for {table[n][7]} "
+                       "only)" for n in partial], p.stderr
+    assert {(r["container"], r["elem_bytes"]) for r in read_rows(out)} == \
+        {(full[0], "8"), (full[0], "64")} | {(n, "8") for n in partial}
+    assert "skipped: " not in run(*args, "--quiet").stderr
+
+
+def test_cases_a_container_cannot_run_are_one_line_per_container_and_reason():
+    """--container all would print a line per case a container lacks the extension for
+    (1475 of 2269 lines for all scenarios at one n): they are one line per container and
+    reason, naming the scenarios and counting the cases, on stdout with --quiet as
+    without."""
+    listed = [l.split() for l in run("list", "containers").stdout.splitlines()[1:]]
+    at_8 = [(f[0], f[6].split("|")) for f in listed if "8" in f[5].split(",")]
+    others = [n for n, exts in at_8 if "tags" not in exts]
+    tags = [n for n, exts in at_8 if "tags" in exts]
+    p = run("run", "--container", f"{others[0]},{others[1]},{tags[0]}", "--scenario",
+            "tags_walk,tags_has,iterate", "--n", "100,200", "--reps", "1", "--warmup", "0",
+            "--quiet")
+    assert p.returncode == 0, p.stdout + p.stderr
+    why = "no tags extension: not an arrays-of-arrays container"
+    assert {k: (sorted(s), n) for k, (s, n) in cannot_run(p.stdout).items()} == \
+        {(c, why): (["tags_has", "tags_walk"], 4) for c in others[:2]}, p.stdout
+    assert not [l for l in p.stdout.splitlines() if l.startswith("tags_") and
+                f"/{tags[0]}/" not in l]
+
+
+@pytest.mark.parametrize("args", [["containers"], ["scenarios"], ["containers", "--names"],
+                                  ["scenarios", "--names"], [], ["things"]])
+def test_dash_dash_list_is_list(args):
+    """Users try `dodbench --list`: it is `list`, with the same arguments and errors."""
+    a, b = run("list", *args), run("--list", *args)
+    assert (a.returncode, a.stdout, a.stderr) == (b.returncode, b.stdout, b.stderr)
+    assert a.returncode == (0 if args[:1] in (["containers"], ["scenarios"]) else 2)
+
+
+@pytest.mark.parametrize("word, like", [("lsit", "list"), ("lits", "list"), ("rnu", "run"),
+                                        ("ru", "run"), ("--lst", "--list"), ("hlep", "help"),
+                                        ("frobnicate", None), ("x", None)])
+def test_an_unknown_command_near_a_known_one_suggests_it(word, like):
+    p = run(word)
+    assert p.returncode == 2 and p.stdout == ""
+    if like:
+        assert p.stderr.startswith(f"dodbench: unknown command '{word}'; did you mean "
+                                   f"'{like}'?\n"), p.stderr
+    else:
+        assert p.stderr.startswith(f"dodbench: unknown command '{word}': use list or run\n")
 
 
 def test_holes_that_round_to_none_at_one_n_are_skipped(tmp_path):
@@ -530,6 +654,24 @@ def test_callgrind_counts_are_deterministic(tmp_path):
     # not the setup's inserts.
     it = next(r for r in runs[0] if r["scenario"] == "iterate" and r["container"] == "handle_map")
     assert 2000 * 8 // 64 <= int(it["sim_dr"]) < 2100
+
+
+def test_callgrind_summary_lines_up(tmp_path):
+    """The simulated caches' lines have their columns at one offset with names of 43 to
+    71 characters (the column was 52 wide)."""
+    p = run("run", "--container", "handle_map,peer_unordered_map", "--scenario", "lookup",
+            "--n", "100", "--order", "random", "--hole-ratio", "0,0.5", "--hole-pattern",
+            "clustered", "--reps", "1", "--warmup", "0", "--counters", "callgrind",
+            "--sim-ll", "8388608,16,64", "--quiet", "--out", str(tmp_path / "c.csv"))
+    assert p.returncode == 0, p.stdout + p.stderr
+    lines = p.stdout.splitlines()
+    at = next(i for i, l in enumerate(lines) if l.startswith("simulated caches")) + 1
+    sim = [re.fullmatch(r"(\S+) +(Ir) +(\S+) +(D1 misses) +(\S+) +(LL misses) +(\S+)", l)
+           for l in lines[at:]]
+    assert len(sim) == 4 and all(sim), lines
+    assert max(len(m[1]) for m in sim) > 52
+    assert len({(m.start(2), m.end(3), m.start(4), m.end(5), m.start(6), m.end(7))
+                for m in sim}) == 1, lines
 
 
 def test_callgrind_host_geometry_is_recorded(tmp_path):

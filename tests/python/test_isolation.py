@@ -12,6 +12,7 @@ polls (with a generous bound) for it to be gone.
 import csv
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -125,6 +126,24 @@ def test_a_crash_mid_case_keeps_the_rows_before_it(tmp_path):
     iterations = [b for b in doc["benchmarks"] if b["run_name"].startswith("fault_late/")
                   and b.get("run_type") == "iteration" and not b.get("error_occurred")]
     assert len(iterations) == 2  # the two whole repetitions
+
+
+def test_failure_lines_line_up_with_the_summary():
+    """The lines a failure prints as it happens (FAILED, CRASHED) and the summary's lines
+    after them have their second column at one offset: the name column is sized from the
+    whole plan before the first case runs, names of 30 to 70 characters."""
+    p = dod("--container", "handle_map,bulk_holes_bitmask_fixblocks", "--scenario",
+            "iterate,fault_wrong,fault_late", "--n", "100", "--hole-ratio", "0,0.5",
+            "--hole-pattern", "clustered", "--reps", "5", "--warmup", "1", "--quiet")
+    assert p.returncode == 1
+    lines = p.stdout.splitlines()
+    table = lines[:lines.index("")]
+    said = [ln for ln in table if " FAILED (rep " in ln or " CRASHED (rep " in ln]
+    stopped = [ln for ln in table if "STOPPED: crashed in rep " in ln]
+    assert len(said) == 2 * 5 + 2 and len(stopped) == 2, table
+    names = [ln.split()[0] for ln in table]
+    assert min(map(len, names)) < 40 and max(map(len, names)) > 60, names
+    assert len({len(re.match(r"\S+ +", ln)[0]) for ln in table}) == 1, table
 
 
 def test_resume_reruns_what_crashed(tmp_path):

@@ -17,7 +17,7 @@ import re
 
 import pytest
 
-from test_cli import ROOT, run
+from test_cli import ROOT, cannot_run, run
 
 SCENARIOS = ["tags_build", "tags_walk", "tags_has", "tags_churn", "tags_memory"]
 DISTS = ["game", "three", "upto8", "upto32"]
@@ -123,9 +123,9 @@ def test_other_containers_are_skipped_with_the_reason(tmp_path, tags):
     p = run("run", "--container", other, "--scenario", ",".join(SCENARIOS), "--n", "100",
             "--elem-bytes", "8", "--reps", "1", "--warmup", "0", "--out", str(tmp_path / "o.csv"))
     assert p.returncode == 0, p.stdout + p.stderr
-    for s in SCENARIOS:
-        assert re.search(rf"{s}/{other}/n:100/elem:8\S* +skipped: no tags extension: not an "
-                         r"arrays-of-arrays container", p.stdout), (s, p.stdout)
+    scenarios, cases = cannot_run(p.stdout)[(other, "no tags extension: not an "
+                                                    "arrays-of-arrays container")]
+    assert sorted(scenarios) == sorted(SCENARIOS) and cases >= len(SCENARIOS)
 
 
 def test_a_bad_tag_dist_is_refused_before_any_work(tmp_path):
