@@ -355,6 +355,10 @@ def render_scenario_page(scenario, cases, info, baseline, chart_links):
     out += _latency_table(cases, keys) + _memory_table(cases, keys)
     for what, link in chart_links:
         out += ["", f"![{scenario}: {charts.op_unit(scenario)} vs {what}]({link})"]
+    if not chart_links:
+        out += ["", "No chart: no container was measured at 2 or more sizes n, or hole "
+                "ratios, of one slice (a line needs two points); every case is in the table "
+                "above."]
     return "\n".join(out) + "\n"
 
 

@@ -339,3 +339,12 @@ def test_sorted_insert_chart_draws_the_vector_first_with_cis(tmp_path, drawn):
     check_rules(f)
     assert f["legend"][:2] == [lc.VECTOR, lc.POINTER[0]]
     assert charts.op_unit("sorted_insert") in f["text"]
+
+
+def test_a_scenario_without_two_points_of_a_container_has_no_chart_and_says_so(tmp_path):
+    rows = rows_of("plain_array", "churn", 10000, 5.0) + rows_of("peer_colony", "churn",
+                                                                 100000, 9.0)
+    _, info, cases = run_of(write_csv(tmp_path / "churn.csv", rows))
+    assert cs.render_case_charts(cases, info, tmp_path / "cases") == {}  # one n each
+    page = cs.render_scenario_page("churn", cases, info, "plain_array", [])
+    assert "No chart: no container was measured at 2 or more sizes n" in page
