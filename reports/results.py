@@ -26,6 +26,7 @@ negative, not a plain decimal, or beyond the C type the harness writes it with (
 scenario, a NUL byte anywhere.
 """
 import csv
+import functools
 import gzip
 import lzma
 import math
@@ -535,7 +536,8 @@ class CaseStats:
     Times in ns; ns_per_op = median over the reps of elapsed_ns / ops; latency = {column of
     LATENCY_COLUMNS: median over the reps that recorded it}, empty when none did; samples and
     sample_cost_ns likewise medians or None; family = the container's family column in the
-    run (UNKNOWN_FAMILY for schema-1 rows)."""
+    run (UNKNOWN_FAMILY for schema-1 rows); per_op_ns = each rep's ns_per_op, for its CI
+    (ns_per_op_ci)."""
     family: str
     reps: int
     median_ns: float
@@ -550,11 +552,28 @@ class CaseStats:
     alloc: str = ""
     memory: dict = field(default_factory=dict)  # MEMORY_COLUMNS: medians, when recorded
     ops: float = 0.0  # median ops per rep
+    per_op_ns: tuple = field(default=(), compare=False, repr=False)  # ns_per_op of each rep
 
     @property
     def unstable(self):
         """1.4826 MAD/median of the reps above stats.UNSTABLE (5%)."""
         return bench_stats.is_unstable(self.times_ns)
+
+
+def ns_per_op_ci(st, level=0.95):
+    """The median ns per operation of a CaseStats with its `level` percentile bootstrap CI
+    over the reps' ns_per_op (stats.median_ci, seeded with SEED: the same rows give the same
+    interval), a stats.RatioCI in ns; low and high None under stats.MIN_REPS reps. A
+    CaseStats without per-rep values (built by hand) gets its ns_per_op and no CI."""
+    if not st.per_op_ns:
+        return bench_stats.RatioCI(st.ns_per_op, None, None, level)
+    return _median_ci(tuple(st.per_op_ns), level)
+
+
+@functools.lru_cache(maxsize=None)
+def _median_ci(values, level):
+    """stats.median_ci of a tuple of values, once per tuple (several charts draw a case)."""
+    return bench_stats.median_ci(values, level, seed=SEED)
 
 
 def _median_of(group, column):
@@ -586,7 +605,7 @@ def collect_cases(rows, run_id):
             group[0]["removal"] or "", group[0]["alloc"] or "",
             {c: m for c in MEMORY_COLUMNS if (m := _median_of(group, c)) is not None
              and group[0]["committed_bytes"] is not None},
-            bench_stats.median([r["ops"] for r in group]))
+            bench_stats.median([r["ops"] for r in group]), tuple(per_op))
     return cases
 
 

@@ -494,34 +494,61 @@ def walk_points(run):
     return out
 
 
+def _walk_bars(ax, per, names, colour):
+    """A panel where each design was walked once (one tag distribution): a horizontal bar
+    per design (ns per tag, log scale) with its 95% CI, the designs top to bottom in
+    `names`' order, each named with its distribution and average list length."""
+    drawn = [c for c in names if c in per]
+    cis = [results.ns_per_op_ci(per[c][0][2]) for c in drawn]
+    ys = range(len(drawn))
+    ax.barh(ys, [ci.ratio for ci in cis], xerr=charts.ci_errors(cis), capsize=2,
+            color=[colour[c] for c in drawn], error_kw={"elinewidth": 0.8}, label=None)
+    ax.set_yticks(ys, [f"{c} ({per[c][0][1]}: {fmt(per[c][0][0])} tags a list)"
+                       for c in drawn], fontsize=7)
+    ax.invert_yaxis()
+    ax.set_xscale("log")
+    charts.log_axis(ax.xaxis)
+    ax.set_xlabel(charts.op_unit("tags_walk") + " walked")
+    ax.grid(axis="x", which="both", alpha=0.3)
+
+
 def chart_walk(run, info, out_dir):
-    """Draw out_dir/CHART: tags_walk ns per tag against the average list length (tags
-    stored / entities), one panel per n, one line per design, VEC's points named by their
-    tag distribution. Returns the path, or None without tags_walk rows. The question it
-    answers: what does following each design's lists cost per tag as lists grow, in the
-    cache (10k entities) and beyond it (1M)?"""
+    """Draw out_dir/CHART: tags_walk ns per tag with 95% CIs, one panel per n: against the
+    average list length (tags stored / entities), one line per design, VEC's points named
+    by their tag distribution; as a bar per design where each design was walked once. The
+    designs the article starts from (VECTORS) first, then those D3 and D5 name. Returns
+    the path, or None without tags_walk rows. The question it answers: what does
+    following each design's lists cost per tag as lists grow, in the cache (10k entities)
+    and beyond it (1M)?"""
     points = walk_points(run)
     if not points or info is None:
         return None
-    names = sorted({c for per in points.values() for c in per})
+    first = VECTORS + (LINKED, CHUNK8, SORTED, FIXED, BUDDY, CONSTGROW)
+    names = md.ordered({c for per in points.values() for c in per}, first)
     colour = charts.colours(names)
-    fig, axes = charts.subplots(1, len(points), figsize=(4.2 * len(points) + 1.5, 4.2),
-                                squeeze=False, sharey=True)
+    style = {c: (colour[c], ("-", "--", ":", "-.")[i % 4], "osD^v<>p"[i % 8])
+             for i, c in enumerate(names)}
+    fig, axes = charts.subplots(1, len(points), figsize=(4.6 * len(points) + 1.5, 4.4),
+                                squeeze=False)
     right = max(x for per in points.values() for ps in per.values() for x, _, _ in ps)
     for ax, (n, per) in zip(axes[0], sorted(points.items())):
-        for i, c in enumerate(md.ordered(per, VECTORS)):
-            style = (colour[c], ("-", "--", ":", "-.")[i % 4], "osD^v<>p"[i % 8])
-            charts.plot_line(ax, [(x, st) for x, _, st in per[c]], style, c)
+        ax.set_title(f"n={n} entities", fontsize=9)
+        if max(len(ps) for ps in per.values()) < 2:
+            _walk_bars(ax, per, names, colour)
+            continue
+        for c in names:
+            if c in per:
+                charts.plot_line(ax, [(x, st) for x, _, st in per[c]], style[c], c)
         for i, (x, dist, st) in enumerate(per.get(VEC, ())):  # alternately below and above
             ax.annotate(dist, (x, st.ns_per_op), xytext=((4, -10), (-4, 8))[i % 2],
                         textcoords="offset points", fontsize=7, color="gray",
                         ha=("left", "right")[i % 2])
         ax.set_xlim(0, right * 1.1)
-        charts.log_y(ax, "ns per tag walked (median, min–max bars)")
+        charts.log_y(ax, charts.op_unit("tags_walk") + " walked")
         ax.set_xlabel("average tags per entity (tags stored / n)")
-        ax.set_title(f"n={n} entities", fontsize=9)
-    charts.figure_legend(fig, axes[0])
-    charts.title(fig, "tags_walk: the cost of following every list, per design", info)
+    charts.figure_legend(fig, axes[0], names)
+    charts.title(fig, f"tags_walk: the cost of following every list, per design; "
+                 f"{charts.CI_NOTE}", info)
     fig.tight_layout()
     return charts.save(fig, out_dir, os.path.splitext(CHART)[0])
 

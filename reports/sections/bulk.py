@@ -37,23 +37,28 @@ def draw_charts(run, info, claims, target_list, out_dir):
     drawn, missing = [], []
     paths, what = bc.chart_iterate_vs_holes(run, info, out_dir)
     if paths:
-        drawn.append(("iterate ns per live element vs hole ratio, one panel per hole pattern "
-                      f"({what})", paths))
+        drawn.append(("iterate ns per live item vs hole ratio, one panel per hole pattern: "
+                      "the article's holes design, the other hole designs, the best dense "
+                      f"variant, peer_colony and plain_array, with 95% CIs ({what})", paths))
     else:
         missing.append("iterate_vs_holes (no iterate case at 2 or more hole ratios)")
     paths, removal = bc.chart_push_latency(run, info, out_dir, push.figure if push else None)
     if paths:
-        drawn.append((f"push latency percentiles vs n per allocation strategy (bulk_{removal}"
-                      "_*; the other removals' max as crosses)", paths))
+        drawn.append((f"push_latency of bulk_{removal}_*: the mean push per allocation "
+                      "strategy, and the worst push (growth by reallocation against the other "
+                      "pushes, vm and fixblocks, the machine's floor, the target), with 95% "
+                      "CIs", paths))
     else:
         missing.append("push_latency (no push_latency rows of bulk variants)")
     for text, draw, why in (
-            ("memory: committed and reserved bytes per live element",
+            ("memory of the holes design: committed bytes per item inserted per allocation "
+             "strategy and n, and after erasing half of the items",
              lambda: bc.chart_memory(run, info, out_dir), "memory (no memory rows of bulk variants)"),
-            ("particle layouts: speed-up over AoS beside the article's figures",
+            ("particle layouts: speed-up over AoS with 95% CIs beside the article's figures",
              lambda: bc.chart_layouts(run, claims, info, out_dir),
              "layouts (no tick/simulate rows of the particle layouts)"),
-            ("removal strategies: iterate vs random lookup cost",
+            ("removal strategies: lookup by handle (each order) and iterate vs hole ratio, "
+             "beside the hash-table peers, with 95% CIs",
              lambda: bc.chart_tradeoff(run, info, out_dir),
              "removal_tradeoff (no iterate and random-order lookup of the same cases)")):
         paths = draw()
@@ -99,10 +104,10 @@ def _table_lines(run):
     if fastest:
         out += ["", "### Fastest hole variant at each hole ratio", "",
                 "iterate, sequential storage order: the hole variant with the lowest median, "
-                f"ns per live element, and its time / {COLONY}'s with the 95% CI (below 1: "
+                f"ns per live item, and its time / {COLONY}'s with the 95% CI (below 1: "
                 "faster than colony).", ""]
         out += md.table(["n", "elem_bytes", "pattern", "hole ratio", "fastest hole variant",
-                         "ns/elem", f"{COLONY} ns/elem", f"vs {COLONY} [95% CI]"], fastest)
+                         "ns/item", f"{COLONY} ns/item", f"vs {COLONY} [95% CI]"], fastest)
     sp = layout_speedups(run)
     if sp:
         out += ["", "### Particle layouts: speed-up over AoS", "",
@@ -130,7 +135,7 @@ def render_section(run, info, claims, target_list, out_dir, link, repeat=None):
     reps = md.range_text(st.reps for k, st in run.cases.items()
                          if run.is_bulk(k[1]) or run.is_particles(k[1]))
     out = [HEADING, "", run_line(info, reps, table_case=False), "",
-           "Ratios are ratios of median times (per live element where holes differ) with a "
+           "Ratios are ratios of median times (per live item where holes differ) with a "
            f"{bench_stats.RESAMPLES}-resample bootstrap 95% CI; faster or slower = the whole "
            "CI on one side of 1. \"Best\" = the variant with the lowest median in that case "
            "(the CI does not account for picking it). Claims: `reports/data/claims.csv`; "

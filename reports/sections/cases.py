@@ -3,11 +3,14 @@ scenario a page of its own, <out-dir>/cases/<scenario>.md: a table (grouped by t
 column) of median time, MAD, ns per operation and the time relative to the --baseline
 container's case with a bootstrap 95% CI; latency percentiles where the scenario recorded
 them; memory where it did; charts <scenario>_vs_n.png (when the scenario has 2 or more
-sizes n) and <scenario>_vs_holes.png (2 or more hole ratios) beside it. Each chart draws
-at most charts.MAX_SERIES series: the best container of each family (lowest mean log ns
-per operation over the cases drawn). RESULTS.md gets one line per scenario with its page.
+sizes n; a panel per order measured at 2 or more) and <scenario>_vs_holes.png (2 or more
+hole ratios; a panel per hole pattern) beside it. Each chart draws at most
+charts.MAX_SERIES lines, each a median with its 95% bootstrap CI, in the scenario's unit
+(charts.op_unit): first the designs the claims name and the articles' peers (keep_list:
+in a holes chart the best variant of each hole-array design first), then the best
+container of each family, then the next best; a container measured at one x only is not
+a line (its case is in the table). RESULTS.md gets one line per scenario with its page.
 None without cases."""
-import math
 import os
 import re
 
@@ -38,31 +41,90 @@ def safe_name(name):
 
 def slice_text(elem_bytes=None, order=None, hole_ratio=None, hole_pattern=None, *axes, n=None):
     """The fixed axes of a chart, e.g. 'n=100000, 8-byte items, order seq, no holes' (axes:
-    the appended axes' (column, value) pairs, 'KEY VALUE' each)."""
+    the appended axes' (column, value) pairs, 'KEY VALUE' each; no order part when order
+    is None: a panel per order)."""
     parts = [f"n={n}"] if n is not None else []
-    parts += [f"{elem_bytes}-byte items", f"order {order}"]
+    parts += [f"{elem_bytes}-byte items"] + ([f"order {order}"] if order is not None else [])
     if hole_ratio is not None:
         parts.append("no holes" if not hole_ratio else f"holes {hole_ratio:g} {hole_pattern}")
     parts += [f"{column[len(AXIS_PREFIX):]} {value}" for column, value in axes]
     return ", ".join(parts)
 
 
-def series(cases, keys):
-    """The containers a chart of `keys` draws, at most charts.MAX_SERIES: the best of each
-    family (lowest mean log ns per operation over its keys), the best families first.
-    Returns [(container, label)]."""
-    score, family = {}, {}
-    for k in keys:
-        score.setdefault(k[1], []).append(math.log(cases[k].ns_per_op))
-        family[k[1]] = cases[k].family
-    best = {}
-    for c in sorted(score, key=lambda c: (sum(score[c]) / len(score[c]), c)):
-        best.setdefault(family[c], c)
-    members = {f: sum(family[c] == f for c in score) for f in best}
-    ranked = sorted(best.values(), key=lambda c: (sum(score[c]) / len(score[c]), c))
-    return [(c, f"{c} ({family[c]}" + (f", best of {members[family[c]]})"
-                                       if members[family[c]] > 1 else ")"))
-            for c in ranked[:charts.MAX_SERIES]]
+# The containers a chart keeps whenever it has a line of them, before the best of each
+# family: the designs the claims name and the articles' peers (roles of
+# reports/data/containers.csv), the article's own design first. A holes chart puts the
+# hole-array designs (the best variant of each HOLE_DESIGNS removal) before them.
+KEEP_ROLES = ("hm_subject", "hm_peer", "colony", "hash_peer", "baseline",
+              "list_vector", "list_pointer", "list_hosted", "list_dead",
+              "aoa_vector", "aoa_linked", "aoa_chunk8", "aoa_sorted", "aoa_fixed", "aoa_buddy",
+              "aoa_constgrow", "dc_step")
+HOLES_KEEP_ROLES = ("colony", "baseline", "hash_peer") + KEEP_ROLES
+HOLE_DESIGNS = ("holes", "holes_runs", "holes_bitmask")  # the Bulk data article's, its own first
+HOLE_FAMILY = "bulk"
+
+
+def _lines_of(keys, panel_of):
+    """{container: the most distinct x (key[2] or key[5], by the caller's x) any one panel
+    holds}; keys are (x, key) pairs, panel_of(key) names the panel (None: every panel)."""
+    per = {}
+    for x_, k in keys:
+        per.setdefault(k[1], {}).setdefault(panel_of(k), set()).add(x_)
+    out = {}
+    for c, panels in per.items():
+        shared = panels.pop(None, set())
+        out[c] = max((len(xs | shared) for xs in panels.values()), default=len(shared))
+    return out
+
+
+def keep_list(cases, keys, roles=KEEP_ROLES, designs=()):
+    """The containers of `keys` a chart draws before any other, in order, as [(container,
+    note)]: for each removal of `designs` the best variant of family HOLE_FAMILY with it
+    (the most cases, then the lowest mean log ns per operation; note 'best of K REMOVAL
+    variants'), then the containers of `roles` (reports/data/containers.csv) in that order
+    (note None)."""
+    axes = {k[1]: cases[k] for k in keys}
+    out = []
+    for removal in designs:
+        group = [c for c, st in axes.items()
+                 if st.family == HOLE_FAMILY and st.removal == removal]
+        if group:
+            out.append((charts.ranked(cases, keys, group)[0],
+                        f"best of {len(group)} {removal} variants" if len(group) > 1 else None))
+    for role in roles:
+        out += [(c, None) for c in results.role(role)
+                if c in axes and c not in {d for d, _ in out}]
+    return out
+
+
+def series(cases, keys, keep=(), x_of=lambda k: k[2], panel_of=lambda k: None,
+           limit=None):
+    """The containers a chart of `keys` draws as lines, at most `limit` (charts.MAX_SERIES):
+    those of `keep` ([(container, note)], keep_list) first, in its order, then the best of
+    each family not drawn yet (the most cases, then the lowest mean log ns per operation;
+    the best families first), then the next best containers while there is room. Only a
+    container with 2 or more x values (x_of) in one panel (panel_of; None: every panel) is
+    a line. Returns [(container, label)], the label naming the family and what the line
+    stands for (a note of keep, or how many of its family the best one stood for)."""
+    limit = charts.MAX_SERIES if limit is None else limit
+    lines = _lines_of([(x_of(k), k) for k in keys], panel_of)
+    keys = [k for k in keys if lines[k[1]] >= 2]
+    family = {k[1]: cases[k].family for k in keys}
+    notes = {c: note for c, note in keep if c in family}
+    chosen = list(notes)
+    ranked = charts.ranked(cases, keys, set(family))
+    best = []
+    for c in ranked:
+        if family[c] not in {family[d] for d in chosen + best}:
+            best.append(c)
+    chosen = (chosen + best + [c for c in ranked if c not in chosen + best])[:limit]
+    out = []
+    for c in chosen:
+        left = sum(f == family[c] for f in family.values()) - sum(
+            family[d] == family[c] for d in chosen) + 1
+        note = notes.get(c) or (f"best of {left}" if c in best and left > 1 else None)
+        out.append((c, f"{c} ({family[c]}" + (f", {note})" if note else ")")))
+    return out
 
 
 def _styles(drawn):
@@ -74,42 +136,82 @@ def _styles(drawn):
 
 def _title(fig, text, info):
     """The figure title: `text`, then the run's host, counter source and run id."""
-    fig.suptitle(f"{text}; bars: min..max over reps\nhost {info['host']} · counters: "
+    fig.suptitle(f"{text}; {charts.CI_NOTE}\nhost {info['host']} · counters: "
                  f"{info['counter_source']} · run {info['run_id']}", fontsize=9)
 
 
-def _chart_vs_n(scenario, cases, info, out_dir):
-    """ns/op against n (log-log) for one scenario, a line per drawn container (series()),
-    over the slice (elem_bytes, order, hole ratio, pattern) measured at the most sizes n.
-    Returns (png, slice text), or None when no slice has 2 or more sizes."""
+def _order_slices(cases):
+    """[(order, slice)] of a scenario's cases: per order measured, the slice (elem_bytes,
+    hole ratio, pattern, appended axes) with the most sizes n (ties: the most containers
+    measured at 2 or more of them, no holes, the smallest items), kept when it has 2 or
+    more sizes."""
     sizes = {}
     for key in cases:
-        sizes.setdefault(key[3:], set()).add(key[2])
-    best = min(sizes, key=lambda s: (-len(sizes[s]), s[2] != 0, s[0], s[1] != "seq", s[2],
-                                     HOLE_PATTERNS.index(s[3])))
-    if len(sizes[best]) < 2:
+        sizes.setdefault(key[4], {}).setdefault((key[3],) + key[5:], {}).setdefault(
+            key[1], set()).add(key[2])
+    out = []
+    for order in results.ORDERS:
+        mine = {sl: (set().union(*per.values()), sum(len(ns) > 1 for ns in per.values()))
+                for sl, per in sizes.get(order, {}).items()}
+        if mine:
+            best = min(mine, key=lambda s: (-len(mine[s][0]), -mine[s][1], s[1] != 0, s[0],
+                                            s[1], HOLE_PATTERNS.index(s[2]), s[3:]))
+            if len(mine[best][0]) >= 2:
+                out.append((order, best))
+    return out
+
+
+def _chart_vs_n(scenario, cases, info, out_dir):
+    """ns/op against n (log-log) for one scenario, a panel per order measured at 2 or more
+    sizes (each over its slice measured at the most sizes: _order_slices), a line per
+    drawn container (series(): the designs claims name and the articles' peers first, then
+    the best of each family; a point where a panel has one n of it). Returns (png, slice
+    text), or None when no order has a slice of 2 or more sizes."""
+    panels = _order_slices(cases)
+    keys = sorted(k for k in cases if (k[4], (k[3],) + k[5:]) in panels)
+    drawn = series(cases, keys, keep_list(cases, keys), panel_of=lambda k: k[4])
+    if not drawn:
         return None
-    keys = sorted(k for k in cases if k[3:] == best)
-    drawn = series(cases, keys)
     styles = _styles(drawn)
-    what = slice_text(*best)
-    fig, ax = charts.subplots(figsize=(8, 5.2))
-    for container, label in drawn:
-        charts.plot_line(ax, [(k[2], cases[k]) for k in keys if k[1] == container],
-                         styles[container], label)
-    ax.set_xscale("log")
-    charts.finish_axes(ax, "elements n")
-    _title(fig, f"{scenario}: ns per operation vs n ({what})", info)
+    if len(panels) == 1:
+        what = slice_text(panels[0][1][0], panels[0][0], *panels[0][1][1:])
+    else:
+        what = "; ".join(f"order {o}: {slice_text(sl[0], None, *sl[1:])}" for o, sl in panels)
+    fig, axes = charts.subplots(1, len(panels), figsize=(6.4 * len(panels) + 1.6, 5.2),
+                                sharey=True, squeeze=False)
+    for ax, (order, sl) in zip(axes.flat, panels):
+        for container, label in drawn:
+            points = [(k[2], cases[k]) for k in keys
+                      if k[1] == container and (k[4], (k[3],) + k[5:]) == (order, sl)]
+            if points:
+                charts.plot_line(ax, points, styles[container], label)
+        ax.set_xscale("log")
+        charts.finish_axes(ax, "elements n", charts.op_unit(scenario))
+        if len(panels) > 1:
+            ax.set_title(f"order {order}: {slice_text(sl[0], None, *sl[1:])}", fontsize=9)
+    _title(fig, f"{scenario}: {charts.op_unit(scenario)} vs n"
+           + (f" ({what})" if len(panels) == 1 else ", a panel per order"), info)
     fig.tight_layout()
-    charts.figure_legend(fig, [ax])
+    charts.figure_legend(fig, list(axes.flat), [label for _, label in drawn])
     return charts.save(fig, out_dir, f"{safe_name(scenario)}_vs_n"), what
+
+
+def _reference(ax, st, label):
+    """A case without holes drawn across a holes panel: its median ns/op as a dashed
+    horizontal line, its 95% CI as a band."""
+    ci = results.ns_per_op_ci(st)
+    ax.axhline(ci.ratio, color="gray", linestyle="--", linewidth=1, label=label)
+    if ci.low is not None:
+        ax.axhspan(ci.low, ci.high, color="gray", alpha=0.15, linewidth=0)
 
 
 def _chart_vs_holes(scenario, cases, info, out_dir):
     """ns/op against the hole ratio for one scenario: a panel per hole pattern (the ratio-0
-    points in every panel), a line per drawn container (series() over the cases with
-    holes), over the slice (n, elem_bytes, order) measured at the most hole ratios.
-    Returns (png, slice text), or None when no slice has 2 or more ratios."""
+    points in every panel), a line per drawn container (series() over the slice: the
+    hole-array designs, the hole-array peer, the hash peers first, then the best of each
+    family), the baseline without holes as a reference line, over the slice (n,
+    elem_bytes, order) measured at the most hole ratios. Returns (png, slice text), or None
+    when no slice has 2 or more ratios."""
     ratios = {}
     for key in cases:
         ratios.setdefault(key[2:5] + key[7:], set()).add(key[5])
@@ -118,7 +220,14 @@ def _chart_vs_holes(scenario, cases, info, out_dir):
     patterns = [p for p in HOLE_PATTERNS[1:] if any(k[6] == p for k in keys)]
     if len(ratios[best]) < 2 or not patterns:
         return None
-    drawn = series(cases, [k for k in keys if k[5] > 0])
+    base = results.role("baseline")
+    refs = [(k, f"{k[1]} (no holes)") for k in keys
+            if k[1] in base and not any(j[1] == k[1] and j[5] > 0 for j in keys)]
+    drawn = series(cases, keys, keep_list(cases, keys, HOLES_KEEP_ROLES, HOLE_DESIGNS),
+                   x_of=lambda k: k[5], panel_of=lambda k: k[6] if k[5] else None,
+                   limit=charts.MAX_SERIES - len(refs))
+    if not drawn:
+        return None
     styles = _styles(drawn)
     what = slice_text(best[1], best[2], None, None, *best[3:], n=best[0])
     rows_, cols = charts.grid_shape(len(patterns))
@@ -129,13 +238,16 @@ def _chart_vs_holes(scenario, cases, info, out_dir):
         for container, label in drawn:
             points = sorted((k[5], cases[k]) for k in keys
                             if k[1] == container and k[6] in ("none", pattern))
-            if any(x > 0 for x, _ in points):
+            if points:
                 charts.plot_line(ax, points, styles[container], label)
+        for k, label in refs:
+            _reference(ax, cases[k], label)
         ax.set(xlim=(-0.03, 1), title=f"pattern {pattern}")
-        charts.finish_axes(ax, "hole ratio (fraction erased)")
-    _title(fig, f"{scenario}: ns per operation vs hole ratio ({what})", info)
+        charts.finish_axes(ax, "hole ratio (fraction of the n items erased)",
+                           charts.op_unit(scenario))
+    _title(fig, f"{scenario}: {charts.op_unit(scenario)} vs hole ratio ({what})", info)
     fig.tight_layout()
-    charts.figure_legend(fig, list(axes.flat))
+    charts.figure_legend(fig, list(axes.flat), [label for _, label in drawn])
     return charts.save(fig, out_dir, f"{safe_name(scenario)}_vs_holes"), what
 
 
@@ -242,7 +354,11 @@ def render_scenario_page(scenario, cases, info, baseline, chart_links):
                     _case_rows(cases, keys, baseline, axes))
     out += _latency_table(cases, keys) + _memory_table(cases, keys)
     for what, link in chart_links:
-        out += ["", f"![{scenario}: ns per operation vs {what}]({link})"]
+        out += ["", f"![{scenario}: {charts.op_unit(scenario)} vs {what}]({link})"]
+    if not chart_links:
+        out += ["", "No chart: no container was measured at 2 or more sizes n, or hole "
+                "ratios, of one slice (a line needs two points); every case is in the table "
+                "above."]
     return "\n".join(out) + "\n"
 
 

@@ -4,7 +4,7 @@ and measured text (handle_map_claims.py: the rules and the defrag_steps chart), 
 benchmark table beside ours (reports/data/handle_map_article.csv holds the
 article's figures), speed-ups with bootstrap 95% CIs, unstable cases flagged, what
 differs; chart handle_map_table.png (grouped bars per scenario and container, median time
-per timed region on a log axis, error bars min..max, the article as hollow diamonds).
+per timed region on a log axis with its 95% bootstrap CI, the article as hollow diamonds).
 Table cases: n=100000, 8-byte items, sequential order, no holes (results.TABLE_N ...).
 The containers are the roles hm_subject and hm_peer of reports/data/containers.csv, with
 the baseline beside them in the chart when the run has it. None without table cases."""
@@ -47,11 +47,9 @@ def render_chart(stats, info, article, out_dir):
                  if (container, s) in stats]
         if cases:
             bx, st = zip(*cases)
-            medians = [s.median_ms for s in st]
-            errors = [[m - s.min_ns / 1e6 for m, s in zip(medians, st)],
-                      [s.max_ns / 1e6 - m for m, s in zip(medians, st)]]
-            ax.bar(bx, medians, width, yerr=errors, capsize=3, color=color, label=container,
-                   error_kw={"ecolor": "black", "elinewidth": 0.8})
+            cis = [bench_stats.median_ci([t / 1e6 for t in s.times_ns], seed=SEED) for s in st]
+            ax.bar(bx, [ci.ratio for ci in cis], width, yerr=charts.ci_errors(cis), capsize=3,
+                   color=color, label=container, error_kw={"ecolor": "black", "elinewidth": 0.8})
         theirs = [(x, article[(s, container)].ms) for x, s in zip(xs, SCENARIOS)
                   if (s, container) in article]
         if theirs:
@@ -61,7 +59,7 @@ def render_chart(stats, info, article, out_dir):
     handles.append(Line2D([], [], marker="D", linestyle="", markerfacecolor="none",
                           markeredgecolor="gray", label=f"article ({ARTICLE_YEAR})"))
     ax.legend(handles=handles, fontsize=8)
-    ax.set(yscale="log", xlabel="scenario (error bars: min..max over reps)",
+    ax.set(yscale="log", xlabel=f"scenario ({charts.CI_NOTE})",
            ylabel="median time per timed region (ms)")
     ax.set_xticks(range(len(SCENARIOS)), SCENARIOS)
     ax.grid(axis="y", which="both", alpha=0.3)

@@ -582,23 +582,28 @@ def _two_array(run, claim, ctx):
 
 def chart_defrag_steps(run, info, out_dir, budget_ns=BUDGET_NS):
     """Draw out_dir/DEFRAG_CHART: handle_map's worst call (median over the reps of each
-    rep's max) against max_swaps, one line per input that moves items and n, the frame
-    budget and the machine's interruption floor as horizontal lines. Returns the path, or
-    None without such rows. The question it answers: at which max_swaps does a call fit
-    the budget, and how much does the input order change that?"""
+    rep's max, with its 95% bootstrap CI) against max_swaps, one line per input that moves
+    items and n, the frame budget and the machine's interruption floor as horizontal
+    lines. Returns the path, or None without such rows. The question it answers: at which
+    max_swaps does a call fit the budget, and how much does the input order change that?"""
     lines = {}
     for name in INPUTS:
         for k in cases_of(run, "defrag_steps", HM, defrag_input=name):
             swaps = int(axis(k, "max_swaps"))
-            if swaps > 0 and run.column(k, "max_ns"):
-                lines.setdefault((name, k[2]), []).append((swaps, median_of(run, k, "max_ns")))
+            values = run.column(k, "max_ns")
+            if swaps > 0 and values:
+                lines.setdefault((name, k[2]), []).append(
+                    (swaps, bench_stats.median_ci(values, seed=results.SEED)))
     if not lines:
         return None
     fig, ax = charts.subplots(figsize=(7.5, 4.6))
-    for (name, n), points in sorted(lines.items())[:charts.MAX_SERIES - 2]:
-        xs, ys = zip(*sorted(points))
-        ax.plot(xs, ys, marker="o", linestyle="-" if name == "shuffled" else "--",
-                label=f"{name}, n={n}")
+    drawn = sorted(lines.items(), key=lambda i: (i[0][0] != "shuffled", i[0]))
+    labels = []
+    for i, ((name, n), points) in enumerate(drawn[:charts.MAX_SERIES - 2]):
+        xs, cis = zip(*sorted(points))
+        labels.append(f"{name}, n={n}")
+        charts.plot_ci(ax, xs, cis, (f"C{i}", "-" if name == "shuffled" else "--", "o"),
+                       labels[-1])
     ax.axhline(budget_ns, color="red", linewidth=1, label=f"budget {md.fmt_ns(budget_ns)}")
     floor = _floor(run)
     if floor is not None:
@@ -608,8 +613,9 @@ def chart_defrag_steps(run, info, out_dir, budget_ns=BUDGET_NS):
     charts.log_axis(ax.xaxis)
     charts.log_y(ax, "worst call (median over reps of each rep's max)", label_ns=True)
     ax.set_xlabel("max_swaps (moves allowed per call)")
-    ax.legend(fontsize=7)
-    charts.title(fig, f"{HM} defragment in calls of at most max_swaps moves", info)
+    ax.legend(*charts.ordered_handles(ax, labels), fontsize=7)
+    charts.title(fig, f"{HM} defragment in calls of at most max_swaps moves; "
+                 f"{charts.CI_NOTE}", info)
     fig.tight_layout()
     return charts.save(fig, out_dir, os.path.splitext(DEFRAG_CHART)[0])
 

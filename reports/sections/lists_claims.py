@@ -438,11 +438,11 @@ def chart_sorted_insert(run, info, out_dir):
                    label=f"crossover ({VECTOR} vs {STD_LIST}) lies here")
     ax.set_xscale("log")
     charts.log_axis(ax.xaxis)
-    charts.finish_axes(ax, "n (items inserted in order, then erased at random positions)")
-    ax.set_ylabel("ns per item (its insert and its erase)")
+    charts.finish_axes(ax, "n (items inserted in order, then erased at random positions)",
+                       charts.op_unit("sorted_insert"))
     ax.legend(fontsize=7)
     charts.title(fig, f"Stroustrup's sorted insert/erase, {elem} B items; crossover: "
-                 f"{crossover(points) or DASH}", info)
+                 f"{crossover(points) or DASH}; {charts.CI_NOTE}", info)
     fig.tight_layout()
     return charts.save(fig, out_dir, os.path.splitext(CHART)[0])
 

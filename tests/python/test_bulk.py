@@ -436,12 +436,15 @@ def test_charts_written_with_units_machine_and_counters(rendered):
         assert Path(p).stat().st_size > 5000 and f"]({p})" in section
     for text in texts.values():
         assert "Test CPU, 2 cores" in text and "counters: none" in text
-    assert "ns per live element" in texts["iterate_vs_holes"]
+    assert "ns per live item" in texts["iterate_vs_holes"]
     assert "pattern clustered" in texts["iterate_vs_holes"]
-    assert "latency of one push" in texts["push_latency"] and "alloc vm" in texts["push_latency"]
-    assert "bytes per live element" in texts["memory"]
+    assert "worst single push" in texts["push_latency"]
+    assert "vm: every push" in texts["push_latency"]
+    assert "committed bytes per item inserted" in texts["memory"]
     assert "speed-up over AoS" in texts["layouts"] and "aosoa16" in texts["layouts"]
     assert "ns per lookup" in texts["removal_tradeoff"]
+    assert all("95% bootstrap CI" in texts[s] for s in ("iterate_vs_holes", "push_latency",
+                                                       "removal_tradeoff"))
 
 
 def test_main_writes_the_bulk_section(synthetic, tmp_path, capsys):

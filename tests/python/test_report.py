@@ -1077,8 +1077,10 @@ def test_case_charts_per_scenario_with_the_made_up_names(s2, s2_cases, tmp_path,
     assert "ns per operation" in trial and "host vm" in trial
     holes = texts["lookup_vs_holes"]
     assert all(s in holes for s in ("pattern random", "pattern clustered",
-                                    "hole ratio (fraction erased)", "trial_container"))
-    assert "plain_array" not in holes  # no hole cases: no line in a holes chart
+                                    "hole ratio (fraction of the n items erased)",
+                                    "trial_container"))
+    # no hole cases: not a series of a holes chart, the dense reference line instead
+    assert "plain_array (no holes)" in holes and "plain_array (baseline)" not in holes
     assert Path(drawn["lookup"][0][1]).read_bytes().startswith(b"\x89PNG")
     again = cases.render_case_charts(s2_cases, info, tmp_path / "again")
     assert [Path(png).read_bytes() for _, png in again["lookup"]] == [
