@@ -118,13 +118,13 @@ bench-run: build
 	@mkdir -p results
 	$(if $(CC_IS_GCC),cp $(VEC_TABLE) $(BENCH_OUT:.csv=.vectorization.tsv))
 	$(PYTHON) reports/machine.py $(BENCH_OUT:.csv=.machine.json)
-	bash scripts/run-sweeps.sh $(SWEEPS) $(B)/dodbench $(RUN_ID) $(BENCH_OUT)
+	PYTHON=$(PYTHON) bash scripts/run-sweeps.sh $(SWEEPS) $(B)/dodbench $(RUN_ID) $(BENCH_OUT)
 	$(PYTHON) reports/report.py $(BENCH_OUT)
 
 # Every container x every scenario at small n: a smoke run in well under a minute.
 bench-quick-run: build
 	@mkdir -p results
-	bash scripts/run-sweeps.sh $(SWEEPS_QUICK) $(B)/dodbench quick-$(RUN_ID) $(QUICK_OUT)
+	PYTHON=$(PYTHON) bash scripts/run-sweeps.sh $(SWEEPS_QUICK) $(B)/dodbench quick-$(RUN_ID) $(QUICK_OUT)
 
 # Simulated caches (callgrind) for the handle_map table's cases: the host's cache
 # geometry and a typical desktop one (8 MB 16-way LL). The 100k-item defragment is
