@@ -40,7 +40,7 @@ done <"$file"
 status=0 start=$SECONDS
 : >>"$log" || { echo "run-sweeps.sh: cannot write $log" >&2; exit 2; }
 # The plan: what the estimate is based on, then each line's expected seconds ("-": none).
-eta=${BASH_SOURCE[0]%/*}/sweep_eta.py
+eta=$(dirname "${BASH_SOURCE[0]}")/sweep_eta.py
 plan=()
 mapfile -t plan < <("${PYTHON:-/usr/bin/python3}" "$eta" plan "$file" "$log" 2>/dev/null)
 if [[ ${#plan[@]} -eq $((${#lines[@]} + 1)) ]]; then
@@ -58,12 +58,13 @@ for i in "${!lines[@]}"; do
 	timeout=(--timeout "${SWEEP_TIMEOUT:-600}")
 	[[ " ${args[*]} " == *" --counters callgrind "* ]] && timeout=()
 	set -f # no pathname expansion of globs in the arguments
-	t0=${EPOCHREALTIME/./}
+	t0=${EPOCHREALTIME//[!0-9]/} # microseconds (any locale's decimal point)
 	"$bin" run --seed 1 "${timeout[@]}" --run-id "$run_id" --out "$out" --progress \
 		"${args[@]}" >>"$log"
 	rc=$?
 	set +f
-	tenths=$(((${EPOCHREALTIME/./} - t0 + 50000) / 100000))
+	now=${EPOCHREALTIME//[!0-9]/}
+	tenths=$(((now - t0 + 50000) / 100000))
 	secs=$((tenths / 10)).$((tenths % 10))
 	took+=("$secs")
 	left=

@@ -179,7 +179,7 @@ def plan(sweep_file, log):
     parts = [f"{path} ({u} of {len(lines)} lines; {what})"
              for (path, what), u in zip(names, used) if u]
     if not parts:
-        return "no line of it timed before: from the mean of the lines done so far", expected
+        return "from the mean of the lines done so far (none timed before)", expected
     basis = (f"about {fmt_duration(seconds_left(expected, []))} in all, from "
              + ", ".join(parts))
     missing = sum(e is None for e in expected)

@@ -127,7 +127,7 @@ def test_a_plan_with_nothing_timed_says_so(tmp_path, capsys):
     sweeps = write_sweeps(tmp_path, "--n 1", "--n 2")
     assert eta.main(["plan", sweeps, str(tmp_path / "this.log")]) == 0
     assert capsys.readouterr().out.splitlines() == [
-        "no line of it timed before: from the mean of the lines done so far", "-", "-"]
+        "from the mean of the lines done so far (none timed before)", "-", "-"]
 
 
 def test_a_bad_reference_file_is_a_clear_error(tmp_path, capsys):
@@ -186,8 +186,8 @@ def test_run_sweeps_logs_what_the_next_run_plans_with(tmp_path):
                                    capture_output=True, text=True, timeout=120))
         assert runs[-1].returncode == 2, runs[-1].stderr  # the second line fails
     first = runs[0].stderr.splitlines()
-    assert first[0] == (f"run-sweeps.sh: 2 sweeps of {sweeps}; time left: no line of it "
-                        "timed before: from the mean of the lines done so far")
+    assert first[0] == (f"run-sweeps.sh: 2 sweeps of {sweeps}; time left: from the mean of "
+                        "the lines done so far (none timed before)")
     assert any(l.startswith("   sweep 1/2 done in ") and l.endswith(" left") for l in first)
     assert eta.parse_log((tmp_path / "a.log").read_text())[0][0].startswith(
         "--container plain_array")
