@@ -33,6 +33,8 @@ SWEEP_N   ?= 1000,10000,1000000
 # A 100k shuffled defragment is O(n^2) moves: seconds per repetition.
 DEFRAG_REPS ?= 5
 BENCH_STAMP := $(shell date -u +%Y%m%dT%H%M%SZ)
+# Jobs a build runs at once (make -jN on the command line wins; see "Parallel builds").
+JOBS      ?= $(shell nproc 2>/dev/null || echo 1)
 BENCH_OUT ?= results/bench-$(BENCH_STAMP).csv
 # -------------------------------------------------------------------------
 
@@ -85,7 +87,8 @@ V ?= 0
 Q := $(if $(filter 1,$(V)),,@)
 
 .PHONY: all build build-san bench bench-quick bench-sim bench-process bench-run bench-quick-run \
-        bench-sim-run bench-process-run test report publish deps clean test-c test-san test-py
+        bench-sim-run bench-process-run test report publish deps clean test-c test-san test-py \
+        test-py-rel test-py-san
 all: build
 
 build: $(B)/dodbench $(B)/dodbench-sim $(if $(CC_IS_GCC),$(VEC_TABLE))
@@ -98,17 +101,17 @@ deps:
 # One run id for all the invocations of a sweep file, so the report treats them as one run.
 RUN_ID    := bench-$(BENCH_STAMP)-$(shell hostname | tr -c 'A-Za-z0-9._\n-' _)
 RUN        = $(B)/dodbench run --n $(BENCH_N) --seed 1 --run-id $(RUN_ID) --out $(BENCH_OUT)
-# The sweeps are data: one `dodbench run` per line of these files (see sweeps/README).
+# The sweeps are data: one `dodbench run` per line of these files (docs/ARCHITECTURE.md,
+# "Sweeps").
 SWEEPS       ?= sweeps/bench.txt
 SWEEPS_QUICK ?= sweeps/quick.txt
 QUICK_OUT    ?= results/quick-$(BENCH_STAMP).csv
 
 # Each user target installs dependencies first, then re-runs make: the Makefile's view of
-# what is installed (HAVE_PAPI) must be taken after the install. The build (three object
-# trees' worth of variants) runs on every core; the measuring runs one case at a time.
-NPROC := $(shell nproc 2>/dev/null || echo 1)
+# what is installed (HAVE_PAPI) must be taken after the install. The build runs on every
+# core (JOBS, below); the measuring runs one case at a time (its recipe is one command).
 bench bench-quick bench-sim bench-process: deps
-	@$(MAKE) --no-print-directory -j$(NPROC) build
+	@$(MAKE) --no-print-directory build
 	@$(MAKE) --no-print-directory $@-run
 
 # A run's report goes to results/RUN_ID/ (RESULTS.md, charts, every-case pages), beside its
@@ -117,13 +120,13 @@ bench-run: build
 	@mkdir -p results
 	$(if $(CC_IS_GCC),cp $(VEC_TABLE) $(BENCH_OUT:.csv=.vectorization.tsv))
 	$(PYTHON) reports/machine.py $(BENCH_OUT:.csv=.machine.json)
-	bash scripts/run-sweeps.sh $(SWEEPS) $(B)/dodbench $(RUN_ID) $(BENCH_OUT)
+	PYTHON=$(PYTHON) bash scripts/run-sweeps.sh $(SWEEPS) $(B)/dodbench $(RUN_ID) $(BENCH_OUT)
 	$(PYTHON) reports/report.py $(BENCH_OUT)
 
 # Every container x every scenario at small n: a smoke run in well under a minute.
 bench-quick-run: build
 	@mkdir -p results
-	bash scripts/run-sweeps.sh $(SWEEPS_QUICK) $(B)/dodbench quick-$(RUN_ID) $(QUICK_OUT)
+	PYTHON=$(PYTHON) bash scripts/run-sweeps.sh $(SWEEPS_QUICK) $(B)/dodbench quick-$(RUN_ID) $(QUICK_OUT)
 
 # Simulated caches (callgrind) for the handle_map table's cases: the host's cache
 # geometry and a typical desktop one (8 MB 16-way LL). The 100k-item defragment is
@@ -169,8 +172,23 @@ publish:
 	  --out-dir $(PUBLISHED)/report $(if $(REPEAT),--repeat $(REPEAT)) \
 	  $(if $(PROCESS),--process $(PROCESS)) $(or $(CSV),$(PUBLISHED)/bench.csv.xz)
 
+# make test's parts are independent and run side by side (JOBS at once, each pytest run
+# on every core too): a part's output is printed whole when it ends (--output-sync), every
+# part runs even when another fails (-k), and make test fails when any part failed, naming
+# those (a part that passed leaves build/test-passed/PART). The order is the order make
+# starts them in: the short fuzz pass early, so its single-core run overlaps the ASan+UBSan
+# build.
+TEST_PARTS := test-c test-py-rel test-fuzz-run test-san test-py-san
 test: deps
-	@$(MAKE) --no-print-directory test-c test-san test-py
+	@rm -rf $(B)/test-passed; t0=$$(date +%s); \
+	if $(MAKE) --no-print-directory -k --output-sync=target $(TEST_PARTS); then \
+	  echo "make test: all $(words $(TEST_PARTS)) parts passed in $$(($$(date +%s) - t0)) s"; \
+	else \
+	  for p in $(TEST_PARTS); do test -e $(B)/test-passed/$$p || failed="$$failed $$p"; done; \
+	  echo "make test: FAILED:$$failed (each part's output is above, whole, ending with make's" \
+	    "'*** [Makefile:LINE: PART]' line)" >&2; exit 1; \
+	fi
+passed = @mkdir -p $(B)/test-passed && touch $(B)/test-passed/$@
 
 # Every tests/test_NAME.c is a cmocka binary linked with the whole library, built twice:
 # build/rel/test_NAME and build/san/test_NAME (ASan+UBSan).
@@ -179,18 +197,33 @@ TESTS_SAN := $(addprefix $(B)/san/,$(TEST_NAMES))
 
 test-c: $(TESTS_REL)
 	$(Q)for t in $^; do echo "== $$t"; ./$$t || exit 1; done
+	$(passed)
 
 test-san: $(TESTS_SAN)
 	$(Q)for t in $^; do echo "== $$t (ASan+UBSan)"; ./$$t || exit 1; done
+	$(passed)
 
 # The CLI and output tests run a second time against the ASan+UBSan build of dodbench.
 SAN_CLI_TESTS := tests/python/test_cli.py tests/python/test_output.py tests/python/test_output2.py \
                  tests/python/test_particles.py tests/python/test_stream_read.py \
                  tests/python/test_list_scenarios.py tests/python/test_tags_scenarios.py \
                  tests/python/test_defrag_frames.py
-test-py: build $(B)/dodbench-san $(B)/dodbench-faults
-	$(PYTHON) -m pytest -q tests/python
-	DODBENCH=$(B)/dodbench-san $(PYTHON) -m pytest -q $(SAN_CLI_TESTS)
+# pytest-xdist spreads the tests over every core (-n auto); a test that cannot use tmp_path
+# for what it writes runs in one worker with the others of its @pytest.mark.xdist_group
+# (--dist loadgroup). No pytest cache: the two runs would write it at once. The tests'
+# own `make` runs start afresh (no MAKEFLAGS: this make's jobserver is not theirs). Both
+# runs read build/ (the binaries, build/rel's objects and vectorization table;
+# test_particles links build/rel's test_conformance objects), so both wait for all of it.
+PYTEST := env -u MAKEFLAGS -u MFLAGS $(PYTHON) -m pytest -q -p no:cacheprovider -n auto \
+          --dist loadgroup
+PY_NEEDS := build $(B)/dodbench-faults $(B)/rel/test_conformance
+test-py: test-py-rel test-py-san
+test-py-rel: $(PY_NEEDS)
+	$(PYTEST) tests/python
+	$(passed)
+test-py-san: $(PY_NEEDS) $(B)/dodbench-san
+	DODBENCH=$(B)/dodbench-san $(PYTEST) $(SAN_CLI_TESTS)
+	$(passed)
 
 # What a build made; the runs in results/ are the user's (and results/published is committed).
 clean:
@@ -216,20 +249,54 @@ $(VEC_TABLE): $(addprefix $(B)/rel/,$(VARIANT_OBJS)) \
 	$(if $(Q),@echo "  VEC   $@";)bash scripts/vec-table.sh $(VARIANT_TABLE) $(B)/rel $@ \
 	  $(VEC_HAND_LOOPS)
 
-# Objects are rebuilt when the flags change: the flags live in a stamp file.
+# Objects are rebuilt when the flags change: the flags live in a stamp file. A stamp file is
+# rewritten only when its text changes, and only then is it out of date (FORCE): so
+# `make -n` lists what a build would really do (the compile count below relies on it).
 FLAGS_NOW := $(CC) $(CXX) $(CFLAGS_R) $(CXXFLAGS_R) $(OPT_SIM) $(PAPI_DEF) $(VECT_rel)
-$(B)/flags.stamp: FORCE
+# $(call changed,file,text): FORCE when file does not hold exactly text (and a newline).
+changed = $(if $(shell echo '$(2)' | cmp -s - $(1) && echo same),,FORCE)
+$(B)/flags.stamp: $(call changed,$(B)/flags.stamp,$(FLAGS_NOW))
 	@mkdir -p $(B)
-	@echo '$(FLAGS_NOW)' | cmp -s - $@ || echo '$(FLAGS_NOW)' > $@
-$(B)/sim-variants.stamp: FORCE
+	@echo '$(FLAGS_NOW)' > $@
+$(B)/sim-variants.stamp: $(call changed,$(B)/sim-variants.stamp,$(SIM_VARIANT_OBJS))
 	@mkdir -p $(B)
-	@echo '$(SIM_VARIANT_OBJS)' | cmp -s - $@ || echo '$(SIM_VARIANT_OBJS)' > $@
-$(B)/gitrev.h: FORCE
+	@echo '$(SIM_VARIANT_OBJS)' > $@
+GITREV_H  := \#define DOD_GIT_REV "$(GIT_REV)"
+$(B)/gitrev.h: $(call changed,$(B)/gitrev.h,$(GITREV_H))
 	@mkdir -p $(B)
-	@echo '#define DOD_GIT_REV "$(GIT_REV)"' | cmp -s - $@ || \
-	  echo '#define DOD_GIT_REV "$(GIT_REV)"' > $@
+	@echo '$(GITREV_H)' > $@
 .PHONY: FORCE
 FORCE:
+
+# ---- parallel builds and the compile count ----
+# Every make typed at the shell runs JOBS jobs at once; its sub-makes share them through
+# make's jobserver (setting -j in a sub-make would start a second one). A -jN on the
+# command line wins. With clean among several goals it stays serial: `make clean build`
+# must not build while clean deletes.
+ifeq ($(MAKELEVEL)$(DOD_PROGRESS),0)
+ifeq ($(and $(filter clean,$(MAKECMDGOALS)),$(word 2,$(MAKECMDGOALS))),)
+MAKEFLAGS += -j$(JOBS)
+endif
+endif
+# Each compile line shows its place, "  CC    [k/n] build/rel/v/handle_map.8.o": k counts
+# the compiles this make has started (make expands a recipe in its own process before
+# starting it, one at a time even under -j, so a make variable counts without a race); n
+# is the number of objects this make will compile, counted once, when the first compile
+# starts (a no-op build never pays for it), by a dry run (make -n) of the same goals in
+# which $(progress) expands to a marker. n is "?" when the dry run fails.
+DOD_STARTED :=
+DOD_MARK    := @dod-compile@
+ifeq ($(DOD_PROGRESS),count)
+progress = $(DOD_MARK)
+else
+progress = $(if $(DOD_TOTAL),,$(eval DOD_TOTAL := $(call count_compiles)))$(eval \
+  DOD_STARTED += x)[$(words $(DOD_STARTED))/$(DOD_TOTAL)]
+endif
+# The dry run gets this make's flags and command-line variables but not its jobserver;
+# $(shell) in make 4.3 does not pass MAKEFLAGS itself.
+count_compiles = $(or $(shell MAKEFLAGS='$(subst ','\'',$(filter-out -j% --jobserver%,$(MAKEFLAGS)))' \
+  $(MAKE) -n --no-print-directory $(MAKECMDGOALS) DOD_PROGRESS=count 2>/dev/null | \
+  grep -c '$(DOD_MARK)'),?)
 .SECONDARY:
 
 # Three object trees: rel (build/dodbench), sim (build/dodbench-sim: the same code for
@@ -244,21 +311,25 @@ CXXFLAGS_san := -std=c++20 $(SAN)
 
 # $(call compile_variant,tree,size,variant,source): one container variant at one size
 # class, with the variant's descriptor header force-included.
-compile_variant = $(Q)mkdir -p $(@D); $(if $(Q),echo "  $(if $(filter %.cpp,$(4)),CXX,CC )   $@";) \
+compile_variant = $(Q)mkdir -p $(@D); $(if $(Q),echo "  $(if $(filter %.cpp,$(4)),CXX,CC )   $(progress) $@";) \
 	$(if $(filter %.cpp,$(4)),$(CXX) $(CXXFLAGS_$(1)),$(CC) $(CFLAGS_$(1)) $(PAPI_DEF)) $(INC) \
 	-DELEM_BYTES=$(2) -include $(B)/gen/variants/$(3).h $(VECT_$(1)) -MMD -MP -c $(4) -o $@
 
+# The generator rewrites only the files whose text changed (so objects rebuild only for a
+# changed variant) and variants.mk is touched, so it is newer than what it was made from.
+# Make remakes variants.mk (an included makefile) before anything else, so the headers
+# exist by then; they name no prerequisite, or `make -n` would list every object.
 $(B)/gen/variants.mk: $(VARIANT_TABLE) scripts/gen-variants.sh Makefile
-	@bash scripts/gen-variants.sh $(VARIANT_TABLE) $(B)/gen "$(SIZES)"
-$(B)/gen/variants.inc $(B)/gen/sizes.h: $(B)/gen/variants.mk ;
-$(B)/gen/variants/%.h: $(B)/gen/variants.mk ;
+	@bash scripts/gen-variants.sh $(VARIANT_TABLE) $(B)/gen "$(SIZES)" && touch $@
+$(B)/gen/variants.inc $(B)/gen/sizes.h: ;
+$(B)/gen/variants/%.h: ;
 
 define tree_rules # tree
 $(B)/$(1)/harness/env.o: $(B)/gitrev.h
 $(B)/$(1)/harness/registry.o: $(B)/gen/variants.inc
 $(B)/$(1)/%.o: %.c $(B)/flags.stamp
 	@mkdir -p $$(@D)
-	$(if $(Q),@echo "  CC    $$@";)$(CC) $(CFLAGS_$(1)) $(PAPI_DEF) $(INC) -DDOD_CFLAGS='"$(CFLAGS_$(1))"' $$(VECT_$(1)) $$(XDEFS) -MMD -MP -c $$< -o $$@
+	$(if $(Q),@echo "  CC    $$(progress) $$@";)$(CC) $(CFLAGS_$(1)) $(PAPI_DEF) $(INC) -DDOD_CFLAGS='"$(CFLAGS_$(1))"' $$(VECT_$(1)) $$(XDEFS) -MMD -MP -c $$< -o $$@
 endef
 $(B)/sim/harness/registry.o: XDEFS := -DHB_PARTIAL_REGISTRY
 $(foreach t,rel sim san,$(eval $(call tree_rules,$(t))))
@@ -316,12 +387,12 @@ fuzz: deps
 	@$(MAKE) --no-print-directory fuzz-run
 fuzz-run: $(FUZZ_BIN)
 	bash tests/fuzz/run.sh $(FUZZ_BIN) time $(FUZZ_SECONDS) $(VARIANTS)
-# make test runs the short fuzz pass too (after deps: clang comes from there).
-test: test-fuzz
+# make test runs the short fuzz pass too (test-fuzz-run, after deps: clang comes from there).
 test-fuzz: deps
 	@$(MAKE) --no-print-directory test-fuzz-run
 test-fuzz-run: $(FUZZ_BIN)
 	bash tests/fuzz/run.sh $(FUZZ_BIN) runs $(FUZZ_CI_RUNS) $(VARIANTS)
+	$(passed)
 
 # The variant objects come from the generated rules (compile_variant, which reads CC and
 # CXX when it runs); the other objects from these two.
@@ -329,10 +400,10 @@ $(B)/fuzz/%: CC := $(FUZZ_CC)
 $(B)/fuzz/%: CXX := $(FUZZ_CXX)
 $(B)/fuzz/%.o: %.c $(B)/flags.stamp
 	@mkdir -p $(@D)
-	$(if $(Q),@echo "  CC    $@";)$(FUZZ_CC) $(CFLAGS_fuzz) $(INC) -MMD -MP -c $< -o $@
+	$(if $(Q),@echo "  CC    $(progress) $@";)$(FUZZ_CC) $(CFLAGS_fuzz) $(INC) -MMD -MP -c $< -o $@
 $(B)/fuzz/%.o: %.cpp $(B)/flags.stamp
 	@mkdir -p $(@D)
-	$(if $(Q),@echo "  CXX   $@";)$(FUZZ_CXX) $(CXXFLAGS_fuzz) $(INC) -MMD -MP -c $< -o $@
+	$(if $(Q),@echo "  CXX   $(progress) $@";)$(FUZZ_CXX) $(CXXFLAGS_fuzz) $(INC) -MMD -MP -c $< -o $@
 $(B)/fuzz/tests/fuzz/%.o: INC += -Itests -Itests/fuzz
 $(B)/fuzz/tests/model.o $(B)/fuzz/tests/model_dc.o: INC += -Itests
 $(FUZZ_BIN): $(FUZZ_OBJS)

@@ -13,6 +13,7 @@ packages=(
 	valgrind                # callgrind cache simulation
 	hyperfine               # whole-process timing
 	python3 python3-matplotlib python3-numpy python3-scipy python3-pytest  # reports, /usr/bin/python3
+	python3-pytest-xdist    # make test runs pytest on every core (-n)
 )
 
 missing=()

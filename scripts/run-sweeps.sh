@@ -12,7 +12,15 @@
 #
 # The terminal gets one line per sweep and dodbench's progress (--progress, even for the
 # --quiet lines); the per-case summaries (stdout: thousands of lines for make bench) go to
-# the log OUT.log (OUT.csv's name with .log), with each sweep's header line before them.
+# the log OUT.log (OUT.csv's name with .log), with each sweep's header line before them and
+# "   done in S s" after them when it succeeded.
+#
+# Overall time left: after each line, the estimate of scripts/sweep_eta.py (run with
+# $PYTHON, default /usr/bin/python3): per line the seconds it took in this machine's latest
+# earlier run that ran it (the other logs beside OUT.log), else in the reference timings
+# beside the sweep file (sweeps/NAME.times.tsv), scaled by how the lines done so far
+# compared with their estimates. The first line printed says what it is based on. Without
+# Python, no estimate; the sweeps run all the same.
 set -uo pipefail
 if [[ $# -ne 4 ]]; then
 	echo "usage: run-sweeps.sh SWEEP_FILE DODBENCH RUN_ID OUT.csv" >&2
@@ -31,6 +39,16 @@ done <"$file"
 
 status=0 start=$SECONDS
 : >>"$log" || { echo "run-sweeps.sh: cannot write $log" >&2; exit 2; }
+# The plan: what the estimate is based on, then each line's expected seconds ("-": none).
+eta=$(dirname "${BASH_SOURCE[0]}")/sweep_eta.py
+plan=()
+mapfile -t plan < <("${PYTHON:-/usr/bin/python3}" "$eta" plan "$file" "$log" 2>/dev/null)
+if [[ ${#plan[@]} -eq $((${#lines[@]} + 1)) ]]; then
+	echo "run-sweeps.sh: ${#lines[@]} sweeps of $file; time left: ${plan[0]}" >&2
+else
+	plan=()
+fi
+took=() # seconds each line took, tenths
 for i in "${!lines[@]}"; do
 	read -r -a args <<<"${lines[$i]}"
 	head="== sweep $((i + 1))/${#lines[@]} ($file): ${lines[$i]}"
@@ -40,16 +58,26 @@ for i in "${!lines[@]}"; do
 	timeout=(--timeout "${SWEEP_TIMEOUT:-600}")
 	[[ " ${args[*]} " == *" --counters callgrind "* ]] && timeout=()
 	set -f # no pathname expansion of globs in the arguments
-	t0=$SECONDS
+	t0=${EPOCHREALTIME//[!0-9]/} # microseconds (any locale's decimal point)
 	"$bin" run --seed 1 "${timeout[@]}" --run-id "$run_id" --out "$out" --progress \
 		"${args[@]}" >>"$log"
 	rc=$?
 	set +f
+	now=${EPOCHREALTIME//[!0-9]/}
+	tenths=$(((now - t0 + 50000) / 100000))
+	secs=$((tenths / 10)).$((tenths % 10))
+	took+=("$secs")
+	left=
+	if [[ ${#plan[@]} -gt 0 && $((i + 1)) -lt ${#lines[@]} ]]; then
+		left=$("${PYTHON:-/usr/bin/python3}" "$eta" left "${plan[@]:1}" -- "${took[@]}" 2>/dev/null)
+	fi
 	if [[ $rc -ne 0 ]]; then
-		echo "run-sweeps.sh: sweep $((i + 1)) of $file exited $rc (its cases: $log)" >&2
+		echo "run-sweeps.sh: sweep $((i + 1)) of $file exited $rc after $secs s (its cases:" \
+			"$log)${left:+; $left}" >&2
 		status=$rc
 	else
-		echo "   done in $((SECONDS - t0)) s" >&2
+		echo "   done in $secs s" >>"$log"
+		echo "   sweep $((i + 1))/${#lines[@]} done in $(((tenths + 5) / 10)) s${left:+; $left}" >&2
 	fi
 done
 echo "== $file: ${#lines[@]} sweeps in $((SECONDS - start)) s -> $out (run $run_id); per-case" \
