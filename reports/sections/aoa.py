@@ -82,8 +82,8 @@ def _design_row(run, c, at, article):
     def share(n, d):
         return _cell(run, "tags_memory", c, n, d, lambda k, st: pct(ac.share(run, k, st)))
     ratio = ac.walk_pair(run, c, ac.VEC, at["walks"][-1]) if at["walks"] and c != ac.VEC else []
-    return ([c, _cell(run, "tags_build", c, at["small"], dist, _per_op),
-             _cell(run, "tags_has", c, at["small"], dist, _per_op)]
+    return ([c, _cell(run, "tags_build", c, at["build"], dist, _per_op),
+             _cell(run, "tags_has", c, at["has"], dist, _per_op)]
             + [_cell(run, "tags_walk", c, n, dist, _per_op) for n in at["walks"]]
             + [ci_text(ratio[0][2]) if ratio else DASH,
                _cell(run, "tags_memory", c, at["mem"], dist, _bytes_per_tag),
@@ -100,14 +100,19 @@ def _designs(run, claims):
     if not names:
         return []
     dist = ac.DEFAULT_DIST
-    ns = {s: [k[2] for k in run.cases if k[0] == s] for s in ("tags_build", "tags_memory")}
+    # The n of each column: the default distribution's cases only (D7's long lists build
+    # at other n and distributions, and are its row, not this table's).
+    ns = {s: [k[2] for k in run.cases if k[0] == s and ac.axis(k, ac.DIST) in (dist, None)]
+          for s in ("tags_build", "tags_has", "tags_memory")}
     at = {"walks": sorted({n for n, d in ac.tags_cases(run, "tags_walk", ac.VEC) if d == dist}),
-          "small": min(ns["tags_build"], default=None), "mem": max(ns["tags_memory"], default=None),
+          "build": min(ns["tags_build"], default=None), "has": min(ns["tags_has"], default=None),
+          "mem": max(ns["tags_memory"], default=None),
           "three": min((k[2] for k in run.cases if k[0] == "tags_memory"
                         and ac.axis(k, ac.DIST) == "three"), default=None)}
     rows = [_design_row(run, c, at, _article_shares(claims)) for c in md.ordered(names, ac.VECTORS)]
-    small, mem_n, three = (DASH if at[v] is None else at[v] for v in ("small", "mem", "three"))
-    head = (["design", f"build ns/tag (n={small})", f"has ns/query (n={small})"]
+    build_n, has_n, mem_n, three = (DASH if at[v] is None else at[v]
+                                    for v in ("build", "has", "mem", "three"))
+    head = (["design", f"build ns/tag (n={build_n})", f"has ns/query (n={has_n})"]
             + [f"walk ns/tag n={n}" for n in at["walks"]]
             + [f"walk / {ac.VEC} (n={at['walks'][-1] if at['walks'] else DASH})",
                f"bytes per tag (n={mem_n})", f"tags' share of unit bytes: {dist} (n={mem_n}) / "
