@@ -213,7 +213,8 @@ def test_run_without_table_cases_keeps_the_handle_map_section(tmp_path, capsys):
     assert kept in text and "| create |" not in text.split(handle_map.END)[0]
     page = (tmp_path / "out" / "cases" / "iterate.md").read_text()
     assert "### iterate" in page and "| unknown | handle_map | 1000 | 8 | seq | 0 | 3 |" in page
-    assert "](out/cases/iterate.md)" in text
+    assert "](out/cases.md)" in text  # the index of the scenario pages
+    assert "](cases/iterate.md)" in (tmp_path / "out" / "cases.md").read_text()
     assert not (tmp_path / "out" / "handle_map_table.png").exists()
 
 
@@ -970,12 +971,14 @@ def pages_text(cases_, info, baseline):
 
 def test_render_all_cases_from_whatever_rows_are_there(s2, s2_cases):
     info = res.run_info(s2, RUN_S2)
-    links = {"iterate": "out/cases/iterate.md"}
-    summary = cases.render_all_cases(s2_cases, info, "plain_array", links)
+    summary = cases.render_all_cases(s2_cases, info, "plain_array", "out/cases.md")
     begin, end = markdown.markers("all_cases")
     assert summary.startswith(begin + "\n## Every case\n") and summary.endswith(end + "\n")
-    assert "| [iterate](out/cases/iterate.md) | 12 | 4 | 0 |" in summary
-    assert "| lookup | 20 | 4 | 0 |" in summary and "| trial_scenario | 6 | 3 | 0 |" in summary
+    assert f"{len(s2_cases)} cases of 3 scenarios" in summary
+    assert "[every case](out/cases.md)" in summary and "| lookup |" not in summary
+    index = cases.index_page(s2_cases, info, {"iterate": "cases/iterate.md"})
+    assert "| [iterate](cases/iterate.md) | 12 | 4 | 0 |" in index
+    assert "| lookup | 20 | 4 | 0 |" in index and "| trial_scenario | 6 | 3 | 0 |" in index
     section = pages_text(s2_cases, info, "plain_array")
     assert section == pages_text(s2_cases, info, "plain_array")
     assert [l for l in section.splitlines() if l.startswith("### ")] == [
@@ -1013,7 +1016,7 @@ def test_all_cases_baseline_can_be_any_container(s2, s2_cases):
     assert lookup[("handle_map", 1000, "0.5 clustered")][-1] == "baseline"
     nothing = pages_text(s2_cases, info, "zz_missing")
     assert "no rows of the baseline container `zz_missing`" in nothing
-    assert cases.render_all_cases({}, info, "plain_array", {}) is None
+    assert cases.render_all_cases({}, info, "plain_array", "out/cases.md") is None
 
 
 def chart_texts(monkeypatch):
@@ -1086,7 +1089,9 @@ def test_main_with_schema2_writes_all_cases_and_keeps_sections_without_rows(tmp_
     assert "handle_map section updated" in out and "all_cases section updated" in out
     text = md.read_text()
     assert all(section in text for section in committed.values())
-    assert "## Every case" in text and "](out/cases/trial_scenario.md)" in text
+    assert "## Every case" in text and "](out/cases.md)" in text
+    assert "| [trial_scenario](cases/trial_scenario.md) | 6 | 3 | 0 |" in (
+        tmp_path / "out" / "cases.md").read_text()
     pages = {p.stem: p.read_text() for p in (tmp_path / "out" / "cases").glob("*.md")}
     assert sorted(pages) == ["iterate", "lookup", "trial_scenario"]
     assert "trial_container" in pages["trial_scenario"]
