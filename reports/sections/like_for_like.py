@@ -115,8 +115,9 @@ def _summary_lines(probes, rows, machine, page_link):
         (lo_ws, lo_rate, *_), (hi_ws, hi_rate, *_) = probes[0], probes[-1]
         out.append(f"The bandwidth probe (`{PROBE}`: a vectorized sum of 8-byte words, read "
                    f"until 64 MiB have been read) reads {md.fmt(lo_rate)} bytes per ns at a "
-                   f"{md.fmt_bytes(lo_ws)} working set and {md.fmt(hi_rate)} at "
-                   f"{md.fmt_bytes(hi_ws)} (working sets sized from the caches: "
+                   f"{md.fmt_bytes(lo_ws)} working set"
+                   + (f" and {md.fmt(hi_rate)} at {md.fmt_bytes(hi_ws)}" if len(probes) > 1
+                      else "") + f" (working sets sized from the caches: "
                    f"{caches or 'sizes not recorded'}).")
     else:
         out.append("No bandwidth probe rows in this run.")
@@ -125,11 +126,11 @@ def _summary_lines(probes, rows, machine, page_link):
         base = next((r for r in rows if r[1] == "baseline"), None)
         share = (lambda r: f"{r[4]:.0%} of the probe" if r[4] is not None
                  else "no probe to compare with")
-        out[-1] += (f" iterate at n={TABLE_N}, {TABLE_ELEM_BYTES}-byte items, sequential, no "
-                    f"holes: the fastest container, {top[0]} ({top[1]}"
-                    + (f", a {top[5]} loop" if top[5] != md.DASH else "") + "), "
-                    f"reads {md.fmt(top[3])} bytes per ns, {share(top)} at its working set"
-                    + (f"; {base[0]} {share(base)}" if base and base is not top else "") + ".")
+        out[-1] += (f" At n={TABLE_N}, {TABLE_ELEM_BYTES}-byte items, sequential, no holes, the "
+                    f"fastest iterate is {top[0]}'s ({top[1]}"
+                    + (f", a {top[5]} loop" if top[5] != md.DASH else "") + "): "
+                    f"{md.fmt(top[3])} bytes per ns, {share(top)} at its working set"
+                    + (f"; {base[0]}'s {share(base)}" if base and base is not top else "") + ".")
     out[-1] += (f" The probe at every working set, the fastest container of each family and "
                 f"every container: [like for like]({page_link}).")
     return out
