@@ -13,10 +13,11 @@ reaches report.HEADLINE_LINES without one."""
 import md
 import stats as bench_stats
 from md import DASH, ci_text, fmt, fmt_ns, pct
-from sections import Section, run_line
+from sections import Section, scope_line
 from sections import aoa_claims as ac
 from sections.bulk_run import Run
-from sections.claim_index import article_rows, verdict_table
+from sections.claim_index import (article_rows, details_path, on_page, verdict_table,
+                                  write_details)
 from sections.handle_map_claims import median_of
 
 NAME = "aoa"
@@ -126,21 +127,27 @@ def _designs(run, claims):
              ""] + md.table(head, rows))
 
 
-def _churn(run):
-    """The per-frame tails of tags_churn (default distribution), or []."""
+def _churn(run, page=None):
+    """(section lines, page lines) of the per-frame tails of tags_churn (default
+    distribution): the table on the verdict page when `page` (its link) is given, a line
+    linking it here; ([], []) without tags_churn rows."""
     keys = [k for k in run.cases if k[0] == "tags_churn" and ac.axis(k, ac.DIST) == ac.DEFAULT_DIST]
     if not keys:
-        return []
+        return [], []
     n = max(k[2] for k in keys)
     at_n = {k[1]: k for k in keys if k[2] == n}
     rows = [[c] + [fmt_ns(run.cases[at_n[c]].latency.get(col))
                    for col in ("p50_ns", "p99_ns", "max_ns")]
             + [fmt(median_of(run, at_n[c], "allocs"))] for c in md.ordered(at_n, ac.VECTORS)]
-    return (["", f"### Churn tails (tags_churn, n={n})", "",
-             f"100 frames, each removing n/100 held tags and adding n/100 fresh ones; per-frame "
-             "time, medians over the reps; allocator calls over the 100 frames.", ""]
-            + md.table(["design", "p50 frame", "p99 frame", "max frame", "allocator calls"],
-                       rows))
+    heading = f"Churn tails (tags_churn, n={n})"
+    table = ([f"100 frames, each removing n/100 held tags and adding n/100 fresh ones; "
+              "per-frame time, medians over the reps; allocator calls over the 100 frames.", ""]
+             + md.table(["design", "p50 frame", "p99 frame", "max frame", "allocator calls"],
+                        rows))
+    if page:
+        return on_page(heading, table, page, f"Each design's p50, p99 and worst frame of "
+                       f"100 frames of tag churn at n={n}, and its allocator calls")
+    return ["", f"### {heading}", ""] + table, []
 
 
 def _dc_cell(run, scenario, c, n, keys, show):
@@ -179,6 +186,11 @@ def _dc_steps(run):
                         "bytes per entity", "allocator calls per entity"], rows))
 
 
+RULES_NOTE = ("Rules: `reports/sections/aoa_claims.py`. Times count only where their "
+              f"bootstrap 95% CI ({bench_stats.RESAMPLES} resamples) is clear of the "
+              "threshold; bytes and allocator calls are exact.")
+
+
 def render(ctx):
     """The section of the run in ctx (its claims not measured without tags or
     DataComponent rows), or None without a run."""
@@ -188,10 +200,13 @@ def render(ctx):
     claims = [c for c in ctx.claims if c.article == ARTICLE]
     png = ac.chart_walk(run, ctx.info, ctx.out_dir)
     rows = article_rows(ctx, claims, ac.verdicts(run, claims), png, ac.CHART, ac.NO_RULE)
+    churn, there = _churn(run, ctx.link(details_path(ctx.out_dir, NAME)))
+    rows = write_details(ctx.out_dir, ctx.link, NAME, ARTICLE, claims, rows, ctx.run_id,
+                         ctx.repeat, RULES_NOTE, there)
     out = [HEADING, ""]
     if has_rows(run):
         reps = md.range_text(st.reps for k, st in ctx.cases.items() if k[0] in SCENARIOS)
-        out += [run_line(ctx.info, reps, table_case=False), ""]
+        out += [scope_line(reps), ""]
     else:
         out += [f"Run `{ctx.run_id}` has no rows of the tags or DataComponent scenarios ("
                 + ", ".join(SCENARIOS) + "): every claim below is not measured, and says "
@@ -200,15 +215,12 @@ def render(ctx):
     walk = walk_text(run)
     out += ([walk, ""] if walk else []) + ([
         "Not in this run: " + ", ".join(f"`{c}`" for c in missing) + ".", ""] if missing else [])
-    out += ["### Verdicts, claim by claim", "",
-            "Rules: `reports/sections/aoa_claims.py`, thresholds: `reports/data/claims.csv`. "
-            "Times count only where their bootstrap 95% CI "
-            f"({bench_stats.RESAMPLES} resamples) is clear of the threshold; bytes and "
-            "allocator calls are exact.", ""]
+    out += ["### Verdicts, claim by claim", "", RULES_NOTE + " Each id links to what was "
+            "measured in every case and the rule.", ""]
     out += verdict_table(claims, rows) + _designs(run, claims)
     out += (["", "The walk per tag against the average list length (the tag distributions "
              "three, game, upto8, upto32 named at the vector's points; a design that refuses "
              "tags has shorter lists):", "",
              f"![Walk cost against the average list length]({ctx.link(png)})"] if png else [])
-    out += _churn(run) + _dc_steps(run)
+    out += churn + _dc_steps(run)
     return Section(NAME, HEADING, md.section_text(NAME, out), [png] if png else [], rows)
