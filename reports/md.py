@@ -15,11 +15,12 @@ def markers(name):
             "edits here are overwritten) -->", f"<!-- END {name} -->")
 
 
-def fmt(value, suffix=""):
-    """Format a number with 4 significant digits and no exponent; '—' for None."""
+def fmt(value, suffix="", digits=4):
+    """Format a number with `digits` significant digits (4 unless told) and no exponent;
+    '—' for None."""
     if value is None:
         return DASH
-    decimals = 0 if value == 0 else max(0, 3 - math.floor(math.log10(abs(value))))
+    decimals = 0 if value == 0 else max(0, digits - 1 - math.floor(math.log10(abs(value))))
     text = f"{value:.{decimals}f}"
     return (text.rstrip("0").rstrip(".") if "." in text else text) + suffix
 
@@ -79,6 +80,38 @@ def ci_text(ci):
     if ci.ratio is None or ci.low is None:
         return fmt(ci.ratio, "×")
     return f"{fmt(ci.ratio, '×')} [{fmt(ci.low)}, {fmt(ci.high)}]"
+
+
+def ci_short(ci, digits=3, suffix="×"):
+    """A stats.RatioCI in 3 significant digits (or `digits`), for a one-line reason:
+    '8.78× [7.54, 8.99]', '8.78×' without a CI, '—' without a ratio."""
+    if ci is None or ci.ratio is None:
+        return DASH
+    if ci.low is None:
+        return fmt(ci.ratio, suffix, digits)
+    return f"{fmt(ci.ratio, suffix, digits)} [{fmt(ci.low, '', digits)}, {fmt(ci.high, '', digits)}]"
+
+
+def slope_short(ci, digits=3):
+    """A log-log slope's RatioCI for a one-line reason: 'n^0.98 [0.9, 1.05]'."""
+    return "n^" + ci_short(ci, digits, "")
+
+
+def split_top(text, sep="; "):
+    """`text` split at each `sep` outside parentheses and brackets: the parts of a measured
+    text, each a line of a verdict's detail."""
+    parts, depth, start, i = [], 0, 0, 0
+    while i < len(text):
+        if text[i] in "([":
+            depth += 1
+        elif text[i] in ")]" and depth:
+            depth -= 1
+        if depth == 0 and text.startswith(sep, i):
+            parts.append(text[start:i])
+            start = i = i + len(sep)
+            continue
+        i += 1
+    return parts + [text[start:]]
 
 
 def anchor(heading):

@@ -3,9 +3,13 @@ the document prints under the index, and the helpers every section's rules share
 reach one (Bulk data and handle_map alike): a rule decides only when a confidence
 interval is clear of its threshold, and otherwise says what would decide.
 
-A rule returns a Verdict: (class, measured text, one-line rule text, chart). The CIs the
+A rule returns a Verdict: (class, measured text, one-line rule text, chart, reason). The
+measured text says what every case showed (the claim's detail page prints it); the reason
+is the one line RESULTS.md prints beside the class: the deciding figure with its CI, short
+enough that the cell "**class**: reason" fits CELL_MAX characters (fit()). The CIs the
 helpers take are stats.RatioCI (ratio, low, high; low/high None without a CI), of times
-or of speed-ups: the helpers compare numbers, the rule says which side is which."""
+or of speed-ups: the helpers compare numbers, the rule says which side is which. TERMS are
+the words the verdicts use, explained once under the claim index with the classes."""
 from dataclasses import dataclass
 
 import md
@@ -22,18 +26,54 @@ NOT_MEASURED = "not measured"
 # (class, meaning), in the order the index explains them.
 CLASSES = (
     (CONFIRMED, "the measurement shows what the claim says, beyond the rule's CI margin"),
-    (REFUTED, "the measurement shows the opposite of the claim, beyond the rule's CI margin"),
-    (BOUND_HOLDS, "an \"up to X\" claim: the bound holds, though X itself is not reached here"),
-    (DEPENDS, "true in some measured cases and false in others; the row says on what"),
-    (PREMISE_NOT_EXERCISED, "the mechanism the claim is about did not occur on this machine; "
-                            "the row says which and how to make it occur"),
-    (UNDECIDED, "the CI straddles the rule's threshold: more reps or a quieter machine "
+    (REFUTED, "the measurement contradicts the claim beyond the rule's CI margin: the "
+              "opposite holds, or (an \"up to X\" claim) the gain measured exceeds X, so X "
+              "is not the bound; the reason says which"),
+    (BOUND_HOLDS, "an \"up to X\" claim: every case stays below X (with a gain), so the bound "
+                  "holds, though X itself is not reached here"),
+    (DEPENDS, "true in some measured cases and false in others; the reason names one of each"),
+    (PREMISE_NOT_EXERCISED, "the mechanism the claim is about did not occur in this run (e.g. "
+                            "the compiler vectorized both loops of a scalar-versus-SIMD "
+                            "claim), so the claim was not tested; the detail says how to make "
+                            "it occur"),
+    (UNDECIDED, "a case's CI straddles the rule's threshold: more reps or a quieter machine "
                 "would decide"),
     (NOT_REPRODUCED, "two make bench runs on one machine and revision gave different classes "
-                     "(the row gives both): the runs differ by more than one run's CI "
+                     "(the reason gives both): the runs differ by more than one run's CI "
                      "shows, so neither class is the machine's"),
     (NOT_MEASURED, "no rule judges the claim yet, or the run has no rows for it"),
 )
+# (word, meaning) of the other words the verdicts, their details and the targets use.
+TERMS = (
+    ("CI", "the bootstrap 95% confidence interval of a ratio of median times over the reps "
+           "(4000 resamples), written 8.78× [7.54, 8.99]: the ratio, then the interval"),
+    ("× (a ratio)", "a ratio of median times, or of counts, named beside it (A / B); a "
+                    "speed-up of A over B is B's time / A's"),
+    ("n^0.98 [0.9, 1.05]", "a log-log slope: time per operation grows as n to that power "
+                           "(0: constant, 1: linear), with its CI"),
+    ("case", "one scenario, container and parameter set (n, item size, order, holes) of the "
+             "run; a case holds (counts for the claim), fails (against) or is open (its CI "
+             "straddles the threshold)"),
+    ("nearest", "the case whose CI lies nearest the threshold: the weakest evidence for the "
+                "class"),
+    ("exact counts", "bytes, allocator calls, swaps and handles rejected are counted, not "
+                     "timed: they need no CI"),
+    ("verified", "the row passed its scenario's own check (checksums, survivors' keys, "
+                 "remapped references); a failed row is left out of every figure"),
+    ("lap_noise", "a scenario that times n empty laps (no container call): its worst lap is "
+                  "this machine's own interruption floor, below which a worst-case time "
+                  "cannot be told from an interruption"),
+    ("rule parameters", "a rule's thresholds are named parameters of reports/data/claims.csv, "
+                        "printed with their values: same (5%) = times or bytes within 5% are "
+                        "the same; about (1.1) = within ×/÷ 1.1 of the article's figure is "
+                        "\"about\" it; cheap (20%), free (0.1), far (0.1), most (2.5), "
+                        "factor (1.5×), max_slope (0.2), confirm_slope (0.7), refute_slope "
+                        "(0.3), share_tol (2 points) and the like are that claim's own "
+                        "thresholds, each defined in its rule"),
+    ("met / missed / unclear", "a performance target's status: the whole CI at or below the "
+                               "target, wholly above it, or straddling it"),
+)
+CELL_MAX = 200  # an article table's verdict cell, "**class**: reason", in characters
 NAMES = tuple(name for name, _ in CLASSES)
 
 # Classes that say opposite things: a claim judged one way in one run and the other way in
@@ -46,14 +86,17 @@ ABOVE, BELOW, STRADDLES = 1, -1, 0  # side(): where a CI lies against a threshol
 
 @dataclass(frozen=True)
 class Verdict:
-    """A claim's verdict: its class (one of NAMES), what was measured (one line), the
-    rule that decided it (one line: what it compares and its threshold) and its chart
-    (relative to the charts directory, "" for none). A rule function may leave rule and
-    chart empty: its section's Rule wrapper fills them in."""
+    """A claim's verdict: its class (one of NAMES), what was measured (one line, every
+    case), the rule that decided it (one line: what it compares and its threshold), its
+    chart (relative to the charts directory, "" for none) and its reason (one line: the
+    deciding figure with its CI, fit() to the verdict cell; "" lets the Rule wrapper take
+    the measured text's first part). A rule function may leave rule and chart empty: its
+    section's Rule wrapper fills them in."""
     verdict: str
     measured: str
     rule: str = ""
     chart: str = ""
+    reason: str = ""
 
     def __post_init__(self):
         classify(self.verdict)
@@ -157,3 +200,135 @@ def premise_text(mechanism, how):
 def with_why(text, why):
     """`text` with the helper's why appended ('; ' between), or text alone."""
     return f"{text}; {why}" if why else text
+
+
+# --- one-line reasons ---------------------------------------------------------------------
+
+def cell(verdict, reason):
+    """The verdict cell of an article table: '**class**: reason' ('**class**' alone)."""
+    return f"**{verdict}**: {reason}" if reason else f"**{verdict}**"
+
+
+def shorten(text, room):
+    """`text` when it has at most `room` characters, else cut at a word before room - 1
+    with '…' (the detail page keeps the whole text)."""
+    if len(text) <= room:
+        return text
+    cut = text[:room - 1].rsplit(" ", 1)[0].rstrip(" ;,:(")
+    return cut + "…"
+
+
+def fit(verdict, main, *more):
+    """The reason of `verdict`: `main`, then each of `more` ('; ' between) while the cell
+    (cell()) stays within CELL_MAX characters; main itself shortened when it alone does
+    not fit. A '|' is escaped, so the reason stays one table cell."""
+    room = CELL_MAX - len(cell(verdict, "x")) + 1
+    text = shorten(main.replace("|", "\\|"), room)
+    for part in (p.replace("|", "\\|") for p in more if p):
+        if len(text) + 2 + len(part) <= room:
+            text += "; " + part
+    return text
+
+
+def bound_text(ci, threshold):
+    """'> 1', '< 0.1' or 'straddles 1.05': where a CI lies against a threshold."""
+    t = md.fmt(threshold, "", 3)
+    s = side(ci, threshold)
+    return f"> {t}" if s == ABOVE else f"< {t}" if s == BELOW else f"straddles {t}"
+
+
+def _distance(sign):
+    """How far a case's CI lies from its threshold: the nearer bound's distance relative
+    to the threshold (0 without a CI)."""
+    _, _, ci, threshold = sign
+    if ci is None or ci.low is None:
+        return 0.0
+    return min(abs(ci.low - threshold), abs(ci.high - threshold)) / max(abs(threshold), 1e-9)
+
+
+def case_text(sign, show=md.ci_short, where=True):
+    """'label 8.78× [7.54, 8.99] > 1' of a sign (label, sign, CI, threshold); the label
+    alone without a CI; where=False leaves out the side of the threshold. show(CI,
+    digits) formats the CI: 3 significant digits, 4 when 3 would print a bound equal to
+    the threshold."""
+    label, _, ci, threshold = sign
+    if ci is None or ci.ratio is None:
+        return label
+    t = md.fmt(threshold, "", 3)
+    near = ci.low is not None and t in (md.fmt(ci.low, "", 3), md.fmt(ci.high, "", 3))
+    return f"{label} {show(ci, 4 if near else 3)}" + (
+        f" {bound_text(ci, threshold)}" if where and ci.low is not None else "")
+
+
+def across_reason(signs, what="", verdict=None, whys=None, show=md.ci_short):
+    """The one-line reason of a class reached by across() over signs [(label, sign, CI,
+    threshold)], `what` (the quantity the CIs are of) first: confirmed or refuted: both
+    cases, or how many and the nearest to its threshold; depends: the clearest case each
+    way; not decided: the first open case (its why from whys {label: why} when its CI is
+    not the point) and the counts. show(CI) formats a CI (md.ci_short; a slope's
+    differs). Fitted to the cell (fit())."""
+    verdict = verdict or across(signs)[0]
+    yes = [s for s in signs if s[1] > 0]
+    no = [s for s in signs if s[1] < 0]
+    open_ = [s for s in signs if s[1] == 0]
+    head = f"{what}: " if what else ""
+    counts = f"{len(yes)} for, {len(no)} against, {len(open_)} open"
+    if verdict in (CONFIRMED, REFUTED):
+        group = yes if verdict == CONFIRMED else no
+        timed = [s for s in group if s[2] is not None and s[2].low is not None]
+        if len(group) <= 2 and len(timed) == len(group):
+            return fit(verdict, head + " and ".join(case_text(s, show) for s in group))
+        word = "holds" if verdict == CONFIRMED else "fails"
+        main = head + (f"{word} in all {len(group)} cases" if len(group) > 1
+                       else f"{word} in its one case, {group[0][0]}")
+        if timed:
+            return fit(verdict, main + "; nearest: "
+                       + case_text(min(timed, key=_distance), show))
+        return fit(verdict, main)
+    if verdict == DEPENDS:
+        clear = lambda group: max(group, key=_distance)  # noqa: E731
+        return fit(verdict, head + f"holds at {case_text(clear(yes), show)}, fails at "
+                   f"{case_text(clear(no), show)}", f"{len(yes)} cases for, {len(no)} against")
+    if verdict == UNDECIDED and open_:
+        first = open_[0]
+        why = (whys or {}).get(first[0])
+        main = head + (f"{first[0]}: {why}" if why else case_text(first, show))
+        return fit(verdict, main, counts)
+    return ""
+
+
+def up_to_reason(cases, bound, about, verdict, what="", gain=True, show=md.ci_short,
+                 figure=None):
+    """The one-line reason of an up_to() class over cases [(label, RatioCI)], `figure` the
+    bound as the article gives it (default '10×'): refuted by a case beyond the bound
+    ('exceeds the claimed "up to 10×"': X is no upper limit) or, gain, by a loss; bound
+    holds: the largest case, below the bound; confirmed: the case that reached it; not
+    decided: the open case. Fitted to the cell (fit())."""
+    head = f"{what}: " if what else ""
+    hi, lo = bound * about, bound / about
+    claimed = f"the claimed \"up to {figure or md.fmt(bound, '×', 3)}\""
+    margin = md.fmt(about, "", 3)
+    if verdict == REFUTED:
+        beyond = [(label, ci) for label, ci in cases if side(ci, hi) == ABOVE]
+        if beyond:
+            label, ci = max(beyond, key=lambda c: c[1].ratio)
+            return fit(verdict, f"{head}{label} {show(ci)} exceeds {claimed}, beyond its "
+                       f"×{margin} margin: {figure or md.fmt(bound, '×', 3)} is not an upper "
+                       "limit")
+        label, ci = next((c for c in cases if side(c[1], 1.0) == BELOW), cases[0])
+        return fit(verdict, f"{head}{label} {show(ci)}: no gain (< 1), against {claimed}")
+    if verdict == BOUND_HOLDS:
+        label, ci = max(cases, key=lambda c: c[1].ratio)
+        return fit(verdict, f"{head}largest {label} {show(ci)}" + (": a gain," if gain else
+                                                                   ":")
+                   + f" below {claimed} ÷ {margin}")
+    if verdict == CONFIRMED:
+        label, ci = next((c for c in cases if side(c[1], lo) == ABOVE), cases[0])
+        return fit(verdict, f"{head}{label} {show(ci)} reaches {claimed} (within ×/÷ {margin})")
+    if verdict == UNDECIDED:
+        for label, ci in cases:
+            for threshold in (hi, lo, 1.0):
+                if side(ci, threshold) == STRADDLES:
+                    return fit(verdict, f"{head}{label} {show(ci)} straddles "
+                               f"{md.fmt(threshold, '', 3)} ({claimed})")
+    return ""

@@ -30,14 +30,19 @@ MODULES = {"process": "hyperfine", "all_cases": "cases"}
 @dataclass
 class ClaimRow:
     """The verdict of one claim id of reports/data/claims.csv: its class (verdicts.CLASSES),
-    what was measured (one line), the rule that judged it (one line) and the chart that
-    shows it (a link relative to RESULTS.md, or ""); alone: the class this run alone gives
-    when a repeat run made the row "not reproduced" (replicated()), else ""."""
+    what was measured (one line, every case), the rule that judged it (one line), the chart
+    that shows it (a link relative to RESULTS.md, or ""); alone: the class this run alone
+    gives when a repeat run made the row "not reproduced" (replicated()), else ""; reason:
+    the one line printed beside the class (verdicts.fit: the deciding figure with its CI);
+    detail: the link (relative to RESULTS.md) to the claim's entry on its article's verdict
+    page (claim_index.write_details), or ""."""
     verdict: str
     measured: str
     rule: str = ""
     chart: str = ""
     alone: str = ""
+    reason: str = ""
+    detail: str = ""
 
 
 @dataclass
@@ -99,16 +104,19 @@ def replicated(rows, repeat):
     """{claim id: ClaimRow} of rows ({claim id: ClaimRow} of one run) judged against a
     repeat run (Repeat, or None: rows as they are): a claim whose class the repeat shares
     keeps its row; one whose class differs becomes "not reproduced", its measured text
-    giving both classes (this run's figures first). A class the repeat lacks counts as
-    "not measured" there."""
+    giving both classes (this run's reason and figures first) and its reason both classes,
+    then this run's reason where it fits. A class the repeat lacks counts as "not measured" there."""
     if repeat is None:
         return rows
     out = {}
     for cid, row in rows.items():
         theirs = repeat.classes.get(cid, vd.NOT_MEASURED)
+        why = f" ({row.reason})" if row.reason else ""
         out[cid] = row if theirs == row.verdict else ClaimRow(
-            vd.NOT_REPRODUCED, f"this run: {row.verdict}: {row.measured}; repeat run "
-            f"{repeat.run_id}: {theirs}", row.rule, row.chart, row.verdict)
+            vd.NOT_REPRODUCED, f"this run: {row.verdict}{why}: {row.measured}; repeat run "
+            f"{repeat.run_id}: {theirs}", row.rule, row.chart, row.verdict,
+            vd.fit(vd.NOT_REPRODUCED, f"{row.verdict} in this run, {theirs} in its repeat",
+                   f"this run: {row.reason}" if row.reason else ""), row.detail)
     return out
 
 
@@ -122,6 +130,15 @@ def run_line(info, reps, which="", table_case=True):
             f"`{info['cpu_model']}`, compiler `{info['compiler']}`, flags `{info['cflags']}`, "
             f"git `{info['git_rev']}`, counter_source `{info['counter_source']}`; "
             f"{reps} reps per case{case}; {info.get('method', 'method not recorded')}.")
+
+
+def scope_line(reps, table_case=False):
+    """The sentence an article section opens with: what it adds to the run of "What ran"
+    (the header's table: run id, machine, build, method): its reps per case and, when
+    table_case, the handle_map table's case."""
+    case = (f"; n={results.TABLE_N}, {results.TABLE_ELEM_BYTES}-byte items, sequential "
+            "order, no holes" if table_case else "")
+    return f"The run of [What ran](#what-ran): {reps} reps per case{case}."
 
 
 def same_machine_note(run_id, main_run_id):

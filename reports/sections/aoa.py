@@ -13,10 +13,11 @@ reaches report.HEADLINE_LINES without one."""
 import md
 import stats as bench_stats
 from md import DASH, ci_text, fmt, fmt_ns, pct
-from sections import Section, run_line
+from sections import Section, scope_line
 from sections import aoa_claims as ac
 from sections.bulk_run import Run
-from sections.claim_index import article_rows, verdict_table
+from sections.claim_index import (article_rows, details_path, on_page, verdict_table,
+                                  write_details)
 from sections.handle_map_claims import median_of
 
 NAME = "aoa"
@@ -82,8 +83,8 @@ def _design_row(run, c, at, article):
     def share(n, d):
         return _cell(run, "tags_memory", c, n, d, lambda k, st: pct(ac.share(run, k, st)))
     ratio = ac.walk_pair(run, c, ac.VEC, at["walks"][-1]) if at["walks"] and c != ac.VEC else []
-    return ([c, _cell(run, "tags_build", c, at["small"], dist, _per_op),
-             _cell(run, "tags_has", c, at["small"], dist, _per_op)]
+    return ([c, _cell(run, "tags_build", c, at["build"], dist, _per_op),
+             _cell(run, "tags_has", c, at["has"], dist, _per_op)]
             + [_cell(run, "tags_walk", c, n, dist, _per_op) for n in at["walks"]]
             + [ci_text(ratio[0][2]) if ratio else DASH,
                _cell(run, "tags_memory", c, at["mem"], dist, _bytes_per_tag),
@@ -100,14 +101,19 @@ def _designs(run, claims):
     if not names:
         return []
     dist = ac.DEFAULT_DIST
-    ns = {s: [k[2] for k in run.cases if k[0] == s] for s in ("tags_build", "tags_memory")}
+    # The n of each column: the default distribution's cases only (D7's long lists build
+    # at other n and distributions, and are its row, not this table's).
+    ns = {s: [k[2] for k in run.cases if k[0] == s and ac.axis(k, ac.DIST) in (dist, None)]
+          for s in ("tags_build", "tags_has", "tags_memory")}
     at = {"walks": sorted({n for n, d in ac.tags_cases(run, "tags_walk", ac.VEC) if d == dist}),
-          "small": min(ns["tags_build"], default=None), "mem": max(ns["tags_memory"], default=None),
+          "build": min(ns["tags_build"], default=None), "has": min(ns["tags_has"], default=None),
+          "mem": max(ns["tags_memory"], default=None),
           "three": min((k[2] for k in run.cases if k[0] == "tags_memory"
                         and ac.axis(k, ac.DIST) == "three"), default=None)}
     rows = [_design_row(run, c, at, _article_shares(claims)) for c in md.ordered(names, ac.VECTORS)]
-    small, mem_n, three = (DASH if at[v] is None else at[v] for v in ("small", "mem", "three"))
-    head = (["design", f"build ns/tag (n={small})", f"has ns/query (n={small})"]
+    build_n, has_n, mem_n, three = (DASH if at[v] is None else at[v]
+                                    for v in ("build", "has", "mem", "three"))
+    head = (["design", f"build ns/tag (n={build_n})", f"has ns/query (n={has_n})"]
             + [f"walk ns/tag n={n}" for n in at["walks"]]
             + [f"walk / {ac.VEC} (n={at['walks'][-1] if at['walks'] else DASH})",
                f"bytes per tag (n={mem_n})", f"tags' share of unit bytes: {dist} (n={mem_n}) / "
@@ -121,21 +127,27 @@ def _designs(run, claims):
              ""] + md.table(head, rows))
 
 
-def _churn(run):
-    """The per-frame tails of tags_churn (default distribution), or []."""
+def _churn(run, page=None):
+    """(section lines, page lines) of the per-frame tails of tags_churn (default
+    distribution): the table on the verdict page when `page` (its link) is given, a line
+    linking it here; ([], []) without tags_churn rows."""
     keys = [k for k in run.cases if k[0] == "tags_churn" and ac.axis(k, ac.DIST) == ac.DEFAULT_DIST]
     if not keys:
-        return []
+        return [], []
     n = max(k[2] for k in keys)
     at_n = {k[1]: k for k in keys if k[2] == n}
     rows = [[c] + [fmt_ns(run.cases[at_n[c]].latency.get(col))
                    for col in ("p50_ns", "p99_ns", "max_ns")]
             + [fmt(median_of(run, at_n[c], "allocs"))] for c in md.ordered(at_n, ac.VECTORS)]
-    return (["", f"### Churn tails (tags_churn, n={n})", "",
-             f"100 frames, each removing n/100 held tags and adding n/100 fresh ones; per-frame "
-             "time, medians over the reps; allocator calls over the 100 frames.", ""]
-            + md.table(["design", "p50 frame", "p99 frame", "max frame", "allocator calls"],
-                       rows))
+    heading = f"Churn tails (tags_churn, n={n})"
+    table = ([f"100 frames, each removing n/100 held tags and adding n/100 fresh ones; "
+              "per-frame time, medians over the reps; allocator calls over the 100 frames.", ""]
+             + md.table(["design", "p50 frame", "p99 frame", "max frame", "allocator calls"],
+                        rows))
+    if page:
+        return on_page(heading, table, page, f"Each design's p50, p99 and worst frame of "
+                       f"100 frames of tag churn at n={n}, and its allocator calls")
+    return ["", f"### {heading}", ""] + table, []
 
 
 def _dc_cell(run, scenario, c, n, keys, show):
@@ -174,6 +186,11 @@ def _dc_steps(run):
                         "bytes per entity", "allocator calls per entity"], rows))
 
 
+RULES_NOTE = ("Rules: `reports/sections/aoa_claims.py`. Times count only where their "
+              f"bootstrap 95% CI ({bench_stats.RESAMPLES} resamples) is clear of the "
+              "threshold; bytes and allocator calls are exact.")
+
+
 def render(ctx):
     """The section of the run in ctx (its claims not measured without tags or
     DataComponent rows), or None without a run."""
@@ -183,10 +200,13 @@ def render(ctx):
     claims = [c for c in ctx.claims if c.article == ARTICLE]
     png = ac.chart_walk(run, ctx.info, ctx.out_dir)
     rows = article_rows(ctx, claims, ac.verdicts(run, claims), png, ac.CHART, ac.NO_RULE)
+    churn, there = _churn(run, ctx.link(details_path(ctx.out_dir, NAME)))
+    rows = write_details(ctx.out_dir, ctx.link, NAME, ARTICLE, claims, rows, ctx.run_id,
+                         ctx.repeat, RULES_NOTE, there)
     out = [HEADING, ""]
     if has_rows(run):
         reps = md.range_text(st.reps for k, st in ctx.cases.items() if k[0] in SCENARIOS)
-        out += [run_line(ctx.info, reps, table_case=False), ""]
+        out += [scope_line(reps), ""]
     else:
         out += [f"Run `{ctx.run_id}` has no rows of the tags or DataComponent scenarios ("
                 + ", ".join(SCENARIOS) + "): every claim below is not measured, and says "
@@ -195,15 +215,12 @@ def render(ctx):
     walk = walk_text(run)
     out += ([walk, ""] if walk else []) + ([
         "Not in this run: " + ", ".join(f"`{c}`" for c in missing) + ".", ""] if missing else [])
-    out += ["### Verdicts, claim by claim", "",
-            "Rules: `reports/sections/aoa_claims.py`, thresholds: `reports/data/claims.csv`. "
-            "Times count only where their bootstrap 95% CI "
-            f"({bench_stats.RESAMPLES} resamples) is clear of the threshold; bytes and "
-            "allocator calls are exact.", ""]
+    out += ["### Verdicts, claim by claim", "", RULES_NOTE + " Each id links to what was "
+            "measured in every case and the rule.", ""]
     out += verdict_table(claims, rows) + _designs(run, claims)
     out += (["", "The walk per tag against the average list length (the tag distributions "
              "three, game, upto8, upto32 named at the vector's points; a design that refuses "
              "tags has shorter lists):", "",
              f"![Walk cost against the average list length]({ctx.link(png)})"] if png else [])
-    out += _churn(run) + _dc_steps(run)
+    out += churn + _dc_steps(run)
     return Section(NAME, HEADING, md.section_text(NAME, out), [png] if png else [], rows)

@@ -94,6 +94,12 @@ def memory_of(run, container):
                                                key=lambda item: case_order(item[0]))]
 
 
+def span(values, show=lambda v: fmt(v, "", 3)):
+    """'2.35–3' of values (their smallest and largest, shown), '2.35' when they agree."""
+    lo, hi = show(min(values)), show(max(values))
+    return lo if lo == hi else f"{lo}–{hi}"
+
+
 def label(n, dist):
     return f"n={n}" + (f" {dist}" if dist else "")
 
@@ -167,12 +173,13 @@ def _alloc_per_list(run, claim, ctx):
     """D1: tags_memory allocator calls per list of every vector-per-entity design, at
     least 1 - same."""
     same = claim.param("same", SAME)
-    signs, parts = [], []
+    signs, parts, per = [], [], []
     for c in VECTORS:
         for n, dist, key, st in memory_of(run, c):
             allocs = st.memory.get("allocs")
             if allocs is None:
                 continue
+            per.append(allocs / n)
             signs.append((f"{c} {label(n, dist)}", FOR if allocs >= (1 - same) * n else AGAINST,
                           None, 1))
             parts.append(f"{c} {label(n, dist)}: {fmt(allocs / n)}")
@@ -183,20 +190,25 @@ def _alloc_per_list(run, claim, ctx):
               for _, (_, st) in tags_cases(run, "tags_memory", c).items()
               if "allocs" in st.memory]
     worst = max(others, key=lambda o: o[1], default=None)
-    return judged(signs, "allocator calls per list (entity) while building from nothing: "
-                  + "; ".join(parts) + (f"; one buffer: at most {fmt(worst[1])} calls in all "
-                                        f"({worst[0]})" if worst else ""))
+    one = f"one buffer: at most {fmt(worst[1])} calls in all ({worst[0]})" if worst else ""
+    v = judged(signs, "allocator calls per list (entity) while building from nothing: "
+               + "; ".join(parts) + (f"; {one}" if one else ""))
+    return vd.Verdict(v.verdict, v.measured, reason=vd.fit(
+        v.verdict, f"{span(per)} allocator calls per list (≥ {fmt(1 - same)}) for "
+        + " and ".join(VECTORS), one))
 
 
 def _fixed_waste(run, claim, ctx):
     """D2: the share of aoa_fixed8's record bytes holding no tag, where the average list
     is below the maximum: at least `waste`."""
     most, waste = claim.param("max_tags", MAX_TAGS), claim.param("waste", WASTE)
-    signs, parts = [], []
+    signs, parts, empty, tags = [], [], [], []
     for n, dist, key, st in memory_of(run, FIXED):
         used = share(run, key, st)
         if used is None or st.ops / n >= most:
             continue
+        empty.append(1 - used)
+        tags.append(st.ops / n)
         signs.append((label(n, dist), FOR if 1 - used >= waste else AGAINST, None, 1))
         parts.append(f"{label(n, dist)}: {fmt(st.ops / n)} tags per entity, "
                      f"{pct(1 - used)} of the records hold no tag")
@@ -206,7 +218,10 @@ def _fixed_waste(run, claim, ctx):
                 f"every {FIXED} case averages {fmt(most)} tags per entity or more",
                 "run tags_memory with --tag-dist three"))
         return missing(f"tags_memory rows of {FIXED}", absent(run, FIXED))
-    return judged(signs, f"{FIXED}, waste from {pct(waste)}: " + "; ".join(parts))
+    v = judged(signs, f"{FIXED}, waste from {pct(waste)}: " + "; ".join(parts))
+    return vd.Verdict(v.verdict, v.measured, reason=vd.fit(
+        v.verdict, f"{FIXED}: {span(empty, pct)} of the record bytes hold no tag at "
+        f"{span(tags)} tags per entity (waste from {pct(waste)})"))
 
 
 def _links(run, claim, ctx):
@@ -214,10 +229,11 @@ def _links(run, claim, ctx):
     and its walk slower than the vector's (CI above 1 + same) at the largest n walked."""
     tol, same = claim.param("share_tol", SHARE_TOL), claim.param("same", SAME)
     figure = claim.figure if claim.figure is not None else 0.5
-    signs, parts = [], []
+    signs, parts, shares, walks = [], [], [], []
     for n, dist, key, st in memory_of(run, LINKED):
         used = share(run, key, st)
         if used is not None:
+            shares.append(used)
             signs.append((f"memory {label(n, dist)}", FOR if abs(used - figure) <= tol
                           else AGAINST, None, 1))
             parts.append(f"tags' share {label(n, dist)} {pct(used)}")
@@ -225,10 +241,16 @@ def _links(run, claim, ctx):
     for _, dist, ci in walk_pair(run, LINKED, VEC, n):
         signs.append((f"walk {label(n, dist)}", sign_of(ci, 1 + same), ci, 1 + same))
         parts.append(f"walk {label(n, dist)} {LINKED} / {VEC} {ci_text(ci)}")
+        walks.append(vd.case_text((f"walk time / {VEC}' at {label(n, dist)}", 0, ci,
+                                   1 + same)))
     if not signs:
         return missing(f"tags_memory and tags_walk rows of {LINKED} and {VEC}",
                        absent(run, LINKED))
-    return judged(signs, "; ".join(parts))
+    v = judged(signs, "; ".join(parts))
+    return vd.Verdict(v.verdict, v.measured, reason=vd.fit(
+        v.verdict, (f"tags hold {span(shares, pct)} of the node bytes (article {pct(figure)} "
+                    f"± {tol * 100:g} points)" if shares else "no memory case"),
+        *walks))
 
 
 def _chunk_share(run, claim, ctx):
@@ -249,13 +271,16 @@ def _chunk_share(run, claim, ctx):
                               else AGAINST, None, 1))
             parts.append(f"{label(n, dist)}: {pct(used)} at 3 tags, {pct(whole)} full "
                          f"(a chunk of {fmt(median_of(run, key, 'checksum') / n)} B)")
+            at_three = (f"at 3 tags a chunk's bytes hold {pct(used)} tags, full {pct(whole)} "
+                        f"(article {pct(at3)} and {pct(full)}, ± {tol * 100:g} points)")
         else:
             parts.append(f"{label(n, dist)}: {pct(used)}")
     if not signs:
         return missing(f"tags_memory rows of {CHUNK8} at --tag-dist three (3 tags each: "
                        "one chunk per entity)" + (f"; measured: {'; '.join(parts)}"
                                                   if parts else ""), absent(run, CHUNK8))
-    return judged(signs, "share of chunk bytes holding tags: " + "; ".join(parts))
+    v = judged(signs, "share of chunk bytes holding tags: " + "; ".join(parts))
+    return vd.Verdict(v.verdict, v.measured, reason=vd.fit(v.verdict, at_three))
 
 
 def _sorted_chains(run, claim, ctx):
@@ -271,7 +296,8 @@ def _sorted_chains(run, claim, ctx):
     vs = walk_pair(run, SORTED, VEC, n)
     return judged(signs, f"walk time {CHUNK8} / {SORTED}: " + "; ".join(
         f"{label(m, dist)} {ci_text(ci)}" for m, dist, ci in pairs)
-        + "".join(f"; {SORTED} / {VEC} {ci_text(ci)}" for _, _, ci in vs[:1]))
+        + "".join(f"; {SORTED} / {VEC} {ci_text(ci)}" for _, _, ci in vs[:1]),
+        what=f"walk time {CHUNK8} / {SORTED}")
 
 
 def _buddy_fit(run, claim, ctx):
@@ -293,7 +319,8 @@ def _buddy_fit(run, claim, ctx):
     if not signs:
         return missing(f"tags_build, tags_churn or tags_memory rows of {BUDDY} beside {VEC}",
                        absent(run, BUDDY))
-    return judged(signs, f"{BUDDY} / {VEC}: " + "; ".join(parts))
+    return judged(signs, f"{BUDDY} / {VEC}: " + "; ".join(parts),
+                  what=f"{BUDDY} / {VEC} time, or bytes per tag")
 
 
 # --- D7: growth by a constant ------------------------------------------------------------
@@ -364,15 +391,20 @@ def _constgrow_appends(run, claim, ctx):
         return vd.Verdict(vd.PREMISE_NOT_EXERCISED, vd.premise_text(
             f"no case's lists averaged {fmt(long_)} tags or more (few +16 growths to copy)",
             "run tags_build with --tag-dist each64,each1024") + f" ({text})")
-    signs, whys = [], {}
+    signs, whys, growth = [], {}, []
     for case in (c for c in cases if c[0] == longest):
-        sign, why, grows = _long_sign(case, shorter_twin(cases, case), same)
+        short = shorter_twin(cases, case)
+        sign, why, grows = _long_sign(case, short, same)
         at = label(*case[1:3])
         text += grows
         signs.append((at, sign, case[3], 1 + same))
         if why:
             whys[at] = why
-    return judged(signs, text, whys)
+        if short is not None:
+            growth.append(f"the ratio grows {md.ci_short(widening(short, case))} from "
+                          f"{label(*short[1:3])}'s")
+    v = judged(signs, text, whys, what=f"build time per tag, {CONSTGROW} / {VEC}")
+    return vd.Verdict(v.verdict, v.measured, reason=vd.fit(v.verdict, v.reason, *growth))
 
 
 # --- D8-D11: the DataComponent --------------------------------------------------------------
@@ -414,7 +446,7 @@ def _linear_search(run, claim, ctx):
                        absent(run, FLAT) or absent(run, NAIVE))
     return judged(signs, f"get time {NAIVE} (std::map per level, string compares) / {FLAT} "
                   "(linear search over hashed keys; hashing untimed in both): "
-                  + "; ".join(texts))
+                  + "; ".join(texts), what=f"get time {NAIVE} / {FLAT}")
 
 
 def _soa_keys(run, claim, ctx):
@@ -422,7 +454,8 @@ def _soa_keys(run, claim, ctx):
     signs, texts = _dc_faster(run, FLAT, SOA)
     if not signs:
         return missing(f"dc_get rows of {FLAT} and {SOA}", absent(run, SOA) or absent(run, FLAT))
-    return judged(signs, f"get time {FLAT} / {SOA}: " + "; ".join(texts))
+    return judged(signs, f"get time {FLAT} / {SOA}: " + "; ".join(texts),
+                  what=f"get time {FLAT} / {SOA}")
 
 
 def _verified_text(run, container, scenarios):
@@ -441,15 +474,21 @@ def _packed_values(run, claim, ctx):
         return missing(f"dc_memory rows of {SINGLE}", absent(run, SINGLE))
     sizes = {case: st.memory["committed_bytes"] / st.ops for case, st in memory.items()
              if "committed_bytes" in st.memory}
+    reason = (f"{text}; at most {fmt(max(sizes.values(), default=0))} B per entity, "
+              f"{'beyond' if any(b > limit for b in sizes.values()) else 'within'} the "
+              f"{fmt(limit)} B that 16-bit offsets reach")
     text = f"{SINGLE}: {text}; " + "; ".join(
         f"{dc_label(c)}: {fmt(b)} B per entity" for c, b in sorted(sizes.items()))
     if bad or any(b > limit for b in sizes.values()):
-        return vd.Verdict(vd.REFUTED, vd.with_why(text, f"the limit is {fmt(limit)} B"))
+        return vd.Verdict(vd.REFUTED, vd.with_why(text, f"the limit is {fmt(limit)} B"),
+                          reason=vd.fit(vd.REFUTED, reason))
     if max((c[2] for c in memory), default=0) < ALL_TYPES:
         return vd.Verdict(vd.PREMISE_NOT_EXERCISED, vd.premise_text(
             "no component held a string and a float array", f"run the dc scenarios with "
-            f"--dc-keys {ALL_TYPES} or more") + f" ({text})")
-    return vd.Verdict(vd.CONFIRMED, text)
+            f"--dc-keys {ALL_TYPES} or more") + f" ({text})", reason=vd.fit(
+                vd.PREMISE_NOT_EXERCISED, "no component held a string and a float array, "
+                "the values the {offset, size} pair is for"))
+    return vd.Verdict(vd.CONFIRMED, text, reason=vd.fit(vd.CONFIRMED, reason))
 
 
 def _memcpy_copy(run, claim, ctx):
@@ -458,16 +497,19 @@ def _memcpy_copy(run, claim, ctx):
     same = claim.param("same", SAME)
     copies = cases_of(run, "dc_copy", SINGLE)
     bad, text = _verified_text(run, SINGLE, ("dc_copy",))
+    good_text = f"copies: {text}"
     if not copies and not bad:
         return missing(f"dc_copy rows of {SINGLE}", absent(run, SINGLE))
     naive = dc_cases(run, "dc_copy", NAIVE)
-    signs, parts = [], []
+    signs, parts, calls_per, times = [], [], [], []
     for case, (k, st) in sorted(((dc_case(k), (k, st)) for k, st in copies.items()),
                                 key=lambda item: item[0]):
         calls = median_of(run, k, "allocs")
         if calls is not None:
             signs.append((dc_label(case), FOR if calls <= (1 + same) * st.ops else AGAINST,
                           None, 1))
+            calls_per.append(calls / st.ops)
+        times.append(st.ns_per_op)
         parts.append(f"{dc_label(case)}: {fmt(st.ns_per_op)} ns, "
                      f"{fmt(calls / st.ops) if calls is not None else DASH} allocator calls"
                      + (f" ({NAIVE}: {fmt(naive[case].ns_per_op)} ns)" if case in naive else ""))
@@ -477,7 +519,10 @@ def _memcpy_copy(run, claim, ctx):
     if not signs:
         return missing(f"the allocs column of {SINGLE}'s dc_copy rows (build/dodbench "
                        f"counts allocator calls; measured: {text})", None)
-    return judged(signs, text)
+    v = judged(signs, text)
+    return vd.Verdict(v.verdict, v.measured, reason=vd.fit(
+        v.verdict, f"{good_text.split(';')[0]}; allocator calls per component copied "
+        f"{span(calls_per)} (≤ {fmt(1 + same)}), {span(times)} ns a copy"))
 
 
 # --- the walk chart, the rules --------------------------------------------------------------

@@ -1,7 +1,8 @@
 """The "Bulk data" section of RESULTS.md: Niklas Gray's "Data Structures for game
 programmers: Bulk Data" (Our Machinery). Every claim of claims.csv's article "Bulk data"
 (ids A1-A31) with a verdict from one run where a rule judges it (bulk_claims.RULES,
-bulk_layouts.RULES), issue 7's targets (bulk_targets), the fastest hole variant per hole
+bulk_layouts.RULES; each claim's detail on <out-dir>/verdicts/bulk.md), the performance
+targets of the Bulk data containers (bulk_targets), the fastest hole variant per hole
 ratio, the particle layouts' speed-ups, and the charts (bulk_charts) in <out-dir>/bulk/.
 Nothing else is assumed: which variants, sizes and hole ratios there are comes from the
 rows; a claim whose rows are absent says "not measured" and why. None when the run has no
@@ -10,14 +11,14 @@ import os
 
 import md
 import stats as bench_stats
-import verdicts as vd
-from sections import ClaimRow, Section, replicated, run_line
+from sections import Section, replicated, scope_line
 from sections import bulk_charts as bc
 from sections.bulk_claims import NO_RULE, verdicts
 from sections.bulk_run import COLONY, KERNELS, Run, layout_order, layout_speedups
-from sections.claim_index import verdict_table
-from sections.bulk_targets import (ARTICLE, MET, MISSED, UNCLEAR, fastest_hole_rows,
-                                   load_article, targets)
+from sections.claim_index import (claim_rows as index_rows, details_path, on_page,
+                                  verdict_table, write_details)
+from sections.bulk_targets import (ARTICLE, fastest_hole_rows, load_article, summary,
+                                   targets)
 
 NAME = "bulk"        # the RESULTS.md section
 CHART_DIR = "bulk"   # charts go to <out-dir>/bulk/
@@ -72,76 +73,108 @@ def draw_charts(run, info, claims, target_list, out_dir):
 def claim_rows(run, claims, info, chart_link):
     """{claim id: ClaimRow} of every claim of the article: the rule's verdict as a class,
     or "not measured" for a claim no rule judges. chart_link(claim) -> link or ""."""
-    found = verdicts(run, claims, info)
-    out = {}
-    for c in claims:
-        if c.id in found:
-            v = found[c.id]
-            out[c.id] = ClaimRow(v.verdict, v.measured, v.rule, chart_link(c))
-        else:
-            out[c.id] = ClaimRow(vd.NOT_MEASURED, NO_RULE.get(c.id, "no rule judges this "
-                                                               "claim yet"), "", "")
-    return out
+    return index_rows(verdicts(run, claims, info), claims, chart_link, NO_RULE)
 
 
-def _target_lines(run, target_list):
-    """The targets table and the notes on the targets not met."""
+FASTEST = "Fastest hole variant at each hole ratio"
+NOT_MET = "Targets not met"
+LAYOUTS = "Particle layouts: speed-up over AoS"
+
+
+def _target_lines(run, target_list, page=None):
+    """The targets table, its summary (bulk_targets.summary) and the notes on the targets
+    not met: on the verdict page when `page` (its link relative to RESULTS.md) is given,
+    else inline. Returns (section lines, page lines)."""
     rows, notes = targets(run, target_list)
-    out = ["", "### Performance targets (issue 7)", "",
-           "Measured = best variant's median time / the reference's (for push_latency the "
-           "worst single push); met = the whole 95% CI at or below the target, missed = the "
-           "whole CI above it.", ""]
+    out = ["", "### Performance targets", "",
+           "The goals the Bulk data containers set themselves beside the article's claims "
+           "(`reports/data/bulk_article.csv`). Measured = best variant's median time / the "
+           "reference's (for push_latency the worst single push); met = the whole 95% CI at "
+           "or below the target, missed = the whole CI above it, unclear = it straddles.", ""]
     out += md.table(["target", "case", "measured", "95% CI", "target", "status"], rows)
-    if notes:
-        out += ["", "Where a target is not met, the rows say:", ""] + notes
-    return out
+    line = summary(rows)
+    if line:
+        out += ["", f"Summary: {line}."]
+    if not notes:
+        return out, []
+    if page:
+        here, there = on_page(NOT_MET, notes, page, "What each row not met shows (medians, "
+                              "reps and spread)")
+        return out + here, there
+    return out + ["", "Where a target is not met, the rows say:", ""] + notes, []
 
 
-def _table_lines(run):
-    """The fastest hole variant table and the particle layouts' speed-ups."""
-    out = []
+def _table_lines(run, page=None):
+    """The fastest hole variant table and the particle layouts' speed-ups, each on the
+    verdict page when `page` (its link relative to RESULTS.md) is given, a line linking it
+    here. Returns (section lines, page lines)."""
+    out, elsewhere = [], []
     fastest = fastest_hole_rows(run)
     if fastest:
-        out += ["", "### Fastest hole variant at each hole ratio", "",
-                "iterate, sequential storage order: the hole variant with the lowest median, "
-                f"ns per live item, and its time / {COLONY}'s with the 95% CI (below 1: "
-                "faster than colony).", ""]
-        out += md.table(["n", "elem_bytes", "pattern", "hole ratio", "fastest hole variant",
-                         "ns/item", f"{COLONY} ns/item", f"vs {COLONY} [95% CI]"], fastest)
+        table = (["iterate, sequential storage order: the hole variant with the lowest median, "
+                  f"ns per live item, and its time / {COLONY}'s with the 95% CI (below 1: "
+                  "faster than colony).", ""]
+                 + md.table(["n", "elem_bytes", "pattern", "hole ratio", "fastest hole variant",
+                             "ns/item", f"{COLONY} ns/item", f"vs {COLONY} [95% CI]"], fastest))
+        if page:
+            here, there = on_page(FASTEST, table, page, "The fastest hole variant at each of "
+                                  f"the {len(fastest)} iterate cases with hole variants, "
+                                  f"against {COLONY} (the worst of them is the "
+                                  "hole_vs_colony_all target above)")
+            out, elsewhere = out + here, elsewhere + there
+        else:
+            out += ["", f"### {FASTEST}", ""] + table
     sp = layout_speedups(run)
     if sp:
-        out += ["", "### Particle layouts: speed-up over AoS", "",
-                "AoS time / layout time in the same case (above 1: faster than "
-                "particles_aos), 95% CI.", ""]
         layouts = sorted({k[5] for k in sp}, key=layout_order)
         keys = sorted({k[:5] for k in sp}, key=lambda k: (KERNELS.index(k[0])
                                                           if k[0] in KERNELS else 9, k[1:]))
-        out += md.table(["kernel", "n", "elem_bytes", "holes"] + layouts,
-                        [[k[0], str(k[1]), str(k[2]), md.holes_text(k[3], k[4])]
-                         + [md.ci_text(sp[k + (lay,)][1]) if k + (lay,) in sp else md.DASH
-                            for lay in layouts] for k in keys])
-    return out
+        table = (["AoS time / layout time in the same case (above 1: faster than "
+                  "particles_aos), 95% CI.", ""]
+                 + md.table(["kernel", "n", "elem_bytes", "holes"] + layouts,
+                            [[k[0], str(k[1]), str(k[2]), md.holes_text(k[3], k[4])]
+                             + [md.ci_text(sp[k + (lay,)][1]) if k + (lay,) in sp else md.DASH
+                                for lay in layouts] for k in keys]))
+        if page:
+            here, there = on_page(LAYOUTS, table, page, f"Every layout's speed-up over AoS in "
+                                  f"each of the {len(keys)} kernel cases, with its CI (the "
+                                  "layouts chart below draws them)")
+            out, elsewhere = out + here, elsewhere + there
+        else:
+            out += ["", f"### {LAYOUTS}", ""] + table
+    return out, elsewhere
 
 
-def render_section(run, info, claims, target_list, out_dir, link, repeat=None):
+RULES_NOTE = ("Ratios are ratios of median times (per live item where holes differ) "
+              f"with a {bench_stats.RESAMPLES}-resample bootstrap 95% CI; faster or slower = "
+              "the whole CI on one side of 1. \"Best\" = the variant with the lowest median "
+              "in that case (the CI does not account for picking it). Rules: "
+              "`reports/sections/bulk_claims.py`, `bulk_layouts.py`.")
+
+
+def render_section(run, info, claims, target_list, out_dir, link, repeat=None,
+                   pages_dir=None):
     """(section text with its marker lines, [chart paths], {claim id: ClaimRow}) of a run
     with bulk or particle rows; claims: this article's Claims; link(path) gives a link
-    relative to RESULTS.md; repeat: the classes of a repeat run (sections.replicated)."""
+    relative to RESULTS.md; repeat: the classes of a repeat run (sections.replicated);
+    pages_dir: the output directory of the verdict page (claim_index.write_details writes
+    <pages_dir>/verdicts/bulk.md), None: no page, no links."""
     drawn, missing = draw_charts(run, info, claims, target_list, out_dir)
     written = {os.path.basename(p) for _, paths in drawn for p in paths}
     chart_of = (lambda c: link(os.path.join(os.path.dirname(out_dir), c.chart))
                 if c.chart and os.path.basename(c.chart) in written else "")
     rows = replicated(claim_rows(run, claims, info, chart_of), repeat)
+    page = link(details_path(pages_dir, NAME)) if pages_dir else None
+    targets_out, targets_page = _target_lines(run, target_list, page)
+    tables_out, tables_page = _table_lines(run, page)
+    if pages_dir:
+        rows = write_details(pages_dir, link, NAME, ARTICLE_NAME, claims, rows,
+                             info["run_id"], repeat, RULES_NOTE, targets_page + tables_page)
     reps = md.range_text(st.reps for k, st in run.cases.items()
                          if run.is_bulk(k[1]) or run.is_particles(k[1]))
-    out = [HEADING, "", run_line(info, reps, table_case=False), "",
-           "Ratios are ratios of median times (per live item where holes differ) with a "
-           f"{bench_stats.RESAMPLES}-resample bootstrap 95% CI; faster or slower = the whole "
-           "CI on one side of 1. \"Best\" = the variant with the lowest median in that case "
-           "(the CI does not account for picking it). Claims: `reports/data/claims.csv`; "
-           "targets: `reports/data/bulk_article.csv`; rules: `reports/sections/bulk_claims.py`,"
-           " `bulk_layouts.py`.", "", "### Verdicts, claim by claim", ""]
-    out += verdict_table(claims, rows) + _target_lines(run, target_list) + _table_lines(run)
+    out = [HEADING, "", scope_line(reps), "", RULES_NOTE + " Each id links to what was "
+           "measured in every case and the rule.", "", "### Verdicts, claim by claim", ""]
+    out += verdict_table(claims, rows) + targets_out + tables_out
     out += ["", "### Charts", ""]
     for text, paths in drawn:
         out += [f"![{text}]({link(paths[0])})", ""]
@@ -160,9 +193,7 @@ def render(ctx):
     text, charts_, rows = render_section(run, ctx.info, claims,
                                          load_article(ctx.targets_path or ARTICLE),
                                          os.path.join(ctx.out_dir, CHART_DIR), ctx.link,
-                                         ctx.repeat)
-    met = [cells[-1] for cells in targets(run, load_article(ctx.targets_path or ARTICLE))[0]]
-    head = ("Bulk data targets: " + ", ".join(f"{met.count(s)} {s.split(' (')[0]}"
-                                              for s in (MET, MISSED, UNCLEAR) if s in met)
-            + f" of {len(met)} (RESULTS.md, \"Performance targets\")") if met else None
+                                         ctx.repeat, ctx.out_dir)
+    line = summary(targets(run, load_article(ctx.targets_path or ARTICLE))[0], short=True)
+    head = f"Bulk data targets: {line} (RESULTS.md, \"Performance targets\")" if line else None
     return Section(NAME, HEADING, text, charts_, rows, headline=[head] if head else [])

@@ -13,8 +13,8 @@ import verdicts as vd
 from sections.bulk_run import (ABOUT, BULK, BOUND_HOLDS, CONFIRMED, HASH_PEERS, MOVING_ALLOC,
                                NOT_MEASURED, PREMISE_NOT_EXERCISED, REFUTED, SAME, STABLE_ALLOCS,
                                TEST_FILE, Verdict, plain_rule,
-                               above, below, cases_text, ci_text, compare, direction,
-                               memory_cases, pct, ratio, slice_order,
+                               above, below, brief_where, cases_text, ci_text, compare, direction,
+                               direction_reason, memory_cases, pct, ratio, slice_order,
                                tally, where, x)
 
 
@@ -27,9 +27,10 @@ def _series_reps(run, cases, series_of):
 
 
 def _slopes(series, claim, label):
-    """(class, [text per series]) of an O(n)-per-operation claim over every series of two
-    or more n: each slope's CI above confirm_slope holds, below refute_slope contradicts
-    (verdicts.across); texts 'label: n^0.98 [0.9, 1.05] from n=1000 to 30000'."""
+    """(class, [text per series], why, signs) of an O(n)-per-operation claim over every
+    series of two or more n: each slope's CI above confirm_slope holds, below refute_slope
+    contradicts (verdicts.across over signs); texts 'label: n^0.98 [0.9, 1.05] from n=1000
+    to 30000'."""
     hi, lo = claim.param("confirm_slope", 0.7), claim.param("refute_slope", 0.3)
     signs, texts = [], []
     for key, reps in sorted(series.items()):
@@ -41,9 +42,10 @@ def _slopes(series, claim, label):
                      + (f" [{md.fmt(ci.low)}, {md.fmt(ci.high)}]" if ci.low is not None else "")
                      + f" from n={min(reps)} to {max(reps)}")
         s = (1 if vd.side(ci, hi) == vd.ABOVE else -1 if vd.side(ci, lo) == vd.BELOW else 0)
-        signs.append((name, s, ci, hi if vd.side(ci, hi) == vd.STRADDLES else lo))
+        signs.append((name, s, ci, hi if s > 0 or (s == 0 and vd.side(ci, hi) == vd.STRADDLES)
+                      else lo))
     verdict, why = vd.across(signs)
-    return verdict, texts, why
+    return verdict, texts, why, signs
 
 
 def _shift_erase(run, claim):
@@ -54,16 +56,20 @@ def _shift_erase(run, claim):
         return Verdict(NOT_MEASURED, "shift erase measured at "
                        + (f"one n only ({ns[0]})" if ns else "no n")
                        + ": an O(n) fit needs two or more sizes")
-    verdict, texts, why = _slopes(series, claim, lambda k: f"{k[0]} ({k[1]} B, "
-                                  f"{md.holes_text(k[3], k[4])} holes erased)")
+    verdict, texts, why, signs = _slopes(series, claim, lambda k: f"{k[0]} ({k[1]} B, "
+                                         f"{md.holes_text(k[3], k[4])} holes erased)")
     text = "shift erase time per erase grows as: " + "; ".join(texts)
+    swap_text = ""
     swap = _series_reps(run, run.select("erase", lambda c: run.is_bulk(c, ("swappop",))),
                         lambda k: k[1])
     if any(len(s) >= 2 for s in swap.values()):
         name, reps = max(swap.items(), key=lambda i: (len(i[1]), i[0]))
         slope = bench_stats.loglog_slope((n, bench_stats.median(v)) for n, v in reps.items())
         text += f" (swap-and-pop {name}: n^{md.fmt(slope)})"
-    return Verdict(verdict, vd.with_why(text, why))
+        swap_text = f"swap-and-pop: n^{md.fmt(slope, '', 2)}"
+    return Verdict(verdict, vd.with_why(text, why), reason=vd.fit(verdict, vd.across_reason(
+        signs, "shift erase time per erase grows as", verdict, show=md.slope_short),
+        swap_text))
 
 
 def _swappop_table(run, claim):
@@ -86,7 +92,9 @@ def _swappop_table(run, claim):
     if missing:
         parts.append(", ".join(missing) + " not in this run")
     verdict, why = direction(res, below, above)
-    return Verdict(verdict, vd.with_why("; ".join(parts), why))
+    return Verdict(verdict, vd.with_why("; ".join(parts), why), reason=direction_reason(
+        res, below, above, verdict, "best swap-and-pop / hash peer lookup time",
+        label=lambda t: f"{t[2]}, {brief_where(t[0])}"))
 
 
 def _slot_bytes(mem, run):
@@ -145,7 +153,8 @@ def _dense_vs_holes(run, claim):
         text += ("; holes faster in " + cases_text([t[0] for t in wins]) + " ("
                  + ", ".join(sorted({c for _, c, _, _ in wins})) + ")")
     verdict, why = direction(res, above, below)
-    return Verdict(verdict, vd.with_why(text, why))
+    return Verdict(verdict, vd.with_why(text, why), reason=direction_reason(
+        res, above, below, verdict, "best hole / best dense iterate time per live item"))
 
 
 def _worst_case(run, claim):
@@ -157,7 +166,8 @@ def _worst_case(run, claim):
         return Verdict(NOT_MEASURED, "needs iterate rows of hole and dense variants "
                        "without holes")
     return _as_fast(res, claim.param("same", SAME),
-                    "with no holes, best hole variant / best dense variant")
+                    "with no holes, best hole variant / best dense variant",
+                    "best hole / best dense iterate time, no holes")
 
 
 def _runs(run, claim):
@@ -179,7 +189,9 @@ def _runs(run, claim):
     if lose:
         text += "; slower than holes at " + cases_text([t[0] for t in lose])
     verdict, why = direction(heads, below, above)
-    return Verdict(verdict, vd.with_why(text, why))
+    return Verdict(verdict, vd.with_why(text, why), reason=direction_reason(
+        heads, below, above, verdict, "best holes_runs / best holes iterate time at the most "
+        "holes"))
 
 
 def _caps_tally(run, pick, cap):
@@ -209,7 +221,10 @@ def _static(run, claim):
     if not mem:
         return Verdict(NOT_MEASURED, text + "have no memory rows (the memory scenario grows "
                        "from empty, which a fixed capacity cannot), so their waste is not "
-                       "measured")
+                       "measured", reason=vd.fit(
+                           NOT_MEASURED, "waste: the fixed-capacity variants have no memory "
+                           "rows (the memory scenario grows from empty); running out: "
+                           "test_full, a test"))
     same = claim.param("same", SAME)
     k, st = min(mem.items(), key=lambda i: i[0][2])
     per = st.memory["committed_bytes"] / st.ops
@@ -256,7 +271,7 @@ def _realloc_spike(run, claim):
     cases = [k for k in push if run.column(k, "grow_max_ns")]
     if not cases:
         return Verdict(NOT_MEASURED, "needs push_latency rows of a realloc variant with the "
-                       "growth columns (grow_max_ns, plain_max_ns: a run since issue 15)")
+                       "growth columns (grow_max_ns, plain_max_ns), which older runs lack")
     signs, parts, idle = [], [], []
     for k in sorted(cases, key=lambda k: (k[1], k[2])):
         floor = [v for f in run.select("lap_noise", n=k[2]) for v in run.column(f, "max_ns")]
@@ -274,11 +289,14 @@ def _realloc_spike(run, claim):
         return Verdict(PREMISE_NOT_EXERCISED if idle else NOT_MEASURED, "; ".join(parts) + (
             "; " + vd.premise_text("no growth copied the elements", "run bulk_holes_realloc_"
                                    "copy (grows as std::vector does) beside lap_noise")
-            if idle else "; needs lap_noise rows at the push_latency n"))
+            if idle else "; needs lap_noise rows at the push_latency n"), reason=(
+                "no growth copied the elements (glibc's mremap grew them in place)" if idle
+                else "needs lap_noise rows at the push_latency n"))
     verdict, why = vd.across(signs)
     return Verdict(verdict, vd.with_why("pushes that grew by copying, per rep, against the "
                                         "same run's floor and plain pushes: "
-                                        + "; ".join(parts), why))
+                                        + "; ".join(parts), why), reason=vd.across_reason(
+        signs, "worst growth push / the other pushes' and the lap_noise floor", verdict))
 
 
 def _waste(run, alloc):
@@ -315,9 +333,12 @@ def _growth_waste(run, claim, alloc):
         removal = run.axes(k[1]).removal
         worst[removal] = max(worst.get(removal, (0.0, k)), (frac, k))
     bound = claim.figure if claim.figure is not None else 0.5
-    verdict, why = vd.up_to([(f"{r} at n={k[2]}", _exact(f)) for r, (f, k) in
-                             sorted(worst.items())], bound, claim.param("about", ABOUT),
-                            gain=False)
+    cases = [(f"{r} at n={k[2]}", _exact(f)) for r, (f, k) in sorted(worst.items())]
+    verdict, why = vd.up_to(cases, bound, claim.param("about", ABOUT), gain=False)
+    reason = vd.up_to_reason(cases, bound, claim.param("about", ABOUT), verdict,
+                             f"largest wasted share of the {alloc} variants' committed bytes",
+                             False,
+                             lambda ci, digits=3: pct(ci.ratio), pct(bound))
     text = ("largest share of the committed bytes wasted, over n = "
             + ", ".join(map(str, sorted({w[0][2] for w in waste}))) + ": "
             + "; ".join(f"{r} {pct(f)} (n={k[2]}, {k[3]} B)" for r, (f, k) in sorted(worst.items()))
@@ -327,7 +348,8 @@ def _growth_waste(run, claim, alloc):
     if verdict == BOUND_HOLDS:
         why = (f"the {pct(bound)} bound is reached only just past a growth step (e.g. n = "
                "2^20 + 1 for x2), not at these n")
-    return Verdict(verdict, vd.with_why(text, why))
+        reason = vd.fit(verdict, reason, why)
+    return Verdict(verdict, vd.with_why(text, why), reason=reason)
 
 
 def _realloc_waste(run, claim):
@@ -367,7 +389,7 @@ def _constant_growth(run, claim):
              if all(v is not None for v, _ in c)}
     judged = {key: s for key, s in series.items() if known.get(key, True)}
     label = lambda key: f"{key[0]} ({key[1]} B, +{md.fmt(claim.figure or 128)} per growth)"  # noqa: E731,E501
-    verdict, texts, why = _slopes(judged, claim, label)
+    verdict, texts, why, signs = _slopes(judged, claim, label)
     text = "mean push (elapsed / n) grows as: " + "; ".join(texts)
     idle = [k[0] for k, v in known.items() if not v]
     if idle:
@@ -375,7 +397,9 @@ def _constant_growth(run, claim):
                  "large blocks in place, by mremap): " + ", ".join(idle))
     if not texts:
         return Verdict(PREMISE_NOT_EXERCISED, text.split("; ", 1)[-1] + "; " + vd.premise_text(
-            "no constant growth copied the elements", "run bulk_holes_constgrow_copy"))
+            "no constant growth copied the elements", "run bulk_holes_constgrow_copy"),
+            reason="no constant growth copied the elements (glibc's mremap grew them in "
+                   "place)")
     unknown = [k[0] for k in judged if k not in known]
     if unknown and verdict != CONFIRMED:
         unsure = ("whether " + ", ".join(unknown) + " copied is not recorded (no "
@@ -383,7 +407,10 @@ def _constant_growth(run, claim):
                   "from a growth that copied nothing")
         why = vd.with_why(why, unsure) if why else unsure
         verdict = vd.UNDECIDED
-    return Verdict(verdict, vd.with_why(text, why))
+        return Verdict(verdict, vd.with_why(text, why), reason=vd.fit(verdict, unsure))
+    return Verdict(verdict, vd.with_why(text, why), reason=vd.fit(verdict, vd.across_reason(
+        signs, "mean push time grows as", verdict, show=md.slope_short),
+        f"not judged: {', '.join(idle)} (glibc's mremap: no copy)" if idle else ""))
 
 
 def _never_move(run, claim):
@@ -420,10 +447,14 @@ def _block_waste(run, claim):
                  "that is not one entry per slot (holes_bitmask's occupancy words: one per 64 "
                  "slots) wastes up to one block of that array, more than one block of slots")
     pick = [judged] if judged else sorted(worst)
-    verdict, why = vd.up_to([(f"{r} at n={worst[r][1][2]}", _exact(worst[r][0])) for r in pick],
-                            1.0, 1 + same, gain=False)
+    cases = [(f"{r} at n={worst[r][1][2]}", _exact(worst[r][0])) for r in pick]
+    verdict, why = vd.up_to(cases, 1.0, 1 + same, gain=False)
+    reason = vd.up_to_reason(cases, 1.0, 1 + same, verdict, f"largest waste of fixblocks, in "
+                             f"blocks of {md.fmt(block)} slots", False,
+                             lambda ci, digits=3: md.fmt(ci.ratio, " blocks"), "1 block")
     return Verdict(verdict, vd.with_why(text + (f"; verdict on {judged}, the article's design"
-                                                if judged else "") + " (exact counts)", why))
+                                                if judged else "") + " (exact counts)", why),
+                   reason=reason)
 
 
 def _vm_indirection(run, claim):
@@ -440,18 +471,21 @@ def _vm_indirection(run, claim):
     return _as_fast(res, same, "vm / realloc time, same removal strategy, no holes")
 
 
-def _as_fast(res, margin, what):
+def _as_fast(res, margin, what, short=None):
     """The Verdict of "as fast as" over every result (slice, c, r, RatioCI of time): a case
-    holds when its CI is below 1 + margin, is contradicted when above it."""
+    holds when its CI is below 1 + margin, is contradicted when above it; `what` names the
+    ratio in the measured text, `short` (default what) in the reason."""
     ratios = [ci.ratio for *_, ci in res]
     worst = max(res, key=lambda t: t[3].ratio)
     text = (f"{what}: median {x(np.median(ratios))} over {len(res)} cases; slower by more "
             f"than {margin:.0%} in {tally(res, lambda ci: above(ci, margin))}, faster in "
             f"{tally(res, lambda ci: below(ci))} (worst: {worst[1]}, {where(worst[0], True)}: "
             f"{ci_text(worst[3])})")
-    verdict, why = direction(res, lambda ci: vd.side(ci, 1 + margin) == vd.BELOW,
-                             lambda ci: above(ci, margin), 1 + margin)
-    return Verdict(verdict, vd.with_why(text, why))
+    good = lambda ci: vd.side(ci, 1 + margin) == vd.BELOW  # noqa: E731
+    bad = lambda ci: above(ci, margin)  # noqa: E731
+    verdict, why = direction(res, good, bad, 1 + margin)
+    return Verdict(verdict, vd.with_why(text, why), reason=direction_reason(
+        res, good, bad, verdict, short or what, 1 + margin))
 
 
 def _block_lookup(run, claim):
@@ -465,7 +499,8 @@ def _block_lookup(run, claim):
         return Verdict(NOT_MEASURED, "needs lookup rows of fixblocks and vm variants of the "
                        "same removal strategy")
     return _as_fast(res, cheap, "fixblocks / vm lookup time (blocks[i / k][i % k] against "
-                    "one contiguous array), same removal strategy")
+                    "one contiguous array), same removal strategy",
+                    "fixblocks / vm lookup time, same removal")
 
 
 EVERY = "in every case: confirmed; against in every case: refuted; both: depends; else undecided"
@@ -523,9 +558,9 @@ RULES = {
 }
 # The claims no rule judges, and why: no row of the harness can show them.
 NO_RULE = {
-    "A4": "a structural fact, not a measurement: the invariant check every hole variant runs "
-          "after each step of tests/test_conformance.c (bulk_check_free_list) walks the list "
-          "from slot 0's header back to 0 over every free slot",
+    "A4": "a structural fact, checked by a test, not measured; the invariant check every hole "
+          "variant runs after each step of tests/test_conformance.c (bulk_check_free_list) "
+          "walks the list from slot 0's header back to 0 over every free slot",
     "A19": "needs a lookup through raw 64-bit pointers beside the 32-bit weak pointers; the "
            "harness times only lookups by handle",
     "A28": "needs a dense (swap-and-pop) SoA container; the particle layouts keep holes",

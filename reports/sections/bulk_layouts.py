@@ -7,7 +7,8 @@ import md
 import verdicts as vd
 from sections.bulk_run import (ABOUT, CONFIRMED, KERNELS, LAYOUT_BASE, NOT_MEASURED,
                                PREMISE_NOT_EXERCISED, REFUTED, SAME, WIDE_KERNELS, Verdict,
-                               above, cases_text, ci_text, compare, direction, layout_speedups,
+                               above, cases_text, ci_text, compare, direction,
+                               direction_reason, layout_speedups,
                                plain_rule, ratio, vector_loop, x)
 import stats as bench_stats
 
@@ -32,21 +33,24 @@ def _speedup_list(cases):
     return "; ".join(f"{kernel} at n={n}: {ci_text(ci)}" for kernel, n, _, ci in cases)
 
 
-def _up_to(cases, claim, default):
+def _up_to(cases, claim, default, what=""):
     """verdicts.up_to of the speed-ups of `cases` against the claim's figure (else
-    `default`) with its `about` tolerance: (class, why)."""
-    return vd.up_to([(f"{kernel} at n={n}", ci) for kernel, n, _, ci in cases],
-                    claim.figure or default, claim.param("about", ABOUT))
+    `default`) with its `about` tolerance: (class, why, reason), the reason naming `what`
+    (verdicts.up_to_reason)."""
+    labelled = [(f"{kernel} at n={n}", ci) for kernel, n, _, ci in cases]
+    bound, about = claim.figure or default, claim.param("about", ABOUT)
+    verdict, why = vd.up_to(labelled, bound, about)
+    return verdict, why, vd.up_to_reason(labelled, bound, about, verdict, what)
 
 
 def _soa_tick(run, claim):
     cases = _layout_case(run, "soa", ("tick",), max)
     if not cases:
         return _no_layout("soa")
-    verdict, why = _up_to(cases, claim, 10)
+    verdict, why, reason = _up_to(cases, claim, 10, "SoA / AoS speed-up, memory-bound")
     return Verdict(verdict, vd.with_why(
         "SoA / AoS speed-up, no holes, at the largest n (memory-bound): " + _speedup_list(cases)
-        + " (the bound is the byte ratio, 40 B / 4 B)", why))
+        + " (the bound is the byte ratio, 40 B / 4 B)", why), reason=reason)
 
 
 def _vector_kernels(run, cases):
@@ -81,9 +85,12 @@ def _soa_simd(run, claim):
         return Verdict(PREMISE_NOT_EXERCISED, text + "; " + vd.premise_text(
             "no kernel compares a SIMD loop with a scalar one (build/rel/vectorization.tsv)",
             "build the AoS kernels without vectorization (-fno-tree-vectorize on "
-            "containers/particles.c's AoS variant)"))
-    verdict, why = _up_to(judged, claim, 8)
-    return Verdict(verdict, vd.with_why(text, why))
+            "containers/particles.c's AoS variant)"), reason=vd.fit(
+                PREMISE_NOT_EXERCISED, "gcc made the AoS loops vector loops too, so no kernel "
+                "compares SIMD with scalar code: the 8× of SIMD over scalar is not tested",
+                "; ".join(notes)))
+    verdict, why, reason = _up_to(judged, claim, 8, "SoA / AoS speed-up, in cache")
+    return Verdict(verdict, vd.with_why(text, why), reason=reason)
 
 
 def _kernel_cases(sp, kernel, layout="soa"):
@@ -105,7 +112,7 @@ def _not_80x(run, claim):
     if not sp:
         return _no_layout("soa")
     about = claim.param("about", ABOUT)
-    signs, parts, skipped = [], [], []
+    signs, parts, skipped, brief = [], [], [], []
     for kernel in KERNELS:
         soa = _kernel_cases(sp, kernel)
         mine = {k: v for k, v in sp.items() if k[0] == kernel}
@@ -124,24 +131,28 @@ def _not_80x(run, claim):
                      f"of {ci_text(mem)} (n={max(soa)}) and {ci_text(simd)} (n={min(soa)})")
         s = vd.side(share, 1 / about)
         signs.append((kernel, -s if s else 0, share, 1 / about))
+        brief.append(f"{kernel} {md.ci_short(top)} vs {md.ci_short(prod)}")
     text = "; ".join(parts) + (("; not judged, a single gain is no gain: " + ", ".join(skipped))
                                if skipped else "")
     if not signs:
         return Verdict(PREMISE_NOT_EXERCISED, vd.premise_text(
             "no kernel has both a memory-bound and an in-cache SoA gain over AoS"
             + (f" ({text})" if text else ""), "tick/simulate rows of soa and aos at an "
-            "in-cache and a DRAM-sized n"))
+            "in-cache and a DRAM-sized n"), reason="no kernel has both a memory-bound and an "
+            "in-cache SoA gain over AoS to multiply")
     verdict, why = vd.across(signs)
-    return Verdict(verdict, vd.with_why(text, why))
+    return Verdict(verdict, vd.with_why(text, why), reason=vd.fit(
+        verdict, "largest gain over AoS vs the memory-bound × in-cache SoA gains: "
+        + "; ".join(brief)))
 
 
 def _aosoa8_tick(run, claim):
     cases = _layout_case(run, "aosoa8", ("tick",), max)
     if not cases:
         return _no_layout("aosoa8")
-    verdict, why = _up_to(cases, claim, 5)
+    verdict, why, reason = _up_to(cases, claim, 5, "AoSoA-8 / AoS speed-up, largest n")
     return Verdict(verdict, vd.with_why("AoSoA-8 / AoS speed-up at the largest n: "
-                                        + _speedup_list(cases), why))
+                                        + _speedup_list(cases), why), reason=reason)
 
 
 def _aosoa16(run, claim):
@@ -157,7 +168,8 @@ def _aosoa16(run, claim):
     text = (f"tick at n={k[1]}: AoSoA-16 time / AoSoA-8 time {ci_text(ci)} (speed-ups over "
             f"AoS {x(a16[k][1].ratio)} and {x(a8[k][1].ratio)})")
     verdict, why = vd.decide(ci, 1.0, REFUTED, CONFIRMED)
-    return Verdict(verdict, vd.with_why(text, why))
+    return Verdict(verdict, vd.with_why(text, why), reason=vd.fit(verdict, vd.case_text(
+        (f"AoSoA-16 / AoSoA-8 tick time at n={k[1]}", 0, ci, 1.0))))
 
 
 def _allocs(run, container, scenario):
@@ -207,11 +219,13 @@ def _soa_conflicts(run, claim):
     names = {run.axes(c).layout: c for c in run.meta if run.is_particles(c)}
     wide = [k for k, streams in WIDE_KERNELS.items() if streams > ways]
     if "soa_pagealigned" not in names or "soa_staggered" not in names or not wide:
+        why = ("no particles_soa_pagealigned rows: the field arrays are not page-aligned"
+               if "soa_pagealigned" not in names else f"no kernel reads more streams than the "
+               f"L1's {ways} ways")
         return Verdict(PREMISE_NOT_EXERCISED, vd.premise_text(
-            ("no particles_soa_pagealigned rows: the field arrays are not page-aligned"
-             if "soa_pagealigned" not in names else f"no kernel reads more streams than the "
-             f"L1's {ways} ways"), "run update on particles_soa_pagealigned and "
-            "particles_soa_staggered"))
+            why, "run update on particles_soa_pagealigned and particles_soa_staggered"),
+            reason=vd.fit(PREMISE_NOT_EXERCISED, why + ", so the page-aligned arrays cannot "
+                          "run out of cache ways"))
     res = []
     for kernel in wide:
         group = {(run.axes(k[1]).layout, k[2]): st for k, st in run.select(
@@ -240,10 +254,14 @@ def _soa_conflicts(run, claim):
         text += (f" (decided on the simulated misses, page-aligned / staggered above "
                  f"{md.fmt(1 + same)}: the times are beside them)")
         verdict, why = vd.across(misses)
+        reason = vd.across_reason(misses, "simulated D1 misses, page-aligned / staggered",
+                                  verdict)
     else:
-        verdict, why = vd.across([(f"{kernel} at n={n}", -vd.side(ci, 1 - same), ci,
-                                   1 - same) for kernel, n, ci in res])
-    return Verdict(verdict, vd.with_why(text, why))
+        signs = [(f"{kernel} at n={n}", -vd.side(ci, 1 - same), ci, 1 - same)
+                 for kernel, n, ci in res]
+        verdict, why = vd.across(signs)
+        reason = vd.across_reason(signs, "staggered / page-aligned time", verdict)
+    return Verdict(verdict, vd.with_why(text, why), reason=reason)
 
 
 def _holes_simd(run, claim):
@@ -276,11 +294,13 @@ def _block_soa(run, claim):
         return Verdict(PREMISE_NOT_EXERCISED if trivial else NOT_MEASURED, (
             "only trivial kernels measured (" + _speedup_list(trivial) + "); " if trivial
             else "") + vd.premise_text("no kernel with work enough to repay a block conversion",
-                                       "run update8 on particles_aos and particles_aos_block_soa"))
-    verdict, why = vd.across([(f"{c[0]} at n={c[1]}", vd.side(c[3], 1.0), c[3], 1.0)
-                              for c in cases])
+                                       "run update8 on particles_aos and particles_aos_block_soa"),
+            reason="no kernel with work enough to repay a block conversion (update8)")
+    signs = [(f"{c[0]} at n={c[1]}", vd.side(c[3], 1.0), c[3], 1.0) for c in cases]
+    verdict, why = vd.across(signs)
     return Verdict(verdict, vd.with_why("AoS-block-SoA / AoS speed-up at the largest n: "
-                                        + _speedup_list(cases), why))
+                                        + _speedup_list(cases), why),
+                   reason=vd.across_reason(signs, "AoS-block-SoA / AoS speed-up", verdict))
 
 
 def _defaults_general(run, claim):
@@ -297,9 +317,12 @@ def _defaults_general(run, claim):
             f"{len(res + lk)} cases, more than {same:.0%} slower in {len(slow)}")
     if slow:
         text += " (" + cases_text([t[0] for t in slow]) + ")"
-    verdict, why = direction(res + lk, lambda ci: vd.side(ci, 1 + same) == vd.BELOW,
-                             lambda ci: above(ci, same), 1 + same)
-    return Verdict(verdict, vd.with_why(text, why))
+    good = lambda ci: vd.side(ci, 1 + same) == vd.BELOW  # noqa: E731
+    bad = lambda ci: above(ci, same)  # noqa: E731
+    verdict, why = direction(res + lk, good, bad, 1 + same)
+    return Verdict(verdict, vd.with_why(text, why), reason=direction_reason(
+        res + lk, good, bad, verdict, "best hole variant vm/fixblocks / any",
+        1 + same))
 
 
 def _defaults_simd(run, claim):
@@ -323,7 +346,9 @@ def _defaults_simd(run, claim):
         return _no_layout("aosoa8")
     verdict, why = vd.across(signs)
     return Verdict(verdict, vd.with_why("time of AoSoA-8 / the fastest layout, no holes: "
-                                        + "; ".join(parts), why))
+                                        + "; ".join(parts), why),
+                   reason=vd.across_reason(signs, "AoSoA-8 time / the fastest layout's, "
+                                           f"within ×{md.fmt(about)} for the claim", verdict))
 
 
 UP_TO = ("whole CI beyond figure × about (1.1) or below 1 refuted; within figure ×/÷ about "

@@ -47,7 +47,7 @@ class Rule:
     def judge(self, run, claim, ctx):
         """The Verdict of `claim` with this rule's text and the claim's chart filled in."""
         v = self.fn(run, claim, ctx)
-        return Verdict(v.verdict, v.measured, self.text, claim.chart)
+        return Verdict(v.verdict, v.measured, self.text, claim.chart, v.reason)
 
 
 def plain_rule(fn, text):
@@ -164,12 +164,35 @@ def above(ci, margin=0.0):
     return ci.low is not None and ci.low > 1 + margin
 
 
+def direction_signs(res, good, bad, threshold=1.0):
+    """The verdicts.across signs of every result (slice, c, r, RatioCI): +1 when good(ci),
+    -1 when bad(ci), else 0 (open against `threshold`), labelled by the slice."""
+    return [(where(sl, True), 1 if good(ci) else -1 if bad(ci) else 0, ci, threshold)
+            for sl, _, _, ci in res]
+
+
 def direction(res, good, bad, threshold=1.0):
     """(class, why) of a claim over every result (slice, c, r, RatioCI) it covers: a case
     holds when good(ci), is contradicted when bad(ci), else is undecided against
     `threshold` (verdicts.across: CONFIRMED, REFUTED, DEPENDS or UNDECIDED)."""
-    return vd.across([(where(sl, True), 1 if good(ci) else -1 if bad(ci) else 0, ci,
-                       threshold) for sl, _, _, ci in res])
+    return vd.across(direction_signs(res, good, bad, threshold))
+
+
+
+def direction_reason(res, good, bad, verdict, what, threshold=1.0, label=None):
+    """The one-line reason of direction()'s class (verdicts.across_reason), `what` the
+    quantity the CIs are of; label(result) names a case (default: its slice, short:
+    'lookup n=1000 8 B seq', holes after when there are)."""
+    signs = direction_signs(res, good, bad, threshold)
+    label = label or (lambda t: brief_where(t[0]))
+    return vd.across_reason([(label(t),) + s[1:] for t, s in zip(res, signs)], what, verdict)
+
+
+def brief_where(sl):
+    """'lookup n=1000 8 B seq', 'iterate n=100000 8 B, 0.5 random holes': a slice in a
+    one-line reason (the order only for lookup, no word for no holes)."""
+    text = f"{sl[0]} n={sl[1]} {sl[2]} B" + (f" {sl[3]}" if sl[0] == "lookup" else "")
+    return text + (f", {sl[4]:g} {sl[5]} holes" if sl[4] else "")
 
 
 def cases_text(slices, limit=8):

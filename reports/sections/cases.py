@@ -9,8 +9,11 @@ charts.MAX_SERIES lines, each a median with its 95% bootstrap CI, in the scenari
 (charts.op_unit): first the designs the claims name and the articles' peers (keep_list:
 in a holes chart the best variant of each hole-array design first), then the best
 container of each family, then the next best; a container measured at one x only is not
-a line (its case is in the table). RESULTS.md gets one line per scenario with its page.
-None without cases."""
+a line (its case is in the table). The index page <out-dir>/cases.md (beside the
+directory, so no scenario's page can take its name) lists every scenario with its page,
+cases, containers and unstable cases; RESULTS.md gets a paragraph linking it. None without
+cases."""
+import math
 import os
 import re
 
@@ -25,6 +28,7 @@ from sections import Section
 NAME = "all_cases"
 HEADING = "## Every case"
 CASES_DIR = "cases"  # pages and charts go to <out-dir>/cases/
+INDEX = "cases.md"  # the list of the scenario pages, in <out-dir>
 
 
 def _case_order(cases):
@@ -362,12 +366,10 @@ def render_scenario_page(scenario, cases, info, baseline, chart_links):
     return "\n".join(out) + "\n"
 
 
-def render_all_cases(cases, info, baseline, page_links):
-    """The all_cases section of RESULTS.md: one line per scenario (cases, containers,
-    unstable cases) linking its page (page_links: {scenario: link}), or None without
-    cases."""
-    if not cases:
-        return None
+def index_page(cases, info, page_links):
+    """The index of the scenario pages (markdown, newline-ended): one row per scenario
+    (its page linked by page_links {scenario: link relative to the index}, its cases,
+    containers and unstable cases)."""
     rows = []
     for scenario in sorted({k[0] for k in cases}):
         keys = [k for k in cases if k[0] == scenario]
@@ -375,10 +377,26 @@ def render_all_cases(cases, info, baseline, page_links):
         rows.append([f"[{scenario}]({link})" if link else scenario, str(len(keys)),
                      str(len({k[1] for k in keys})),
                      str(sum(cases[k].unstable for k in keys))])
-    lines = [HEADING, "", f"Every case of run `{info['run_id']}`, one page per scenario "
-             f"(tables of median time, MAD, ns per operation and the ratio to `{baseline}` "
-             "with its 95% CI; latency and memory where recorded; charts).", ""]
+    lines = [f"# Every case of run `{info['run_id']}`", "", "One page per scenario; unstable = "
+             f"the reps vary by more than {bench_stats.UNSTABLE:.0%} (1.4826 MAD/median).", ""]
     lines += md.table(["scenario", "cases", "containers", "unstable cases"], rows)
+    return "\n".join(lines) + "\n"
+
+
+def render_all_cases(cases, info, baseline, index_link):
+    """The all_cases section of RESULTS.md: how many cases and scenarios, what their pages
+    hold and the link to their index (index_link, relative to RESULTS.md), or None without
+    cases."""
+    if not cases:
+        return None
+    scenarios = {k[0] for k in cases}
+    unstable = sum(st.unstable for st in cases.values())
+    lines = [HEADING, "", f"Every case of run `{info['run_id']}`: {len(cases)} cases of "
+             f"{len(scenarios)} scenarios ({unstable} unstable: their reps vary by more than "
+             f"{bench_stats.UNSTABLE:.0%}), one page per scenario: tables of median time, MAD, "
+             f"ns per operation and the ratio to `{baseline}` with its 95% CI; latency and "
+             f"memory where recorded; charts. The scenarios, with their cases, containers and "
+             f"unstable cases: [every case]({index_link})."]
     return md.section_text(NAME, lines)
 
 
@@ -398,7 +416,10 @@ def render(ctx):
             f.write(render_scenario_page(scenario, mine, ctx.info, ctx.baseline,
                                          [(what, os.path.basename(png))
                                           for what, png in drawn.get(scenario, [])]))
-        links[scenario] = ctx.link(page)
+        links[scenario] = f"{CASES_DIR}/{os.path.basename(page)}"
+    index = os.path.join(ctx.out_dir, INDEX)
+    with open(index, "w", encoding="utf-8") as f:
+        f.write(index_page(ctx.cases, ctx.info, links))
     pngs = [png for paths in drawn.values() for _, png in paths]
-    return Section(NAME, HEADING, render_all_cases(ctx.cases, ctx.info, ctx.baseline, links),
-                   pngs)
+    return Section(NAME, HEADING, render_all_cases(ctx.cases, ctx.info, ctx.baseline,
+                                                   ctx.link(index)), pngs)

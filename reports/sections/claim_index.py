@@ -1,7 +1,17 @@
 """The claim index: one table of every claim id of reports/data/claims.csv (every claim of
-every article of ../shared/SEEDS.md's claim index), right after the table of contents:
-id, claim, verdict class, the article's figure, the chart; a claim no section judged is
-"not measured". Under it the verdict classes (verdicts.CLASSES) with their meanings."""
+every article), right after the table of contents: id (a link to the claim's detail),
+claim, verdict class, the article's figure, the chart; a claim no section judged is "not
+measured". Under it the legend: the verdict classes (verdicts.CLASSES) and the other words
+the verdicts use (verdicts.TERMS), each explained once.
+
+Also what every article section's verdicts share: claim_rows (the ClaimRows of its
+claims), write_details (its verdict page: per claim the class, the reason, what was
+measured in every case and the rule, <out-dir>/verdicts/<section>.md) and verdict_table
+(its "Verdicts, claim by claim" table: one line per claim, the class and its one-line
+reason, the id linking the detail)."""
+import dataclasses
+import os
+
 import md
 import verdicts as vd
 from sections import ClaimRow, Section, replicated
@@ -9,6 +19,21 @@ from sections.bulk_run import figure_text
 
 NAME = "claim_index"
 HEADING = "## Claim index"
+DETAILS_DIR = "verdicts"  # <out-dir>/verdicts/<section>.md: one page per article
+
+
+def legend_lines():
+    """The legend under the index: every verdict class, then every other word the verdicts
+    use, one bullet each."""
+    return (["Verdict classes:", ""]
+            + [f"- **{name}**: {meaning}" for name, meaning in vd.CLASSES]
+            + ["", "Words in the verdicts and their details:", ""]
+            + [f"- **{word}**: {meaning}" for word, meaning in vd.TERMS])
+
+
+def _id_cell(cid, row):
+    """The id, linking the claim's detail when it has one."""
+    return f"[{cid}]({row.detail})" if row is not None and row.detail else cid
 
 
 def render_index(claims, rows, repeat=None):
@@ -22,30 +47,29 @@ def render_index(claims, rows, repeat=None):
         verdict = row.verdict if row else vd.NOT_MEASURED
         counts[verdict] = counts.get(verdict, 0) + 1
         chart = f"[chart]({row.chart})" if row and row.chart else md.DASH
-        table.append([c.id, c.article, c.claim, f"**{verdict}**", figure_text(c), chart])
+        table.append([_id_cell(c.id, row), c.article, c.claim, f"**{verdict}**",
+                      figure_text(c), chart])
     on = (f"this run and its repeat (run `{repeat.run_id}`, the same machine and revision: a "
           "claim the two runs judge differently is not reproduced)" if repeat else "this run")
     lines = [HEADING, "", "Every claim of every article, by the ids of the claim index "
              f"(`reports/data/claims.csv`): its verdict on {on}, the article's figure and "
-             "the chart that shows it. The rule of each verdict is printed beside it in its "
-             "article's section.", ""]
+             "the chart that shows it. Its article's section gives the reason beside the "
+             "class; the id links the detail: what was measured in every case and the rule "
+             "that decided it.", ""]
     lines += md.table(["id", "article", "claim", "verdict", "article's figure", "chart"], table)
     lines += ["", "Totals: " + ", ".join(f"{counts[v]} {v}" for v in vd.NAMES if v in counts)
-              + ".", "", "Verdict classes:", ""]
-    lines += [f"- **{name}**: {meaning}" for name, meaning in vd.CLASSES]
+              + ".", ""] + legend_lines()
     return md.section_text(NAME, lines)
 
 
 def verdict_table(claims, rows):
-    """An article section's "Verdicts, claim by claim" lines: one row per claim (id,
-    claim, the article's figure, what was measured with its rule, the class in bold),
-    then the totals per class. claims: claims.Claim; rows: {id: ClaimRow} of every one."""
-    lines = md.table(["id", "claim", "article's figure", "measured in this run (rule)",
-                      "verdict"],
-                     [[c.id, c.claim, figure_text(c),
-                       rows[c.id].measured + (f" (rule: {rows[c.id].rule})"
-                                              if rows[c.id].rule else ""),
-                       f"**{rows[c.id].verdict}**"] for c in claims])
+    """An article section's "Verdicts, claim by claim" lines: one row per claim (the id,
+    linking its detail when written; the claim; the article's figure; the class in bold
+    with its one-line reason: vd.cell, at most vd.CELL_MAX characters), then the totals per
+    class. claims: claims.Claim; rows: {id: ClaimRow} of every one."""
+    lines = md.table(["id", "claim", "article's figure", "verdict and the reason"],
+                     [[_id_cell(c.id, rows[c.id]), c.claim, figure_text(c),
+                       vd.cell(rows[c.id].verdict, rows[c.id].reason)] for c in claims])
     counts = {}
     for r in rows.values():
         counts[r.verdict] = counts.get(r.verdict, 0) + 1
@@ -53,14 +77,82 @@ def verdict_table(claims, rows):
                                                if v in counts) + "."]
 
 
+def detail_page(title, claims, rows, run_id, repeat=None, note="", appendix=()):
+    """The verdict page of an article (markdown, newline-ended): per claim a '## ID'
+    heading, the claim and the article's figure, the class and reason, what was measured
+    in every case (one bullet per part) and the rule; then `appendix` (lines: the
+    section's tables too long for RESULTS.md, under their own '## ' headings). note: what
+    the article's rules share (a sentence or "")."""
+    again = f"; each class judged again on its repeat, run `{repeat.run_id}`" if repeat else ""
+    out = [f"# {title}: the verdicts claim by claim", "",
+           f"Run `{run_id}`, the run of RESULTS.md{again}. Per claim: its class and reason as "
+           "RESULTS.md prints them, what was measured in every case it covers, and the rule "
+           "that decided it (the rules' thresholds: `reports/data/claims.csv`; the classes "
+           "and words: the legend under RESULTS.md's claim index)." + (f" {note}" if note
+           else "") + ("" if not appendix else " After the claims, the section's tables too "
+                       "long for RESULTS.md: " + ", ".join(
+                           f"[{line[3:]}](#{md.anchor(line)})" for line in appendix
+                           if line.startswith("## ")) + ".")]
+    for c in claims:
+        row = rows[c.id]
+        out += ["", f"## {c.id}", "", f"{c.claim} (article's figure: {figure_text(c)})", "",
+                vd.cell(row.verdict, row.reason), "", "Measured in this run:", ""]
+        out += [f"- {part}" for part in md.split_top(row.measured)]
+        if row.rule:
+            out += ["", f"Rule: {row.rule}."]
+    return "\n".join(out + ([""] + list(appendix) if appendix else [])) + "\n"
+
+
+def on_page(heading, lines, page, lead):
+    """(section lines, page lines) of a table that goes to the verdict page (its link
+    `page`, relative to RESULTS.md) under '## heading': the section keeps `lead` (a
+    sentence saying what the table shows) ending in a link to it."""
+    return (["", f"{lead}: [{heading}]({page}#{md.anchor(heading)})."],
+            [f"## {heading}", ""] + list(lines) + [""])
+
+
+def details_path(out_dir, name):
+    """The path of article section `name`'s verdict page under out_dir."""
+    return os.path.join(out_dir, DETAILS_DIR, f"{name}.md")
+
+
+def write_details(out_dir, link, name, title, claims, rows, run_id, repeat=None, note="",
+                  appendix=()):
+    """Write the verdict page of an article section `name` to out_dir/DETAILS_DIR/name.md
+    (detail_page, with `appendix` after the claims); return rows with each claim's detail
+    link (link(path) -> a link relative to RESULTS.md, then '#id'). Raises OSError when it
+    cannot write."""
+    path = details_path(out_dir, name)
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(detail_page(title, claims, rows, run_id, repeat, note, appendix))
+    page = link(path)
+    return {cid: dataclasses.replace(row, detail=f"{page}#{md.anchor(cid)}")
+            for cid, row in rows.items()}
+
+
+def first_reason(verdict, measured):
+    """A reason taken from a measured text, for a Verdict whose rule gave none: its first
+    part (md.split_top), fitted to the cell."""
+    return vd.fit(verdict, md.split_top(measured)[0])
+
+
 def claim_rows(found, claims, chart_link, no_rule=None):
     """{claim id: ClaimRow} of every claim of `claims`: its verdict in `found` ({id:
     verdicts.Verdict}) with chart_link(claim) (a link or ""), else "not measured" with the
-    reason in no_rule ({id: text}) or that no rule judges it yet."""
-    return {c.id: ClaimRow(found[c.id].verdict, found[c.id].measured, found[c.id].rule,
-                           chart_link(c)) if c.id in found else
-            ClaimRow(vd.NOT_MEASURED, (no_rule or {}).get(c.id, "no rule judges this claim "
-                                                           "yet")) for c in claims}
+    reason in no_rule ({id: text}) or that no rule judges it yet. A verdict without a
+    reason gets its measured text's first part (first_reason)."""
+    out = {}
+    for c in claims:
+        if c.id in found:
+            v = found[c.id]
+            out[c.id] = ClaimRow(v.verdict, v.measured, v.rule, chart_link(c),
+                                 reason=v.reason or first_reason(v.verdict, v.measured))
+        else:
+            text = (no_rule or {}).get(c.id, "no rule judges this claim yet")
+            out[c.id] = ClaimRow(vd.NOT_MEASURED, text,
+                                 reason=first_reason(vd.NOT_MEASURED, text))
+    return out
 
 
 def article_rows(ctx, claims, found, png, chart, no_rule=None):

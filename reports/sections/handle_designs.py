@@ -18,7 +18,7 @@ import results
 import stats as bench_stats
 from md import DASH, ci_text, fmt, fmt_ns
 from results import TABLE_ELEM_BYTES, TABLE_N, ReportError
-from sections import Section, run_line
+from sections import Section, scope_line
 from sections.bulk_run import Run, ratio
 from sections.bulk_targets import MET, status
 from sections.handle_map_claims import axis, cases_of
@@ -205,7 +205,7 @@ def render(ctx, stale_path=STALE_PATH):
     table, _ = table_lines(run, stale)
     shown = set(names) | set(PEERS) | {BASE, SORTDEFRAG}
     reps = [st.reps for k, st in ctx.cases.items() if k[1] in shown]
-    out = [HEADING, "", run_line(ctx.info, md.range_text(reps), table_case=False) if reps
+    out = [HEADING, "", scope_line(md.range_text(reps)) if reps
            else f"Run `{ctx.run_id}` has no rows of these containers.", "",
            f"create, iterate and erase: median ns per op at n={TABLE_N}, {TABLE_ELEM_BYTES} B "
            "items, sequential, no holes (erase: every item in random order, one call "

@@ -18,10 +18,10 @@ import results
 import stats as bench_stats
 from md import DASH, fmt
 from results import SEED, TABLE_ELEM_BYTES, TABLE_N
-from sections import Section, replicated, run_line
+from sections import Section, replicated, scope_line
 from sections import handle_map_claims as hmc
 from sections.bulk_run import Run
-from sections.claim_index import claim_rows as index_rows, verdict_table
+from sections.claim_index import claim_rows as index_rows, verdict_table, write_details
 from sections.handle_map_claims import (BASE, HM, PEERS,
                                         article_speedup, load_article)
 
@@ -163,7 +163,7 @@ def render_markdown(stats, info, article, chart_link, verdicts=()):
             cells += [_speedup_cell(stats, s, p), fmt(ratio, "×") + mark]
         if any(c != DASH for c in cells[1:]):
             speedups.append(cells)
-    out = [BEGIN, HEADING, "", run_line(info, _reps_text(stats)), ""]
+    out = [BEGIN, HEADING, "", scope_line(_reps_text(stats), table_case=True), ""]
     out += list(verdicts) + (["", "### The article's table", ""] if verdicts else [])
     out += ["Milliseconds per timed region: ours = median (MAD) over the reps, article = its "
            "single run. peer_malloc_ptrs stands for the article's vector of unique_ptr; "
@@ -190,15 +190,18 @@ def claim_rows(run, claims, article, chart_link):
     return index_rows(hmc.verdicts(run, claims, article), claims, chart_link)
 
 
+RULES_NOTE = ("Each claim is judged on every case of the run it covers (rules: "
+              "`reports/sections/handle_map_claims.py`): a case counts only when its "
+              "bootstrap 95% CI is clear of the rule's threshold; ratios are of median times. "
+              "The article's figures are its own benchmark's: its \"clear\" timed "
+              "`reset()`, so B4 compares like with like.")
+
+
 def verdict_lines(claims, rows, defrag_link):
     """The "Verdicts, claim by claim" subsection: how to read it, the table, the
     defrag_steps chart when drawn."""
-    out = ["### Verdicts, claim by claim", "",
-           "Each claim judged on every case of the run it covers (rules: "
-           "`reports/sections/handle_map_claims.py`, thresholds: `reports/data/claims.csv`): "
-           "a case counts only when its bootstrap 95% CI is clear of the rule's threshold; "
-           "ratios are of median times. The article's figures are its own benchmark's: its "
-           "\"clear\" timed `reset()`, so B4 compares like with like.", ""]
+    out = ["### Verdicts, claim by claim", "", RULES_NOTE + " Each id links to what was "
+           "measured in every case and the rule.", ""]
     out += verdict_table(claims, rows)
     if defrag_link:
         out += ["", f"![handle_map defragment in calls of at most max_swaps moves]"
@@ -220,6 +223,8 @@ def render(ctx):
                 if c.chart in written else "")
     claims = [c for c in ctx.claims if c.article == NAME]
     rows = replicated(claim_rows(run, claims, article, chart_of), ctx.repeat)
+    rows = write_details(ctx.out_dir, ctx.link, NAME, "handle_map", claims, rows, ctx.run_id,
+                         ctx.repeat, RULES_NOTE)
     lines = verdict_lines(claims, rows, ctx.link(defrag) if defrag else "")
     return Section(NAME, HEADING, render_markdown(stats, ctx.info, article, ctx.link(png),
                                                   lines), [p for p in (png, defrag) if p], rows)

@@ -146,10 +146,13 @@ def names(labels, limit=4):
                                        else "")
 
 
-def judged(signs, text, whys=None):
+def judged(signs, text, whys=None, what="", brief=None, show=md.ci_short):
     """A Verdict from verdicts.across over signs [(label, sign, CI, threshold)], with the
     cases for and against named when they differ (what the claim depends on) and what
-    would decide an open one (whys: {label: why} for cases whose CI is not the point)."""
+    would decide an open one (whys: {label: why} for cases whose CI is not the point). Its
+    reason: verdicts.across_reason of `brief` (the same signs with shorter labels, in the
+    same order; default signs), `what` the quantity the CIs are of, show(CI) their
+    format."""
     verdict, why = vd.across(signs)
     if verdict == vd.DEPENDS:
         why = ("holds at " + names(s[0] for s in signs if s[1] == FOR)
@@ -159,7 +162,11 @@ def judged(signs, text, whys=None):
         why = (f"{sum(s[1] == FOR for s in signs)} cases for, "
                f"{sum(s[1] == AGAINST for s in signs)} against, {len(open_)} undecided "
                f"({open_[0]}: {whys[open_[0]]})")
-    return vd.Verdict(verdict, vd.with_why(text, why))
+    brief = brief or signs
+    short = {s[0]: b[0] for s, b in zip(signs, brief)}
+    reason = vd.across_reason(brief, what, verdict, {short[k]: v for k, v in (whys or {}).items()
+                                                     if k in short}, show)
+    return vd.Verdict(verdict, vd.with_why(text, why), reason=reason)
 
 
 def slope_text(ci):
@@ -185,7 +192,7 @@ def _table_rank(run, claim, article, scenario, hm_scenarios):
     """The ranking of one table row: handle_map faster than each peer with an article
     figure, in every order measured, handle_map timed in each of hm_scenarios."""
     factor = claim.param("factor", FACTOR)
-    signs, parts, notes = [], [], ""
+    signs, parts, notes, brief = [], [], "", []
     for peer in PEERS:
         theirs, _ = article_speedup(article, scenario, peer)
         if theirs is None:
@@ -200,13 +207,18 @@ def _table_rank(run, claim, article, scenario, hm_scenarios):
                 label = (f"{peer} {scenario} / {HM} {hm_scenario}"
                          + (f", order {pk[4]}" if scenario == "lookup" else ""))
                 signs.append((label, sign_of(ci, 1.0), ci, 1.0))
+                brief.append((peer + (f" {hm_scenario}" if len(hm_scenarios) > 1 else "")
+                               + (f", order {pk[4]}" if scenario == "lookup" else ""),)
+                             + signs[-1][1:])
                 parts.append(f"{label}: {ci_text(ci)} (article {x(theirs)})")
                 notes = notes or gap_note(ci.ratio, theirs, factor)
     if not signs:
         return vd.Verdict(vd.NOT_MEASURED, f"needs {scenario} rows of {HM} and "
                           f"{', '.join(PEERS)} at n={TABLE_N}, {TABLE_ELEM_BYTES} B")
+    what = (f"peer {scenario} time / {HM} " + " or ".join(hm_scenarios) + "'s"
+            if len(hm_scenarios) > 1 else f"{scenario} time, peer / {HM}")
     return judged(signs, "speed-up of handle_map (peer time / handle_map time): "
-                  + "; ".join(parts) + notes)
+                  + "; ".join(parts) + notes, what=what, brief=brief)
 
 
 def _table_create(run, claim, ctx):
@@ -228,7 +240,7 @@ def _table_clear(run, claim, ctx):
     if v.verdict == vd.NOT_MEASURED:
         return v
     return vd.Verdict(v.verdict, "the article's \"clear\" timed handle_map::reset(): "
-                      + v.measured)
+                      + v.measured, reason=v.reason)
 
 
 def _defrag_shuffled(run, claim, ctx):
@@ -247,17 +259,21 @@ def _defrag_shuffled(run, claim, ctx):
               else AGAINST, "")]
     text = [f"{fmt(swaps)} swaps at n={TABLE_N} (article {fmt(want)}), "
             f"{md.fmt_ns(st.median_ns)} (article {fmt(article.ms if article else None)} ms)"]
-    ns = sorted(cases)
+    ns, slopes = sorted(cases), []
     for lo, hi in zip(ns, ns[1:]):
         ci = bench_stats.slope_ci({lo: cases[lo][1].times_ns, hi: cases[hi][1].times_ns})
         threshold = claim.param("min_slope", QUADRATIC)
         parts.append((f"time n={lo}→{hi}", sign_of(ci, threshold),
                       vd.straddle_text(ci, threshold)))
         text.append(f"time grows as {slope_text(ci)} from n={lo} to {hi}")
+        slopes.append(f"{md.slope_short(ci)} {vd.bound_text(ci, threshold)} from n={lo} to {hi}")
     verdict, why = all_of(parts)
     note = gap_note(st.median_ns / 1e6, article.ms if article else None,
                     claim.param("factor", FACTOR))
-    return vd.Verdict(verdict, vd.with_why("; ".join(text) + note, why))
+    return vd.Verdict(verdict, vd.with_why("; ".join(text) + note, why), reason=vd.fit(
+        verdict, f"{fmt(swaps)} swaps at n={TABLE_N} (article {fmt(want)}, "
+        + ("within" if parts[0][1] == FOR else "beyond") + f" ×/÷ {fmt(about)}); time "
+        "grows as " + ", ".join(slopes), why))
 
 
 # --- B6-B8: costs and clear ------------------------------------------------------------------
@@ -293,11 +309,18 @@ def _constant(run, claim, ctx):
     if not signs:
         return vd.Verdict(vd.NOT_MEASURED, f"needs {HM} create, lookup or erase rows at two "
                           "or more n")
-    v = judged(signs, "; ".join(parts))
+    v = judged(signs, "; ".join(parts), what=f"{HM} ns/op slope per step of n",
+               show=md.slope_short)
     against = [s[0] for s in signs if s[1] == AGAINST]
     if v.verdict == vd.DEPENDS and all(last[a] for a in against):
+        worst = max((s for s in signs if s[1] == AGAINST), key=lambda s: s[2].ratio)
         v = vd.Verdict(v.verdict, v.measured + ": only the steps to the largest n grow (its "
-                       "working set leaves the caches: misses, not more work per op)")
+                       "working set leaves the caches: misses, not more work per op)",
+                       reason=vd.fit(v.verdict, f"ns/op flat (slope < {fmt(threshold)}) in "
+                                     f"{len(signs) - len(against)} of {len(signs)} steps of n; "
+                                     "only steps to the largest n grow (the working set "
+                                     "leaves the caches): "
+                                     + vd.case_text(worst, md.slope_short, where=False)))
     return v
 
 
@@ -319,7 +342,8 @@ def _indirection(run, claim, ctx):
     if not signs:
         return vd.Verdict(vd.NOT_MEASURED, f"needs lookup rows of {HM} and {BASE} in the "
                           "same case")
-    return judged(signs, f"{HM} / {BASE} lookup time: " + "; ".join(parts))
+    return judged(signs, f"{HM} / {BASE} lookup time: " + "; ".join(parts),
+                  what=f"{HM} / {BASE} lookup time")
 
 
 def _rejected(run, container, old_handles):
@@ -346,7 +370,10 @@ def _clear_reset(run, claim, ctx):
     return vd.Verdict(verdict, vd.with_why(
         f"old handles rejected after clear {fmt(cleared[0])} of {fmt(cleared[1])}, after "
         f"reset {fmt(reset[0])} of {fmt(reset[1])}; reset / clear time {ci_text(ci)} "
-        f"(n={TABLE_N})", why))
+        f"(n={TABLE_N})", why), reason=vd.fit(
+        verdict, f"old handles rejected: after clear {fmt(cleared[0])} of {fmt(cleared[1])}, "
+        f"after reset {fmt(reset[0])}; reset / clear time "
+        + vd.case_text(("", 0, ci, 1.0)).strip(), why))
 
 
 # --- B9-B11, B14: defragment -----------------------------------------------------------------
@@ -376,7 +403,8 @@ def _memmove(run, claim, ctx):
                           "in the same case with the same swaps" + (": " + "; ".join(parts)
                                                                     if parts else ""))
     return judged(signs, f"speed-up of the memmove path ({ELEMENTWISE} time / {HM} "
-                  "time): " + "; ".join(parts))
+                  "time): " + "; ".join(parts),
+                  what=f"defragment time {ELEMENTWISE} / {HM} (memmove)")
 
 
 def _input_pairs(run, mine, theirs, threshold, note):
@@ -404,7 +432,8 @@ def _fragmented_flag(run, claim, ctx):
     if not signs:
         return vd.Verdict(vd.NOT_MEASURED, f"needs {HM} defrag_steps rows of the defragmented "
                           "and sorted inputs")
-    return judged(signs, "defragmented / sorted call time: " + "; ".join(parts))
+    return judged(signs, "defragmented / sorted call time: " + "; ".join(parts),
+                  what="call time on a defragmented / a sorted map")
 
 
 def _floor(run):
@@ -459,7 +488,7 @@ def _max_swaps(run, claim, ctx):
     """B11: per input and n that needs more than one call at its smallest max_swaps."""
     budget = claim.param("budget_ns", BUDGET_NS)
     floor = _floor(run)
-    signs, parts, whys = [], [], {}
+    signs, parts, whys, worst = [], [], {}, []
     for name in INPUTS:
         groups = {}
         for k in cases_of(run, "defrag_steps", HM, defrag_input=name):
@@ -471,6 +500,7 @@ def _max_swaps(run, claim, ctx):
             sign, why, text = _bound_case(run, keys, budget, floor)
             label = f"{name} n={rest[0]}"
             signs.append((label, sign, None, 1.0))
+            worst.append((median_of(run, keys[bounded[0]], "max_ns"), label, bounded[0]))
             parts.append(f"{label}: {text}")
             whys[label] = why
     if not signs and not any(cases_of(run, "defrag_steps", HM, defrag_input=i) for i in INPUTS):
@@ -480,7 +510,15 @@ def _max_swaps(run, claim, ctx):
         return vd.Verdict(vd.PREMISE_NOT_EXERCISED, vd.premise_text(
             "no defrag_steps case needed more than one call at its smallest max_swaps",
             "run defrag_steps --defrag-input shuffled with max_swaps below n"))
-    return judged(signs, f"budget {md.fmt_ns(budget)} a call; " + "; ".join(parts), whys)
+    v = judged(signs, f"budget {md.fmt_ns(budget)} a call; " + "; ".join(parts), whys,
+               "worst call at the smallest max_swaps")
+    if v.verdict != vd.CONFIRMED:
+        return v
+    top = max(worst)
+    return vd.Verdict(v.verdict, v.measured, reason=vd.fit(
+        v.verdict, f"the worst call at the smallest max_swaps fits the {md.fmt_ns(budget)} "
+        f"budget for all {len(signs)} inputs: at most {md.fmt_ns(top[0])} ({top[1]}, "
+        f"max_swaps {top[2]})"))
 
 
 def _adaptive(run, claim, ctx):
@@ -492,7 +530,8 @@ def _adaptive(run, claim, ctx):
     if not signs:
         return vd.Verdict(vd.NOT_MEASURED, f"needs {HM} defrag_steps rows of the near_sorted "
                           "and shuffled inputs at the same n and max_swaps")
-    return judged(signs, "near-sorted / shuffled time: " + "; ".join(parts))
+    return judged(signs, "near-sorted / shuffled time: " + "; ".join(parts),
+                  what="defragment time near-sorted / shuffled")
 
 
 # --- B12, B13, B15: memory, detection, the two-array design ---------------------------------
@@ -510,7 +549,7 @@ def _overheads(run, container):
 def _fixed_overhead(run, claim, ctx):
     """B12: handle_map's bytes beside each item the same at every item size of an n."""
     same = claim.param("same", SAME)
-    signs, parts = [], []
+    signs, parts, brief = [], [], []
     for n, per in sorted(_overheads(run, HM).items()):
         if len(per) < 2:
             continue
@@ -518,10 +557,15 @@ def _fixed_overhead(run, claim, ctx):
         fixed = hi - lo <= same * max(abs(hi), 1.0)
         signs.append((f"n={n}", FOR if fixed else AGAINST, None, 1.0))
         parts.append(f"n={n}: " + ", ".join(f"{fmt(b)} B at {e} B" for e, b in sorted(per.items())))
+        brief.append(f"n={n} " + (f"{fmt(lo, '', 3)} B at every size" if fixed else
+                                  f"{fmt(lo, '', 3)}–{fmt(hi, '', 3)} B"))
     if not signs:
         return vd.Verdict(vd.NOT_MEASURED, f"needs {HM} memory rows at two or more item "
                           "sizes of one n")
-    return judged(signs, "committed bytes per item beyond the item: " + "; ".join(parts))
+    v = judged(signs, "committed bytes per item beyond the item: " + "; ".join(parts))
+    return vd.Verdict(v.verdict, v.measured, reason=vd.fit(
+        v.verdict, f"bytes per item beyond the item (same within {same:.0%}): "
+        + ", ".join(brief)))
 
 
 def _stale_foreign(run, claim, ctx):
@@ -533,8 +577,9 @@ def _stale_foreign(run, claim, ctx):
         return vd.Verdict(vd.NOT_MEASURED, f"needs {HM} validate rows of old handles "
                           + ", ".join(missing))
     verdict, _ = all_of([(w, FOR if r[0] == r[1] else AGAINST, "") for w, r in found.items()])
-    return vd.Verdict(verdict, "old handles rejected: " + "; ".join(
-        f"{w} {fmt(r[0])} of {fmt(r[1])}" for w, r in found.items()))
+    text = "old handles rejected: " + "; ".join(f"{w} {fmt(r[0])} of {fmt(r[1])}"
+                                                for w, r in found.items())
+    return vd.Verdict(verdict, text, reason=vd.fit(verdict, text.replace(";", ",")))
 
 
 def _two_array_times(run, same):
@@ -575,7 +620,21 @@ def _two_array(run, claim, ctx):
     if not signs:
         return vd.Verdict(vd.NOT_MEASURED, f"needs rows of {TWO_ARRAY} and {HM} in the same "
                           "cases")
-    return judged(signs, f"{TWO_ARRAY} / {HM}: time " + "; ".join(parts))
+    v = judged(signs, f"{TWO_ARRAY} / {HM}: time " + "; ".join(parts))
+    return vd.Verdict(v.verdict, v.measured, reason=vd.fit(v.verdict, _two_array_reason(signs)))
+
+
+def _two_array_reason(signs):
+    """B15's reason: per part (time, memory, handles) in how many cases the two-array
+    design does as well, and the worst time case."""
+    groups = {"time": [s for s in signs if s[2] is not None],
+              "memory": [s for s in signs if s[0].startswith("memory")],
+              "handles": [s for s in signs if s[0].endswith("handles")]}
+    count = {k: f"{sum(s[1] == FOR for s in g)} of {len(g)}" for k, g in groups.items()}
+    timed = [s for s in groups["time"] if s[2].ratio is not None]
+    worst = (f" (worst {vd.case_text(max(timed, key=lambda s: s[2].ratio))})" if timed else "")
+    return (f"two-array / {HM}: as fast in {count['time']} time cases{worst}; fewer bytes in "
+            f"{count['memory']}; as many old handles rejected in {count['handles']}")
 
 
 # --- the defrag_steps chart, the rules ------------------------------------------------------
@@ -666,5 +725,5 @@ def verdicts(run, claims, article):
     for c in claims:
         if c.rule in RULES:
             v = RULES[c.rule].judge(run, c, ctx)
-            out[c.id] = vd.Verdict(v.verdict, v.measured, RULES[c.rule].text, c.chart)
+            out[c.id] = vd.Verdict(v.verdict, v.measured, RULES[c.rule].text, c.chart, v.reason)
     return out

@@ -1,4 +1,4 @@
-"""Like for like (issue 15, deliverable 1): which timed loops gcc made vector loops, and
+"""Like for like: which timed loops gcc made vector loops, and
 the machine's own streaming-read limit measured in the same run, so a reader sees when a
 comparison is a vector loop against a scalar one and how far each iterate case is from
 what the memory can deliver.
@@ -8,9 +8,10 @@ words read, bytes per ns = 8 / ns_per_op, working set n x 8 bytes), its iterate 
 the build's vectorization table beside the CSV (machine.vectorization). An iterate case's
 share of the bandwidth is its bytes per ns (elem_bytes / ns_per_op: one item read per
 element) over the probe's at the probe working set nearest to n x elem_bytes in log scale
-(docs/ARCHITECTURE.md, "The bandwidth probe"). RESULTS.md gets the probe, the fastest
-iterate of each family at the handle_map article's size and the scalar loops; the page
-like_for_like.md in the report's directory has every container.
+(docs/ARCHITECTURE.md, "The bandwidth probe"). RESULTS.md gets the probe's range, the
+fastest iterate at the handle_map article's size against it and the scalar loops, in a
+few lines; the page like_for_like.md in the report's directory has the tables: the probe at every
+working set, the fastest iterate of each family, every container.
 """
 import math
 import os
@@ -104,6 +105,37 @@ def _scalar_line(vectorization):
             + ". Comparisons with them are a scalar loop against a vector one.")
 
 
+def _summary_lines(probes, rows, machine, page_link):
+    """The section's sentences: the probe's range, the fastest iterate and plain_array's
+    share of it, the link to the page."""
+    caches = ", ".join(f"{k.upper()} {machine[k]}" for k in ("l1d", "l2", "l3")
+                       if machine.get(k))
+    out = []
+    if probes:
+        (lo_ws, lo_rate, *_), (hi_ws, hi_rate, *_) = probes[0], probes[-1]
+        out.append(f"The bandwidth probe (`{PROBE}`: a vectorized sum of 8-byte words, read "
+                   f"until 64 MiB have been read) reads {md.fmt(lo_rate)} bytes per ns at a "
+                   f"{md.fmt_bytes(lo_ws)} working set"
+                   + (f" and {md.fmt(hi_rate)} at {md.fmt_bytes(hi_ws)}" if len(probes) > 1
+                      else "") + f" (working sets sized from the caches: "
+                   f"{caches or 'sizes not recorded'}).")
+    else:
+        out.append("No bandwidth probe rows in this run.")
+    if rows:
+        top = rows[0]
+        base = next((r for r in rows if r[1] == "baseline"), None)
+        share = (lambda r: f"{r[4]:.0%} of the probe" if r[4] is not None
+                 else "no probe to compare with")
+        out[-1] += (f" At n={TABLE_N}, {TABLE_ELEM_BYTES}-byte items, sequential, no holes, the "
+                    f"fastest iterate is {top[0]}'s ({top[1]}"
+                    + (f", a {top[5]} loop" if top[5] != md.DASH else "") + "): "
+                    f"{md.fmt(top[3])} bytes per ns, {share(top)} at its working set"
+                    + (f"; {base[0]}'s {share(base)}" if base and base is not top else "") + ".")
+    out[-1] += (f" The probe at every working set, the fastest container of each family and "
+                f"every container: [like for like]({page_link}).")
+    return out
+
+
 def render_text(cases, machine, vectorization, page_link):
     """(section text, page text) or None without probe or iterate rows."""
     probes = probe_rows(cases)
@@ -114,16 +146,15 @@ def render_text(cases, machine, vectorization, page_link):
     for r in rows:  # fastest first: the first of each family
         best.setdefault(r[1], r)
     begin, end = md.markers(NAME)
-    out = [begin, HEADING, ""]
-    out += _probe_lines(probes, machine) if probes else ["No bandwidth probe rows in this run."]
-    out += ["", f"iterate at n={TABLE_N}, {TABLE_ELEM_BYTES}-byte items, sequential, no holes: "
-            "the fastest container of each family, its bytes per ns against the probe at the "
-            "nearest working set, and whether gcc vectorized its loop "
-            f"([every container]({page_link})):", ""]
-    out += _iterate_table(sorted(best.values(), key=lambda r: r[2]))
+    out = [begin, HEADING, ""] + _summary_lines(probes, rows, machine, page_link)
     out += ["", _scalar_line(vectorization), "", end]
-    page = ["# Like for like: every container's iterate against the bandwidth probe", ""]
-    page += _iterate_table(rows) + [""]
+    page = ["# Like for like: iterate against the bandwidth probe", ""]
+    page += _probe_lines(probes, machine) if probes else ["No bandwidth probe rows in this run."]
+    page += ["", f"iterate at n={TABLE_N}, {TABLE_ELEM_BYTES}-byte items, sequential, no holes: "
+             "the fastest container of each family, its bytes per ns against the probe at the "
+             "nearest working set, and whether gcc vectorized its loop:", ""]
+    page += _iterate_table(sorted(best.values(), key=lambda r: r[2]))
+    page += ["", "Every container:", ""] + _iterate_table(rows) + [""]
     return "\n".join(out) + "\n", "\n".join(page)
 
 

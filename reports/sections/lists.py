@@ -10,10 +10,11 @@ rows). None only without a run."""
 import md
 import stats as bench_stats
 from md import DASH, ci_text, fmt
-from sections import Section, run_line
+from sections import Section, scope_line
 from sections import lists_claims as lc
 from sections.bulk_run import Run, ratio
-from sections.claim_index import article_rows, verdict_table
+from sections.claim_index import (article_rows, details_path, on_page, verdict_table,
+                                  write_details)
 from sections.handle_map_claims import cases_of, twin
 
 NAME = "lists"
@@ -67,8 +68,12 @@ def _per_container(run):
              "ends exactly at n; — = not measured.", ""] + md.table(head, rows))
 
 
-def _stroustrup_lines(run, chart_link):
-    """The sorted_insert table (ns per item per n, vector / std::list with its CI) and the
+STROUSTRUP = "Stroustrup's experiment, every n"
+
+
+def _stroustrup_lines(run, chart_link, page=None):
+    """(section lines, page lines): the sorted_insert table (ns per item per n, vector /
+    std::list with its CI: on the verdict page when `page`, its link, is given) and the
     chart, or a line saying what would measure it."""
     points = lc.stroustrup(run, lc.STD_LIST)
     series = [lc.VECTOR] + list(lc.POINTER) + list(lc.HOSTED[:1])
@@ -78,19 +83,29 @@ def _stroustrup_lines(run, chart_link):
     out = ["", "### Stroustrup's experiment (sorted_insert)", ""]
     if not keys:
         return out + ["Not measured: no sorted_insert rows in this run (the list sweep of "
-                      "issue 16: n random keys inserted by linear search into a sorted "
-                      "sequence, then erased at random positions, n from 1000)."]
+                      "sweeps/bench.txt: n random keys inserted by linear search into a "
+                      "sorted sequence, then erased at random positions, n from 1000)."], []
     ratios = {(n, e): ci for n, e, ci in points}
-    out += [f"Median ns per item (insert and erase, one timed region); {lc.VECTOR} / "
+    what = (f"Median ns per item (insert and erase, one timed region); {lc.VECTOR} / "
             f"{lc.STD_LIST} = ratio of median times with its bootstrap 95% CI (below 1: the "
-            f"vector wins). Crossover: {lc.crossover(points) or DASH}.", ""]
-    out += md.table(["n", "item"] + series + [f"{lc.VECTOR} / {lc.STD_LIST}"],
-                    [[str(n), f"{e} B"] + [fmt(cases[c][(n, e)].ns_per_op)
-                                           if (n, e) in cases[c] else DASH for c in series]
-                     + [ci_text(ratios[(n, e)]) if (n, e) in ratios else DASH]
-                     for n, e in keys])
+            f"vector wins). Crossover: {lc.crossover(points) or DASH}.")
+    table = md.table(["n", "item"] + series + [f"{lc.VECTOR} / {lc.STD_LIST}"],
+                     [[str(n), f"{e} B"] + [fmt(cases[c][(n, e)].ns_per_op)
+                                            if (n, e) in cases[c] else DASH for c in series]
+                      + [ci_text(ratios[(n, e)]) if (n, e) in ratios else DASH]
+                      for n, e in keys])
+    there = []
+    if page:
+        here, there = on_page(STROUSTRUP, [what, ""] + table, page, f"Crossover ({lc.VECTOR} "
+                              f"against {lc.STD_LIST}, by the 95% CI of the ratio of their "
+                              f"median times): {lc.crossover(points) or DASH}. The ns per item "
+                              f"of each container at each of the {len(keys)} n, with that "
+                              "ratio")
+        out += here[1:]
+    else:
+        out += [what, ""] + table
     return out + (["", f"![Stroustrup's sorted insert and erase]({chart_link})"]
-                  if chart_link else [])
+                  if chart_link else []), there
 
 
 def headline(run):
@@ -110,6 +125,13 @@ def headline(run):
     return "lists: " + "; ".join(parts) if parts else None
 
 
+RULES_NOTE = ("Rules: `reports/sections/lists_claims.py`. Times count only where their "
+              f"bootstrap 95% CI ({bench_stats.RESAMPLES} resamples) is clear of the "
+              "threshold; bytes are exact. C2, C3 and C9 are about correctness: they are "
+              "judged on the verified column of the rows that exercise them (one failed "
+              "verification refutes).")
+
+
 def render(ctx):
     """The section of the run in ctx (its claims not measured without list rows), or None
     without a run."""
@@ -119,23 +141,23 @@ def render(ctx):
     claims = [c for c in ctx.claims if c.article == ARTICLE]
     png = lc.chart_sorted_insert(run, ctx.info, ctx.out_dir)
     rows = article_rows(ctx, claims, lc.verdicts(run, claims), png, lc.CHART)
+    stroustrup, there = _stroustrup_lines(run, ctx.link(png) if png else "",
+                                          ctx.link(details_path(ctx.out_dir, NAME)))
+    rows = write_details(ctx.out_dir, ctx.link, NAME, ARTICLE, claims, rows, ctx.run_id,
+                         ctx.repeat, RULES_NOTE, there)
     out = [HEADING, ""]
     if has_rows(run):
         reps = md.range_text(st.reps for k, st in ctx.cases.items()
                              if k[0] in lc.LIST_SCENARIOS)
-        out += [run_line(ctx.info, reps, table_case=False), ""]
+        out += [scope_line(reps), ""]
     else:
         out += [f"Run `{ctx.run_id}` has no rows of the list scenarios ("
                 + ", ".join(lc.LIST_SCENARIOS) + "): every claim below is not measured, "
                 "and says which rows would measure it.", ""]
-    out += ["### Verdicts, claim by claim", "",
-            "Rules: `reports/sections/lists_claims.py`, thresholds: `reports/data/claims.csv`. "
-            "Times count only where their bootstrap 95% CI "
-            f"({bench_stats.RESAMPLES} resamples) is clear of the threshold; bytes are exact. "
-            "C2, C3 and C9 are about correctness: they are judged on the verified column of "
-            "the rows that exercise them (one failed verification refutes).", ""]
+    out += ["### Verdicts, claim by claim", "", RULES_NOTE + " Each id links to what was "
+            "measured in every case and the rule.", ""]
     out += verdict_table(claims, rows) + _per_container(run)
-    out += _stroustrup_lines(run, ctx.link(png) if png else "")
+    out += stroustrup
     line = headline(run)
     return Section(NAME, HEADING, md.section_text(NAME, out), [png] if png else [], rows,
                    headline=[line] if line else [])

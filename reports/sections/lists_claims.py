@@ -21,6 +21,7 @@ first is std::list), list_vector, list_dead."""
 import os
 
 import charts
+import md
 import results
 import stats as bench_stats
 import verdicts as vd
@@ -164,7 +165,8 @@ def _stroustrup_rule(run, claim, ctx):
     if not signs:
         return _not_measured(f"sorted_insert rows of {VECTOR} and {', '.join(POINTER)} at "
                              "the same n (the Stroustrup sweep, n from 1000)")
-    return judged(signs, "sorted insert + erase by linear search, time: " + "; ".join(parts))
+    return judged(signs, "sorted insert + erase by linear search, time: " + "; ".join(parts),
+                  what=f"sorted insert + erase time, {VECTOR} / pointer list")
 
 
 # --- C2, C3: references ---------------------------------------------------------------------
@@ -194,17 +196,20 @@ def _semantics(run, claim, ctx):
     local, _ = vd.across(signs)
     text = "; ".join(filter(None, [refs_text, "iteration after churn, time "
                                    + "; ".join(texts) if texts else ""]))
+    what = (refs_text.split(": ")[-1] + " through held references; " if refs_text else
+            "") + f"{STD_LIST} / hosted iterate time after churn"
+    brief = [(s[0].split(" ")[0],) + s[1:] for s in signs]
     if refs == AGAINST:
-        return vd.Verdict(vd.REFUTED, text)
+        return vd.Verdict(vd.REFUTED, text, reason=vd.fit(vd.REFUTED, refs_text))
     if local == vd.REFUTED:
-        return judged(signs, text)
+        return judged(signs, text, what=what, brief=brief)
     missing = ([f"list_erase_random or list_insert_middle rows of {', '.join(HOSTED)}"]
                if refs is None else [])
     missing += [] if signs else [f"list_iterate after churn (--hole-ratio > 0) of the hosted "
                                  f"lists beside {STD_LIST}"]
     if missing:
         return _not_measured(" and ".join(missing) + (f" (measured: {text})" if text else ""))
-    return judged(signs, text)
+    return judged(signs, text, what=what, brief=brief)
 
 
 def _growth(run, claim, ctx):
@@ -214,7 +219,7 @@ def _growth(run, claim, ctx):
     if sign is None:
         return _not_measured(f"list_insert_middle rows of {', '.join(HOSTED)}")
     if sign == AGAINST:
-        return vd.Verdict(vd.REFUTED, text)
+        return vd.Verdict(vd.REFUTED, text, reason=vd.fit(vd.REFUTED, text))
     grows = {k[2]: max(run.column(k, "grows"), default=0) for c in HOSTED
              for k in cases_of(run, "list_insert_middle", c)}
     grown = sorted(n for n, g in grows.items() if g)
@@ -225,8 +230,12 @@ def _growth(run, claim, ctx):
         return vd.Verdict(vd.PREMISE_NOT_EXERCISED, vd.premise_text(
             "no list_insert_middle rep grew the buffer (grows column 0 or empty)",
             "run list_insert_middle at an n whose n/2 insertions pass the capacity, e.g. "
-            "n = 2^k") + f" ({text})")
-    return vd.Verdict(vd.CONFIRMED, text)
+            "n = 2^k") + f" ({text})", reason=vd.fit(
+                vd.PREMISE_NOT_EXERCISED, "no list_insert_middle rep grew the buffer, so no "
+                "reference was held across a reallocation"))
+    return vd.Verdict(vd.CONFIRMED, text, reason=vd.fit(
+        vd.CONFIRMED, f"{text.split(';')[0]}, while the buffer grew (n="
+        + ", ".join(map(str, grown)) + "); a reference is a 32-bit index, saved by copying it"))
 
 
 # --- C4, C6, C7: bytes ----------------------------------------------------------------------
@@ -234,7 +243,7 @@ def _growth(run, claim, ctx):
 def _node_overhead(run, claim, ctx):
     """C4: a hosted node costs fewer bytes than a pointer list's node (which pays a heap
     block each), and the hosted list does not allocate per node."""
-    signs, parts, per_node_alloc, last = [], [], False, None
+    signs, parts, per_node_alloc, last, brief = [], [], False, None, ""
     for c in HOSTED:
         mine = _memory(run, c)
         for other in POINTER:
@@ -251,6 +260,9 @@ def _node_overhead(run, claim, ctx):
                 last = (f"{c} vs {other}, n={key[0]} {key[1]} B: {fmt(a)} vs {fmt(b)} B/node"
                         + (f", allocator calls {fmt(allocs[0])} vs {fmt(allocs[1])}"
                            if None not in allocs else ""))
+                brief = (f"{c} vs {other} at n={key[0]}: {fmt(a)} vs {fmt(b)} B/node"
+                         + (f", {fmt(allocs[0])} vs {fmt(allocs[1])} calls"
+                            if None not in allocs else ""))
             if signs and last not in parts:
                 parts.append(last)
     if not signs:
@@ -260,20 +272,24 @@ def _node_overhead(run, claim, ctx):
         return vd.Verdict(vd.PREMISE_NOT_EXERCISED, vd.premise_text(
             "the pointer lists made fewer allocator calls than one per node",
             "run them on the default allocator (no pooling)") + " (" + "; ".join(parts) + ")")
-    return judged(signs, f"committed bytes per node at {len(signs)} (container, n) pairs, the "
-                  "largest n of each: " + "; ".join(parts))
+    v = judged(signs, f"committed bytes per node at {len(signs)} (container, n) pairs, the "
+               "largest n of each: " + "; ".join(parts))
+    return vd.Verdict(v.verdict, v.measured, reason=vd.fit(
+        v.verdict, f"fewer bytes per node and under half the allocator calls in "
+        f"{sum(s[1] == FOR for s in signs)} of {len(signs)} (container, n) pairs; {brief}"))
 
 
 def _links(run, claim, ctx):
     """C6: bytes per hosted node beyond the payload = prev + next = 2 x 4 B, which is what
     triples a 4-byte int's node (4 -> 12 B)."""
     same, want = claim.param("same", SAME), 2 * INT_BYTES
-    signs, parts = [], []
+    signs, parts, found = [], [], []
     for c in HOSTED:
         for (n, elem, holes), st in sorted(_memory(run, c, exact=True).items()):
             if holes:
                 continue
             links = _bytes_per(st) - elem
+            found.append(links)
             signs.append((f"{c} n={n} {elem} B", FOR if abs(links - want) <= same * want
                           else AGAINST, None, 1))
             parts.append(f"{c} n={n}: {fmt(_bytes_per(st))} B/node, {fmt(links)} B beyond the "
@@ -281,18 +297,24 @@ def _links(run, claim, ctx):
     if not signs:
         return _not_measured(f"memory rows of {', '.join(HOSTED)} at n = 2^k (e.g. 1048576: "
                              "x2 growth ends exactly there), no holes")
-    return judged(signs, "our payload is the size class's item (at 8 B: the 8-byte key), "
-                  f"not a 4 B int; links = bytes per node − payload, against {want} B (so a "
-                  f"4 B int's node would be {INT_BYTES + want} B, 3×): " + "; ".join(parts))
+    v = judged(signs, "our payload is the size class's item (at 8 B: the 8-byte key), "
+               f"not a 4 B int; links = bytes per node − payload, against {want} B (so a "
+               f"4 B int's node would be {INT_BYTES + want} B, 3×): " + "; ".join(parts))
+    lo, hi = min(found), max(found)
+    return vd.Verdict(v.verdict, v.measured, reason=vd.fit(
+        v.verdict, f"links (bytes per node − payload) {fmt(lo, '', 3)}"
+        + (f"–{fmt(hi, '', 3)}" if hi > lo else "") + f" B in {len(found)} cases, against "
+        f"prev + next = {want} B: a 4 B int's node would be {INT_BYTES + want} B, 3× the int"))
 
 
 def _dead_bytes(run, claim, ctx):
     """C7: vec_dead_entries' bytes per slot = the payload, with dead entries in it."""
     same = claim.param("same", SAME)
     cases = _memory(run, DEAD, exact=True)
-    signs, parts = [], []
+    signs, parts, extras = [], [], []
     for (n, elem, holes), st in sorted(cases.items()):
         extra = _bytes_per(st, n) - elem
+        extras.append((extra, elem, holes))
         signs.append((f"n={n} {elem} B holes {holes:g}",
                       FOR if abs(extra) <= same * elem else AGAINST, None, 1))
         parts.append(f"n={n} {elem} B, {holes:g} dead: {fmt(_bytes_per(st, n))} B/slot "
@@ -304,7 +326,12 @@ def _dead_bytes(run, claim, ctx):
         return vd.Verdict(vd.PREMISE_NOT_EXERCISED, vd.premise_text(
             "no memory case had dead entries", f"run memory on {DEAD} with --hole-ratio 0.5")
             + " (" + "; ".join(parts) + ")")
-    return judged(signs, "committed bytes per slot (n slots): " + "; ".join(parts))
+    v = judged(signs, "committed bytes per slot (n slots): " + "; ".join(parts))
+    worst = max(extras)
+    return vd.Verdict(v.verdict, v.measured, reason=vd.fit(
+        v.verdict, f"at most {fmt(worst[0], '', 3)} B per slot beyond the {worst[1]} B "
+        "payload, with " + " and ".join(sorted({f"{h:g}" for _, _, h in extras}))
+        + f" of the entries dead (within {claim.param('same', SAME):.0%})"))
 
 
 # --- C5, C8-C10: iteration and costs --------------------------------------------------------
@@ -328,7 +355,9 @@ def _jumps(run, claim, ctx):
     if not signs:
         return _not_measured(f"list_iterate rows of {', '.join(HOSTED)} fresh (--hole-ratio 0) "
                              "and after churn (> 0) at the same n")
-    return judged(signs, "ns per item after churn / fresh: " + "; ".join(parts))
+    return judged(signs, "ns per item after churn / fresh: " + "; ".join(parts),
+                  what="hosted ns per item walked, after churn / fresh",
+                  brief=[(s[0].split(" ")[0],) + s[1:] for s in signs])
 
 
 def _slope_signs(run, container, scenarios, threshold):
@@ -369,7 +398,9 @@ def _dead_constant(run, claim, ctx):
         return vd.Verdict(vd.UNDECIDED, f"measured at one n only ({ns[0]}): the slope needs two "
                           f"or more; run list_build, list_erase_random on {DEAD} at "
                           "--n 1000,10000,100000" + (f"; {skip_text}" if skip else ""))
-    return judged(signs, "per-op time grows as " + text)
+    v = judged(signs, "per-op time grows as " + text, what=f"{DEAD} ns/op slope over n",
+               brief=[(s[0].split(" ")[0],) + s[1:] for s in signs], show=md.slope_short)
+    return vd.Verdict(v.verdict, v.measured, reason=vd.fit(v.verdict, v.reason, skip_text))
 
 
 def _remaps(run, claim, ctx):
@@ -388,8 +419,11 @@ def _remaps(run, claim, ctx):
     if not any(k[5] for k in run.cases if k[0] == "consolidate"):
         return vd.Verdict(vd.PREMISE_NOT_EXERCISED, vd.premise_text(
             "consolidate ran on lists without churn: nothing to compact",
-            "run consolidate with --hole-ratio 0.5") + f" ({text})")
-    return vd.Verdict(vd.CONFIRMED, text)
+            "run consolidate with --hole-ratio 0.5") + f" ({text})", reason=vd.fit(
+                vd.PREMISE_NOT_EXERCISED, "consolidate ran on lists without churn: nothing "
+                "to compact"))
+    return vd.Verdict(vd.CONFIRMED, text, reason=vd.fit(
+        vd.CONFIRMED, f"{text}, each checking its remapped references, after churn"))
 
 
 def _significant(run, claim, ctx):
@@ -410,7 +444,7 @@ def _significant(run, claim, ctx):
         return _not_measured(f"list_iterate after churn and memory rows of the hosted lists "
                              f"and {STD_LIST} in the same cases")
     return judged(signs, f"gains against {STD_LIST}, significant from {fmt(factor, '×')}: "
-                  + "; ".join(texts))
+                  + "; ".join(texts), what=f"{STD_LIST} / hosted, time after churn or bytes")
 
 
 # --- the Stroustrup chart, the rules --------------------------------------------------------

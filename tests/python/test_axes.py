@@ -122,7 +122,8 @@ def test_the_generic_report_shows_it_as_a_column(tmp_path):
                        capture_output=True, text=True, cwd=ROOT)
     assert p.returncode == 0, p.stderr
     pages = tmp_path / "out" / "cases"  # the every-case tables: a page per scenario
-    assert "](out/cases/knob_probe.md)" in md.read_text()
+    assert "](out/cases.md)" in md.read_text()  # the index of the scenario pages
+    assert "](cases/knob_probe.md)" in (tmp_path / "out" / "cases.md").read_text()
     text = (pages / "knob_probe.md").read_text()
     table = text.split("### knob_probe", 1)[1].split("###", 1)[0]
     lines = [ln for ln in table.splitlines() if ln.startswith("|")]

@@ -9,6 +9,7 @@ Run from the repository root with Debian's interpreter:
 Every output goes to pytest's tmp_path.
 """
 import csv
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -328,10 +329,18 @@ def test_targets_table(synthetic):
     lookup = by_id["weak_lookup"][0]
     assert lookup[2] == "1.111×" and lookup[5] == bulk_targets.MET
     push = by_id["push_max"]
-    assert [r[5] for r in push] == [bulk_targets.MET, bulk_targets.MET, "spike shown",
-                                    "below this machine's floor"]
+    assert [r[5] for r in push] == [bulk_targets.MET, bulk_targets.MET, bulk_targets.SPIKE_SHOWN,
+                                    bulk_targets.UNTESTABLE]
     assert push[0][2] == "5.05 µs" and push[1][2] == "6.06 µs" and push[3][2] == "50.5 µs"
     assert notes == []
+    # the summary counts every row: each target row by its status, the floor row named
+    text = bulk_targets.summary(rows)
+    counts = {w: int(n) for n, w in re.findall(r"(\d+) (met|missed|unclear|not measured)",
+                                                 text.split(" of the ")[0])}
+    total = int(re.search(r"of the (\d+) target rows", text).group(1))
+    assert sum(counts.values()) == total == len(rows) - 1 and counts["met"] == total
+    assert "the push_max row of lap_noise is not a target but this machine's floor" in text
+    assert "cannot be told from this machine's own interruptions" in text
 
 
 def test_missed_targets_say_why(synthetic):
@@ -406,19 +415,27 @@ def test_section_text_and_tables(rendered, synthetic):
     section, charts, out, _, rows_ = rendered
     begin, end = markdown.markers("bulk")
     assert section.startswith(begin + "\n" + bulk_section.HEADING) and section.endswith(end + "\n")
-    assert f"`{RUN}`" in section and "CPU `Test CPU, 2 cores`" in section
-    verdict_rows = [l for l in section.splitlines() if l.startswith("| ") and l.endswith("** |")]
+    # the run and machine are the header's: the section names only its reps
+    assert f"`{RUN}`" not in section and "Test CPU" not in section
+    assert "The run of [What ran](#what-ran): " in section
+    verdict_rows = [l for l in section.splitlines() if re.match(r"\| A\d+ \|", l)]
     assert len(verdict_rows) == len(BULK_CLAIMS) == len(EXPECTED) + 3  # 3 claims have no rule
     assert ("Totals: 20 confirmed, 1 refuted, 3 bound holds, 1 not decided at this precision, "
             "6 not measured.") in section
-    for c in BULK_CLAIMS:  # each judged verdict row prints its rule in one line
+    for c in BULK_CLAIMS:  # each row: the class and a one-line reason; the rule is not there
+        row = next(l for l in verdict_rows if l.startswith(f"| {c.id} |"))
+        cell = row.rstrip(" |").rsplit(" | ", 1)[1]
+        assert cell.startswith(f"**{rows_[c.id].verdict}**: ") and len(cell) <= vd.CELL_MAX
+        assert rows_[c.id].reason and "(rule:" not in row
         if c.rule:
-            row = next(l for l in verdict_rows if l.startswith(f"| {c.id} |"))
-            assert f"(rule: {bulk_claims.RULES[c.rule].text})" in row
+            assert rows_[c.id].rule == bulk_claims.RULES[c.rule].text
     assert {c.id: rows_[c.id].verdict for c in BULK_CLAIMS if c.rule} == {
         c.id: vd.classify(EXPECTED[c.rule]) for c in BULK_CLAIMS if c.rule}
-    assert "### Performance targets (issue 7)" in section
-    assert "### Fastest hole variant at each hole ratio" in section
+    # up to 10x, 5x: below the bound with a gain, the reason says so
+    assert 'below the claimed "up to 10×"' in rows_["A20"].reason
+    assert "### Performance targets\n" in section and "issue" not in section
+    assert "Summary: " in section
+    assert "### Fastest hole variant at each hole ratio" in section  # no page: inline
     assert ("| 100000 | 8 | random | 0.9 | bulk_holes_runs_vm | 1 | 2 | 0.5× [" in section)
     assert "### Particle layouts: speed-up over AoS" in section
     assert "| tick | 4000000 | 40 | 0 | 5× [" in section  # the soa column first
@@ -457,7 +474,14 @@ def test_main_writes_the_bulk_section(synthetic, tmp_path, capsys):
     assert "](out/bulk/memory.png)" in text
     assert (tmp_path / "out" / "bulk" / "layouts.png").exists()
     assert not list((tmp_path / "out").rglob("*.svg"))
-    assert "| A11 | Bulk data |" in text and "[chart](out/bulk/memory.png)" in text
+    assert "| [A11](out/verdicts/bulk.md#a11) | Bulk data |" in text
+    assert "[chart](out/bulk/memory.png)" in text
+    # the verdict page: every claim's detail, and the tables RESULTS.md links
+    page = (tmp_path / "out" / "verdicts" / "bulk.md").read_text()
+    assert all(f"## {c.id}\n" in page for c in BULK_CLAIMS)
+    assert f"Rule: {bulk_claims.RULES['realloc_waste'].text}." in page
+    assert "## Fastest hole variant at each hole ratio" in page
+    assert "](out/verdicts/bulk.md#fastest-hole-variant-at-each-hole-ratio)" in text
 
 
 def test_no_bulk_rows_leave_the_section_out(tmp_path, capsys):

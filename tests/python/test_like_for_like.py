@@ -51,15 +51,22 @@ def test_section_names_the_scalar_loops_and_links_the_page(tmp_path):
     rows = (probe(2048, 200.0) + tb.rows_of("plain_array", "iterate", 100000, 0.1)
             + tb.rows_of("peer_colony", "iterate", 100000, 0.8))
     text, page = lfl.render_text(cases_of(tmp_path, rows), {"l1d": "32K"}, VEC, "p.md")
-    assert "| 16 KiB | 199.8 |" in text and "L1D 32K" in text
+    # the section: the probe's range and the fastest iterate's share in a few lines; the
+    # tables are the page's
+    assert "reads 199.8 bytes per ns at a 16 KiB working set" in text and "L1D 32K" in text
+    assert ("the fastest iterate is plain_array's (baseline, a vector loop): 80 bytes per ns, "
+            "40% of the probe at its working set") in text  # 80 of the probe's 199.8
     assert "left scalar at every size class" in text and "`peer_colony`" in text
     assert "`plain_array`" not in text.split("left scalar")[1]
-    assert "[every container](p.md)" in text and "| peer_colony |" in page
+    assert "[like for like](p.md)" in text and "| 16 KiB | 199.8 |" not in text
+    assert "| 16 KiB | 199.8 |" in page and "| peer_colony |" in page
+    assert len(text.splitlines()) <= 10
 
 
 def test_without_a_vectorization_table_it_says_so_and_without_rows_nothing(tmp_path):
     rows = probe(2048, 200.0) + tb.rows_of("plain_array", "iterate", 100000, 0.1)
-    text, _ = lfl.render_text(cases_of(tmp_path, rows), {}, None, "p.md")
-    assert "No vectorization table beside this run's CSV" in text and "| — |" in text
+    text, page = lfl.render_text(cases_of(tmp_path, rows), {}, None, "p.md")
+    assert "No vectorization table beside this run's CSV" in text and "| — |" in page
+    assert "a — loop" not in text
     assert lfl.render_text(cases_of(tmp_path, tb.rows_of("plain_array", "create", 100, 1.0)),
                            {}, VEC, "p.md") is None

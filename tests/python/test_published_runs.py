@@ -26,6 +26,9 @@ sys.path.insert(0, str(REPO / "reports"))
 
 import report  # noqa: E402
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import document_checks  # noqa: E402
+
 PUBLISHED = REPO / "results" / "published"
 RUN = PUBLISHED / "bench.csv.xz"
 REPEAT = PUBLISHED / "bench-repeat.csv.xz"
@@ -61,6 +64,7 @@ def test_results_md_is_the_pair_judged_by_todays_rules(regenerated):
     rc, out, md, _ = regenerated
     assert rc == 0, out[out.find("repeat:"):]
     assert "opposite classes (a rule deciding on noise): none" in out
+    assert document_checks.problems(md.read_text()) == []  # short verdicts, a legend, ...
     assert md.read_text() == (REPO / "RESULTS.md").read_text(), \
         "RESULTS.md is not what today's report makes of the published pair: make publish"
 

@@ -51,6 +51,18 @@ def test_a_class_the_repeat_does_not_share_is_not_reproduced_with_both():
     assert (c8.rule, c8.chart) == ("rule of C8", "C8.png")
 
 
+def test_a_not_reproduced_reason_gives_both_classes_and_this_runs_reason_where_it_fits():
+    short = {"C8": ClaimRow(vd.CONFIRMED, "figure", reason="slope n^0.04 [-0.18, 0.1] < 0.2")}
+    c8 = replicated(short, Repeat("r2", {"C8": vd.UNDECIDED}))["C8"]
+    assert c8.reason == ("confirmed in this run, not decided at this precision in its repeat; "
+                         "this run: slope n^0.04 [-0.18, 0.1] < 0.2")
+    assert c8.measured.startswith("this run: confirmed (slope n^0.04 [-0.18, 0.1] < 0.2): figure")
+    long = {"C8": ClaimRow(vd.CONFIRMED, "figure", reason="x" * 150)}
+    c8 = replicated(long, Repeat("r2", {"C8": vd.UNDECIDED}))["C8"]
+    assert c8.reason == "confirmed in this run, not decided at this precision in its repeat"
+    assert len(vd.cell(c8.verdict, c8.reason)) <= vd.CELL_MAX
+
+
 def test_a_claim_the_repeat_did_not_judge_counts_as_not_measured_there():
     out = replicated(rows(A1=vd.CONFIRMED, A2=vd.NOT_MEASURED), Repeat("r2", {}))
     assert out["A1"].verdict == vd.NOT_REPRODUCED
@@ -108,8 +120,11 @@ def test_a_claim_judged_differently_is_not_reproduced_in_the_document(tmp_path, 
     out = capsys.readouterr().out
     assert "(confirmed / not decided at this precision)" in out
     text = (tmp_path / "RESULTS.md").read_text()
-    assert f"| **{vd.NOT_REPRODUCED}** |" in text
-    assert "; repeat run repeat-run: not decided at this precision" in text
+    assert f"| **{vd.NOT_REPRODUCED}** |" in text  # the index
+    assert (f"| **{vd.NOT_REPRODUCED}**: confirmed in this run, not decided at this precision "
+            "in its repeat") in text  # the article's table: both classes in the reason
+    pages = "".join(p.read_text() for p in (tmp_path / "out" / "verdicts").glob("*.md"))
+    assert "- repeat run repeat-run: not decided at this precision" in pages  # the detail
 
 
 def test_opposite_classes_exit_1(tmp_path, capsys, monkeypatch):

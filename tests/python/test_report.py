@@ -215,7 +215,8 @@ def test_run_without_table_cases_omits_the_handle_map_section(tmp_path, capsys):
     assert "## Every case" in text and "| create |" not in text
     page = (tmp_path / "out" / "cases" / "iterate.md").read_text()
     assert "### iterate" in page and "| unknown | handle_map | 1000 | 8 | seq | 0 | 3 |" in page
-    assert "](out/cases/iterate.md)" in text
+    assert "](out/cases.md)" in text  # the index of the scenario pages
+    assert "](cases/iterate.md)" in (tmp_path / "out" / "cases.md").read_text()
     assert not (tmp_path / "out" / "handle_map_table.png").exists()
 
 
@@ -259,9 +260,13 @@ def test_render_markdown_table_and_prose(small, article):
     lines = section.splitlines()
     assert lines[0] == handle_map.BEGIN and lines[-1] == handle_map.END and section.endswith("\n")
     assert lines[1] == handle_map.HEADING
-    assert all(f"`{v}`" in section for v in (RUN_NEW, "bench1", info["cpu_model"], "gcc 12.2.0",
-                                              "-O2 -march=native -DNDEBUG", "3f2c1ab", "none"))
-    assert "3 reps per case" in section
+    # the run, machine and build are the header's ("What ran"), said once in the document:
+    # the section says only what it adds, its reps and its case
+    assert not any(f"`{v}`" in section for v in (RUN_NEW, "bench1", info["cpu_model"],
+                                                  "gcc 12.2.0", "-O2 -march=native -DNDEBUG",
+                                                  "3f2c1ab"))
+    assert lines[3] == ("The run of [What ran](#what-ran): 3 reps per case; n=100000, 8-byte "
+                        "items, sequential order, no holes.")
     first_cells = [l.split("|")[1].strip() for l in lines if l.startswith("| ")]
     # times table: every scenario; speed-up table: the scenarios with a speed-up
     assert first_cells == (["scenario", *handle_map.SCENARIOS]
@@ -1003,12 +1008,14 @@ def pages_text(cases_, info, baseline):
 
 def test_render_all_cases_from_whatever_rows_are_there(s2, s2_cases):
     info = res.run_info(s2, RUN_S2)
-    links = {"iterate": "out/cases/iterate.md"}
-    summary = cases.render_all_cases(s2_cases, info, "plain_array", links)
+    summary = cases.render_all_cases(s2_cases, info, "plain_array", "out/cases.md")
     begin, end = markdown.markers("all_cases")
     assert summary.startswith(begin + "\n## Every case\n") and summary.endswith(end + "\n")
-    assert "| [iterate](out/cases/iterate.md) | 12 | 4 | 0 |" in summary
-    assert "| lookup | 20 | 4 | 0 |" in summary and "| trial_scenario | 6 | 3 | 0 |" in summary
+    assert f"{len(s2_cases)} cases of 3 scenarios" in summary
+    assert "[every case](out/cases.md)" in summary and "| lookup |" not in summary
+    index = cases.index_page(s2_cases, info, {"iterate": "cases/iterate.md"})
+    assert "| [iterate](cases/iterate.md) | 12 | 4 | 0 |" in index
+    assert "| lookup | 20 | 4 | 0 |" in index and "| trial_scenario | 6 | 3 | 0 |" in index
     section = pages_text(s2_cases, info, "plain_array")
     assert section == pages_text(s2_cases, info, "plain_array")
     assert [l for l in section.splitlines() if l.startswith("### ")] == [
@@ -1046,7 +1053,7 @@ def test_all_cases_baseline_can_be_any_container(s2, s2_cases):
     assert lookup[("handle_map", 1000, "0.5 clustered")][-1] == "baseline"
     nothing = pages_text(s2_cases, info, "zz_missing")
     assert "no rows of the baseline container `zz_missing`" in nothing
-    assert cases.render_all_cases({}, info, "plain_array", {}) is None
+    assert cases.render_all_cases({}, info, "plain_array", "out/cases.md") is None
 
 
 def chart_texts(monkeypatch):
@@ -1125,7 +1132,9 @@ def test_main_with_schema2_writes_all_cases_and_names_sections_without_rows(tmp_
     assert "committed text" not in text
     contents = markdown.find_section(text, "contents")
     assert "Not in this report:" in contents and "`make bench-sim`" in contents
-    assert "## Every case" in text and "](out/cases/trial_scenario.md)" in text
+    assert "## Every case" in text and "](out/cases.md)" in text
+    assert "| [trial_scenario](cases/trial_scenario.md) | 6 | 3 | 0 |" in (
+        tmp_path / "out" / "cases.md").read_text()
     pages = {p.stem: p.read_text() for p in (tmp_path / "out" / "cases").glob("*.md")}
     assert sorted(pages) == ["iterate", "lookup", "trial_scenario"]
     assert "trial_container" in pages["trial_scenario"]

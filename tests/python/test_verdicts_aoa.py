@@ -12,6 +12,7 @@ Every output goes to pytest's tmp_path.
 """
 import csv
 import lzma
+import re
 import sys
 from pathlib import Path
 
@@ -22,6 +23,7 @@ sys.dont_write_bytecode = True
 sys.path.insert(0, str(REPO / "reports"))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import claims as claims_data  # noqa: E402
+import document_checks  # noqa: E402
 import report  # noqa: E402
 import verdicts as vd  # noqa: E402
 from sections import aoa_claims as ac  # noqa: E402
@@ -277,11 +279,26 @@ def test_make_bench_walks_every_distribution_at_one_n():
                 walked.setdefault(n, set()).update(dists.split(","))
     assert {"game", "three", "upto8", "upto32"} <= walked["10000"]
 
+def id_rows(text):
+    """{claim id: its table line} of the verdict rows of a section or the index (the id
+    links the claim's detail: '| [D5](out/verdicts/aoa.md#d5) |')."""
+    return {m.group(1): line for line in text.splitlines()
+            if (m := re.match(r"\| \[(D\d+)\]\(out/verdicts/aoa\.md#d\d+\) \|", line))}
+
+
+def detail(tmp_path, cid):
+    """The entry of claim `cid` on the aoa verdict page (its class, reason, measured text
+    and rule)."""
+    page = (tmp_path / "out" / "verdicts" / "aoa.md").read_text()
+    return page.split(f"## {cid}\n", 1)[1].split("\n## ", 1)[0]
+
+
 def test_the_section_on_the_fixture(tmp_path, capsys):
     text = report_of(tmp_path, FIXTURE)
     aoa = section(text, "aoa")
     assert len(aoa.splitlines()) < 150
-    assert all(f"| D{i} |" in aoa for i in range(1, 12))
+    assert document_checks.problems(text) == []
+    assert sorted(id_rows(aoa), key=lambda i: int(i[1:])) == [f"D{i}" for i in range(1, 12)]
     assert "**Walk cost at n=1000000** (game distribution)" in aoa and "`aoa_chunked8`" in aoa
     assert "Not in this run: `aoa_chunked8_sorted`, `aoa_buddy`." in aoa
     assert f"![Walk cost against the average list length](out/{ac.CHART})" in aoa
@@ -289,10 +306,11 @@ def test_the_section_on_the_fixture(tmp_path, capsys):
     for step in ("1. dc_naive", "2. dc_hashed_flat", "3. dc_soa", "4. dc_coalloc",
                  "5. dc_single_buffer"):
         assert f"| {step} |" in aoa
-    assert "### Churn tails (tags_churn, n=10000)" in aoa
-    index = section(text, "claim_index")
-    row = {line.split(" | ")[0][2:]: line for line in index.splitlines()
-           if line.startswith("| D")}
+    # the churn's tails: a line here, the table on the verdict page
+    assert "[Churn tails (tags_churn, n=10000)](out/verdicts/aoa.md#churn-tails-tags_churn-n10000)" in aoa
+    page = (tmp_path / "out" / "verdicts" / "aoa.md").read_text()
+    assert "## Churn tails (tags_churn, n=10000)" in page and "| p50 frame |" in page
+    row = id_rows(section(text, "claim_index"))
     for cid in ("D1", "D2", "D4", "D8", "D10", "D11"):  # exact counts, or CIs far from 1
         assert "**confirmed**" in row[cid], row[cid]
     for cid in ("D5", "D6", "D7"):
@@ -316,10 +334,13 @@ def test_the_section_takes_the_designs_still_to_come(tmp_path):
         csv.writer(f, lineterminator="\n").writerows(rows)
     aoa = section(report_of(tmp_path, path), "aoa")
     assert "Not in this run" not in aoa and "is not in this run" not in aoa
-    row = {line.split(" | ")[0][2:]: line for line in aoa.splitlines() if line.startswith("| D")}
+    row = id_rows(aoa)
     assert "walk time aoa_chunked8 / aoa_chunked8_sorted: n=1000000 game 1×" in row["D5"]
-    assert "bytes per tag n=1000000 game 13.43 vs 13.43" in row["D6"]
-    assert "**premise not exercised**" in row["D7"] and "n=10000 game 1×" in row["D7"]
+    assert "walk time aoa_chunked8 / aoa_chunked8_sorted: n=1000000 game 1×" in detail(
+        tmp_path, "D5")
+    assert "bytes per tag n=1000000 game 13.43 vs 13.43" in detail(tmp_path, "D6")
+    assert "**premise not exercised**" in row["D7"] and "n=10000 game 1×" in detail(
+        tmp_path, "D7")
     assert len(aoa.splitlines()) < 150
 
 
@@ -332,7 +353,11 @@ def test_d7s_long_lists_stay_out_of_the_per_design_table(tmp_path):
     table = aoa[aoa.index("### Tags per design"):]
     assert f"| {VEC} |" in table and f"| {ac.CHUNK8} |" in table
     assert ac.CONSTGROW not in table
-    row = next(line for line in aoa.splitlines() if line.startswith("| D7 |"))
+    # the build column is the game distribution's n (10000), not D7's each1024 n (1000),
+    # so the designs built there have a figure in it
+    assert "| design | build ns/tag (n=10000) |" in table
+    assert f"| {VEC} | 20 |" in table and f"| {ac.CHUNK8} | 15 |" in table
+    row = id_rows(aoa)["D7"]
     assert "**confirmed**" in row and "each1024 2.5×" in row
 
 

@@ -307,6 +307,50 @@ def test_across_and_the_classes():
                                                    "occur: run X")
 
 
+@pytest.mark.parametrize("cis, expected, words", [
+    ([ci(19.4, 22.2)], R, ['case 0 20.8× [19.4, 22.2] exceeds the claimed "up to 8×"',
+                           "8× is not an upper limit"]),
+    ([ci(0.5, 0.8)], R, ["no gain (< 1)"]),
+    ([ci(2, 3), ci(4, 4.4)], BH, ['case 1 4.2× [4, 4.4]: a gain, below the claimed "up to 8×"']),
+    ([ci(7.5, 8.5)], C, ['reaches the claimed "up to 8×"']),
+    ([ci(6.5, 7.5)], U, ["straddles 7.27"]),
+])
+def test_up_to_reason_says_which_side_of_the_bound(cis, expected, words):
+    """An "up to X" claim refuted by a gain beyond X reads backwards without its reason:
+    the reason names the gain and that it exceeds the claimed bound."""
+    cases = [(f"case {i}", c) for i, c in enumerate(cis)]
+    verdict, _ = vd.up_to(cases, 8, 1.1)
+    reason = vd.up_to_reason(cases, 8, 1.1, verdict)
+    assert verdict == expected
+    assert all(w in reason for w in words), reason
+    assert len(vd.cell(verdict, reason)) <= vd.CELL_MAX
+
+
+def test_across_reason_names_the_deciding_cases():
+    s = lambda label, sign, c: (label, sign, c, 1.0)  # noqa: E731
+    two = [s("a", 1, ci(2, 3)), s("b", 1, ci(1.2, 1.4))]
+    assert vd.across_reason(two, "x / y") == "x / y: a 2.5× [2, 3] > 1 and b 1.3× [1.2, 1.4] > 1"
+    many = two + [s("c", 1, ci(1.05, 1.1))]
+    assert vd.across_reason(many, "x / y") == (
+        "x / y: holds in all 3 cases; nearest: c 1.08× [1.05, 1.1] > 1")
+    mixed = [s("a", 1, ci(2, 3)), s("b", -1, ci(0.2, 0.3)), s("c", -1, ci(0.8, 0.9))]
+    assert vd.across_reason(mixed) == ("holds at a 2.5× [2, 3] > 1, fails at b 0.25× [0.2, "
+                                       "0.3] < 1; 1 cases for, 2 against")
+    # 3 digits would print the bound as the threshold: 4 then
+    open_ = [s("a", 0, ci(0.9995, 1.0003)), s("b", 1, ci(2, 3))]
+    assert vd.across_reason(open_) == ("a 0.9999× [0.9995, 1] straddles 1; 1 for, 0 against, "
+                                       "1 open")
+
+
+def test_fit_keeps_a_cell_to_one_short_line():
+    long = "word " * 60
+    reason = vd.fit(U, long.strip(), "dropped")
+    assert len(vd.cell(U, reason)) <= vd.CELL_MAX and reason.endswith("…")
+    assert "dropped" not in reason
+    assert vd.fit(C, "short", "kept", "") == "short; kept"
+    assert vd.cell(NM, "") == "**not measured**"
+
+
 def test_stable_against_lists_the_claims_whose_class_differs(tmp_path, capsys):
     """report.py --stable-against judges every claim on a second run: the same rows give
     the same classes (exit 0); rows on which shift erase's rule refutes (A1) give one

@@ -16,7 +16,9 @@ import pytest
 REPO = Path(__file__).resolve().parents[2]
 sys.dont_write_bytecode = True
 sys.path.insert(0, str(REPO / "reports"))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 import claims as claims_data  # noqa: E402
+import document_checks  # noqa: E402
 import report  # noqa: E402
 import results as res  # noqa: E402
 import verdicts as vd  # noqa: E402
@@ -308,12 +310,17 @@ def test_the_section_prints_the_verdicts_and_the_index_shows_them(tmp_path):
     assert report.main(["--results-md", str(md), "--out-dir", str(tmp_path / "out"),
                         "--results-dir", str(tmp_path / "none"), str(path)]) == 0
     text = md.read_text()
+    assert document_checks.problems(text) == []
     section = text.split("<!-- BEGIN handle_map", 1)[1]
     assert "### Verdicts, claim by claim" in section
-    assert "| B1 | create 100k" in section and "| B12 |" in section
+    assert "| [B1](out/verdicts/handle_map.md#b1) | create 100k" in section
+    assert "| [B12](out/verdicts/handle_map.md#b12) |" in section
     assert (tmp_path / "out" / hmc.DEFRAG_CHART).exists()
+    page = (tmp_path / "out" / "verdicts" / "handle_map.md").read_text()
+    assert "## B1\n" in page and "speed-up of handle_map (peer time / handle_map time)" in page
     index = text.split("<!-- BEGIN claim_index", 1)[1].split("<!-- END claim_index", 1)[0]
-    row = {line.split(" | ")[0][2:]: line for line in index.splitlines() if line.startswith("| B")}
+    row = {line.split("]")[0][3:]: line for line in index.splitlines()
+           if line.startswith("| [B")}
     assert "**confirmed**" in row["B1"] and "**refuted**" in row["B12"]
     assert f"(out/{hmc.DEFRAG_CHART})" in row["B11"] and "**confirmed**" in row["B11"]
     assert "**not measured**" in row["B9"]

@@ -21,6 +21,7 @@ sys.dont_write_bytecode = True
 sys.path.insert(0, str(REPO / "reports"))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import claims as claims_data  # noqa: E402
+import document_checks  # noqa: E402
 import report  # noqa: E402
 import results as res  # noqa: E402
 import stats as bench_stats  # noqa: E402
@@ -285,15 +286,20 @@ def test_the_section_on_the_fixture(tmp_path, capsys):
     text = report_of(tmp_path, FIXTURE)
     lists = section(text, "lists")
     assert len(lists.splitlines()) < 150
-    assert "| C1 |" in lists and "| C10 |" in lists and "**depends**" in lists
-    assert "Crossover: vector faster from n=10000 (the list faster up to n=1000)" in lists
+    assert document_checks.problems(text) == []
+    assert "| [C1](out/verdicts/lists.md#c1) |" in lists and "**depends**" in lists
+    assert "| [C10](out/verdicts/lists.md#c10) |" in lists
+    assert ("median times): vector faster from n=10000 (the list faster up to n=1000)" in lists)
+    page = (tmp_path / "out" / "verdicts" / "lists.md").read_text()  # the table: its page
+    assert "Crossover: vector faster from n=10000 (the list faster up to n=1000)" in page
+    assert "](out/verdicts/lists.md#stroustrups-experiment-every-n)" in lists
     assert f"![Stroustrup's sorted insert and erase](out/{lc.CHART})" in lists
     assert (tmp_path / "out" / lc.CHART).exists()
     assert "### Cost per item, n=100000, 8 B items" in lists
     assert "| vlist_hosted | — | 0.5 | 1 | 0.55 | 20 | 30 | 16 |" in lists
     index = section(text, "claim_index")
-    row = {line.split(" | ")[0][2:]: line for line in index.splitlines()
-           if line.startswith("| C")}
+    row = {line.split("]")[0][3:]: line for line in index.splitlines()
+           if line.startswith("| [C")}
     assert f"(out/{lc.CHART})" in row["C1"] and "**confirmed**" in row["C9"]
     out = capsys.readouterr().out
     assert ("lists: peer_std_list / vlist_hosted iterate after churn (vlist_hosted n=100000 8 B, "
