@@ -8,7 +8,7 @@
  * `knob` of build/dodbench-faults lives in tests/faults/faults.c), plus, when scenarios
  * read its value, a field of struct scn_params that its `bind` sets. Its CSV column is
  * appended after the schema's last column and named "axis_" KEY (KEY: its case-name
- * part), the rule by which the reports know it for a case axis (README, "CSV schema 3").
+ * part), the rule by which the reports know it for a case axis (docs/CSV.md).
  */
 #ifndef HB_AXES_H
 #define HB_AXES_H

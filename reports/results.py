@@ -55,7 +55,7 @@ SCHEMA2_COLUMNS = ("hole_pattern ops p50_ns p99_ns p999_ns max_ns samples sample
                    "committed_bytes").split()
 SCHEMA3_COLUMNS = ["status", "status_detail"]
 # Appended to schema 3 (absent in older files: empty): what each growth did, and the
-# pushes that grew apart from the others (README, "CSV schema 3").
+# pushes that grew apart from the others (docs/CSV.md).
 GROWTH_COLUMNS = ("grows", "grow_moves", "grow_copied_bytes", "grow_pushes")
 GROWTH_LATENCY_COLUMNS = ("grow_p50_ns", "grow_max_ns", "plain_max_ns")
 STATUSES = ("ok", "failed", "crashed", "timeout", "oom")  # the status column's words

@@ -3,16 +3,19 @@
 the section reports one only when it ran on the host and at the git revision of the run
 the document reports: the export named by --process or published beside the CSV read
 (ctx.process), else the newest results/process-*.json whose rows match. None otherwise,
-with the reason in ctx.absent."""
+with the reason in ctx.absent. The section is a few lines (how well the two timers agree);
+its tables go to the page process.md in the report's directory."""
 import glob
 import os
 
+import md
 import process
 import results
 from sections import Section, same_machine_note
 
 NAME = "process"
 HEADING = "## Whole-process timing (hyperfine) vs the in-process timer"
+PAGE = "process.md"  # in the report's directory: the section's tables
 
 
 def _origin(json_path):
@@ -53,7 +56,7 @@ def render(ctx):
     if not path:
         return None
     try:
-        text, cases, _, run_id = process.section_of(path)
+        text, cases, baseline, run_id = process.section_of(path)
     except process.InputError as e:
         raise results.ReportError(str(e)) from None
     context = cases[0]["context"] if cases else {}
@@ -61,8 +64,17 @@ def render(ctx):
         ctx.absent[NAME] = (f"its processes ran on host {context.get('host')} at revision "
                             f"{context.get('git_rev')}, not this run's")
         return None
-    lines = text.splitlines()
     ctx.section_runs[NAME] = run_id
     ctx.process_used = path
-    note = same_machine_note(run_id, ctx.run_id)
-    return Section(NAME, HEADING, "\n".join(lines[:2] + note + lines[2:]) + "\n")
+    page = os.path.join(ctx.out_dir, PAGE)
+    body = [line for line in text.splitlines() if not line.startswith("<!--")]
+    os.makedirs(ctx.out_dir, exist_ok=True)
+    with open(page, "w", encoding="utf-8") as f:
+        f.write("\n".join(["# " + body[0].lstrip("#").strip()] + body[1:]) + "\n")
+    lines = [HEADING, ""] + same_machine_note(run_id, ctx.run_id) + [
+        "hyperfine timed whole processes, each one container's life cycle, in "
+        f"{len(cases)} (container, n) cases, beside the in-process timer of the same "
+        "processes. "
+        + process.agreement(cases, baseline["median"] * 1e3)
+        + f" The table, the startup baseline and the inputs: [{PAGE}]({ctx.link(page)})."]
+    return Section(NAME, HEADING, md.section_text(NAME, lines))

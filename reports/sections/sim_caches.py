@@ -2,7 +2,10 @@
 for the handle_map table's cases, per simulated cache geometry: the reported run's own
 callgrind rows, else the newest run that has some (`make bench-sim` writes them) on the
 reported run's host and git revision, marked with its run id. None without callgrind rows
-of the table cases from that host and revision (the reason in ctx.absent)."""
+of the table cases from that host and revision (the reason in ctx.absent). The section is
+a paragraph; its tables go to the page sim_caches.md in the report's directory."""
+import os
+
 import md
 import results
 from md import fmt
@@ -11,6 +14,7 @@ from sections.handle_map import CHART_CONTAINERS, HM, SCENARIOS
 
 NAME = "sim_caches"
 HEADING = "## Simulated caches (callgrind)"
+PAGE = "sim_caches.md"  # in the report's directory: the section's tables
 
 
 def _geometry(text):
@@ -69,9 +73,39 @@ def render(ctx):
         ctx.absent[NAME] = (f"the callgrind rows read are of run {other}, another host or "
                             "revision" if other else "no callgrind rows of the table's cases")
         return None
-    text = render_sim(results.aggregate_sim(ctx.rows, sim_run),
-                      results.run_info(ctx.rows, sim_run, sim=True), ctx.run_id)
+    sims = results.aggregate_sim(ctx.rows, sim_run)
+    text = render_sim(sims, results.run_info(ctx.rows, sim_run, sim=True), ctx.run_id)
     if text is None:
         return None
     ctx.section_runs[NAME] = sim_run
-    return Section(NAME, HEADING, text, [])
+    page = os.path.join(ctx.out_dir, PAGE)
+    body = [line for line in text.splitlines() if not line.startswith("<!--")]
+    os.makedirs(ctx.out_dir, exist_ok=True)
+    with open(page, "w", encoding="utf-8") as f:
+        f.write("\n".join(["# " + body[0].lstrip("#").strip()] + body[1:]) + "\n")
+    lines = [HEADING, ""] + same_machine_note(sim_run, ctx.run_id) + [
+        summary(sims) + f" Every count, per scenario and container: [{PAGE}]({ctx.link(page)})."]
+    return Section(NAME, HEADING, md.section_text(NAME, lines))
+
+
+def summary(sims):
+    """One paragraph of the section: the geometries simulated, how many cases, and the
+    lookup's last-level misses per element of handle_map against the other containers
+    under the smallest last level (where misses show)."""
+    size = lambda geometry: int(geometry.split(":")[0]) if geometry else 0  # noqa: E731
+    geometries = sorted(sims, key=lambda g: (size(g[1]), size(g[0])))
+    n_cases = sum(len(cases) for cases in sims.values())
+    out = (f"valgrind's cache simulator counted instructions and D1 and last-level misses in "
+           f"the timed regions of {n_cases} cases of the handle_map table's scenarios, "
+           f"deterministic on any machine, under {len(geometries)} cache "
+           f"geometr{'y' if len(geometries) == 1 else 'ies'} (" + "; ".join(
+               f"D1 {_geometry(d1)}, LL {_geometry(ll)}" for d1, ll in geometries) + ").")
+    d1, ll = geometries[0]
+    lookup = {c: v for (c, sc), v in sims[(d1, ll)].items() if sc == "lookup"}
+    if HM in lookup and lookup[HM][3] is not None:
+        names = md.ordered(set(lookup) - {HM}, CHART_CONTAINERS)
+        others = ", ".join(f"{c} {fmt(lookup[c][3])}" for c in names
+                           if lookup[c][3] is not None)
+        out += (f" Lookup under LL {_geometry(ll)}: {fmt(lookup[HM][3])} LL misses per "
+                f"element for {HM}" + (f", against {others}" if others else "") + ".")
+    return out

@@ -383,3 +383,70 @@ def test_script_end_to_end(tmp_path):
         assert f"| {c} | 1000 |" in sec
     assert "At n=1000, whole-process minus startup" in sec
     assert "bench-process.sh: done in" in p.stdout
+
+
+# --- the process section of a report (reports/sections/hyperfine.py) ----------------------
+
+SMALL = FIX / "handle_map_small.csv"  # host bench1, as the processes'
+
+
+def _run_csv(dest, git_rev):
+    """The handle_map fixture run with every row's git_rev set (its host is bench1)."""
+    with open(SMALL, newline="") as f:
+        rows = list(csv.reader(f))
+    for row in rows[1:]:
+        row[rows[0].index("git_rev")] = git_rev
+    with open(dest, "w", newline="") as f:
+        csv.writer(f, lineterminator="\n").writerows(rows)
+    return dest
+
+
+def _report(tmp_path, run_csv, *extra):
+    import report  # reports/report.py (its path is on sys.path above)
+    results_dir = tmp_path / "results"
+    results_dir.mkdir(exist_ok=True)
+    for src, name in ((JSON, "process-x.json"), (CSV, "process-x.csv"),
+                      (STARTUP, "process-x.startup.json")):
+        shutil.copy(src, results_dir / name)
+    md = tmp_path / "R.md"
+    assert report.main(["--results-dir", str(results_dir), "--results-md", str(md),
+                        "--out-dir", str(tmp_path / "out"), *extra, str(run_csv)]) == 0
+    return md.read_text()
+
+
+def test_the_report_takes_the_processes_of_its_host_and_revision(tmp_path, capsys):
+    """The processes ran on bench1 at bc72c8ad5c9d: a run of that host and revision gets the
+    section, a few lines with the agreement and a link to its page, which names the run and
+    machine first; a run of another revision does not, and says why."""
+    text = _report(tmp_path, _run_csv(tmp_path / "run.csv", "bc72c8ad5c9d"))
+    section = text.split("<!-- BEGIN process", 1)[1].split("<!-- END process", 1)[0]
+    assert "the two timers agree" in section or "× the in-process time" in section
+    assert "](out/process.md)" in section and len(section.splitlines()) < 10
+    page = (tmp_path / "out" / "process.md").read_text().splitlines()
+    assert page[0] == "# Whole-process timing (hyperfine) vs the in-process timer"
+    assert page[2].startswith("Run `process-") and "host `bench1`" in page[2]
+    capsys.readouterr()
+    other = tmp_path / "other"
+    other.mkdir()
+    text = _report(other, _run_csv(other / "run.csv", "0000000"))
+    assert "<!-- BEGIN process" not in text
+    assert "- Whole-process timing (hyperfine): no hyperfine export of this host and " \
+        "revision; `make bench-process`" in text
+
+
+def test_publish_commits_the_processes_beside_the_run(tmp_path, capsys):
+    """make publish copies the hyperfine export the document reported beside the published
+    run, where a fresh clone's report (no results/process-*.json) finds it."""
+    dest = tmp_path / "published" / "bench.csv.xz"
+    first = _report(tmp_path, _run_csv(tmp_path / "run.csv", "bc72c8ad5c9d"),
+                    "--publish", str(dest))
+    for suffix in (".json", ".startup.json", ".csv"):
+        assert (tmp_path / "published" / f"bench.process{suffix}").exists(), suffix
+    import report
+    clone = tmp_path / "clone"
+    clone.mkdir()
+    md = clone / "R.md"
+    assert report.main(["--results-dir", str(clone / "results"), "--results-md", str(md),
+                        "--out-dir", str(clone / "out"), str(dest)]) == 0
+    assert "<!-- BEGIN process" in md.read_text()
+    assert md.read_text().split("<!-- BEGIN process")[1] == first.split("<!-- BEGIN process")[1]

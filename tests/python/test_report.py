@@ -644,7 +644,10 @@ def test_main_writes_all_sections_from_extended_csv(tmp_path, capsys):
     assert "0.21 (0.02) unstable" in text and "`--interleave`" in text
     page = (tmp_path / "out" / "cases" / "complexity.md").read_text()
     assert "| lookup/handle_map/elem:8/order:seq |" in page and "](out/cases/complexity.md)" in text
-    assert "| create | peer_malloc_ptrs | 180 (4.5×) |" in text
+    sim = markdown.find_section(text, "sim_caches")  # a paragraph; its tables on a page
+    assert "](out/sim_caches.md)" in sim and len(sim.splitlines()) < 10
+    assert "| create | peer_malloc_ptrs | 180 (4.5×) |" in (tmp_path / "out" /
+                                                            "sim_caches.md").read_text()
     assert report.main(cli_args(tmp_path, EXT, SMALL)) == 0
     assert capsys.readouterr().out.splitlines()[-1] == f"report: {md} (unchanged)"
     assert md.read_text() == text
