@@ -9,6 +9,7 @@ the inputs hold no rows for the section: report.py then keeps its committed text
 report.py calls the sections in ORDER (claim_index and answers last: they read every other
 section's verdict rows) and assembles the document in DOCUMENT order.
 """
+import os
 from dataclasses import dataclass, field
 
 import results
@@ -148,3 +149,15 @@ def same_machine_note(run_id, main_run_id):
         return []
     return ["", f"From run `{run_id}`: the host and git revision of this document's run "
             f"(`{main_run_id}`), measured separately.", ""]
+
+
+def write_page(ctx, name, section_text):
+    """Write a section's full text as the page `name` in ctx.out_dir (its marker lines
+    dropped, its '## ' heading made the page's '# ' title) and return the page's link
+    relative to the document. Raises OSError when it cannot."""
+    body = [line for line in section_text.splitlines() if not line.startswith("<!--")]
+    path = os.path.join(ctx.out_dir, name)
+    os.makedirs(ctx.out_dir, exist_ok=True)
+    with open(path, "w", encoding="utf-8") as f:
+        f.write("\n".join(["# " + body[0].lstrip("#").strip()] + body[1:]) + "\n")
+    return ctx.link(path)

@@ -11,7 +11,7 @@ import os
 import md
 import process
 import results
-from sections import Section, same_machine_note
+from sections import Section, write_page, same_machine_note
 
 NAME = "process"
 HEADING = "## Whole-process timing (hyperfine) vs the in-process timer"
@@ -66,15 +66,11 @@ def render(ctx):
         return None
     ctx.section_runs[NAME] = run_id
     ctx.process_used = path
-    page = os.path.join(ctx.out_dir, PAGE)
-    body = [line for line in text.splitlines() if not line.startswith("<!--")]
-    os.makedirs(ctx.out_dir, exist_ok=True)
-    with open(page, "w", encoding="utf-8") as f:
-        f.write("\n".join(["# " + body[0].lstrip("#").strip()] + body[1:]) + "\n")
+    page = write_page(ctx, PAGE, text)
     lines = [HEADING, ""] + same_machine_note(run_id, ctx.run_id) + [
         "hyperfine timed whole processes, each one container's life cycle, in "
         f"{len(cases)} (container, n) cases, beside the in-process timer of the same "
         "processes. "
         + process.agreement(cases, baseline["median"] * 1e3)
-        + f" The table, the startup baseline and the inputs: [{PAGE}]({ctx.link(page)})."]
+        + f" The table, the startup baseline and the inputs: [{PAGE}]({page})."]
     return Section(NAME, HEADING, md.section_text(NAME, lines))

@@ -4,12 +4,10 @@ callgrind rows, else the newest run that has some (`make bench-sim` writes them)
 reported run's host and git revision, marked with its run id. None without callgrind rows
 of the table cases from that host and revision (the reason in ctx.absent). The section is
 a paragraph; its tables go to the page sim_caches.md in the report's directory."""
-import os
-
 import md
 import results
 from md import fmt
-from sections import Section, run_line, same_machine_note
+from sections import Section, write_page, run_line, same_machine_note
 from sections.handle_map import CHART_CONTAINERS, HM, SCENARIOS
 
 NAME = "sim_caches"
@@ -78,13 +76,9 @@ def render(ctx):
     if text is None:
         return None
     ctx.section_runs[NAME] = sim_run
-    page = os.path.join(ctx.out_dir, PAGE)
-    body = [line for line in text.splitlines() if not line.startswith("<!--")]
-    os.makedirs(ctx.out_dir, exist_ok=True)
-    with open(page, "w", encoding="utf-8") as f:
-        f.write("\n".join(["# " + body[0].lstrip("#").strip()] + body[1:]) + "\n")
+    page = write_page(ctx, PAGE, text)
     lines = [HEADING, ""] + same_machine_note(sim_run, ctx.run_id) + [
-        summary(sims) + f" Every count, per scenario and container: [{PAGE}]({ctx.link(page)})."]
+        summary(sims) + f" Every count, per scenario and container: [{PAGE}]({page})."]
     return Section(NAME, HEADING, md.section_text(NAME, lines))
 
 
