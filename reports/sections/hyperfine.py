@@ -67,7 +67,7 @@ def render(ctx):
     ctx.section_runs[NAME] = run_id
     ctx.process_used = path
     page = write_page(ctx, PAGE, text)
-    lines = [HEADING, ""] + same_machine_note(run_id, ctx.run_id) + [
+    lines = [HEADING] + (same_machine_note(run_id, ctx.run_id) or [""]) + [
         "hyperfine timed whole processes, each one container's life cycle, in "
         f"{len(cases)} (container, n) cases, beside the in-process timer of the same "
         "processes. "

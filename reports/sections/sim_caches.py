@@ -77,15 +77,15 @@ def render(ctx):
         return None
     ctx.section_runs[NAME] = sim_run
     page = write_page(ctx, PAGE, text)
-    lines = [HEADING, ""] + same_machine_note(sim_run, ctx.run_id) + [
+    lines = [HEADING] + (same_machine_note(sim_run, ctx.run_id) or [""]) + [
         summary(sims) + f" Every count, per scenario and container: [{PAGE}]({page})."]
     return Section(NAME, HEADING, md.section_text(NAME, lines))
 
 
 def summary(sims):
     """One paragraph of the section: the geometries simulated, how many cases, and the
-    lookup's last-level misses per element of handle_map against the other containers
-    under the smallest last level (where misses show)."""
+    lookup's D1 misses per element of handle_map against the other containers under the
+    first geometry."""
     size = lambda geometry: int(geometry.split(":")[0]) if geometry else 0  # noqa: E731
     geometries = sorted(sims, key=lambda g: (size(g[1]), size(g[0])))
     n_cases = sum(len(cases) for cases in sims.values())
@@ -96,10 +96,11 @@ def summary(sims):
                f"D1 {_geometry(d1)}, LL {_geometry(ll)}" for d1, ll in geometries) + ").")
     d1, ll = geometries[0]
     lookup = {c: v for (c, sc), v in sims[(d1, ll)].items() if sc == "lookup"}
-    if HM in lookup and lookup[HM][3] is not None:
+    if HM in lookup and lookup[HM][2] is not None:
         names = md.ordered(set(lookup) - {HM}, CHART_CONTAINERS)
-        others = ", ".join(f"{c} {fmt(lookup[c][3])}" for c in names
-                           if lookup[c][3] is not None)
-        out += (f" Lookup under LL {_geometry(ll)}: {fmt(lookup[HM][3])} LL misses per "
-                f"element for {HM}" + (f", against {others}" if others else "") + ".")
+        others = ", ".join(f"{c} {fmt(lookup[c][2])}" for c in names
+                           if lookup[c][2] is not None)
+        out += (f" Lookup under D1 {_geometry(d1)}: {fmt(lookup[HM][2])} D1 misses per "
+                f"element for {HM}"
+                + (f", against {others}" if others else "") + ".")
     return out

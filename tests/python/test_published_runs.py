@@ -100,3 +100,14 @@ def test_every_link_of_the_published_document_and_its_pages_leads_to_a_file():
     unreached = [f for f in _files(REPORT_DIR) if (REPORT_DIR / f).resolve() not in seen
                  and f != report.MARKER]
     assert not unreached, f"charts or pages no document links: {unreached}"
+
+
+def test_every_section_comes_from_the_committed_runs_of_one_machine_and_revision():
+    """The published document leaves no section out: the callgrind and hyperfine runs of
+    the published run's machine and revision are committed with it, and each of those
+    sections says it ran there."""
+    text = (REPO / "RESULTS.md").read_text()
+    assert "Not in this report" not in text
+    for name in ("sim_caches", "process"):
+        section = text.split(f"<!-- BEGIN {name} ", 1)[1].split(f"<!-- END {name} -->", 1)[0]
+        assert "the host and git revision of this document's run" in section, name
