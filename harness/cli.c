@@ -240,9 +240,11 @@ static int select_items(char *arg, bool containers, size_t n_all, size_t *rank)
 				                      "layout, caps)", axis);
 			}
 		}
-		if (!*glob) {
+		if (!*glob) { /* the item as typed: the '=' and '-' were cut from it above */
+			int rc = hb_usage_error("%s: empty name in '%s%s%s'", opt, remove ? "-" : "",
+			                        axis ? axis : "", axis ? "=" : "");
 			free(items);
-			return hb_usage_error("%s: empty name in '%s'", opt, items[i]);
+			return rc;
 		}
 		bool any = false;
 		for (size_t k = 0; k < n_all; k++) {

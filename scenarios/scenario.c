@@ -155,12 +155,14 @@ int scn_fill(const struct dod_ops *ops, size_t n, void **c_out, uint64_t **handl
 		return SCN_ERROR;
 	int err = ops->create(c_out, n);
 	if (err) {
+		*c_out = NULL;
 		free(*handles_out);
 		*handles_out = NULL;
 		return scn_error(res, "create", err);
 	}
 	if ((err = ops->insert_n(*c_out, n, 0, *handles_out))) {
 		ops->destroy(*c_out);
+		*c_out = NULL; /* the caller's cleanup must not destroy it again */
 		free(*handles_out);
 		*handles_out = NULL;
 		return scn_error(res, "insert_n", err);

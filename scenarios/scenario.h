@@ -161,7 +161,9 @@ const char *scn_cannot_run(const struct scn_scenario *scn, const struct dod_ops 
 uint64_t scn_key_sum(size_t n);
 /* Creates a container with n reserved and inserts items with keys 0..n-1. *handles_out
  * gets a malloc'd array of the n handles (pre-touched; NULL-safe to free) when the
- * container has handles, else NULL. Returns 0 or a DOD error (res->why filled). */
+ * container has handles, else NULL. Returns 0 or a DOD error (res->why filled); on error
+ * the container is destroyed and *c_out and *handles_out are NULL, so a caller's cleanup
+ * that destroys a non-NULL container destroys nothing twice. */
 int scn_fill(const struct dod_ops *ops, size_t n, void **c_out, uint64_t **handles_out,
              struct scn_result *res);
 

@@ -868,3 +868,20 @@ def test_git_rev_of_a_dirty_tree_hashes_the_change(tmp_path):
         assert re.fullmatch(clean + r"-dirty-[0-9a-f]{10}", dirty), dirty
     assert len({first, second, third}) == 3
     assert rev() == third                                    # same state, same value
+
+
+@pytest.mark.parametrize("option,value,shown", [
+    ("--container", "-", "-"), ("--container", "family=", "family="),
+    ("--container", "removal=", "removal="), ("--container", "alloc=", "alloc="),
+    ("--container", "layout=", "layout="), ("--container", "caps=", "caps="),
+    ("--container", "plain_array,-", "-"), ("--container", "-family=", "-family="),
+    ("--scenario", "-", "-"),
+])
+def test_an_empty_name_in_a_selection_is_a_usage_error(option, value, shown):
+    """`--container -` and an axis filter with no value used the freed item list for the
+    message (SIGSEGV, exit 139); they are usage errors naming the item as typed."""
+    args = {"--container": "plain_array", "--scenario": "iterate", option: value}
+    p = run("run", "--container", args["--container"], "--scenario", args["--scenario"],
+            "--n", "10", "--reps", "1", "--out", "/dev/null")
+    assert p.returncode == 2, (p.returncode, p.stderr)
+    assert f"{option}: empty name in '{shown}'" in p.stderr
