@@ -212,13 +212,16 @@ def render_sections(ctx, claims_only=False):
 
 
 def publish(paths, run_ids, dest):
-    """Write the rows of `run_ids` from the CSVs read to dest, xz-compressed at the
+    """Stage the rows of `run_ids` from the CSVs read for dest, xz-compressed at the
     smallest preset (9 extreme), each file's header before its rows (headers of several
     schemas stay readable: results.read_table takes a header line anywhere), and the
-    machine file and the vectorization table beside the first CSV that has each. Raises
-    OSError when it cannot."""
+    machine file and the vectorization table beside the first CSV that has each. Nothing
+    is replaced yet: returns the staged files, [(staged: a temporary path or bytes, final
+    path)], for commit_published, so a destination that is also an input (the published
+    run republished, or a repeat read from where the run goes) is read before any file is
+    written over. Raises OSError when it cannot."""
     os.makedirs(os.path.dirname(os.path.abspath(dest)), exist_ok=True)
-    tmp = dest + ".tmp"
+    tmp = f"{dest}.tmp-{os.getpid()}"
     with lzma.open(tmp, "wt", preset=9 | lzma.PRESET_EXTREME, newline="",
                    encoding="utf-8") as out:
         writer, last_header = csv.writer(out, lineterminator="\n"), None
@@ -235,24 +238,47 @@ def publish(paths, run_ids, dest):
                             writer.writerow(header)
                             last_header = header
                         writer.writerow(fields)
-    os.replace(tmp, dest)
+    staged = [(tmp, dest)]
     for side in (machine.sidecar, machine.vectorization_sidecar):  # the run's side files
         found = next((side(p) for p in paths if os.path.exists(side(p))), None)
         if found and os.path.abspath(found) != os.path.abspath(side(dest)):
-            shutil.copyfile(found, side(dest))
+            with open(found, "rb") as f:
+                staged.append((f.read(), side(dest)))
+    return staged
 
 
 def publish_process(json_path, dest):
-    """Copy the hyperfine export json_path (with its .startup.json and .csv beside it) to
+    """Stage the hyperfine export json_path (with its .startup.json and .csv beside it) for
     the sidecars of the published run dest (bench.csv.xz -> bench.process.json,
-    bench.process.startup.json, bench.process.csv), where a fresh clone's report reads it.
-    Raises OSError when it cannot."""
+    bench.process.startup.json, bench.process.csv), where a fresh clone's report reads it;
+    returns [(bytes, final path)] for commit_published. Raises OSError when it cannot."""
     stem = re.sub(r"\.json$", "", json_path)
     base = re.sub(r"\.csv(\.xz|\.gz)?$", "", dest) + ".process"
+    staged = []
     for suffix in (".json", ".startup.json", ".csv"):
         if os.path.exists(stem + suffix) and os.path.abspath(stem + suffix) != \
                 os.path.abspath(base + suffix):
-            shutil.copyfile(stem + suffix, base + suffix)
+            with open(stem + suffix, "rb") as f:
+                staged.append((f.read(), base + suffix))
+    return staged
+
+
+def commit_published(staged):
+    """Put every staged file in place (publish, publish_process): a temporary file is
+    renamed over its destination, bytes are written to theirs. Raises OSError."""
+    for what, final in staged:
+        if isinstance(what, bytes):
+            with open(final, "wb") as f:
+                f.write(what)
+        else:
+            os.replace(what, final)
+
+
+def discard_staged(staged):
+    """Remove the temporary files of staged files that were not committed."""
+    for what, _ in staged:
+        if isinstance(what, str) and os.path.exists(what):
+            os.remove(what)
 
 
 def _heading_of(text):
@@ -462,12 +488,19 @@ def main(argv=None):
             with open(ctx.results_md, "w", encoding="utf-8") as f:
                 f.write(text)
         if args.publish:
-            publish(paths, {ctx.run_id} | set(ctx.section_runs.values()), args.publish)
-            if ctx.section_runs.get("process"):
-                publish_process(ctx.process_used, args.publish)
-            if other:
-                publish([repeat], {other.run_id} | set(other.section_runs.values()),
-                        repeat_path(args.publish))
+            staged = []
+            try:  # every input read before any published file is written over
+                staged += publish(paths, {ctx.run_id} | set(ctx.section_runs.values()),
+                                  args.publish)
+                if ctx.section_runs.get("process"):
+                    staged += publish_process(ctx.process_used, args.publish)
+                if other:
+                    staged += publish([repeat], {other.run_id} |
+                                      set(other.section_runs.values()),
+                                      repeat_path(args.publish))
+                commit_published(staged)
+            finally:
+                discard_staged(staged)
         stable, differ = (stability_lines(args, ctx, rendered, args.stable_against)
                           if args.stable_against else ([], 0))
     except results.ReportError as e:

@@ -157,3 +157,31 @@ def test_publish_with_a_repeat_writes_both_runs(tmp_path, capsys):
     for path in (dest, tmp_path / "published" / "bench-repeat.csv.xz"):
         lines = lzma.decompress(path.read_bytes()).decode().splitlines()
         assert {r["run_id"] for r in csv.DictReader(lines)} == {"20261121T235901Z-bench1-12345"}
+
+
+def test_publish_reads_every_input_before_it_writes_over_one(tmp_path, capsys):
+    """`--publish P/bench.csv.xz --repeat P/bench.csv.xz P/bench-repeat.csv.xz` (the two
+    published runs swapped) wrote the run over bench.csv.xz before reading the repeat from
+    it: bench.csv.xz got the repeat's rows and bench-repeat.csv.xz none. Every input is now
+    read first: the two files and their machine files trade places."""
+    pub = tmp_path / "published"
+    pub.mkdir()
+    text = SMALL.read_text()
+    run_x, run_y = "20261121T235901Z-bench1-12345", "swapped-run-y"
+    (pub / "bench.csv.xz").write_bytes(lzma.compress(text.encode()))
+    (pub / "bench-repeat.csv.xz").write_bytes(lzma.compress(text.replace(run_x, run_y).encode()))
+    (pub / "bench.machine.json").write_text('{"cpu_model": "x"}')
+    (pub / "bench-repeat.machine.json").write_text('{"cpu_model": "y"}')
+    assert report.main(_args(tmp_path) + ["--publish", str(pub / "bench.csv.xz"), "--repeat",
+                                          str(pub / "bench.csv.xz"),
+                                          str(pub / "bench-repeat.csv.xz")]) == 0
+
+    def runs(name):
+        lines = lzma.decompress((pub / name).read_bytes()).decode().splitlines()
+        return {r["run_id"] for r in csv.DictReader(lines)}
+    assert runs("bench.csv.xz") == {run_y} and runs("bench-repeat.csv.xz") == {run_x}
+    assert (pub / "bench.machine.json").read_text() == '{"cpu_model": "y"}'
+    assert (pub / "bench-repeat.machine.json").read_text() == '{"cpu_model": "x"}'
+    assert sorted(p.name for p in pub.iterdir()) == [
+        "bench-repeat.csv.xz", "bench-repeat.machine.json", "bench.csv.xz",
+        "bench.machine.json"]  # no temporary file left
