@@ -9,11 +9,13 @@ run whose run_id starts with "bench-", else the newest run with time rows (resul
 the schema, loading and validation, runs and cases).
 
 Output: RESULTS.md assembled from the sections of reports/sections/ (one module each, one
-entry point render(ctx)), in sections.DOCUMENT order, after a table of contents: the
-header (what ran, the machine), the claim index (every id of reports/data/claims.csv),
-per article its section, then calibration, complexity, simulated caches, process and the
-every-case pages. A section whose inputs hold no rows keeps its committed text (between
-its BEGIN/END markers) and chart. Charts and pages go to --out-dir.
+entry point render(ctx)), in sections.DOCUMENT order: the answer page, a table of
+contents, the header (what ran, the machine), the claim index (every id of
+reports/data/claims.csv), per article its section, then calibration, complexity,
+simulated caches, process and the every-case pages. A section whose inputs hold no rows
+is left out and named at the end of the contents (nothing is carried over from an
+earlier document). Charts and pages go to --out-dir; by default the document and they go
+to RESULTS_DIR/RUN_ID/ (output_paths): only `make publish` names the committed ones.
 
 With no CSV at all nothing is written and the exit status is 0. Rows with verified=0 are
 excluded and counted in a warning. Bad input prints one "report.py: FILE:LINE: message"

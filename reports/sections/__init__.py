@@ -5,7 +5,7 @@
 ctx is the loaded run (its rows, run id, cases, run info), the machine, the claims and
 the output paths; Section is the section's markdown (marker lines included, ending in a
 newline), the charts it wrote and the verdict rows of the claims it judges. None means
-the inputs hold no rows for the section: report.py then keeps its committed text.
+the inputs hold no rows for the section: report.py then leaves it out and names it.
 report.py calls the sections in ORDER (claim_index and answers last: they read every other
 section's verdict rows) and assembles the document in DOCUMENT order.
 """

@@ -6,7 +6,7 @@ targets of the Bulk data containers (bulk_targets), the fastest hole variant per
 ratio, the particle layouts' speed-ups, and the charts (bulk_charts) in <out-dir>/bulk/.
 Nothing else is assumed: which variants, sizes and hole ratios there are comes from the
 rows; a claim whose rows are absent says "not measured" and why. None when the run has no
-bulk or particle rows (the committed section and charts stay)."""
+bulk or particle rows (the section is left out)."""
 import os
 
 import md

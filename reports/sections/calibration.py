@@ -58,7 +58,7 @@ def calibration(rows, run_id):
     rows of the invocation (dodbench process) that ran iterate_inline are used, so both
     sides were measured side by side, interleaved; rows without an invocation column
     (older files) are paired by run. None when the run lacks either scenario (`make bench`
-    runs both): the committed section stays. Else (text, headline line)."""
+    runs both): the section is left out. Else (text, headline line)."""
     def times(scenario, invocations=None):
         return [r["elapsed_ns"] for r in rows
                 if r["run_id"] == run_id and not results.is_sim_row(r) and r["verified"] == 1

@@ -59,8 +59,8 @@ def complexity_fits(rows, run_id, min_sizes=3):
 
 def render_complexity(fits, run_id):
     """Return the complexity section of RESULTS.md for complexity_fits() of run `run_id`,
-    or None when there is no fit (no case measured at 3 or more sizes n: the committed
-    section stays; sweep n in one run, e.g. SWEEP_HINT, to get one)."""
+    or None when there is no fit (no case measured at 3 or more sizes n: the section is
+    left out; sweep n in one run, e.g. SWEEP_HINT, to get one)."""
     if not fits:
         return None
     begin, end = md.markers(NAME)

@@ -28,7 +28,7 @@ def _geometry(text):
 def render_sim(sims, info, time_run_id):
     """Return the sim_caches section of RESULTS.md for aggregate_sim() of the run in `info`
     (time_run_id: the run of the handle_map table), or None when info is None: no callgrind
-    rows of the table cases (`make bench-sim` writes them), the committed section stays."""
+    rows of the table cases (`make bench-sim` writes them): the section is left out."""
     if info is None or not sims:
         return None
     begin, end = md.markers(NAME)

@@ -568,7 +568,7 @@ def test_render_complexity(ext):
     assert table_cells(section, "defragment/handle_map/elem:8/order:seq")[2:4] == ["O(n)", "0.55"]
     assert "ns_per_op" in section and f"`{RUN_EXT}`" in section
     assert "--n 1000,10000,100000,1000000" in section  # how to fit more cases
-    assert complexity.render_complexity([], RUN_NEW) is None  # no fit: the committed text stays
+    assert complexity.render_complexity([], RUN_NEW) is None  # no fit: the section is left out
 
 
 # --- simulated caches ----------------------------------------------------------------------
@@ -599,7 +599,7 @@ def test_render_sim_section(ext):
         "lookup", "peer_unordered_map", "60 (5×)", "1.5 (7.5×)", "0.8 (8×)"]
     other = sim_caches.render_sim(sims, info, RUN_NEW)
     assert f"the latest run with callgrind rows; the handle_map table is from `{RUN_NEW}`" in other
-    assert sim_caches.render_sim({}, None, RUN_NEW) is None  # no callgrind rows: kept as committed
+    assert sim_caches.render_sim({}, None, RUN_NEW) is None  # no callgrind rows: left out
 
 
 # --- several RESULTS.md sections -----------------------------------------------------------
@@ -715,7 +715,7 @@ def test_calibration_within_and_outside_the_limit():
                                                        [100, 100, 101, 99, 100]), "cal")
     assert "NOT within 5%: through the contract's call the same sum took 20.0% less time" in fast
     assert re.search(r"below ~2\d\.\d% are not resolved by this run: read them as ties", fast)
-    assert calibration.render_calibration([], "cal") is None  # no pair: the committed text stays
+    assert calibration.render_calibration([], "cal") is None  # no pair: the section is left out
     # iterate rows of another invocation of the same run (another sweep line, measured at
     # another time) are not paired with the loop
     other = _calibration_rows([300] * 20, [], invocation="inv-0")
