@@ -371,11 +371,14 @@ static int lock_output(int fd)
 /* What an existing file's first line says about appending to it. */
 enum head { HEAD_EMPTY, HEAD_OURS, HEAD_TORN, HEAD_OTHER };
 
+/* The --samples-out header: one line per raw sample of a repetition. */
+#define SAMPLES_HEADER "run_id,case,rep,i,ns"
+
 /* Reads the first line of the regular file fd (size bytes) without changing anything:
- * empty; our header (rows may follow); a torn header (the whole file is the start of our
- * header, without a newline: a run killed while writing it); or anything else (another
- * schema's header, not a CSV of ours at all). Returns the enum head, or -1 with errno. */
-static int read_head(int fd, off_t size)
+ * empty; the header want (rows may follow); a torn header (the whole file is the start of
+ * want, without a newline: a run killed while writing it); or anything else (another
+ * schema's header, not a file of ours at all). Returns the enum head, or -1 with errno. */
+static int read_head(int fd, off_t size, const char *want)
 {
 	char line[HEADER_MAX + 2];
 	ssize_t got = pread(fd, line, sizeof line - 1, 0);
@@ -385,20 +388,21 @@ static int read_head(int fd, off_t size)
 	size_t len = strcspn(line, "\r\n");
 	bool whole = len < (size_t)got;
 	line[len] = '\0';
-	if (whole && strcmp(line, header()) == 0)
+	if (whole && strcmp(line, want) == 0)
 		return HEAD_OURS;
-	if (!whole && got == size && strncmp(line, header(), len) == 0)
+	if (!whole && got == size && strncmp(line, want, len) == 0)
 		return HEAD_TORN;
 	return HEAD_OTHER;
 }
 
 /* Checks an existing regular file before anything is written to it, then repairs what a
- * killed run left: a torn last line after our header is cut off, a torn header is
- * removed (both with a notice). A file whose first line is not our header is refused
+ * killed run left: a torn last line after the header want is cut off, a torn header is
+ * removed (both with a notice). A file whose first line is not want is refused
  * untouched. Returns the enum head, or -1 with the reason in err. */
-static int prepare_regular(int fd, const char *path, off_t size, char *err, size_t err_len)
+static int prepare_regular(int fd, const char *path, off_t size, const char *want, char *err,
+                           size_t err_len)
 {
-	int head = read_head(fd, size);
+	int head = read_head(fd, size, want);
 	long long dropped = 0;
 	if (head == HEAD_OURS)
 		dropped = drop_torn_tail(fd);
@@ -409,8 +413,9 @@ static int prepare_regular(int fd, const char *path, off_t size, char *err, size
 		return -1;
 	}
 	if (head == HEAD_OTHER) {
-		snprintf(err, err_len, "%s exists with a different header (another schema, or not a "
-		         "dodbench CSV): it was left as it is; write to a new file", path);
+		snprintf(err, err_len, "%s exists with a different header (not \"%.40s...\": another "
+		         "schema, another kind of output, or not a dodbench file): it was left as it "
+		         "is; write to a new file", path, want);
 		return -1;
 	}
 	if (dropped > 0)
@@ -419,64 +424,174 @@ static int prepare_regular(int fd, const char *path, off_t size, char *err, size
 	return head;
 }
 
-/* The stream on fd (the descriptor is the stream's, or closed on failure), fully
- * buffered so that a row leaves in one write; writes the header when with_header.
- * Returns it, or NULL with the reason in err. */
-static FILE *open_stream(int fd, const char *path, bool with_header, char *err, size_t err_len)
+/* Writes the line head and a newline to fd in one write; a failed or short write is cut
+ * off again in a regular file (size: its size before). Returns 0 or an errno. */
+static int put_head(int fd, const char *head, off_t size, bool regular)
 {
-	FILE *f = fdopen(fd, "a");
-	if (!f || setvbuf(f, NULL, _IOFBF, HB_ROW_BUFFER) != 0) {
-		snprintf(err, err_len, "cannot open %s: %s", path, strerror(errno));
-		if (f)
-			fclose(f);
-		else
-			close(fd);
-		return NULL;
-	}
-	if (with_header && hb_csv_header(f) != 0) {
-		snprintf(err, err_len, "cannot write to %s: %s", path, strerror(errno));
-		fclose(f);
-		return NULL;
-	}
-	return f;
+	char line[HEADER_MAX + 2];
+	size_t len = (size_t)snprintf(line, sizeof line, "%s\n", head);
+	ssize_t put = write(fd, line, len);
+	if (put == (ssize_t)len)
+		return 0;
+	int e = put < 0 ? errno : ENOSPC;
+	if (regular && ftruncate(fd, size) != 0)
+		fprintf(stderr, "dodbench: cannot cut the partial header off an output: %s\n",
+		        strerror(errno));
+	return e;
 }
 
-FILE *hb_csv_open(const char *path, char *err, size_t err_len)
+/* Opens an existing file that is not a regular file or a directory, write-only (never
+ * read-write: a reader end of a pipe held by the writer keeps the pipe open for ever):
+ * a FIFO or a pipe only when it has a reader now (else the rows would wait in the pipe
+ * for no one), then blocking as usual; a device. Returns the descriptor or -1 with the
+ * reason in err. */
+static int open_special(const char *path, const struct stat *st, char *err, size_t err_len)
 {
-	if (!*path) {
-		snprintf(err, err_len, "an empty file name");
-		return NULL;
+	bool fifo = S_ISFIFO(st->st_mode);
+	int fd = open(path, O_WRONLY | O_APPEND | O_NOCTTY | O_CLOEXEC | (fifo ? O_NONBLOCK : 0));
+	if (fd < 0 && fifo && errno == ENXIO) {
+		snprintf(err, err_len, "%s is a pipe with no reader: start the reader first (rows "
+		         "written now would be lost)", path);
+		return -1;
 	}
-	int fd = open(path, O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC, 0666);
-	if (fd < 0) {
+	if (fd < 0 || (fifo && fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) != 0)) {
+		snprintf(err, err_len, "cannot open %s for writing: %s", path, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/* One attempt of hb_output_open: 0 done (*fd set, or -1 with err), 1 try again (the
+ * path changed meanwhile). */
+static int open_once(const char *path, int *fd, bool *created, char *err, size_t err_len)
+{
+	struct stat st, fs, now;
+	*fd = -1;
+	*created = false;
+	if (stat(path, &st) != 0) {
+		if (errno == ENOENT && lstat(path, &st) == 0 && S_ISLNK(st.st_mode)) {
+			char to[512] = "";
+			ssize_t n = readlink(path, to, sizeof to - 1);
+			to[n > 0 ? n : 0] = '\0';
+			snprintf(err, err_len, "%s is a symbolic link to %.300s, which does not exist: "
+			         "create that file first (touch it) or give its own path", path, to);
+			return 0;
+		}
+		if (errno != ENOENT) {
+			snprintf(err, err_len, "cannot open %s: %s", path, strerror(errno));
+			return 0;
+		}
+		*fd = open(path, O_RDWR | O_APPEND | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+		if (*fd < 0 && errno == EEXIST)
+			return 1;
+		*created = *fd >= 0;
+	} else if (S_ISDIR(st.st_mode)) {
+		snprintf(err, err_len, "%s is a directory", path);
+		return 0;
+	} else if (!S_ISREG(st.st_mode)) {
+		*fd = open_special(path, &st, err, err_len);
+		return 0;
+	} else {
+		*fd = open(path, O_RDWR | O_APPEND | O_CLOEXEC);
+		if (*fd < 0 && errno == ENOENT)
+			return 1;
+	}
+	if (*fd < 0) {
 		snprintf(err, err_len, "cannot open %s for appending: %s", path, strerror(errno));
-		return NULL;
+		return 0;
 	}
 	/* One writer at a time: the lock lives as long as the descriptor (the whole run). */
-	if (lock_output(fd) != 0) {
+	if (fstat(*fd, &fs) != 0 || lock_output(*fd) != 0) {
 		snprintf(err, err_len,
 		         errno == EWOULDBLOCK
 		                 ? "%s is being written by another dodbench run (it holds the file's "
 		                   "lock): wait for it to finish or write to another file"
 		                 : "cannot lock %s: %s",
 		         path, strerror(errno));
-		close(fd);
-		return NULL;
+		close(*fd);
+		*fd = -1;
+		return 0;
 	}
+	/* The path must still name the locked file: a run refused meanwhile removes the file
+	 * it created, which this one may have opened too (then it would write to no file). */
+	if (stat(path, &now) == 0 && now.st_dev == fs.st_dev && now.st_ino == fs.st_ino)
+		return 0;
+	close(*fd);
+	*fd = -1;
+	return 1;
+}
+
+int hb_output_open(const char *path, bool *created, char *err, size_t err_len)
+{
+	if (!*path) {
+		snprintf(err, err_len, "an empty file name");
+		return -1;
+	}
+	for (int attempt = 0; attempt < 16; attempt++) {
+		int fd;
+		if (open_once(path, &fd, created, err, err_len) == 0)
+			return fd;
+	}
+	snprintf(err, err_len, "%s kept being created, removed or replaced by other processes "
+	         "while it was opened: try again", path);
+	return -1;
+}
+
+/* hb_csv_open and hb_samples_open: the file opened, checked against the header head and
+ * repaired, the header written when the file is new or empty; the stream fully buffered
+ * (HB_ROW_BUFFER), so that a row leaves in one write. On failure a file this call created
+ * is removed again. */
+static FILE *open_appending(const char *path, const char *head, bool *created, char *err,
+                            size_t err_len)
+{
+	int fd = hb_output_open(path, created, err, err_len);
+	if (fd < 0)
+		return NULL;
 	/* A device (/dev/null, /dev/full) or a pipe: nothing to check or repair. */
 	struct stat st;
-	int head = HEAD_EMPTY;
+	int got = HEAD_EMPTY, e = 0;
 	if (fstat(fd, &st) != 0) {
 		snprintf(err, err_len, "cannot open %s: %s", path, strerror(errno));
-		head = -1;
+		got = -1;
 	} else if (S_ISREG(st.st_mode)) {
-		head = prepare_regular(fd, path, st.st_size, err, err_len);
+		got = prepare_regular(fd, path, st.st_size, head, err, err_len);
 	}
-	if (head < 0) {
+	if (got >= 0 && got != HEAD_OURS && fstat(fd, &st) == 0 &&
+	    (e = put_head(fd, head, st.st_size, S_ISREG(st.st_mode))) != 0) {
+		snprintf(err, err_len, "cannot write to %s: %s", path, strerror(e));
+		got = -1;
+	}
+	FILE *f = got >= 0 ? fdopen(fd, "a") : NULL;
+	if (f && setvbuf(f, NULL, _IOFBF, HB_ROW_BUFFER) == 0)
+		return f;
+	if (got >= 0)
+		snprintf(err, err_len, "cannot open %s: %s", path, strerror(errno));
+	hb_output_remove(fd, path, *created);
+	if (f)
+		fclose(f);
+	else
 		close(fd);
-		return NULL;
-	}
-	return open_stream(fd, path, head != HEAD_OURS, err, err_len);
+	return NULL;
+}
+
+FILE *hb_csv_open(const char *path, bool *created, char *err, size_t err_len)
+{
+	return open_appending(path, header(), created, err, err_len);
+}
+
+FILE *hb_samples_open(const char *path, bool *created, char *err, size_t err_len)
+{
+	return open_appending(path, SAMPLES_HEADER, created, err, err_len);
+}
+
+void hb_output_remove(int fd, const char *path, bool created)
+{
+	struct stat fs, now;
+	if (created && fd >= 0 && fstat(fd, &fs) == 0 && stat(path, &now) == 0 &&
+	    now.st_dev == fs.st_dev && now.st_ino == fs.st_ino)
+		unlink(path);
 }
 
 size_t hb_csv_split(char *line, char **fields, size_t max)

@@ -141,15 +141,33 @@ struct hb_row {
 	double grow_p50_ns, grow_max_ns, plain_max_ns; /* marked ones; the others' max */
 };
 
-/* Opens path for appending rows, before any work: creates it if needed, takes an
- * exclusive lock for the life of the stream (a second dodbench on the same file is
- * refused), checks the first line of an existing file (our header; a file that is not a
- * dodbench CSV of this schema is refused and left untouched), then cuts off a torn last
- * line or a torn header (with a notice on stderr) and writes the header when the file is
- * empty. Returns the stream (fully buffered, rows go through hb_csv_put_row), or NULL
- * with the reason in err (errno text included): cannot open or lock, another header or
- * no dodbench CSV, an empty path, the header cannot be written. */
-FILE *hb_csv_open(const char *path, char *err, size_t err_len);
+/* Opens an output path for appending, before any work, by descriptor; every later check
+ * is of that descriptor, never of the path again. A missing file is created with O_EXCL
+ * (*created true: only then may a refused run remove it, hb_output_remove); an existing
+ * regular file is opened read-write (its first line is checked) and locked (flock,
+ * exclusive, for the life of the descriptor: a second dodbench on the same file is
+ * refused), and after the lock the path must still name it (a concurrent run that was
+ * refused may have removed the file it made: then the open starts again). A pipe, FIFO or
+ * device is opened write-only, unlocked; a pipe only when it has a reader. Refused (-1,
+ * the reason in err, errno text included): an empty path, a directory, a symbolic link
+ * to a missing file (nothing is created through it), a pipe without a reader, a file
+ * that cannot be opened or is locked by a live run. Returns the descriptor (O_CLOEXEC). */
+int hb_output_open(const char *path, bool *created, char *err, size_t err_len);
+/* Removes path when created (this run made the file with hb_output_open) and path still
+ * names the file the open descriptor fd is on; else leaves everything as it is. For a
+ * run refused before any work: it removes only what it made. */
+void hb_output_remove(int fd, const char *path, bool created);
+/* Opens path for appending rows (hb_output_open), checks the first line of an existing
+ * file (our header; a file that is not a dodbench CSV of this schema is refused and left
+ * untouched), then cuts off a torn last line or a torn header (with a notice on stderr)
+ * and writes the header when the file is empty. Returns the stream (fully buffered, rows
+ * go through hb_csv_put_row; *created as hb_output_open's), or NULL with the reason in
+ * err: hb_output_open's refusals, another header or no dodbench CSV, the header cannot
+ * be written (a file this call created is removed again). */
+FILE *hb_csv_open(const char *path, bool *created, char *err, size_t err_len);
+/* hb_csv_open for the --samples-out file, whose header is "run_id,case,rep,i,ns" (one
+ * line per raw sample, ns): the same checks, the same torn-line repair. */
+FILE *hb_samples_open(const char *path, bool *created, char *err, size_t err_len);
 /* Buffer of the output stream: larger than any row, so one row is one write(2). */
 #define HB_ROW_BUFFER (64 * 1024)
 /* Writes the header line and flushes it (cut off again if it could not be written

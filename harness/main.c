@@ -67,10 +67,17 @@ struct outputs {
  * the parent's file. */
 static const char *volatile json_tmp_live;
 static volatile sig_atomic_t json_tmp_owner;
-static struct sigaction json_tmp_old[HB_N_STOP_SIGNALS];
+/* Every signal whose default action ends the process and that a handler can catch
+ * (signal(7): Term and Core, less those that report a fault in the process itself). */
+static const int json_tmp_signals[] = {SIGINT,  SIGTERM, SIGHUP,    SIGQUIT, SIGPIPE,
+                                       SIGUSR1, SIGUSR2, SIGALRM,   SIGVTALRM, SIGPROF,
+                                       SIGXCPU, SIGPOLL, SIGSTKFLT, SIGPWR,  SIGSYS};
+#define N_JSON_TMP_SIGNALS (sizeof json_tmp_signals / sizeof json_tmp_signals[0])
+static struct sigaction json_tmp_old[N_JSON_TMP_SIGNALS];
 
-/* SIGINT, SIGTERM or SIGHUP while the temporary file exists: remove it, then die of the
- * signal as without a handler. (A kill -9 cannot be caught: it leaves the file.) */
+/* A signal of json_tmp_signals while the temporary file exists: remove it, then die of
+ * the signal as without a handler. (A kill -9 cannot be caught: it leaves the file, which
+ * the next run with the same --out-json does not mistake for its own.) */
 static void remove_json_tmp(int sig)
 {
 	const char *tmp = json_tmp_live;
@@ -86,29 +93,32 @@ static void guard_json_tmp(const char *tmp)
 {
 	struct sigaction sa = {.sa_handler = remove_json_tmp};
 	sigemptyset(&sa.sa_mask);
-	for (int i = 0; i < 3; i++)
-		sigaddset(&sa.sa_mask, hb_stop_signals[i]);
+	for (size_t i = 0; i < N_JSON_TMP_SIGNALS; i++)
+		sigaddset(&sa.sa_mask, json_tmp_signals[i]);
 	if (tmp) {
 		json_tmp_owner = getpid();
 		json_tmp_live = tmp;
 	} else if (!json_tmp_live) {
 		return;
 	}
-	for (int i = 0; i < 3; i++) {
+	for (size_t i = 0; i < N_JSON_TMP_SIGNALS; i++) {
 		if (!tmp)
-			sigaction(hb_stop_signals[i], &json_tmp_old[i], NULL);
-		else if (sigaction(hb_stop_signals[i], NULL, &json_tmp_old[i]) == 0 &&
+			sigaction(json_tmp_signals[i], &json_tmp_old[i], NULL);
+		else if (sigaction(json_tmp_signals[i], NULL, &json_tmp_old[i]) == 0 &&
 		         json_tmp_old[i].sa_handler != SIG_IGN)
-			sigaction(hb_stop_signals[i], &sa, NULL);
+			sigaction(json_tmp_signals[i], &sa, NULL);
 	}
 	if (!tmp)
 		json_tmp_live = NULL;
 }
 
 /* The option whose open output (--out, --samples-out, --out-json) is the file st
- * describes, or NULL: two outputs on one file would mix their lines or lose one. */
+ * describes, or NULL: two outputs on one file would mix their lines or lose one. A device
+ * is no output's own (NULL). */
 static const char *output_named(const struct outputs *o, const struct stat *st)
 {
+	if (S_ISCHR(st->st_mode) || S_ISBLK(st->st_mode))
+		return NULL; /* a device (/dev/null) takes any number of writers */
 	FILE *const f[3] = {o->csv, o->samples, o->json};
 	static const char *const opt[3] = {"--out", "--samples-out", "--out-json"};
 	for (int i = 0; i < 3; i++) {
@@ -146,10 +156,14 @@ static FILE *json_open(const char *path, struct outputs *o, char *err, size_t er
 		         other);
 		return NULL;
 	}
-	if (exists && !S_ISREG(st.st_mode)) {
-		FILE *f = fopen(path, "w");
-		if (!f)
+	if (exists && !S_ISREG(st.st_mode)) { /* a device or a pipe (with a reader) */
+		bool created;
+		int fd = hb_output_open(path, &created, err, err_len);
+		FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+		if (fd >= 0 && !f) {
 			snprintf(err, err_len, "cannot open %s for writing: %s", path, strerror(errno));
+			close(fd);
+		}
 		return f;
 	}
 	if (exists && access(path, W_OK) != 0) {
@@ -161,13 +175,21 @@ static FILE *json_open(const char *path, struct outputs *o, char *err, size_t er
 		tmp[0] = '\0';
 		return NULL;
 	}
+	/* No signal between the file's creation and its guard: it would stay behind. */
+	sigset_t block, old;
+	sigemptyset(&block);
+	for (size_t i = 0; i < N_JSON_TMP_SIGNALS; i++)
+		sigaddset(&block, json_tmp_signals[i]);
+	sigprocmask(SIG_BLOCK, &block, &old);
 	int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+	if (fd >= 0)
+		guard_json_tmp(tmp);
+	sigprocmask(SIG_SETMASK, &old, NULL);
 	if (fd < 0) { /* not ours to remove */
 		snprintf(err, err_len, "cannot create %.300s: %s", tmp, strerror(errno));
 		tmp[0] = '\0';
 		return NULL;
 	}
-	guard_json_tmp(tmp);
 	FILE *f = fdopen(fd, "w");
 	if (!f) { /* json_discard removes the file */
 		snprintf(err, err_len, "cannot open %.300s: %s", tmp, strerror(errno));
@@ -222,16 +244,15 @@ static int samples_open(struct outputs *o, const char *path, const char *json_pa
 	struct stat st, js;
 	bool exists = stat(path, &st) == 0;
 	const char *other = exists ? output_named(o, &st) : NULL;
-	if (exists && !other && json_path && stat(json_path, &js) == 0 &&
-	    js.st_dev == st.st_dev && js.st_ino == st.st_ino)
+	if (exists && !other && json_path && stat(json_path, &js) == 0 && !S_ISCHR(st.st_mode) &&
+	    !S_ISBLK(st.st_mode) && js.st_dev == st.st_dev && js.st_ino == st.st_ino)
 		other = "--out-json";
 	if (other) {
 		snprintf(err, err_len, "%s is also the %s file: give each output its own file", path,
 		         other);
 		return -1;
 	}
-	o->samples_new = !exists;
-	o->samples = hb_samples_open(path, err, err_len);
+	o->samples = hb_samples_open(path, &o->samples_new, err, err_len);
 	return o->samples ? 0 : -1;
 }
 
@@ -240,8 +261,7 @@ static void samples_drop(struct outputs *o, const struct hb_config *c, bool remo
 {
 	if (!o->samples)
 		return;
-	if (remove_new && o->samples_new)
-		unlink(c->samples_out);
+	hb_output_remove(fileno(o->samples), c->samples_out, remove_new && o->samples_new);
 	fclose(o->samples);
 	o->samples = NULL;
 }
@@ -253,8 +273,7 @@ static void outputs_discard(struct outputs *o, const struct hb_config *c, bool r
 	json_discard(o);
 	samples_drop(o, c, refused);
 	if (o->csv) {
-		if (refused && o->csv_new) /* still locked: no other run has it */
-			unlink(c->out);
+		hb_output_remove(fileno(o->csv), c->out, refused && o->csv_new); /* still locked */
 		fclose(o->csv);
 		o->csv = NULL;
 	}
@@ -289,10 +308,9 @@ static int outputs_open(struct outputs *o, const struct hb_config *c, bool deleg
 	/* A file-size limit (ulimit -f) is then a failed write, EFBIG, handled as a full
 	 * disk, not a death by SIGXFSZ halfway through a row; workers and valgrind inherit it. */
 	signal(SIGXFSZ, SIG_IGN);
-	o->csv_new = c->out && access(c->out, F_OK) != 0;
 	if (c->resume && c->out && hb_resume_check(c->out, err, sizeof err) != 0)
 		what = "--resume";
-	else if (c->out && !(o->csv = hb_csv_open(c->out, err, sizeof err)))
+	else if (c->out && !(o->csv = hb_csv_open(c->out, &o->csv_new, err, sizeof err)))
 		what = "--out";
 	else if (c->samples_out && samples_open(o, c->samples_out, c->out_json, err, sizeof err) != 0)
 		what = "--samples-out";

@@ -169,10 +169,6 @@ static inline bool hb_shows_progress(const struct hb_config *c)
  * schedule does not fit in memory or a child cannot be started, HB_EXIT_OUTPUT on a
  * failed write. */
 int hb_execute(struct hb_run *r, void (*prefault)(const struct hb_config *));
-/* Opens the --samples-out file for appending and writes its header
- * "run_id,case,rep,i,ns" when it is empty. NULL with the reason in err (cannot open, the
- * header cannot be written: /dev/full). */
-FILE *hb_samples_open(const char *path, char *err, size_t err_len);
 /* The width of the summary's name column: the longest name of the n cases that get a
  * line of their own (all but those of a container that cannot run their scenario), so
  * that a failure line printed mid-run (schedule.c) lines up with the summary after it.

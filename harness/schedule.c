@@ -91,24 +91,6 @@ static size_t pct_index(size_t n, double q)
 }
 
 
-FILE *hb_samples_open(const char *path, char *err, size_t err_len)
-{
-	FILE *f = fopen(path, "ae");
-	if (!f) {
-		snprintf(err, err_len, "cannot open %s for appending: %s", path, strerror(errno));
-		return NULL;
-	}
-	/* The header is written now, so that a file that cannot take it (/dev/full) is
-	 * refused before any work, as --out is. */
-	int e = ftell(f) == 0 ? hb_csv_put_line(f, "run_id,case,rep,i,ns\n") : 0;
-	if (e) {
-		snprintf(err, err_len, "cannot write to %s: %s", path, strerror(e));
-		fclose(f);
-		return NULL;
-	}
-	return f;
-}
-
 /* Writes a repetition's raw samples (ns) to the --samples-out file, whole lines only:
  * a failed write (full disk, file-size limit) cuts the file back to where they began
  * and, like a failed --out row, stops the sweep (r->out_errno). */

@@ -195,10 +195,12 @@ static void test_open_checks_header(void **state)
 	assert_true(fd >= 0);
 	close(fd);
 	char err[256];
-	FILE *f = hb_csv_open(path, err, sizeof err); /* empty file: header written */
+	bool created = true;
+	FILE *f = hb_csv_open(path, &created, err, sizeof err); /* empty file: header written */
 	assert_non_null(f);
+	assert_false(created); /* it existed: a refused run must not remove it */
 	fclose(f);
-	f = hb_csv_open(path, err, sizeof err);       /* same header: accepted, not repeated */
+	f = hb_csv_open(path, &created, err, sizeof err);       /* same header: accepted, not repeated */
 	assert_non_null(f);
 	fclose(f);
 	f = fopen(path, "r");
@@ -212,10 +214,10 @@ static void test_open_checks_header(void **state)
 	f = fopen(path, "w");
 	fputs("schema,something_else\n", f);
 	fclose(f);
-	assert_null(hb_csv_open(path, err, sizeof err));
+	assert_null(hb_csv_open(path, &created, err, sizeof err));
 	assert_non_null(strstr(err, "different header"));
 	unlink(path);
-	assert_null(hb_csv_open("/nonexistent-dir/x.csv", err, sizeof err));
+	assert_null(hb_csv_open("/nonexistent-dir/x.csv", &created, err, sizeof err));
 	assert_non_null(strstr(err, "cannot open"));
 }
 

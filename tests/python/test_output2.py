@@ -152,17 +152,27 @@ def _wait_for_rows(out, proc):
     pytest.fail("the run never wrote a row")
 
 
+def _default_signals_no_core():
+    """signals_by_default, and no core file (SIGQUIT's default action dumps one)."""
+    signals_by_default()
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+
+
+# Every signal whose default action ends the process (SIGPIPE: a reader that went away).
 @pytest.mark.parametrize("sig, group", [
     (signal.SIGINT, False), (signal.SIGTERM, False), (signal.SIGHUP, False),
-    (signal.SIGINT, True),
-], ids=["SIGINT", "SIGTERM", "SIGHUP", "SIGINT-to-the-group"])
+    (signal.SIGINT, True), (signal.SIGPIPE, False), (signal.SIGQUIT, False),
+    (signal.SIGUSR1, False), (signal.SIGALRM, False), (signal.SIGUSR2, False),
+    (signal.SIGXCPU, False),
+], ids=["SIGINT", "SIGTERM", "SIGHUP", "SIGINT-to-the-group", "SIGPIPE", "SIGQUIT", "SIGUSR1",
+        "SIGALRM", "SIGUSR2", "SIGXCPU"])
 def test_a_signal_removes_the_json_temporary_file(tmp_path, sig, group):
     out, js = tmp_path / "r.csv", tmp_path / "r.json"
     proc = subprocess.Popen([BIN, "run", "--container", "handle_map", "--scenario", "iterate",
                              "--n", "20000", "--reps", "100000", "--warmup", "0", "--quiet",
                              "--out", str(out), "--out-json", str(js)],
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                            start_new_session=True, preexec_fn=signals_by_default)
+                            start_new_session=True, preexec_fn=_default_signals_no_core)
     try:
         _wait_for_rows(out, proc)
         assert (tmp_path / f"r.json.tmp-{proc.pid}").exists()
