@@ -361,6 +361,9 @@ static int resume_load(struct hb_run *r, struct hb_env *env)
 		return hb_usage_error("--resume: %s", err);
 	if (resume_id[0]) /* new rows join the run they complete */
 		snprintf(env->run_id, sizeof env->run_id, "%s", resume_id);
+	if (r->samples && hb_resume_trim_samples(r, fileno(r->samples), c->samples_out,
+	                                         resume_id, err, sizeof err) != 0)
+		return hb_usage_error("--resume: %s", err);
 	if (!c->quiet)
 		fprintf(stderr, "dodbench: --resume: %zu repetitions of run %s are already in "
 		        "%s and are not run again\n", r->resumed, env->run_id, from);

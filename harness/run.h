@@ -139,6 +139,15 @@ int hb_resume_load(struct hb_run *r, const char *path, char *run_id, size_t run_
  * file yet (a pipe, a device or /dev/stdout is refused). Returns 0, or -1 with the
  * reason in err. */
 int hb_resume_check(const char *path, char *err, size_t err_len);
+/* --resume with --samples-out: a run killed while it measured a repetition leaves that
+ * repetition's samples (some or all) at the end of the samples file without its row in
+ * --out; the repetition runs again and would have its samples twice. Cuts off the lines at
+ * the end of the file (fd, opened and locked as path) that belong to run run_id and to a
+ * planned case's repetition whose have[] mark hb_resume_load left unset, with a notice.
+ * Nothing else is touched: a file that is not regular, or no run_id, is left as it is.
+ * Returns 0, or -1 with the reason in err (out of memory, the file cannot be cut). */
+int hb_resume_trim_samples(const struct hb_run *r, int fd, const char *path,
+                           const char *run_id, char *err, size_t err_len);
 
 /* Progress lines (schedule.c, on stderr; with --quiet only if --progress): none before
  * c->progress_after_s (HB_PROGRESS_AFTER_S, or DODBENCH_PROGRESS_AFTER), then one updating

@@ -85,7 +85,7 @@ static bool case_lines(const struct hb_run *r)
 			printf("%-*s skipped: %s\n", r->name_w, k->name, k->skip);
 			continue;
 		}
-		if (k->done == 0 && k->resumed > 0 && !k->failed) {
+		if (k->done == k->resumed && k->resumed > 0 && !k->failed) {
 			printf("%-*s resumed: all %zu repetitions were already in the output\n",
 			       r->name_w, k->name, k->resumed);
 			continue;

@@ -198,3 +198,99 @@ def test_a_torn_samples_line_is_cut_off_before_appending(tmp_path):
     lines = s.read_text().splitlines()
     assert s.read_bytes().startswith(whole) and lines.count("run_id,case,rep,i,ns") == 1
     assert all(len(line.split(",")) == 5 for line in lines)
+
+
+def _samples_by_rep(path):
+    """{(case, rep): number of sample lines} of a --samples-out file, each line checked."""
+    lines = path.read_text().splitlines()
+    assert lines[0] == "run_id,case,rep,i,ns" and path.read_text().endswith("\n")
+    count = {}
+    for line in lines[1:]:
+        run_id, case, rep, i, ns = line.split(",")
+        count[(case, int(rep))] = count.get((case, int(rep)), 0) + 1
+    return count
+
+
+# A kill -9 mid-repetition left part of its samples (and a torn line) at the end of
+# --samples-out; --resume ran the repetition again and appended its samples beside them.
+# The kill is reproduced by its result: rep 1's row removed from --out, its samples cut
+# in the middle of a line.
+def test_resume_drops_the_samples_of_the_repetition_that_was_killed(tmp_path):
+    out, s = tmp_path / "r.csv", tmp_path / "s.csv"
+    args = [*SAMPLES_CASE, "--reps", "3", "--warmup", "0", "--run-id", "K", "--out", str(out),
+            "--samples-out", str(s)]
+    assert run("run", *args).returncode == 0
+    whole = _samples_by_rep(s)
+    lines = out.read_text().splitlines()
+    out.write_text("\n".join(lines[:-1]) + "\n")  # rep 2's row never written
+    text = s.read_text()
+    rep2 = text.index(",2,0,")  # rep 2's first sample line
+    cut = rep2 + (len(text) - rep2) // 2
+    s.write_text(text[:cut])  # some of its samples, the last one torn
+    p = run("run", *args, "--resume")
+    assert p.returncode == 0, p.stderr
+    assert "ended in a torn line" in p.stderr
+    assert "--resume: removed the last" in p.stderr and "rep 2 on)" in p.stderr
+    assert _samples_by_rep(s) == whole  # each repetition's samples once, all of them
+    assert len(rows_of(out)) == 3
+
+
+def test_out_json_after_resume_holds_every_repetition_of_the_run(tmp_path):
+    import json
+    out, js = tmp_path / "r.csv", tmp_path / "r.json"
+    assert run("run", *CASE, "--reps", "2", "--out", str(out)).returncode == 0
+    for reps in ("5", "5"):  # the second resume has nothing left to run
+        p = run("run", *CASE, "--reps", reps, "--resume", "--out", str(out), "--out-json", str(js))
+        assert p.returncode == 0, p.stderr
+        doc = json.loads(js.read_text())
+        its = [b for b in doc["benchmarks"] if b["run_type"] == "iteration"]
+        header = out.read_text().splitlines()[0].split(",")
+        times = sorted(float(r[header.index("elapsed_ns")]) for r in rows_of(out))
+        assert sorted(b["real_time"] for b in its) == times and len(times) == 5
+        mean = [b for b in doc["benchmarks"] if b.get("aggregate_name") == "mean"]
+        assert mean[0]["repetitions"] == 5
+
+
+def _damaged(path, how):
+    """path's rows with the last one damaged as how says."""
+    lines = path.read_text().splitlines()
+    header, last = lines[0].split(","), lines[-1].split(",")
+    rep = header.index("rep")
+    if how == "nul":
+        lines[-1] = lines[-1].replace(",ok,", ",o\0k,")
+    elif how == "20 fields":
+        lines[-1] = ",".join(last[:20])
+    else:
+        last[rep] = how
+        lines[-1] = ",".join(last)
+    path.write_text("\n".join(lines) + "\n")
+
+
+@pytest.mark.parametrize("how, why", [
+    ("nul", "a NUL byte"), ("-1", 'rep is "-1", not a count'),
+    ("abc", 'rep is "abc", not a count'), ("20 fields", "20 fields, the header has"),
+])
+def test_resume_refuses_a_file_the_reports_would_refuse(tmp_path, how, why):
+    out = tmp_path / "r.csv"
+    assert run("run", *CASE, "--reps", "2", "--out", str(out)).returncode == 0
+    _damaged(out, how)
+    before = out.read_bytes()
+    p = run("run", *CASE, "--reps", "3", "--resume", "--out", str(out))
+    assert p.returncode == 2, p.stderr
+    assert f"--resume: {out}:3: {why}" in p.stderr and "nothing is appended" in p.stderr
+    assert out.read_bytes() == before
+    report = subprocess.run(["/usr/bin/python3", "reports/compare.py", str(out), str(out)],
+                            capture_output=True, text=True, timeout=120)
+    assert report.returncode != 0 and f"{out}:3" in report.stderr  # the reader agrees
+
+
+def test_resume_reads_a_file_saved_with_crlf_line_ends(tmp_path):
+    out = tmp_path / "r.csv"
+    assert run("run", *CASE, "--reps", "2", "--out", str(out)).returncode == 0
+    out.write_bytes(out.read_bytes().replace(b"\n", b"\r\n"))
+    p = run("run", *CASE, "--reps", "3", "--resume", "--out", str(out))
+    assert p.returncode == 0, p.stderr
+    assert "--resume: 2 repetitions of run" in p.stderr
+    rows = rows_of(out)
+    rep = out.read_text().splitlines()[0].split(",").index("rep")
+    assert [r[rep] for r in rows] == ["0", "1", "2"]
