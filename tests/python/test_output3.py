@@ -253,17 +253,19 @@ def test_out_json_after_resume_holds_every_repetition_of_the_run(tmp_path):
 
 def _damaged(path, how):
     """path's rows with the last one damaged as how says."""
-    lines = path.read_text().splitlines()
-    header, last = lines[0].split(","), lines[-1].split(",")
-    rep = header.index("rep")
+    import csv
+    import io
+    table = list(csv.reader(io.StringIO(path.read_text())))
+    rep = table[0].index("rep")
     if how == "nul":
-        lines[-1] = lines[-1].replace(",ok,", ",o\0k,")
+        table[-1][table[0].index("status")] = "o\0k"
     elif how == "20 fields":
-        lines[-1] = ",".join(last[:20])
+        table[-1] = table[-1][:20]
     else:
-        last[rep] = how
-        lines[-1] = ",".join(last)
-    path.write_text("\n".join(lines) + "\n")
+        table[-1][rep] = how
+    text = io.StringIO()
+    csv.writer(text, lineterminator="\n").writerows(table)
+    path.write_text(text.getvalue())
 
 
 @pytest.mark.parametrize("how, why", [
