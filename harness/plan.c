@@ -65,7 +65,7 @@ static int add_case(struct planner *pl, const struct hb_container *k,
 	x->cannot_run = x->skip != NULL;
 	for (size_t i = 0; i < pl->n_axes && !x->skip; i++)
 		if (pl->axes[i]->skip)
-			x->skip = pl->axes[i]->skip(x);
+			x->skip = pl->axes[i]->skip(pl->c, x);
 	x->elapsed_ns = calloc(pl->c->reps, sizeof *x->elapsed_ns);
 	x->cpu_ns = calloc(pl->c->reps, sizeof *x->cpu_ns);
 	return x->elapsed_ns && x->cpu_ns ? 0 : -1;

@@ -170,6 +170,18 @@ def test_help_documents_every_option():
      "--hole-ratio: 0.5 of n 1 rounds to 0 holes (round(0.5 x 1) = 1, at most n - 1 = 0)"),
     (["run", "--n", "1,1000", "--hole-ratio", "0,0.5,0.0001"],
      "0.0001 of n 1000 (the largest --n) rounds to 0 holes"),
+    # two ratios with one hole count at every n ran one case twice: rows (case, rep) twice
+    (["run", "--container", "handle_map", "--scenario", "iterate", "--n", "1000",
+      "--hole-ratio", "0.5,0.5004"],
+     "--hole-ratio: 0.5 and 0.5004 are one case at every --n (n 1000: both 500 holes): its "
+     "repetitions would be written twice; give one of them"),
+    (["run", "--container", "handle_map", "--scenario", "iterate", "--n", "1,10,1000",
+      "--hole-ratio", "0.5,0.5004"],
+     "0.5 and 0.5004 are one case at every --n (n 10: both 5 holes; n 1000: both 500 holes)"),
+    (["run", "--container", "handle_map", "--scenario", "iterate", "--n", "10000000",
+      "--hole-ratio", "0.5,0.5000001"],
+     "0.5 and 0.5000001 are one case at every --n (n 10000000: 5000000 and 5000001 holes, "
+     "both 0.5 in the CSV)"),
     # issue 13 R
     (["run", "--samples-out", ""], "--samples-out: an empty file name"),
     (["run", "--timeout", "0x10"], "--timeout: '0x10' is not a number of seconds"),
@@ -467,6 +479,37 @@ def test_holes_that_round_to_none_at_one_n_are_skipped(tmp_path):
     assert cases == [("create", "1", "0", "none"), ("create", "1000", "0", "none"),
                      ("iterate", "1", "0", "none"), ("iterate", "1000", "0", "none"),
                      ("iterate", "1000", "0.5", "clustered"), ("iterate", "1000", "0.5", "random")]
+
+
+def test_hole_ratios_that_are_one_case_at_one_n_run_once_there(tmp_path):
+    """--n 1000 --hole-ratio 0.5,0.5004 erased 500 items in both cases and wrote reps
+    0,1,0,1 under hole_ratio 0.5 (the CSV holds the fraction erased). At n 1000 they are
+    one case, run once, as the first listed (a notice says so, the summary skips the other);
+    at n 10000 (5000 and 5004 holes) both run. No (case, rep) is written twice."""
+    out = tmp_path / "h.csv"
+    p = run("run", "--container", "handle_map", "--scenario", "iterate,create", "--n",
+            "1000,10000", "--hole-ratio", "0.5,0.5004", "--hole-pattern", "random,oldest",
+            "--reps", "2", "--warmup", "0", "--out", str(out))
+    assert p.returncode == 0, p.stderr
+    notices = [l for l in p.stderr.splitlines() if "--hole-ratio" in l]
+    assert notices == ["dodbench: --hole-ratio: 0.5 and 0.5004 are one case at n 1000 (both "
+                       "500 holes): it runs once there, as 0.5"], p.stderr
+    for pattern in ("random", "oldest"):
+        assert re.search(rf"iterate/handle_map/n:1000/elem:8/holes:0.5004:{pattern} +skipped: "
+                         r"the same holes at this n as a --hole-ratio listed before it",
+                         p.stdout), p.stdout
+    keys = [(r["scenario"], r["n"], r["hole_ratio"], r["hole_pattern"], r["rep"])
+            for r in read_rows(out)]
+    assert len(keys) == len(set(keys))
+    assert sorted({k[:4] for k in keys if k[0] == "iterate"}) == [
+        ("iterate", "1000", "0.5", "oldest"), ("iterate", "1000", "0.5", "random"),
+        ("iterate", "10000", "0.5", "oldest"), ("iterate", "10000", "0.5", "random"),
+        ("iterate", "10000", "0.5004", "oldest"), ("iterate", "10000", "0.5004", "random")]
+    assert len(keys) == 6 * 2 + 2 * 2  # iterate's six cases, create's two (no holes)
+    quiet = run("run", "--container", "handle_map", "--scenario", "iterate", "--n",
+                "1000,10000", "--hole-ratio", "0.5,0.5004", "--reps", "1", "--warmup", "0",
+                "--quiet")
+    assert quiet.returncode == 0 and quiet.stderr == "", quiet.stderr
 
 
 def test_resume_refuses_a_case_of_the_run_with_another_seed(tmp_path):
