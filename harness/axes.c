@@ -145,11 +145,14 @@ static int ratio_check(const struct hb_config *c, char *err, size_t err_len)
 		n = ns->v[i].u > n ? (size_t)ns->v[i].u : n;
 	for (size_t h = 0; holes && h < rs->n; h++) {
 		double r = rs->v[h].d;
+		if (r > 0 && n == 1) /* round(r x 1) may be 1, but a hole needs a survivor */
+			return fail(err, err_len, "--hole-ratio: %g erases no item at n 1%s: n = 1 leaves "
+			            "no room for a hole (at most n - 1 = 0 holes): give a larger n, or 0 "
+			            "for no holes", r, ns->n > 1 ? " (the largest --n)" : "");
 		if (r > 0 && scn_hole_count(n, r) == 0)
 			return fail(err, err_len, "--hole-ratio: %g of n %zu%s rounds to 0 holes (round(%g "
-			            "x %zu) = %lld, at most n - 1 = %zu): give a larger ratio or n, or 0 "
-			            "for no holes", r, n, ns->n > 1 ? " (the largest --n)" : "", r, n,
-			            llround(r * (double)n), n - 1);
+			            "x %zu) = %lld): give a larger ratio or n, or 0 for no holes", r, n,
+			            ns->n > 1 ? " (the largest --n)" : "", r, n, llround(r * (double)n));
 	}
 	return holes ? ratio_pairs(c, err, err_len) : 0;
 }

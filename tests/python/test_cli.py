@@ -166,8 +166,10 @@ def test_help_documents_every_option():
     (["run", "--container", "handle_map", "--scenario", "iterate", "--n", "1000",
       "--hole-ratio", "0.0001"],
      "--hole-ratio: 0.0001 of n 1000 rounds to 0 holes (round(0.0001 x 1000) = 0"),
+    # n = 1 leaves no room for a hole; it said round(0.5 x 1) = 1 rounds to 0 holes
     (["run", "--n", "1", "--hole-ratio", "0.5"],
-     "--hole-ratio: 0.5 of n 1 rounds to 0 holes (round(0.5 x 1) = 1, at most n - 1 = 0)"),
+     "--hole-ratio: 0.5 erases no item at n 1: n = 1 leaves no room for a hole (at most "
+     "n - 1 = 0 holes): give a larger n, or 0 for no holes\n"),
     (["run", "--n", "1,1000", "--hole-ratio", "0,0.5,0.0001"],
      "0.0001 of n 1000 (the largest --n) rounds to 0 holes"),
     # two ratios with one hole count at every n ran one case twice: rows (case, rep) twice
@@ -183,7 +185,16 @@ def test_help_documents_every_option():
      "0.5 and 0.5000001 are one case at every --n (n 10000000: 5000000 and 5000001 holes, "
      "both 0.5 in the CSV)"),
     # issue 13 R
-    (["run", "--samples-out", ""], "--samples-out: an empty file name"),
+    # a repeated option silently replaced the earlier one (--n 10 --n 20 ran n 20 only)
+    (["run", "--n", "10", "--n", "20"], "--n given twice (the second would replace the "
+     "first): give it once, its values comma-separated"),
+    (["run", "--container", "handle_map", "--container", "plain_array"],
+     "--container given twice"),
+    (["run", "--reps", "2", "--reps=3"], "--reps given twice (the second would replace the "
+     "first): give it once\n"),
+    (["run", "--seed", "1", "--se=2"], "--seed given twice"),
+    (["run", "--hole-pattern", "random", "--hole-pattern", "oldest"], "--hole-pattern given twice"),
+    (["run", "--timeout", "5", "--timeout", "6"], "--timeout given twice"),
     (["run", "--timeout", "0x10"], "--timeout: '0x10' is not a number of seconds"),
     (["run", "--timeout", " 5"], "--timeout: ' 5' is not a number of seconds"),
     (["run", "--timeout", "1e1"], "in decimal (2.5)"),
@@ -598,6 +609,31 @@ def test_sweep_file_runs_every_line_under_one_run_id(tmp_path):
     assert {r["run_id"] for r in read_rows(out)} == {"sweep-1", "sweep-2"}
 
 
+def test_a_sweep_line_may_give_its_own_seed_and_timeout(tmp_path):
+    """run-sweeps.sh adds --seed 1 and --timeout, which a line may give itself: dodbench
+    refuses an option given twice, so the script then adds neither."""
+    sweep, out = tmp_path / "s.txt", tmp_path / "s.csv"
+    sweep.write_text("--container handle_map --scenario iterate --n 10 --reps 1 --warmup 0 "
+                     "--seed 7 --timeout 30 --quiet\n--container handle_map --scenario "
+                     "iterate --n 20 --reps 1 --warmup 0 --seed=9 --timeout=30.5 --quiet\n")
+    p = subprocess.run(["bash", str(ROOT / "scripts" / "run-sweeps.sh"), str(sweep), BIN,
+                        "sweep-seed", str(out)], capture_output=True, text=True, timeout=120)
+    assert p.returncode == 0, p.stderr
+    assert sorted((r["n"], r["seed"]) for r in read_rows(out)) == [("10", "7"), ("20", "9")]
+
+
+def test_no_sweep_line_gives_an_option_twice():
+    """Every line of sweeps/*.txt with what run-sweeps.sh adds (--run-id, --out,
+    --progress; --seed and --timeout only when the line has none) names each option once:
+    dodbench refuses a repeated option."""
+    for path in sorted((ROOT / "sweeps").glob("*.txt")):
+        for line in path.read_text().splitlines():
+            words = line.split("#")[0].split()
+            names = [w[2:].split("=")[0] for w in words if w.startswith("--")]
+            assert len(names) == len(set(names)), (path.name, line)
+            assert not {"run-id", "out", "progress"} & set(names), (path.name, line)
+
+
 def test_sweep_file_keeps_per_case_lines_in_a_log_and_shows_progress(tmp_path):
     """make bench's terminal gets a line per sweep and progress; the summaries go to a log."""
     sweep, out = tmp_path / "s.txt", tmp_path / "s.csv"
@@ -728,6 +764,19 @@ def test_callgrind_host_geometry_is_recorded(tmp_path):
     row = read_rows(out)[0]
     assert re.fullmatch(r"[1-9]\d*:[1-9]\d*:[1-9]\d*", row["sim_ll"]), row["sim_ll"]
     assert re.fullmatch(r"[1-9]\d*:[1-9]\d*:[1-9]\d*", row["sim_d1"]), row["sim_d1"]
+
+
+@pytest.mark.parametrize("counters", [["--cou", "callgrind"], ["--counter=callgrind"],
+                                      ["--counters", "callgrind"]])
+def test_callgrind_with_counters_abbreviated(tmp_path, counters):
+    """The callgrind parent replaces --out and --counters in the child's arguments; an
+    abbreviation getopt takes (--cou) was passed on beside the parent's own --counters,
+    which the child now refuses as an option given twice."""
+    out = tmp_path / "c.csv"
+    p = run("run", "--container", "plain_array", "--scenario", "iterate", "--n", "100",
+            "--reps", "1", "--warmup", "0", *counters, "--quiet", "--out", str(out))
+    assert p.returncode == 0, p.stdout + p.stderr
+    assert [r["counter_source"] for r in read_rows(out)] == ["callgrind"]
 
 
 def test_callgrind_refuses_a_container_the_simulator_binary_does_not_link(tmp_path):
