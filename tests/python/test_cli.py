@@ -205,7 +205,7 @@ def test_help_documents_every_option():
     (["run", "--container", "all", "--scenario", "all", "--reps", "1000000",
       "--n", ",".join(str(i) for i in range(1, 101)), "--elem-bytes", "8,16,40,64,256",
       "--hole-ratio", "0,0.1,0.2,0.3,0.4,0.5", "--hole-pattern", "random,clustered,oldest"],
-     "of timing records; this machine has"),
+     "of timing records, more than half the limit here"),
     (["run", "--s", "3"], "ambiguous option '--s': could be --scenario, --seed"),
     (["run", "--ou", "x.csv"], "ambiguous option '--ou': could be --out, --out-json"),
     (["run", "--bogus=3"], "unknown option '--bogus'"),
@@ -521,6 +521,44 @@ def test_hole_ratios_that_are_one_case_at_one_n_run_once_there(tmp_path):
                 "1000,10000", "--hole-ratio", "0.5,0.5004", "--reps", "1", "--warmup", "0",
                 "--quiet")
     assert quiet.returncode == 0 and quiet.stderr == "", quiet.stderr
+
+
+ULIMIT_KIB = 256 * 1024  # 256 MiB: well below any machine's memory that runs these tests
+
+
+def run_under_ulimit(flag, *args):
+    """dodbench under `ulimit FLAG ULIMIT_KIB` (-v: RLIMIT_AS, -d: RLIMIT_DATA). Skips the
+    test when the binary cannot start so limited: ASan reserves terabytes of address space
+    for its shadow memory at start (and counts it as data), so build/dodbench-san dies
+    under either limit before main; the limits' parsing is tested in C
+    (tests/test_mem_limit.c, also built with the sanitizers)."""
+    def go(*a):
+        return subprocess.run(["bash", "-c", f'ulimit {flag} {ULIMIT_KIB} && exec "$0" "$@"',
+                               BIN, *a], capture_output=True, text=True, timeout=300)
+    probe = go("list", "scenarios", "--names")
+    if probe.returncode != 0 and "AddressSanitizer" in probe.stderr:
+        pytest.skip(f"{BIN} cannot start under ulimit {flag} (a sanitizer build reserves its "
+                    f"shadow memory at start): {probe.stderr.strip()[:200]}")
+    assert probe.returncode == 0, probe.stderr
+    return go(*args)
+
+
+@pytest.mark.parametrize("flag, limit", [("-v", "ulimit -v (RLIMIT_AS)"),
+                                         ("-d", "ulimit -d (RLIMIT_DATA)")])
+def test_the_size_check_heeds_ulimit(tmp_path, flag, limit):
+    """The size check compared with the machine's RAM, not the memory the process may
+    take: 5M elements (about 0.4 GiB by the estimate) started under a 256 MiB ulimit and
+    ran out of memory mid-run. Now refused before any work, naming the limit."""
+    out = tmp_path / "u.csv"
+    p = run_under_ulimit(flag, "run", "--container", "handle_map", "--scenario", "iterate",
+                         "--n", "5000000", "--reps", "1", "--warmup", "0", "--out", str(out))
+    assert p.returncode == 2, p.stdout + p.stderr
+    assert p.stderr.startswith("dodbench: --n: 5000000 elements of 8 bytes need about 0.4 GiB; "
+                               f"the limit here is 0.2 GiB ({limit})\n"), p.stderr
+    assert not out.exists()
+    ok = run_under_ulimit(flag, "run", "--container", "handle_map", "--scenario", "iterate",
+                          "--n", "1000", "--reps", "1", "--warmup", "0", "--quiet")
+    assert ok.returncode == 0, ok.stderr
 
 
 def test_resume_refuses_a_case_of_the_run_with_another_seed(tmp_path):
