@@ -49,10 +49,91 @@ static bool ratio_matches(const struct hb_case *k, const char *field)
 	return fabs(want - got) <= 1e-5 * (want > 0 ? want : 1);
 }
 
+/* The hole_ratio field of a row of ratio r at n: the fraction really erased, m / n, as
+ * the CSV writes it (hb_axis_format). */
+static char *holes_field(size_t n, double r, char *buf, size_t len)
+{
+	static const struct hb_axis fraction = {.kind = HB_AXIS_FRACTION};
+	union hb_axis_value v = {.d = (double)scn_hole_count(n, r) / (double)n};
+	return hb_axis_format(&fraction, v, false, buf, len);
+}
+
+/* Whether ratios a and b are one case at n: the same row fields (the same number of
+ * holes, or counts so close that their fractions print alike). */
+static bool same_case_at(size_t n, double a, double b)
+{
+	char fa[64], fb[64];
+	return strcmp(holes_field(n, a, fa, sizeof fa), holes_field(n, b, fb, sizeof fb)) == 0;
+}
+
+/* "both 500 holes", or "500000 and 500001 holes, both 0.5 in the CSV" (ratios a, b at n),
+ * after "; " when *at > 0, at *at in buf[0 .. len); with_n: "n 1000: " before it. */
+static void say_same(char *buf, size_t len, size_t *at, size_t n, double a, double b,
+                     bool with_n)
+{
+	size_t ma = scn_hole_count(n, a), mb = scn_hole_count(n, b);
+	char f[64], head[64] = "";
+	if (with_n)
+		snprintf(head, sizeof head, "n %zu: ", n);
+	if (*at < len && ma == mb)
+		*at += (size_t)snprintf(buf + *at, len - *at, "%s%sboth %zu holes", *at ? "; " : "",
+		                        head, ma);
+	else if (*at < len)
+		*at += (size_t)snprintf(buf + *at, len - *at, "%s%s%zu and %zu holes, both %s in the "
+		                        "CSV", *at ? "; " : "", head, ma, mb,
+		                        holes_field(n, a, f, sizeof f));
+}
+
+/* The index of the first ratio listed before index j that is one case with it at n, or j. */
+static size_t first_same(const struct hb_axis_values *rs, size_t j, size_t n)
+{
+	for (size_t i = 0; i < j; i++)
+		if (rs->v[i].d > 0 && same_case_at(n, rs->v[i].d, rs->v[j].d))
+			return i;
+	return j;
+}
+
+/* Two hole ratios > 0 that erase as many items at an n are one case there (the rows carry
+ * the fraction erased: its repetitions would be written twice). At every --n: refused,
+ * naming both and the counts; at some n only, the later one is skipped there
+ * (ratio_skip), with one notice per ratio and n (none with --quiet). */
+static int ratio_pairs(const struct hb_config *c, char *err, size_t err_len)
+{
+	const struct hb_axis_values *ns = &c->axis[HB_AXIS_N], *rs = &c->axis[HB_AXIS_HOLE_RATIO];
+	for (size_t j = 0; j < rs->n; j++)
+		for (size_t i = 0; i < j && rs->v[j].d > 0; i++) {
+			double a = rs->v[i].d, b = rs->v[j].d;
+			size_t same = 0, at = 0;
+			for (size_t k = 0; k < ns->n && a > 0; k++)
+				same += same_case_at((size_t)ns->v[k].u, a, b);
+			if (!same || same < ns->n)
+				continue;
+			char counts[300] = "";
+			for (size_t k = 0; k < ns->n; k++)
+				if (scn_hole_count((size_t)ns->v[k].u, a) > 0)
+					say_same(counts, sizeof counts, &at, (size_t)ns->v[k].u, a, b, true);
+			return fail(err, err_len, "--hole-ratio: %.15g and %.15g are one case at every "
+			            "--n (%s): its repetitions would be written twice; give one of them",
+			            a, b, counts);
+		}
+	for (size_t j = 0; j < rs->n && !c->quiet && !c->sim_child; j++)
+		for (size_t k = 0; k < ns->n && rs->v[j].d > 0; k++) {
+			size_t n = (size_t)ns->v[k].u, i = first_same(rs, j, n), at = 0;
+			char counts[160] = "";
+			if (i == j || scn_hole_count(n, rs->v[j].d) == 0)
+				continue;
+			say_same(counts, sizeof counts, &at, n, rs->v[i].d, rs->v[j].d, false);
+			fprintf(stderr, "dodbench: --hole-ratio: %.15g and %.15g are one case at n %zu "
+			        "(%s): it runs once there, as %.15g\n", rs->v[i].d, rs->v[j].d, n, counts,
+			        rs->v[i].d);
+		}
+	return 0;
+}
+
 /* Refuses a hole ratio > 0 that erases no item at any --n of the run (it rounds to 0
  * holes even at the largest n, as round(R * n), at most n - 1, grows with n), when a
  * selected scenario uses holes: every case it asks for would be skipped. At some n only
- * (--n 1,1000 --hole-ratio 0.5) those cases are skipped (ratio_skip). */
+ * (--n 1,1000 --hole-ratio 0.5) those cases are skipped (ratio_skip). Then ratio_pairs. */
 static int ratio_check(const struct hb_config *c, char *err, size_t err_len)
 {
 	bool holes = false;
@@ -64,22 +145,35 @@ static int ratio_check(const struct hb_config *c, char *err, size_t err_len)
 		n = ns->v[i].u > n ? (size_t)ns->v[i].u : n;
 	for (size_t h = 0; holes && h < rs->n; h++) {
 		double r = rs->v[h].d;
+		if (r > 0 && n == 1) /* round(r x 1) may be 1, but a hole needs a survivor */
+			return fail(err, err_len, "--hole-ratio: %g erases no item at n 1%s: n = 1 leaves "
+			            "no room for a hole (at most n - 1 = 0 holes): give a larger n, or 0 "
+			            "for no holes", r, ns->n > 1 ? " (the largest --n)" : "");
 		if (r > 0 && scn_hole_count(n, r) == 0)
 			return fail(err, err_len, "--hole-ratio: %g of n %zu%s rounds to 0 holes (round(%g "
-			            "x %zu) = %lld, at most n - 1 = %zu): give a larger ratio or n, or 0 "
-			            "for no holes", r, n, ns->n > 1 ? " (the largest --n)" : "", r, n,
-			            llround(r * (double)n), n - 1);
+			            "x %zu) = %lld): give a larger ratio or n, or 0 for no holes", r, n,
+			            ns->n > 1 ? " (the largest --n)" : "", r, n, llround(r * (double)n));
 	}
-	return 0;
+	return holes ? ratio_pairs(c, err, err_len) : 0;
 }
 
 /* Run, it would be the no-holes case recorded as holed (hole_ratio 0 with a pattern, which
  * the reports refuse): ratio_check refuses a ratio for which this holds at every n, so
- * here it is one n of a sweep. */
-static const char *ratio_skip(const struct hb_case *k)
+ * here it is one n of a sweep. A ratio that is one case at this n with a ratio listed
+ * before it (ratio_pairs) runs as that one. */
+static const char *ratio_skip(const struct hb_config *c, const struct hb_case *k)
 {
-	if (k->scn->uses_holes && k->p.hole_ratio > 0 && scn_hole_count(k->p.n, k->p.hole_ratio) == 0)
+	if (!k->scn->uses_holes || k->p.hole_ratio <= 0)
+		return NULL;
+	if (scn_hole_count(k->p.n, k->p.hole_ratio) == 0)
 		return "round(hole ratio x n) is 0 holes (at most n - 1): nothing to erase at this n";
+	const struct hb_axis_values *rs = &c->axis[HB_AXIS_HOLE_RATIO];
+	size_t j = 0;
+	while (j < rs->n && rs->v[j].d != k->p.hole_ratio)
+		j++;
+	if (j < rs->n && first_same(rs, j, k->p.n) < j)
+		return "the same holes at this n as a --hole-ratio listed before it (see the notice), "
+		       "which runs";
 	return NULL;
 }
 
@@ -175,7 +269,9 @@ static const struct hb_axis table[] = {
 		.key = "holes", .name_omits_absent = true,
 		.help = "fraction of the n items erased before the timed region, 0 <= R < 1: "
 		"round(R * n) items are erased, at most n - 1; a ratio that erases none at an n is "
-		"skipped there, and refused when it erases none at every n",
+		"skipped there, and refused when it erases none at every n; two that erase as many "
+		"at an n are one case there, run once (as the first listed), and refused when they "
+		"are at every n",
 		.kind = HB_AXIS_FRACTION, .takes = takes_holes, .absent = {.d = 0},
 		.absent_help = "run without holes", .bind = bind_ratio, .matches = ratio_matches,
 		.check = ratio_check, .skip = ratio_skip,

@@ -82,10 +82,13 @@ struct hb_axis {
 	 * the value as hb_axis_format writes it. */
 	bool (*matches)(const struct hb_case *k, const char *field);
 	/* Refuses, before any work, what no single value shows (hole ratios that erase
-	 * nothing at every --n): returns 0, or -1 with the usage error in err. NULL: none. */
+	 * nothing at every --n, or as many items as each other at every --n); may print
+	 * notices on stderr (not with --quiet) about what its skip will leave out. Returns 0,
+	 * or -1 with the usage error in err. NULL: none. */
 	int (*check)(const struct hb_config *c, char *err, size_t err_len);
-	/* Why case k cannot run with its value (NULL: it can), beside scn_cannot_run. */
-	const char *(*skip)(const struct hb_case *k);
+	/* Why case k of the run c cannot run with its value (NULL: it can), beside
+	 * scn_cannot_run; a static string. */
+	const char *(*skip)(const struct hb_config *c, const struct hb_case *k);
 };
 
 /* Registers an axis from outside axes.c (after the table's, in name order). */

@@ -23,7 +23,8 @@ static const char help_usage[] =
 	"sizes, orders and holes. Each repetition is one timed region; one raw CSV row is\n"
 	"written per repetition, and a summary (median, min, max per case) is printed.\n"
 	"\n"
-	"options of run (lists are comma-separated; no limit on their length):\n";
+	"options of run (lists are comma-separated; no limit on their length; an option with a\n"
+	"value is given once: a second --n is an error, not an override):\n";
 static const char help_options[] =
 	"  --container SEL[,..] containers (default all). Each item is a name, a glob ('bulk_*'),\n"
 	"                       an axis filter AXIS=GLOB (family, removal, alloc, layout, caps:\n"
@@ -590,9 +591,27 @@ static int parse_value(struct hb_config *c, int opt, char *arg)
 	}
 }
 
+/* The usage error for an option with a value given a second time, which would silently
+ * replace the first (--n 10 --n 20 ran n 20 only), or 0 the first time (seen[opt] is
+ * set). A flag given twice (--quiet --quiet) changes nothing and is not one. */
+static int repeated(const struct option *opts, int opt, bool *seen)
+{
+	const struct option *o = opts;
+	while (o->name && o->val != opt)
+		o++;
+	if (!o->name || o->has_arg != required_argument || !seen[opt]) {
+		seen[opt] = true;
+		return 0;
+	}
+	bool list = opt >= AXIS_OPT || opt == 'c' || opt == 's';
+	return hb_usage_error("--%s given twice (the second would replace the first): give it "
+	                      "once%s", o->name, list ? ", its values comma-separated" : "");
+}
+
 int hb_parse_run(struct hb_config *c, int argc, char **argv)
 {
 	struct option opts[N_RUN_OPTS + HB_MAX_AXES + 1];
+	bool seen[AXIS_OPT + HB_MAX_AXES] = {false}; /* by option code: given once already */
 	build_options(opts);
 	if (set_defaults(c))
 		return 2;
@@ -600,6 +619,8 @@ int hb_parse_run(struct hb_config *c, int argc, char **argv)
 	optind = 1;
 	int opt, rc = 0;
 	while (!c->help && rc == 0 && (opt = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
+		if (opt > 0 && opt < AXIS_OPT + HB_MAX_AXES && (rc = repeated(opts, opt, seen)))
+			break;
 		if (opt >= AXIS_OPT)
 			rc = parse_axis(c, (size_t)(opt - AXIS_OPT), optarg);
 		else if (opt == ':')

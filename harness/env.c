@@ -209,8 +209,6 @@ void hb_env_capture(struct hb_env *e)
 	snprintf(e->cflags, sizeof e->cflags, "%s", DOD_CFLAGS);
 	snprintf(e->git_rev, sizeof e->git_rev, "%s", DOD_GIT_REV);
 	e->n_cpus = sysconf(_SC_NPROCESSORS_ONLN);
-	long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
-	e->phys_mem_bytes = pages > 0 && page > 0 ? (uint64_t)pages * (uint64_t)page : 0;
 	char stamp[32];
 	time_t t = time(NULL);
 	struct tm tm;

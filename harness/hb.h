@@ -74,7 +74,6 @@ struct hb_env {
 	char run_id[224];
 	char invocation[224];     /* this process: UTC start-host-pid (the default run_id) */
 	long n_cpus;
-	uint64_t phys_mem_bytes;
 	bool hypervisor;          /* cpuinfo "hypervisor" flag: a VM */
 	char governor[48];        /* cpufreq scaling governor of cpu0, or "unavailable" */
 	char turbo[48];           /* "on", "off" or "unavailable" */

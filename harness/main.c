@@ -447,7 +447,7 @@ static int cmd_run(int argc, char **argv)
 	if (c.run_id)
 		snprintf(env.run_id, sizeof env.run_id, "%s", c.run_id);
 	if (rc == 0)
-		rc = hb_check_fits(&c, &env);
+		rc = hb_check_fits(&c);
 	/* Every output is opened and checked before any work: a bad path, a file another run
 	 * is writing, a full device or two outputs naming one file are refused here (exit 2),
 	 * not found after the sweep. */

@@ -65,7 +65,7 @@ static int add_case(struct planner *pl, const struct hb_container *k,
 	x->cannot_run = x->skip != NULL;
 	for (size_t i = 0; i < pl->n_axes && !x->skip; i++)
 		if (pl->axes[i]->skip)
-			x->skip = pl->axes[i]->skip(x);
+			x->skip = pl->axes[i]->skip(pl->c, x);
 	x->elapsed_ns = calloc(pl->c->reps, sizeof *x->elapsed_ns);
 	x->cpu_ns = calloc(pl->c->reps, sizeof *x->cpu_ns);
 	return x->elapsed_ns && x->cpu_ns ? 0 : -1;
@@ -129,9 +129,50 @@ void hb_plan_free(struct hb_case *cases, size_t n)
 	free(cases);
 }
 
+/* The sizes of c against each container's limit and the memory this process may take
+ * (scn_mem_limit): the repetition table and each n at each element size. Returns 0 or 2. */
+static int check_sizes(const struct hb_config *c)
+{
+	const struct hb_axis_values *ns = &c->axis[HB_AXIS_N], *elems = &c->axis[HB_AXIS_ELEM];
+	/* The repetition table (two uint64_t per case and rep), at most the product of the
+	 * axes: refused up front rather than found missing after the output is open. */
+	const struct hb_axis *const *axes;
+	size_t n_axes = hb_axes(&axes);
+	double cases = (double)c->n_containers * (double)c->n_scenarios;
+	for (size_t i = 0; i < n_axes; i++)
+		cases *= (double)(c->axis[i].n ? c->axis[i].n : 1);
+	double table = cases * (double)c->reps * 2 * sizeof(uint64_t);
+	struct scn_mem_limit lim;
+	scn_mem_limit(&lim);
+	double limit = (double)lim.bytes, gib = limit / (1 << 30);
+	if (lim.bytes && table > limit / 2)
+		return hb_usage_error("--reps: up to %.0f cases x %llu repetitions need %.1f GiB "
+		                      "of timing records, more than half the limit here, %.1f GiB "
+		                      "(%s): fewer reps or cases", cases, c->reps, table / (1 << 30),
+		                      gib, lim.what);
+	for (size_t i = 0; i < ns->n; i++)
+		for (size_t e = 0; e < elems->n; e++) {
+			size_t n = (size_t)ns->v[i].u, eb = (size_t)elems->v[e].u;
+			for (size_t k = 0; k < c->n_containers; k++) {
+				const struct dod_ops *ops = hb_find_ops(c->containers[k]->name, eb);
+				if (ops && n > ops->max_elems)
+					return hb_usage_error("--n: %zu exceeds %s's limit of %zu elements", n,
+					                      ops->name, ops->max_elems);
+			}
+			double need = (double)n * (double)(2 * eb + 64);
+			if (lim.bytes && need > limit)
+				return hb_usage_error("--n: %zu elements of %zu bytes need about %.1f GiB; "
+				                      "the limit here is %.1f GiB (%s)", n, eb,
+				                      need / (1 << 30), gib, lim.what);
+		}
+	return 0;
+}
+
 /* The estimate (two copies of the payload plus 64 bytes of bookkeeping per element:
- * handles, sparse set, nodes, hole setup) is deliberately generous. */
-int hb_check_fits(const struct hb_config *c, const struct hb_env *env)
+ * handles, sparse set, nodes, hole setup) is deliberately generous. It is compared with
+ * the memory this process may take (scn_mem_limit: the smallest of the free memory,
+ * ulimit -v and -d, and the cgroup's limit), not with the machine's RAM. */
+int hb_check_fits(const struct hb_config *c)
 {
 	const struct hb_axis *const *axes;
 	size_t n_axes = hb_axes(&axes);
@@ -139,7 +180,7 @@ int hb_check_fits(const struct hb_config *c, const struct hb_env *env)
 	for (size_t i = 0; i < n_axes; i++)
 		if (axes[i]->check && axes[i]->check(c, err, sizeof err))
 			return hb_usage_error("%s", err);
-	const struct hb_axis_values *ns = &c->axis[HB_AXIS_N], *elems = &c->axis[HB_AXIS_ELEM];
+	const struct hb_axis_values *elems = &c->axis[HB_AXIS_ELEM];
 	/* A container built at a selected size but not linked into this binary (the
 	 * simulator's build/dodbench-sim holds the Makefile's SIM_VARIANTS only) is an error,
 	 * not a case silently left out of a callgrind run. */
@@ -182,32 +223,5 @@ int hb_check_fits(const struct hb_config *c, const struct hb_env *env)
 			fprintf(stderr, "dodbench: skipped: %s at --elem-bytes %s (built for %s only)\n",
 			        c->containers[k]->name, missing, sizes);
 	}
-	/* The repetition table (two uint64_t per case and rep), at most the product of the
-	 * axes: refused up front rather than found missing after the output is open. */
-	double cases = (double)c->n_containers * (double)c->n_scenarios;
-	for (size_t i = 0; i < n_axes; i++)
-		cases *= (double)(c->axis[i].n ? c->axis[i].n : 1);
-	double table = cases * (double)c->reps * 2 * sizeof(uint64_t);
-	if (env->phys_mem_bytes && table > (double)env->phys_mem_bytes / 2)
-		return hb_usage_error("--reps: up to %.0f cases x %llu repetitions need %.1f GiB "
-		                      "of timing records; this machine has %.1f GiB: fewer reps "
-		                      "or cases", cases, c->reps, table / (1 << 30),
-		                      (double)env->phys_mem_bytes / (1 << 30));
-	for (size_t i = 0; i < ns->n; i++)
-		for (size_t e = 0; e < elems->n; e++) {
-			size_t n = (size_t)ns->v[i].u, eb = (size_t)elems->v[e].u;
-			for (size_t k = 0; k < c->n_containers; k++) {
-				const struct dod_ops *ops = hb_find_ops(c->containers[k]->name, eb);
-				if (ops && n > ops->max_elems)
-					return hb_usage_error("--n: %zu exceeds %s's limit of %zu elements", n,
-					                      ops->name, ops->max_elems);
-			}
-			double need = (double)n * (double)(2 * eb + 64);
-			if (env->phys_mem_bytes && need > (double)env->phys_mem_bytes)
-				return hb_usage_error("--n: %zu elements of %zu bytes need about %.1f GiB; "
-				                      "this machine has %.1f GiB",
-				                      n, eb, need / (1 << 30),
-				                      (double)env->phys_mem_bytes / (1 << 30));
-		}
-	return 0;
+	return check_sizes(c);
 }

@@ -105,9 +105,10 @@ struct hb_case {
  * absent value. A case an axis's `skip` refuses (a ratio that rounds to 0 holes at an n)
  * is skipped there. Returns 0 or 1 (out of memory, message printed). */
 int hb_plan(const struct hb_config *c, struct hb_case **cases_out, size_t *n_out);
-/* Rejects sizes a container cannot index or this machine cannot hold, and what an axis's
- * `check` refuses (a hole ratio that rounds to 0 holes at every n). Returns 0 or 2. */
-int hb_check_fits(const struct hb_config *c, const struct hb_env *env);
+/* Rejects sizes a container cannot index or this process cannot hold (scn_mem_limit:
+ * free memory, ulimit, cgroup; the message names the limit), and what an axis's `check`
+ * refuses (a hole ratio that rounds to 0 holes at every n). Returns 0 or 2. */
+int hb_check_fits(const struct hb_config *c);
 void hb_plan_free(struct hb_case *cases, size_t n);
 
 struct hb_run {

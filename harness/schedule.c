@@ -13,9 +13,9 @@
  * Everything measured happens in the worker, as it did in one process: the region, the
  * row (written by the worker, one write each) and the samples. The parent only starts
  * workers and sleeps; the worker reports each job in shared memory (struct shared), which
- * the parent reads when it wakes: when the worker ends, when the case in flight reaches
- * --timeout, or to print progress, never once per repetition (a wake-up beside a timed
- * region could take its CPU). The parent keeps the cases' figures for the summary and the
+ * the parent reads when it wakes: when the worker begins its first job, when it ends,
+ * when the case in flight reaches --timeout, or to print progress, never once per
+ * repetition (a wake-up beside a timed region could take its CPU). The parent keeps the cases' figures for the summary and the
  * JSON, prints failures, and writes the row of a repetition whose worker died.
  * The job in flight is the first job after the last one reported that the worker does not
  * skip; both sides apply the same skip rule (stopped cases) to the same job list.
@@ -391,8 +391,6 @@ struct shared {
 static void run_jobs(struct hb_run *r, const struct job *jobs, size_t n, bool *slot_done,
                      struct shared *sh)
 {
-	if (sh)
-		sh->t_start = now_s();
 	for (size_t x = next_job(r, jobs, n, 0); x < n && !r->out_errno;
 	     x = next_job(r, jobs, n, x + 1)) {
 		struct done d = run_rep(r, &jobs[x]);
@@ -413,10 +411,11 @@ const int hb_stop_signals[HB_N_STOP_SIGNALS] = {SIGINT, SIGTERM, SIGHUP};
 #define WORKER_ORPHANED_EXIT 71
 
 /* The child side: dies with the parent, opens its own counters, pre-faults its own heap,
- * runs the segment, reports each job in sh, and exits without running the parent's
+ * says on the pipe fd that its first job begins (the parent's --timeout clock starts
+ * then), runs the segment, reports each job in sh, and exits without running the parent's
  * atexit handlers or flushing its stdio buffers twice. */
 static _Noreturn void worker(struct hb_run *r, const struct job *jobs, size_t n,
-                             bool *slot_done, struct shared *sh, pid_t parent,
+                             bool *slot_done, struct shared *sh, pid_t parent, int fd,
                              void (*prefault)(const struct hb_config *))
 {
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
@@ -433,6 +432,11 @@ static _Noreturn void worker(struct hb_run *r, const struct job *jobs, size_t n,
 	hb_counters_fork_child();
 	if (prefault && r->c->prefault)
 		prefault(r->c);
+	sh->t_start = now_s();
+	/* One byte wakes the parent before the first region, never beside one; if it cannot
+	 * be written the parent still sees t_start at its next wake-up. */
+	while (write(fd, "s", 1) < 0 && errno == EINTR)
+		;
 	run_jobs(r, jobs, n, slot_done, sh);
 	if (r->samples)
 		fflush(r->samples);
@@ -486,9 +490,10 @@ static size_t take_reports(struct hb_run *r, const struct job *jobs, size_t n, b
 
 /* The parent side of one worker. It does not wake per repetition (a wake-up beside a
  * timed region could share its CPU): it sleeps in poll on a pipe whose only writer is the
- * worker, which never writes, so poll returns when the worker ends; or when the case in
- * flight reaches --timeout (then SIGKILL); or every progress interval (run.h) to print
- * progress. Then it reaps the worker and, when it died with a job in flight, gives that
+ * worker, which writes one byte when its first job begins (after its pre-fault), so poll
+ * returns then and when the worker ends; or when the case in flight reaches --timeout
+ * (then SIGKILL; the wait is in ms, so a timeout below 1 s is honoured); or every
+ * progress interval (run.h) to print progress. Then it reaps the worker and, when it died with a job in flight, gives that
  * job's case its status and a row. Returns 0. */
 static int supervise(struct hb_run *r, const struct job *jobs, size_t n, bool *slot_done,
                      pid_t pid, int fd, struct shared *sh)
@@ -505,10 +510,9 @@ static int supervise(struct hb_run *r, const struct job *jobs, size_t n, bool *s
 		if (t_in_flight > 0)
 			next = take_reports(r, jobs, n, slot_done, sh, &seen, &t_in_flight);
 		double wait_s = show ? progress_interval_s(r) : -1;
-		if (timeout > 0 && next < n && !killed) {
-			double left = started > 0 ? timeout - r->cases[jobs[next].i].spent_s -
-			                                    (now_s() - t_in_flight)
-			                          : 1; /* look again once it has started */
+		/* Before the worker has started, its start byte wakes the parent. */
+		if (timeout > 0 && next < n && !killed && started > 0) {
+			double left = timeout - r->cases[jobs[next].i].spent_s - (now_s() - t_in_flight);
 			if (left <= 0) {
 				kill(pid, SIGKILL);
 				killed = true;
@@ -583,7 +587,7 @@ static int run_segment_forked(struct hb_run *r, const struct job *jobs, size_t n
 	}
 	if (pid == 0) {
 		close(fds[0]);
-		worker(r, jobs, n, slot_done, sh, parent, prefault);
+		worker(r, jobs, n, slot_done, sh, parent, fds[1], prefault);
 	}
 	close(fds[1]);
 	int rc = supervise(r, jobs, n, slot_done, pid, fds[0], sh);

@@ -521,12 +521,18 @@ static void pass_on(int sig)
 		kill((pid_t)child_pid, SIGKILL);
 }
 
-/* True for the arguments the parent replaces: --out F / --out=F and --counters X. */
+/* The arguments the parent replaces, --out F and --counters X: 2 for the name of one (its
+ * value follows), 1 for --NAME=VALUE, else 0. Abbreviated too (--cou callgrind), as
+ * getopt_long took it: the parent has parsed these arguments, so an option that is a
+ * prefix of one of the names is that one (the child refuses an option given twice). */
 static int skip_arg(const char *a)
 {
-	if (strcmp(a, "--out") == 0 || strcmp(a, "--counters") == 0)
-		return 2;
-	return strncmp(a, "--out=", 6) == 0 || strncmp(a, "--counters=", 11) == 0;
+	static const char *const replaced[] = {"out", "counters"};
+	size_t len = strncmp(a, "--", 2) == 0 ? strcspn(a + 2, "=") : 0;
+	for (size_t i = 0; len && i < sizeof replaced / sizeof *replaced; i++)
+		if (len <= strlen(replaced[i]) && strncmp(a + 2, replaced[i], len) == 0)
+			return a[2 + len] == '=' ? 1 : 2;
+	return 0;
 }
 
 /* One callgrind run: its files and the child's command line. */

@@ -155,6 +155,32 @@ const struct scn_scenario *scn_find(const char *name);
 const char *scn_cannot_run(const struct scn_scenario *scn, const struct dod_ops *ops,
                            const struct scn_params *p);
 
+/* ---- the memory a run may take (mem_limit.c) ---- */
+
+/* A memory limit: its bytes (0: none known) and what it is: "ulimit -v (RLIMIT_AS)",
+ * "ulimit -d (RLIMIT_DATA)", "cgroup /sys/fs/cgroup/x/memory.max" (v1: its
+ * memory.limit_in_bytes), "MemAvailable in /proc/meminfo", "MemTotal in /proc/meminfo" or
+ * "physical memory". */
+struct scn_mem_limit {
+	uint64_t bytes;
+	char what[300];
+};
+/* Where scn_mem_limit_from looks: the texts of /proc/meminfo, /proc/self/cgroup and
+ * /proc/self/mountinfo (paths), the soft RLIMIT_AS and RLIMIT_DATA in bytes (0: none) and
+ * the physical memory (sysconf; 0: unknown) for a meminfo without MemAvailable and
+ * MemTotal. */
+struct scn_mem_sources {
+	const char *meminfo, *cgroup, *mountinfo;
+	uint64_t rlimit_as, rlimit_data, phys_bytes;
+};
+/* The smallest of the limits src gives into *out: the rlimits, the memory cgroup's
+ * (v2 memory.max, v1 memory.limit_in_bytes, on the process's cgroup and each parent below
+ * the hierarchy's mount), MemAvailable (else MemTotal, else phys_bytes). A file that is
+ * missing or malformed gives no limit; out->bytes 0 when none is known. */
+void scn_mem_limit_from(const struct scn_mem_sources *src, struct scn_mem_limit *out);
+/* scn_mem_limit_from on this process's files and limits. Reads a few small files. */
+void scn_mem_limit(struct scn_mem_limit *out);
+
 /* ---- helpers shared by scenarios (scenario.c) ---- */
 
 /* Sum of the keys 0..n-1 mod 2^64: what every full visit must produce. */

@@ -8,7 +8,6 @@
  * log2 L times). No scenario is registered here. */
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "axes.h"
 #include "scenario.h"
@@ -76,22 +75,27 @@ static void plan_order(struct scn_tags *t, size_t *seen, uint64_t *rng)
  * array up to twice that). */
 #define TAG_BYTES_BOUND 32
 
-/* Whether the t->total tags of the case fit in physical memory at TAG_BYTES_BOUND each: a
- * long distribution at a large n (each1024 at n = 1M: 1G tags, ~32 GB) is refused with a
- * message (res->why, err DOD_ENOMEM: the case's status oom) before anything that size is
- * touched, where the kernel's OOM killer would otherwise end the case. */
+/* Whether the t->total tags of the case fit in the memory this process may take
+ * (scn_mem_limit: free memory, ulimit, cgroup) at TAG_BYTES_BOUND each: a long
+ * distribution at a large n (each1024 at n = 1M: 1G tags, ~32 GB) is refused with a
+ * message naming the limit (res->why, err DOD_ENOMEM: the case's status oom) before
+ * anything that size is touched, where the kernel's OOM killer would otherwise end the
+ * case. */
 static bool plan_fits(const struct scn_tags *t, const struct scn_params *p,
                       struct scn_result *res)
 {
-	long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
-	double have = pages > 0 && page > 0 ? (double)pages * (double)page : 0;
+	struct scn_mem_limit lim;
+	scn_mem_limit(&lim);
 	double need = (double)t->total * TAG_BYTES_BOUND;
-	if (have == 0 || need <= have)
+	if (lim.bytes == 0 || need <= (double)lim.bytes)
 		return true;
-	snprintf(res->why, sizeof res->why, "tags plan: %zu tags (--n %zu, --tag-dist %s) need "
-	         "about %.1f GiB at %d B a tag; this machine has %.1f GiB: a smaller --n",
-	         t->total, t->n, scn_tag_dist_names[p->tag_dist], need / (1 << 30),
-	         TAG_BYTES_BOUND, have / (1 << 30));
+	/* A long cgroup path may be cut short at the end of why: the limit's kind comes first. */
+	int len = snprintf(res->why, sizeof res->why, "tags plan: %zu tags (--n %zu, --tag-dist "
+	                   "%s) need about %.1f GiB (%d B a tag); the limit here is %.1f GiB (%s)",
+	                   t->total, t->n, scn_tag_dist_names[p->tag_dist], need / (1 << 30),
+	                   TAG_BYTES_BOUND, (double)lim.bytes / (1 << 30), lim.what);
+	if (len >= (int)sizeof res->why)
+		snprintf(res->why + sizeof res->why - 4, 4, "...");
 	res->verified = false;
 	res->err = DOD_ENOMEM;
 	return false;

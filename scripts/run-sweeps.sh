@@ -6,8 +6,9 @@
 # a comment. Each line runs as
 #     DODBENCH run --seed 1 --timeout S --run-id RUN_ID --out OUT.csv <line>
 # (S: $SWEEP_TIMEOUT or 600; none on a --counters callgrind line, which refuses it),
-# so every line of one file lands in one CSV under one run id, and a line may override the
-# seed. A failing line is reported and the others still run; the exit status is that of
+# so every line of one file lands in one CSV under one run id. A line may give its own
+# --seed or --timeout: then the script adds none (dodbench refuses an option given twice;
+# --run-id and --out are the script's). A failing line is reported and the others still run; the exit status is that of
 # the last failing line (1 a case failed, 2 a bad line), else 0.
 #
 # The terminal gets one line per sweep and dodbench's progress (--progress, even for the
@@ -54,12 +55,15 @@ for i in "${!lines[@]}"; do
 	head="== sweep $((i + 1))/${#lines[@]} ($file): ${lines[$i]}"
 	echo "$head" >&2
 	echo "$head" >>"$log"
-	# --timeout per case, except under callgrind, whose cases share one valgrind process
-	timeout=(--timeout "${SWEEP_TIMEOUT:-600}")
-	[[ " ${args[*]} " == *" --counters callgrind "* ]] && timeout=()
+	# --timeout per case, except under callgrind, whose cases share one valgrind process;
+	# the seed and the timeout unless the line gives its own
+	seed=(--seed 1) timeout=(--timeout "${SWEEP_TIMEOUT:-600}")
+	[[ " ${args[*]} " =~ \ --counters(\ |=)callgrind\  ]] && timeout=()
+	[[ " ${args[*]} " =~ \ --seed(\ |=) ]] && seed=()
+	[[ " ${args[*]} " =~ \ --timeout(\ |=) ]] && timeout=()
 	set -f # no pathname expansion of globs in the arguments
 	t0=${EPOCHREALTIME//[!0-9]/} # microseconds (any locale's decimal point)
-	"$bin" run --seed 1 "${timeout[@]}" --run-id "$run_id" --out "$out" --progress \
+	"$bin" run "${seed[@]}" "${timeout[@]}" --run-id "$run_id" --out "$out" --progress \
 		"${args[@]}" >>"$log"
 	rc=$?
 	set +f

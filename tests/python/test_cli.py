@@ -166,12 +166,35 @@ def test_help_documents_every_option():
     (["run", "--container", "handle_map", "--scenario", "iterate", "--n", "1000",
       "--hole-ratio", "0.0001"],
      "--hole-ratio: 0.0001 of n 1000 rounds to 0 holes (round(0.0001 x 1000) = 0"),
+    # n = 1 leaves no room for a hole; it said round(0.5 x 1) = 1 rounds to 0 holes
     (["run", "--n", "1", "--hole-ratio", "0.5"],
-     "--hole-ratio: 0.5 of n 1 rounds to 0 holes (round(0.5 x 1) = 1, at most n - 1 = 0)"),
+     "--hole-ratio: 0.5 erases no item at n 1: n = 1 leaves no room for a hole (at most "
+     "n - 1 = 0 holes): give a larger n, or 0 for no holes\n"),
     (["run", "--n", "1,1000", "--hole-ratio", "0,0.5,0.0001"],
      "0.0001 of n 1000 (the largest --n) rounds to 0 holes"),
+    # two ratios with one hole count at every n ran one case twice: rows (case, rep) twice
+    (["run", "--container", "handle_map", "--scenario", "iterate", "--n", "1000",
+      "--hole-ratio", "0.5,0.5004"],
+     "--hole-ratio: 0.5 and 0.5004 are one case at every --n (n 1000: both 500 holes): its "
+     "repetitions would be written twice; give one of them"),
+    (["run", "--container", "handle_map", "--scenario", "iterate", "--n", "1,10,1000",
+      "--hole-ratio", "0.5,0.5004"],
+     "0.5 and 0.5004 are one case at every --n (n 10: both 5 holes; n 1000: both 500 holes)"),
+    (["run", "--container", "handle_map", "--scenario", "iterate", "--n", "10000000",
+      "--hole-ratio", "0.5,0.5000001"],
+     "0.5 and 0.5000001 are one case at every --n (n 10000000: 5000000 and 5000001 holes, "
+     "both 0.5 in the CSV)"),
     # issue 13 R
-    (["run", "--samples-out", ""], "--samples-out: an empty file name"),
+    # a repeated option silently replaced the earlier one (--n 10 --n 20 ran n 20 only)
+    (["run", "--n", "10", "--n", "20"], "--n given twice (the second would replace the "
+     "first): give it once, its values comma-separated"),
+    (["run", "--container", "handle_map", "--container", "plain_array"],
+     "--container given twice"),
+    (["run", "--reps", "2", "--reps=3"], "--reps given twice (the second would replace the "
+     "first): give it once\n"),
+    (["run", "--seed", "1", "--se=2"], "--seed given twice"),
+    (["run", "--hole-pattern", "random", "--hole-pattern", "oldest"], "--hole-pattern given twice"),
+    (["run", "--timeout", "5", "--timeout", "6"], "--timeout given twice"),
     (["run", "--timeout", "0x10"], "--timeout: '0x10' is not a number of seconds"),
     (["run", "--timeout", " 5"], "--timeout: ' 5' is not a number of seconds"),
     (["run", "--timeout", "1e1"], "in decimal (2.5)"),
@@ -182,7 +205,7 @@ def test_help_documents_every_option():
     (["run", "--container", "all", "--scenario", "all", "--reps", "1000000",
       "--n", ",".join(str(i) for i in range(1, 101)), "--elem-bytes", "8,16,40,64,256",
       "--hole-ratio", "0,0.1,0.2,0.3,0.4,0.5", "--hole-pattern", "random,clustered,oldest"],
-     "of timing records; this machine has"),
+     "of timing records, more than half the limit here"),
     (["run", "--s", "3"], "ambiguous option '--s': could be --scenario, --seed"),
     (["run", "--ou", "x.csv"], "ambiguous option '--ou': could be --out, --out-json"),
     (["run", "--bogus=3"], "unknown option '--bogus'"),
@@ -469,6 +492,75 @@ def test_holes_that_round_to_none_at_one_n_are_skipped(tmp_path):
                      ("iterate", "1000", "0.5", "clustered"), ("iterate", "1000", "0.5", "random")]
 
 
+def test_hole_ratios_that_are_one_case_at_one_n_run_once_there(tmp_path):
+    """--n 1000 --hole-ratio 0.5,0.5004 erased 500 items in both cases and wrote reps
+    0,1,0,1 under hole_ratio 0.5 (the CSV holds the fraction erased). At n 1000 they are
+    one case, run once, as the first listed (a notice says so, the summary skips the other);
+    at n 10000 (5000 and 5004 holes) both run. No (case, rep) is written twice."""
+    out = tmp_path / "h.csv"
+    p = run("run", "--container", "handle_map", "--scenario", "iterate,create", "--n",
+            "1000,10000", "--hole-ratio", "0.5,0.5004", "--hole-pattern", "random,oldest",
+            "--reps", "2", "--warmup", "0", "--out", str(out))
+    assert p.returncode == 0, p.stderr
+    notices = [l for l in p.stderr.splitlines() if "--hole-ratio" in l]
+    assert notices == ["dodbench: --hole-ratio: 0.5 and 0.5004 are one case at n 1000 (both "
+                       "500 holes): it runs once there, as 0.5"], p.stderr
+    for pattern in ("random", "oldest"):
+        assert re.search(rf"iterate/handle_map/n:1000/elem:8/holes:0.5004:{pattern} +skipped: "
+                         r"the same holes at this n as a --hole-ratio listed before it",
+                         p.stdout), p.stdout
+    keys = [(r["scenario"], r["n"], r["hole_ratio"], r["hole_pattern"], r["rep"])
+            for r in read_rows(out)]
+    assert len(keys) == len(set(keys))
+    assert sorted({k[:4] for k in keys if k[0] == "iterate"}) == [
+        ("iterate", "1000", "0.5", "oldest"), ("iterate", "1000", "0.5", "random"),
+        ("iterate", "10000", "0.5", "oldest"), ("iterate", "10000", "0.5", "random"),
+        ("iterate", "10000", "0.5004", "oldest"), ("iterate", "10000", "0.5004", "random")]
+    assert len(keys) == 6 * 2 + 2 * 2  # iterate's six cases, create's two (no holes)
+    quiet = run("run", "--container", "handle_map", "--scenario", "iterate", "--n",
+                "1000,10000", "--hole-ratio", "0.5,0.5004", "--reps", "1", "--warmup", "0",
+                "--quiet")
+    assert quiet.returncode == 0 and quiet.stderr == "", quiet.stderr
+
+
+ULIMIT_KIB = 256 * 1024  # 256 MiB: well below any machine's memory that runs these tests
+
+
+def run_under_ulimit(flag, *args):
+    """dodbench under `ulimit FLAG ULIMIT_KIB` (-v: RLIMIT_AS, -d: RLIMIT_DATA). Skips the
+    test when the binary cannot start so limited: ASan reserves terabytes of address space
+    for its shadow memory at start (and counts it as data), so build/dodbench-san dies
+    under either limit before main; the limits' parsing is tested in C
+    (tests/test_mem_limit.c, also built with the sanitizers)."""
+    def go(*a):
+        return subprocess.run(["bash", "-c", f'ulimit {flag} {ULIMIT_KIB} && exec "$0" "$@"',
+                               BIN, *a], capture_output=True, text=True, timeout=300)
+    probe = go("list", "scenarios", "--names")
+    if probe.returncode != 0 and "AddressSanitizer" in probe.stderr:
+        pytest.skip(f"{BIN} cannot start under ulimit {flag} (a sanitizer build reserves its "
+                    f"shadow memory at start): {probe.stderr.strip()[:200]}")
+    assert probe.returncode == 0, probe.stderr
+    return go(*args)
+
+
+@pytest.mark.parametrize("flag, limit", [("-v", "ulimit -v (RLIMIT_AS)"),
+                                         ("-d", "ulimit -d (RLIMIT_DATA)")])
+def test_the_size_check_heeds_ulimit(tmp_path, flag, limit):
+    """The size check compared with the machine's RAM, not the memory the process may
+    take: 5M elements (about 0.4 GiB by the estimate) started under a 256 MiB ulimit and
+    ran out of memory mid-run. Now refused before any work, naming the limit."""
+    out = tmp_path / "u.csv"
+    p = run_under_ulimit(flag, "run", "--container", "handle_map", "--scenario", "iterate",
+                         "--n", "5000000", "--reps", "1", "--warmup", "0", "--out", str(out))
+    assert p.returncode == 2, p.stdout + p.stderr
+    assert p.stderr.startswith("dodbench: --n: 5000000 elements of 8 bytes need about 0.4 GiB; "
+                               f"the limit here is 0.2 GiB ({limit})\n"), p.stderr
+    assert not out.exists()
+    ok = run_under_ulimit(flag, "run", "--container", "handle_map", "--scenario", "iterate",
+                          "--n", "1000", "--reps", "1", "--warmup", "0", "--quiet")
+    assert ok.returncode == 0, ok.stderr
+
+
 def test_resume_refuses_a_case_of_the_run_with_another_seed(tmp_path):
     """Issue 13 E: --resume --seed 8 after a killed --seed 7 sweep put both seeds under one
     run id (compare.py then pooled 2 x --reps samples per case). Now refused before any
@@ -553,6 +645,31 @@ def test_sweep_file_runs_every_line_under_one_run_id(tmp_path):
                         "sweep-2", str(out)], capture_output=True, text=True, timeout=120)
     assert p.returncode == 2 and "sweep 1 of" in p.stderr
     assert {r["run_id"] for r in read_rows(out)} == {"sweep-1", "sweep-2"}
+
+
+def test_a_sweep_line_may_give_its_own_seed_and_timeout(tmp_path):
+    """run-sweeps.sh adds --seed 1 and --timeout, which a line may give itself: dodbench
+    refuses an option given twice, so the script then adds neither."""
+    sweep, out = tmp_path / "s.txt", tmp_path / "s.csv"
+    sweep.write_text("--container handle_map --scenario iterate --n 10 --reps 1 --warmup 0 "
+                     "--seed 7 --timeout 30 --quiet\n--container handle_map --scenario "
+                     "iterate --n 20 --reps 1 --warmup 0 --seed=9 --timeout=30.5 --quiet\n")
+    p = subprocess.run(["bash", str(ROOT / "scripts" / "run-sweeps.sh"), str(sweep), BIN,
+                        "sweep-seed", str(out)], capture_output=True, text=True, timeout=120)
+    assert p.returncode == 0, p.stderr
+    assert sorted((r["n"], r["seed"]) for r in read_rows(out)) == [("10", "7"), ("20", "9")]
+
+
+def test_no_sweep_line_gives_an_option_twice():
+    """Every line of sweeps/*.txt with what run-sweeps.sh adds (--run-id, --out,
+    --progress; --seed and --timeout only when the line has none) names each option once:
+    dodbench refuses a repeated option."""
+    for path in sorted((ROOT / "sweeps").glob("*.txt")):
+        for line in path.read_text().splitlines():
+            words = line.split("#")[0].split()
+            names = [w[2:].split("=")[0] for w in words if w.startswith("--")]
+            assert len(names) == len(set(names)), (path.name, line)
+            assert not {"run-id", "out", "progress"} & set(names), (path.name, line)
 
 
 def test_sweep_file_keeps_per_case_lines_in_a_log_and_shows_progress(tmp_path):
@@ -685,6 +802,19 @@ def test_callgrind_host_geometry_is_recorded(tmp_path):
     row = read_rows(out)[0]
     assert re.fullmatch(r"[1-9]\d*:[1-9]\d*:[1-9]\d*", row["sim_ll"]), row["sim_ll"]
     assert re.fullmatch(r"[1-9]\d*:[1-9]\d*:[1-9]\d*", row["sim_d1"]), row["sim_d1"]
+
+
+@pytest.mark.parametrize("counters", [["--cou", "callgrind"], ["--counter=callgrind"],
+                                      ["--counters", "callgrind"]])
+def test_callgrind_with_counters_abbreviated(tmp_path, counters):
+    """The callgrind parent replaces --out and --counters in the child's arguments; an
+    abbreviation getopt takes (--cou) was passed on beside the parent's own --counters,
+    which the child now refuses as an option given twice."""
+    out = tmp_path / "c.csv"
+    p = run("run", "--container", "plain_array", "--scenario", "iterate", "--n", "100",
+            "--reps", "1", "--warmup", "0", *counters, "--quiet", "--out", str(out))
+    assert p.returncode == 0, p.stdout + p.stderr
+    assert [r["counter_source"] for r in read_rows(out)] == ["callgrind"]
 
 
 def test_callgrind_refuses_a_container_the_simulator_binary_does_not_link(tmp_path):

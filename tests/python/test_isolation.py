@@ -13,6 +13,7 @@ import csv
 import json
 import os
 import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -171,6 +172,51 @@ def test_timeout_stops_a_hung_case_only(tmp_path, interleave):
     assert hung["status"] == "timeout" and "--timeout 2 s" in hung["status_detail"]
     for scn in ("iterate", "lookup"):
         assert [r["status"] for r in cases[(scn, "plain_array")]] == ["ok"] * 3
+
+
+
+def test_a_sub_second_timeout_is_taken_and_reported(tmp_path):
+    """--timeout 0.2 (below the 1 s the parent once slept before looking) is accepted, and
+    the hung case's row says timeout with that limit and at least that much time spent."""
+    out = tmp_path / "r.csv"
+    p = dod("--container", "plain_array", "--scenario", "fault_hang", "--reps", "1",
+            "--warmup", "0", "--timeout", "0.2", "--out", str(out), *SMALL)
+    assert p.returncode == 1, p.stderr
+    [row] = rows_of(out)
+    assert row["status"] == "timeout"
+    spent = re.fullmatch(r"stopped after --timeout 0\.2 s \(([0-9.]+) s in its repetitions\)",
+                         row["status_detail"])
+    assert spent and float(spent[1]) >= 0.2, row["status_detail"]
+
+
+def _strace_works():
+    try:
+        return subprocess.run(["strace", "-o", os.devnull, "true"], capture_output=True,
+                              timeout=60).returncode == 0
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+
+
+def test_the_parent_never_sleeps_past_a_sub_second_timeout(tmp_path):
+    """What the parent does, not how long it took: strace records every poll of the parent
+    (dodbench's own pid); while the hung case runs it sleeps at most the 200 ms of
+    --timeout 0.2 (it slept 1000 ms before looking, so 0.2 s acted as 1 s), and it does set
+    that timer. The other polls wait without a limit: for the worker to start, to end."""
+    if not shutil.which("strace") or not _strace_works():
+        pytest.skip("strace is missing or may not trace here (ptrace forbidden): the "
+                    "timer the parent sets cannot be read")
+    log = tmp_path / "strace.txt"
+    p = subprocess.run(["strace", "-f", "-e", "trace=poll", "-o", str(log), FAULTS, "run",
+                        "--container", "plain_array", "--scenario", "fault_hang", "--reps",
+                        "1", "--warmup", "0", "--timeout", "0.2", *SMALL],
+                       capture_output=True, text=True, timeout=300)
+    assert p.returncode == 1, p.stderr
+    lines = log.read_text().splitlines()
+    [parent] = [ln.split()[0] for ln in lines if ln.endswith("+++ exited with 1 +++")]
+    waits = [int(m[1]) for ln in lines if ln.split()[0] == parent
+             for m in [re.search(r"poll\(\[.*\], 1, (-?[0-9]+)\)", ln)] if m]
+    timed = [w for w in waits if w >= 0]
+    assert timed and max(timed) <= 200, waits
 
 
 def test_no_fork_runs_in_process_and_a_crash_ends_the_sweep(tmp_path):

@@ -95,7 +95,7 @@ def test_bad_probe_parameters_exit_2_before_any_work(tmp_path):
         (fake_caches(tmp_path / "l1only", [(1, "Data", "32K")]), ["--n", "l2"],
          "lists no l2 cache"),
         (fake_caches(tmp_path / "huge", [(1, "Data", "32K"), (3, "Unified", "64G")]),
-         ["--n", "dram"], "this machine has"),
+         ["--n", "dram"], "the limit here is"),
     ]
     for cache_dir, args, message in cases:
         p = probe(cache_dir, out, *args, "--reps", "1")

@@ -154,6 +154,23 @@ def test_a_case_whose_tags_do_not_fit_in_memory_is_refused_with_the_sizes(tmp_pa
     assert "OUT OF MEMORY" in text
 
 
+def test_a_tags_plan_over_the_ulimit_is_refused_naming_it(tmp_path):
+    """The tags plan's check compared with the machine's RAM (each1024 at n = 700k planned
+    21.4 GiB on a 23.5 GiB machine and started): now with the smallest limit, here a
+    256 MiB ulimit -v, which 10M tags at 32 B (0.3 GiB) pass; the case ends oom, named."""
+    from test_cli import run_under_ulimit
+    out = tmp_path / "u.csv"
+    p = run_under_ulimit("-v", "run", "--container", "aoa_vec_of_vecs", "--scenario",
+                         "tags_build", "--n", "10000", "--tag-dist", "each1024", "--reps", "1",
+                         "--warmup", "0", "--quiet", "--out", str(out))
+    assert p.returncode == 1, p.stdout + p.stderr
+    [row] = list(csv.DictReader(out.open()))
+    assert row["status"] == "oom"
+    assert row["status_detail"] == ("tags plan: 10240000 tags (--n 10000, --tag-dist each1024) "
+                                    "need about 0.3 GiB (32 B a tag); the limit here is 0.2 GiB "
+                                    "(ulimit -v (RLIMIT_AS))"), row["status_detail"]
+
+
 def sweep_lines(name):
     text = (ROOT / "sweeps" / name).read_text()
     return [l.split("#")[0].split() for l in text.splitlines() if l.split("#")[0].strip()]
