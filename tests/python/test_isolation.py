@@ -152,8 +152,8 @@ def test_resume_reruns_what_crashed(tmp_path):
     process fault_late's call count starts over and they complete."""
     out = tmp_path / "r.csv"
     args = ["--container", "plain_array", "--scenario", "fault_late", "--reps", "5",
-            "--warmup", "1", "--run-id", "crashy", "--out", str(out), *SMALL]
-    assert dod(*args).returncode == 1
+            "--run-id", "crashy", "--out", str(out), *SMALL]
+    assert dod(*args, "--warmup", "1").returncode == 1
     p = dod(*args, "--resume", "--warmup", "0")  # 3 calls: reps 2, 3 and 4
     assert p.returncode == 0, p.stdout + p.stderr
     ok = sorted(int(r["rep"]) for r in rows_of(out) if r["status"] == "ok")
