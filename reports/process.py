@@ -65,6 +65,9 @@ def load_hyperfine(path):
         raise InputError(f"{path}: cannot read: {e.strerror or e}") from None
     except (json.JSONDecodeError, UnicodeDecodeError) as e:
         raise InputError(f"{path}: not JSON: {e}") from None
+    except RecursionError:
+        raise InputError(f"{path}: not a hyperfine export: JSON nested deeper than Python's "
+                         f"recursion limit ({sys.getrecursionlimit()})") from None
     results = data.get("results") if isinstance(data, dict) else None
     if not isinstance(results, list) or not results:
         raise InputError(f"{path}: no 'results' list (not a hyperfine --export-json file?)")
@@ -77,7 +80,9 @@ def _check_result(r, where):
     """Raise InputError (text starting with `where`, FILE: results[I]) unless the hyperfine
     result r has a command, 'parameters' absent or an object, and its mean, median and every
     one of its 'times' are positive numbers of seconds, its stddev absent or >= 0: a process
-    takes time, and a zero or negative one would come out as a wrong ratio, not an error."""
+    takes time, and a zero or negative one would come out as a wrong ratio, not an error.
+    Its 'exit_codes', when present, must be one 0 per time: a run that failed measured
+    something other than the command's work."""
     if not isinstance(r, dict) or not isinstance(r.get("command"), str):
         raise InputError(f"{where}: no 'command'")
     if r.get("parameters") is not None and not isinstance(r["parameters"], dict):
@@ -97,6 +102,18 @@ def _check_result(r, where):
                              f"got {value!r}")
     if r.get("stddev") is not None and r["stddev"] < 0:
         raise InputError(f"{where}.stddev: expected seconds >= 0, got {r['stddev']!r}")
+    codes = r.get("exit_codes")
+    if codes is not None and (not isinstance(codes, list) or len(codes) != len(times) or
+                              not all(isinstance(c, int) and not isinstance(c, bool)
+                                      for c in codes)):
+        raise InputError(f"{where}.exit_codes: expected one integer per time "
+                         f"({len(times)}), got {codes!r}")
+    failed = [j for j, c in enumerate(codes or ()) if c != 0]
+    if failed:
+        raise InputError(f"{where}: run {failed[0]} of the command exited with "
+                         f"{codes[failed[0]]} ({len(failed)} of {len(codes)} runs failed): "
+                         "the times of a failed process are not its lifecycle's; fix the "
+                         "command and measure again (hyperfine without --ignore-failure)")
 
 
 def _is_num(x):

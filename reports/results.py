@@ -212,6 +212,10 @@ def _parse_unmeasured(fields, where):
     for column in ("n", "elem_bytes", "seed"):
         row[column] = _typed(column, fields.get(column, ""), where)
     row["rep"] = _typed("rep", fields["rep"], where) if fields.get("rep", "") else None
+    try:  # the planned ratio (the fraction erased is unknown): for _remeasured only
+        row["planned_hole_ratio"] = float(fields.get("hole_ratio", ""))
+    except ValueError:
+        row["planned_hole_ratio"] = None
     check_case(row, where)
     if fields.get("verified") != "0":
         raise ReportError(f"{where}: column 'verified': a row with status "
@@ -304,6 +308,7 @@ def read_table(path, required, parse):
     A later line that starts like the header and names the required columns is a header
     too (files of different schemas concatenated): the rows after it are read by it."""
     rows = []
+    line = 0  # the last line read: a record starts on the line after it
     try:
         with open_text(path) as f:
             reader = csv.reader(f)
@@ -315,8 +320,10 @@ def read_table(path, required, parse):
             if missing:
                 raise ReportError(f"{path}:1: missing required column(s) "
                                   + ", ".join(repr(c) for c in missing))
+            line = reader.line_num
             for fields in reader:
-                where = f"{path}:{reader.line_num}"
+                start, line = line + 1, reader.line_num
+                where = f"{path}:{start}"
                 if not fields:  # blank line
                     continue
                 _reject_nul(fields, header, where)
@@ -324,12 +331,20 @@ def read_table(path, required, parse):
                     header = fields  # header of a concatenated file
                     continue
                 if len(fields) != len(header):
+                    spans = (f" (a quote opened on this line is not closed before line {line}: "
+                             "an unterminated quote?)" if line > start else "")
                     raise ReportError(f"{where}: expected {len(header)} fields like the header, "
-                                      f"got {len(fields)}")
+                                      f"got {len(fields)}{spans}")
                 rows.append(parse(dict(zip(header, fields)), where))
     except OSError as e:
         raise ReportError(f"{path}: cannot read: {e.strerror or e}") from None
-    except (csv.Error, UnicodeDecodeError, lzma.LZMAError, gzip.BadGzipFile, EOFError) as e:
+    except csv.Error as e:
+        if "field limit" in str(e):
+            raise ReportError(f"{path}:{line + 1}: a field longer than "
+                              f"{csv.field_size_limit()} characters (no dodbench file has one: "
+                              "a damaged line, or an unterminated quote?)") from None
+        raise ReportError(f"{path}:{line + 1}: not a readable CSV line: {e}") from None
+    except (UnicodeDecodeError, lzma.LZMAError, gzip.BadGzipFile, EOFError) as e:
         raise ReportError(f"{path}: not a readable CSV file: {e}") from None
     if not rows:
         raise ReportError(f"{path}: no data rows after the header")
@@ -346,15 +361,62 @@ def load_csvs(paths, unmeasured=None):
     is given."""
     if not paths:
         raise ReportError("no CSV files to read")
-    rows = [row for path in paths for row in read_table(path, COLUMNS, _parse_row)]
+    where = {}
+
+    def parse(fields, at):
+        row = _parse_row(fields, at)
+        where[id(row)] = at
+        return row
+    rows = [row for path in paths for row in read_table(path, COLUMNS, parse)]
     stopped = [row for row in rows if not row["measured"]]
     rows = [row for row in rows if row["measured"]]
+    reject_repeated(rows, where)
+    stopped = _not_remeasured(stopped, rows)
     warn_mixed_hosts(rows, paths)
     warn_mixed_prefault(rows, paths)
     warn_stopped(stopped, paths)
     if unmeasured is not None:
         unmeasured.extend(stopped)
     return rows
+
+
+def reject_repeated(rows, where):
+    """Raise ReportError when two ok rows are one repetition of one invocation: the same
+    run, `dodbench run` command line (the invocation column), case and rep (a callgrind row
+    and a native one are two measurements). Each invocation writes a repetition once
+    (--resume runs again only what did not end ok, and its command line differs), so the
+    second is a file given twice, rows copied, or a harness that ran one case twice.
+    Sweep lines of one run that share a case are separate invocations, pooled by design;
+    rows without an invocation (older files) are not checked. where: {id(row): FILE:LINE}."""
+    seen = {}
+    for row in rows:
+        if row["status"] != "ok" or not row.get("invocation"):
+            continue
+        key = (row["run_id"], is_sim_row(row), row["invocation"], case_key(row), row["rep"])
+        if key in seen:
+            raise ReportError(f"{where[id(row)]}: run {row['run_id']}, case "
+                              f"{case_name(*case_key(row))}, rep {row['rep']} is measured "
+                              f"twice by one command (also at {where[id(seen[key])]}): a file "
+                              "given twice, or rows copied?")
+        seen[key] = row
+
+
+def _not_remeasured(stopped, rows):
+    """The rows without a measurement whose repetition no measured row of the same run
+    has: `dodbench run --resume` runs a crashed, killed or timed-out repetition again and
+    appends its row, which then replaces the earlier one. A stopped row carries the planned
+    hole ratio, a measured one the fraction erased: within 1/n they are one case."""
+    def key(row):
+        return (row["run_id"], row["scenario"], row["container"], row["n"], row["elem_bytes"],
+                row["order"], row["hole_pattern"], row["axes"], row["rep"])
+    ratios = {}
+    for row in rows:
+        ratios.setdefault(key(row), []).append(row["hole_ratio"])
+    def remeasured(row):
+        planned = row.get("planned_hole_ratio")
+        return any(planned is None or abs(r - planned) <= 1 / max(row["n"] or 1, 1)
+                   for r in ratios.get(key(row), ()))
+    return [row for row in stopped if row["rep"] is None or not remeasured(row)]
 
 
 def warn_mixed_prefault(rows, paths):

@@ -15,6 +15,7 @@ the machine's interruption floor measured in the same run (lap_noise).
 
 The containers are roles of reports/data/containers.csv: hm_subject, hm_peer, baseline,
 hm_two_array (B15), hm_elementwise (B9)."""
+import math
 import os
 from dataclasses import dataclass
 
@@ -63,10 +64,16 @@ def load_article(path):
     def parse(fields, where):
         try:
             ms = float(fields["ms"])
-            swaps = int(fields["swaps"]) if fields["swaps"] else None
         except ValueError:
-            raise ReportError(f"{where}: 'ms' must be a number, "
-                              "'swaps' an integer or empty") from None
+            ms = None
+        if ms is None or not math.isfinite(ms) or ms <= 0:
+            raise ReportError(f"{where}: column 'ms': expected a positive number of "
+                              f"milliseconds (the article's time), got {fields['ms']!r}")
+        swaps = fields["swaps"].strip()
+        if swaps and not swaps.isdigit():
+            raise ReportError(f"{where}: column 'swaps': expected an integer >= 0 or empty, "
+                              f"got {fields['swaps']!r}")
+        swaps = int(swaps) if swaps else None
         return ArticleRow(fields["article_scenario"], fields["container"], ms, swaps,
                           fields["our_scenario"], fields["note"])
     return {(a.our_scenario, a.container): a

@@ -276,6 +276,14 @@ BAD = {
     "parameters not an object": (lambda t: (_json_with(t, lambda r: _set(r, 0, "parameters",
                                                                          [1])), CSV),
                                  "x.json: results[0]: 'parameters' is not an object"),
+    "nested json": (lambda t: (_write(t, "x.json", "[" * 100000), CSV),
+                    "x.json: not a hyperfine export: JSON nested deeper than"),
+    "a failed run": (lambda t: (_json_with(t, lambda r: _set(r, 1, "exit_codes", [0, 1, 0] +
+                                                                 [0] * (len(r[1]["times"]) - 3))),
+                                CSV), "x.json: results[1]: run 1 of the command exited with 1 "
+                     "(1 of"),
+    "exit codes short": (lambda t: (_json_with(t, lambda r: _set(r, 0, "exit_codes", [0])), CSV),
+                         "x.json: results[0].exit_codes: expected one integer per time"),
     # the CSV goes through report.py's loader: the same checks as report.py and compare.py
     "csv rep -1": (lambda t: (JSON, _csv_with(t, 3, "rep", "-1")),
                    "x.csv:3: column 'rep': expected a non-negative integer, got '-1'"),

@@ -252,6 +252,33 @@ def test_malformed_article_file_is_reported(tmp_path, capsys):
     assert "article_bad.csv:4:" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize("ms", ["nan", "-4.75", "0", "inf", ""])
+def test_article_times_must_be_positive_numbers(tmp_path, capsys, ms):
+    """ms=nan ended in a traceback in md.fmt; ms=-4.75 was taken and flipped claim B1 to
+    'not measured' with a wrong reason."""
+    rows = read_rows(ARTICLE)
+    rows[1][2] = ms  # create, handle_map
+    bad = write_rows(tmp_path / "article_bad.csv", rows)
+    args = cli_args(tmp_path, SMALL)
+    args[args.index("--article") + 1] = str(bad)
+    assert report.main(args) == 2
+    err = capsys.readouterr().err
+    assert (f"article_bad.csv:2: column 'ms': expected a positive number of milliseconds "
+            f"(the article's time), got {ms!r}") in err and "Traceback" not in err
+
+
+def test_article_swaps_must_be_a_count(tmp_path, capsys):
+    rows = read_rows(ARTICLE)
+    row = next(i for i, r in enumerate(rows) if i and r[3])
+    rows[row][3] = "-3"
+    bad = write_rows(tmp_path / "article_bad.csv", rows)
+    args = cli_args(tmp_path, SMALL)
+    args[args.index("--article") + 1] = str(bad)
+    assert report.main(args) == 2
+    assert f"article_bad.csv:{row + 1}: column 'swaps': expected an integer >= 0" in (
+        capsys.readouterr().err)
+
+
 # --- RESULTS.md ----------------------------------------------------------------------------
 
 def test_render_markdown_table_and_prose(small, article):
@@ -1311,3 +1338,74 @@ def test_schema3_status_rows(tmp_path, capsys):
         bad[col["status"]], bad[col["verified"]] = status, verified
         with pytest.raises(res.ReportError, match=message):
             res.load_csvs([write_rows(tmp_path / "bad.csv", [header, bad])])
+
+
+def _schema3(rows):
+    """S2's rows as schema 3 (status columns appended): header, body, column index."""
+    header = rows[0] + ["status", "status_detail"]
+    col = {c: i for i, c in enumerate(header)}
+    body = []
+    for r in rows[1:]:
+        r = r + ["ok" if r[col["verified"]] == "1" else "failed", ""]
+        r[col["schema"]] = "3"
+        body.append(r)
+    return header, body, col
+
+
+def test_a_repetition_measured_again_by_resume_is_not_warned_about(tmp_path, capsys):
+    """--resume runs a crashed repetition again and appends its ok row: the crashed row is
+    replaced, not a repetition without a measurement. A crashed repetition no row replaced
+    is still warned about."""
+    header, body, col = _schema3(read_rows(S2))
+    ok = next(r for r in body if r[col["status"]] == "ok")
+    crashed = list(ok)
+    for c in ("elapsed_ns", "ns_per_op", "checksum", "ops", "cpu_ns", "tsc_cycles"):
+        crashed[col[c]] = ""
+    crashed[col["verified"]], crashed[col["status"]] = "0", "crashed"
+    crashed[col["status_detail"]] = "killed by signal 9"
+    body.remove(ok)
+    path = write_rows(tmp_path / "resumed.csv", [header, crashed, *body, ok])
+    stopped = []
+    res.load_csvs([path], unmeasured=stopped)
+    assert stopped == [] and "no measurement" not in capsys.readouterr().err
+    crashed[col["rep"]] = "99"  # a repetition never measured again
+    path = write_rows(tmp_path / "killed.csv", [header, crashed, *body, ok])
+    res.load_csvs([path], unmeasured=stopped)
+    assert len(stopped) == 1
+    assert "has no measurement for a repetition: crashed (killed by signal 9)" in (
+        capsys.readouterr().err)
+
+
+def test_a_repetition_twice_in_one_command_is_refused(tmp_path):
+    header, body, col = _schema3(read_rows(S2))
+    header.append("invocation")
+    body = [r + ["dodbench run --n 1000 --hole-ratio 0.5,0.5004"] for r in body]
+    ok = next(i for i, r in enumerate(body) if r[col["status"]] == "ok")
+    path = write_rows(tmp_path / "twice.csv", [header, *body, body[ok]])
+    with pytest.raises(res.ReportError, match=rf"twice.csv:{len(body) + 2}: run .* rep "
+                       rf"{body[ok][col['rep']]} is measured twice by one command \(also at "
+                       rf".*twice.csv:{ok + 2}\)"):
+        res.load_csvs([path])
+    other = list(body[ok])
+    other[-1] = "dodbench run --n 1000"  # another sweep line of the run: pooled by design
+    res.load_csvs([write_rows(tmp_path / "two_lines.csv", [header, *body, other])])
+
+
+def test_an_unterminated_quote_is_reported_on_its_line(tmp_path):
+    rows = read_rows(S2)
+    lines = [",".join(r) for r in rows]
+    lines[1] = lines[1] + ',"'  # a quote opened at the end of line 2, never closed
+    path = tmp_path / "quote.csv"
+    path.write_text("\n".join(lines) + "\n")
+    with pytest.raises(res.ReportError, match=rf"quote.csv:2: expected {len(rows[0])} fields "
+                       rf"like the header, got \d+ \(a quote opened on this line is not closed "
+                       rf"before line {len(lines)}: an unterminated quote\?\)"):
+        res.load_csvs([path])
+
+
+def test_a_field_over_the_csv_limit_is_reported_on_its_line(tmp_path):
+    rows = read_rows(S2)
+    rows[3][rows[0].index("host")] = "x" * (csv.field_size_limit() + 1)
+    path = write_rows(tmp_path / "big.csv", rows)
+    with pytest.raises(res.ReportError, match=r"big.csv:4: a field longer than \d+ characters"):
+        res.load_csvs([path])
