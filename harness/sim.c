@@ -30,7 +30,8 @@
  * directory this user owns whose lock it can take without waiting (a PID would not do: a
  * live run in another PID namespace sharing TMPDIR has a PID kill(2) cannot see here),
  * never through a symbolic link (fstatat with AT_SYMLINK_NOFOLLOW, openat with O_NOFOLLOW,
- * unlinkat).
+ * unlinkat). valgrind expands '%' in file names (%p, %q{VAR}, %%): the paths it is given
+ * have every '%' doubled (vg_escape).
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -527,6 +528,21 @@ static void remove_orphans(int parent_fd)
 		closedir(d);
 }
 
+/* path as valgrind takes it in a file name option (--log-file, --callgrind-out-file),
+ * which expands %p, %q{VAR} and %% (and aborts on any other %): every '%' doubled, into
+ * out[0 .. len) (cut short if it does not fit). Returns the length of the whole result. */
+static size_t vg_escape(char *out, size_t len, const char *path)
+{
+	size_t n = 0;
+	for (; *path; path++)
+		for (int k = *path == '%' ? 2 : 1; k > 0; k--, n++)
+			if (n + 1 < len)
+				out[n] = *path;
+	if (len)
+		out[n < len ? n : len - 1] = '\0';
+	return n;
+}
+
 /* Opens ${TMPDIR:-/tmp}/dodbench-<uid> (its path to path), the parent of this user's
  * callgrind run directories, creating it with mode 0700. Anything else than a real
  * directory (not a symbolic link) owned by this user with mode 0700 is refused: another
@@ -538,11 +554,14 @@ static int open_parent(char *path, size_t len, char *err, size_t err_len)
 	if (!tmp || !*tmp)
 		tmp = "/tmp";
 	/* valgrind takes file names (--log-file) of at most 900 bytes: leave room for the
-	 * run's directory and file names. */
+	 * run's directory and file names. A '%' counts twice (vg_escape). */
 	size_t max = len < 800 ? len : 800;
-	if ((size_t)snprintf(path, len, "%s/dodbench-%ld", tmp, (long)geteuid()) >= max) {
+	char escaped[800];
+	if ((size_t)snprintf(path, len, "%s/dodbench-%ld", tmp, (long)geteuid()) >= max ||
+	    vg_escape(escaped, sizeof escaped, path) >= max) {
 		snprintf(err, err_len, "TMPDIR (%zu bytes) is too long for valgrind's file names: "
-		         "$TMPDIR/dodbench-<uid> must stay under %zu bytes", strlen(tmp), max);
+		         "$TMPDIR/dodbench-<uid> must stay under %zu bytes (a %% counts twice)",
+		         strlen(tmp), max);
 		return -1;
 	}
 	bool made = mkdir(path, 0700) == 0;
@@ -683,10 +702,12 @@ static int prepare(struct sim_run *s)
 static char **child_argv(struct sim_run *s, int argc, char **argv, const char *d1,
                          const char *ll, bool quiet, bool resume, const char *out_path)
 {
-	snprintf(s->out_file, sizeof s->out_file, "--callgrind-out-file=%s/cg.%%p", s->dir);
+	char dir[sizeof s->dir];
+	vg_escape(dir, sizeof dir, s->dir);
+	snprintf(s->out_file, sizeof s->out_file, "--callgrind-out-file=%s/cg.%%p", dir);
 	snprintf(s->child_csv, sizeof s->child_csv, "%s/child.csv", s->dir);
 	snprintf(s->log_path, sizeof s->log_path, "%s/valgrind.log", s->dir);
-	snprintf(s->log_opt, sizeof s->log_opt, "--log-file=%s", s->log_path);
+	snprintf(s->log_opt, sizeof s->log_opt, "--log-file=%s/valgrind.log", dir);
 	char **cargv = calloc((size_t)argc + 20, sizeof *cargv);
 	if (!cargv)
 		return NULL;

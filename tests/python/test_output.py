@@ -691,6 +691,44 @@ def test_a_temporary_parent_too_long_for_valgrind_is_refused(tmp_path):
 
 
 @needs_valgrind
+@pytest.mark.parametrize("name", ["a%pb", "c%d", "%q{HOME}", "e%%f", "g%"])
+def test_a_tmpdir_with_a_percent_sign_works(tmp_path, name):
+    """valgrind expands %p, %q{VAR} and %% in --log-file and --callgrind-out-file (and
+    aborts on any other %): a TMPDIR with a '%' gave exit 1 and a header-only --out. The
+    run's file names now reach valgrind with every '%' doubled, so they stay as they are."""
+    tmp = tmp_path / name
+    tmp.mkdir()
+    out = tmp_path / "o.csv"
+    p = subprocess.run([BIN, "run", *CASE, "--reps", "2", "--warmup", "0", "--counters",
+                        "callgrind", "--quiet", "--out", str(out)], capture_output=True,
+                       text=True, timeout=300, env=dict(os.environ, TMPDIR=str(tmp)))
+    assert p.returncode == 0, p.stderr
+    rows = read_rows(out)
+    assert len(rows) == 2 and all(int(r["sim_ir"]) > 0 for r in rows)
+    # Nothing went to an expanded name beside it; the run's directory went at its end.
+    assert sorted(f.name for f in tmp_path.iterdir()) == sorted([name, "o.csv"])
+    assert [f.name for f in tmp.iterdir()] == [f"dodbench-{os.geteuid()}"]
+    assert list((tmp / f"dodbench-{os.geteuid()}").iterdir()) == []
+
+
+@needs_valgrind
+def test_a_tmpdir_too_long_once_its_percent_signs_are_doubled_is_refused(tmp_path):
+    """valgrind's limit on a file name (900 bytes) is on the name as given, before its
+    '%%'s become '%': a TMPDIR under the limit that is over it once doubled is refused
+    before any work too, not a SIGSEGV of valgrind (--quiet gives it --log-file)."""
+    deep = tmp_path / ("%" * 200) / ("%" * 200)
+    deep.mkdir(parents=True)
+    assert len(f"{deep}/dodbench-{os.geteuid()}") < 800  # under the limit undoubled
+    out = tmp_path / "o.csv"
+    p = subprocess.run([BIN, "run", *CASE, "--reps", "1", "--warmup", "0", "--counters",
+                        "callgrind", "--quiet", "--out", str(out)], capture_output=True, text=True,
+                       timeout=300, env=dict(os.environ, TMPDIR=str(deep)))
+    assert p.returncode == 2, p.stderr
+    assert "is too long for valgrind's file names" in p.stderr and "counts twice" in p.stderr
+    assert not out.exists() and list(deep.iterdir()) == []
+
+
+@needs_valgrind
 def test_callgrind_counts_survive_a_command_line_longer_than_a_dump_line_buffer(tmp_path):
     """Each dump repeats the command line ("cmd: ..."): one longer than the reader's 4 KiB
     line buffer must not hide the totals that come after it."""
