@@ -623,6 +623,7 @@ struct sim_run {
 	char d1_opt[96], ll_opt[96];
 	char **argv;              /* valgrind's command line */
 	int lock_fd;              /* the flock of dir's "lock" (make_lock); -1 until taken */
+	bool json_tmp_was_there;  /* the child's --out-json temporary name existed at spawn */
 	struct sigaction old[3];  /* the handlers pass_on replaces while the child runs */
 };
 
@@ -752,9 +753,22 @@ static char **child_argv(struct sim_run *s, int argc, char **argv, const char *d
 	return cargv;
 }
 
+/* Whether the --out-json temporary name of process pid (json_path's; see
+ * remove_child_json_tmp) exists, or cannot be told (a name too long): true. */
+static bool json_tmp_there(const char *json_path, pid_t pid)
+{
+	char tmp[4200];
+	struct stat st;
+	return hb_json_tmp_path(tmp, sizeof tmp, json_path, (long)pid) != 0 ||
+	       lstat(tmp, &st) == 0 || errno != ENOENT;
+}
+
 /* Forks and executes valgrind with s->argv; SIGINT, SIGTERM and SIGHUP go to pass_on
- * until the caller puts s->old back. Returns the child's pid, or -1 (fork failed). */
-static pid_t spawn(struct sim_run *s)
+ * until the caller puts s->old back. With json_path (--out-json, or NULL) the child
+ * waits before the execve until s->json_tmp_was_there tells whether its temporary
+ * name was there already (another's, never to be removed). Returns the child's pid, or
+ * -1 (fork failed). */
+static pid_t spawn(struct sim_run *s, const char *json_path)
 {
 	fflush(stdout);
 	fflush(stderr);
@@ -772,18 +786,33 @@ static pid_t spawn(struct sim_run *s)
 	 * reaches the child through pass_on (else it would find no child to pass on to and
 	 * dodbench would wait for the whole simulation). */
 	sigprocmask(SIG_BLOCK, &block, &saved);
+	int gate[2] = {-1, -1};
+	s->json_tmp_was_there = true;
+	if (json_path && pipe2(gate, O_CLOEXEC) != 0)
+		gate[0] = gate[1] = -1;
 	pid_t parent = getpid(), pid = fork();
 	if (pid == 0) {
 		/* valgrind dies with dodbench, even of kill -9 (kept across execve). */
 		prctl(PR_SET_PDEATHSIG, SIGKILL);
 		if (getppid() != parent)
 			_exit(127);
+		if (gate[1] >= 0) { /* the parent's check first (it closes its end then) */
+			char byte;
+			close(gate[1]);
+			while (read(gate[0], &byte, 1) < 0 && errno == EINTR)
+				;
+		}
 		for (int i = 0; i < 3; i++)
 			sigaction(hb_stop_signals[i], &s->old[i], NULL);
 		sigprocmask(SIG_SETMASK, &saved, NULL);
 		execvp("valgrind", s->argv);
 		_exit(127);
 	}
+	if (pid > 0 && gate[1] >= 0)
+		s->json_tmp_was_there = json_tmp_there(json_path, pid);
+	for (int i = 0; i < 2; i++)
+		if (gate[i] >= 0)
+			close(gate[i]);
 	child_pid = pid;
 	sigprocmask(SIG_SETMASK, &saved, NULL);
 	return pid;
@@ -883,7 +912,9 @@ static int conclude(struct merge *m, const char *log_path, bool quiet, pid_t wai
 /* The child writes --out-json to "PATH.tmp-PID" (main.c's json_open; under valgrind PID
  * is the valgrind process, our child) and renames it when whole: a child that died
  * before (the SIGKILL of pass_on, a crash) leaves it. Removes it when it is a regular
- * file of ours, never through a symbolic link. */
+ * file of ours, never through a symbolic link. Called only when the name was free when
+ * the child started (spawn): a file there before is not this run's (the child, which
+ * creates it O_EXCL, then refused the run). */
 static void remove_child_json_tmp(const char *json_path, pid_t pid)
 {
 	char tmp[4200];
@@ -908,11 +939,12 @@ static int supervise(struct sim_run *s, FILE *out, const char *out_path, bool qu
 	}
 	for (int k = 0; k < C_N_COLS; k++)
 		m.col[k] = -1;
-	pid_t pid = spawn(s);
+	pid_t pid = spawn(s, json_path);
 	int status = 0;
 	pid_t waited = pid > 0 ? follow_child(&m, pid, &status) : -1;
 	child_pid = 0;
-	if (waited == pid && pid > 0 && !(WIFEXITED(status) && WEXITSTATUS(status) == 0))
+	if (waited == pid && pid > 0 && !(WIFEXITED(status) && WEXITSTATUS(status) == 0) &&
+	    !s->json_tmp_was_there)
 		remove_child_json_tmp(json_path, pid);
 	for (int i = 0; i < 3; i++)
 		sigaction(hb_stop_signals[i], &s->old[i], NULL);

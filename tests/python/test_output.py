@@ -421,6 +421,30 @@ def test_a_signal_removes_the_callgrind_childs_json_temporary_file(tmp_path, sig
 
 
 @needs_valgrind
+def test_a_callgrind_run_removes_no_json_temporary_file_it_did_not_make(tmp_path):
+    """After a failed valgrind child the parent removed FILE.tmp-<child's pid> even when
+    that file was there before: then the child, which creates it O_EXCL, had refused the
+    run, and the file was another's. The child's PID is made known by running dodbench as
+    PID 1 of a new PID namespace (its children get 2, 3, ...): a file for every such PID
+    is planted, and all stay."""
+    unshare = _unshare_pid()
+    if not unshare:
+        pytest.skip("unshare --pid --map-current-user is not allowed here")
+    js = tmp_path / "r.json"
+    planted = [tmp_path / f"r.json.tmp-{pid}" for pid in range(2, 65)]  # 1 is dodbench's
+    for f in planted:
+        f.write_text("theirs")
+    p = subprocess.run([*unshare, BIN, "run", *CASE, "--reps", "1", "--warmup", "0",
+                        "--counters", "callgrind", "--quiet", "--out", str(tmp_path / "o.csv"),
+                        "--out-json", str(js)], capture_output=True, text=True, timeout=300,
+                       env=_sim_env(tmp_path))
+    assert p.returncode == 2, p.stderr
+    assert "--out-json: cannot create" in p.stderr and "File exists" in p.stderr  # the child's
+    assert all(f.read_text() == "theirs" for f in planted)
+    assert not js.exists()
+
+
+@needs_valgrind
 def test_a_callgrind_run_under_nohup_ignores_sighup(tmp_path):
     """A SIGHUP the user ignores (nohup) stays ignored under callgrind, as in a native run:
     the parent does not pass it on to valgrind, and the run ends with every row."""
