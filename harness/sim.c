@@ -24,10 +24,14 @@
  * user's with mode 0700 (created so; anything else there, a symbolic link, another owner
  * or mode, is refused), so no other user can plant or swap what the run writes or what
  * the cleaner removes. Each run makes dodbench-cg-<pid>-XXXXXX in it (mkdtemp) for
- * child.csv, valgrind.log and the dumps cg.<pid>.<n> (each removed once read). The
- * directory of a dodbench killed with -9 is removed by the next callgrind run: only in that
- * parent, only a directory this user owns, never through a symbolic link (fstatat with
- * AT_SYMLINK_NOFOLLOW, openat with O_NOFOLLOW, unlinkat).
+ * child.csv, valgrind.log and the dumps cg.<pid>.<n> (each removed once read), and a file
+ * "lock" whose flock it holds for its whole life (make_lock). The directory of a dodbench
+ * killed with -9 is removed by the next callgrind run: only in that parent, only a
+ * directory this user owns whose lock it can take without waiting (a PID would not do: a
+ * live run in another PID namespace sharing TMPDIR has a PID kill(2) cannot see here),
+ * never through a symbolic link (fstatat with AT_SYMLINK_NOFOLLOW, openat with O_NOFOLLOW,
+ * unlinkat). valgrind expands '%' in file names (%p, %q{VAR}, %%): the paths it is given
+ * have every '%' doubled (vg_escape).
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -38,11 +42,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/inotify.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "run.h"
@@ -426,46 +432,115 @@ static void merge_free(struct merge *m)
 		close(m->csv_fd);
 }
 
-/* Removes the directory name of parent_fd and the entries in it, if it is a real
- * directory (not a symbolic link) owned by this user; never follows a link (an entry
- * that is one is unlinked itself). */
-static void remove_run_dir(int parent_fd, const char *name)
+/* Opens the directory name of parent_fd if it is a real directory (not a symbolic link)
+ * owned by this user, the same one as checked (not one swapped in since). Returns its
+ * descriptor (its stat in *st), or -1. */
+static int open_run_dir(int parent_fd, const char *name, struct stat *st)
 {
-	struct stat st, opened;
-	if (fstatat(parent_fd, name, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISDIR(st.st_mode) ||
-	    st.st_uid != geteuid())
-		return;
+	struct stat opened;
+	if (fstatat(parent_fd, name, st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISDIR(st->st_mode) ||
+	    st->st_uid != geteuid())
+		return -1;
 	int fd = openat(parent_fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	/* The same directory as the one checked, not one swapped in since. */
-	if (fd < 0 || fstat(fd, &opened) != 0 || opened.st_dev != st.st_dev ||
-	    opened.st_ino != st.st_ino) {
-		if (fd >= 0)
-			close(fd);
-		return;
+	if (fd >= 0 && (fstat(fd, &opened) != 0 || opened.st_dev != st->st_dev ||
+	                opened.st_ino != st->st_ino)) {
+		close(fd);
+		fd = -1;
 	}
-	DIR *d = dir_stream(fd);
+	return fd;
+}
+
+/* Removes the directory name of parent_fd, open as dir_fd, and the entries in it; never
+ * follows a link (an entry that is one is unlinked itself). Closes dir_fd. */
+static void remove_dir_entries(int parent_fd, const char *name, int dir_fd)
+{
+	DIR *d = dir_stream(dir_fd);
 	for (struct dirent *e; d && (e = readdir(d));)
 		if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0)
-			unlinkat(fd, e->d_name, 0);
+			unlinkat(dir_fd, e->d_name, 0);
 	if (d)
 		closedir(d);
-	close(fd);
+	close(dir_fd);
 	unlinkat(parent_fd, name, AT_REMOVEDIR);
 }
 
+/* Removes this run's own directory name of parent_fd (see open_run_dir). */
+static void remove_run_dir(int parent_fd, const char *name)
+{
+	struct stat st;
+	int fd = open_run_dir(parent_fd, name, &st);
+	if (fd >= 0)
+		remove_dir_entries(parent_fd, name, fd);
+}
+
+/* Run directories without a lock file (made by a dodbench before the lock, or by one
+ * killed between mkdtemp and the lock's rename) are removed only when their PID is gone
+ * from this PID namespace and nothing in them changed for this long: a live run of
+ * another namespace changes its directory at every dump. */
+#define LOCKLESS_AGE_S (7 * 24 * 3600)
+
+/* Whether the run directory dir_fd (stat st) of a dodbench of pid `pid` is an orphan,
+ * and, when it is by its lock, that lock taken into *lock_fd (held while it is removed).
+ * A live run holds the flock of its "lock" file for its whole life (make_lock), in
+ * whatever PID namespace it runs: a lock this process can take without waiting is the
+ * lock of a run that is gone. A "lock" that is not a regular file is not ours: kept. */
+static bool orphaned(int dir_fd, const struct stat *st, long pid, int *lock_fd)
+{
+	struct stat ls, now;
+	*lock_fd = openat(dir_fd, "lock", O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	if (*lock_fd < 0)
+		return errno == ENOENT && kill((pid_t)pid, 0) != 0 && errno == ESRCH &&
+		       time(NULL) - st->st_mtime > LOCKLESS_AGE_S;
+	/* The lock taken, and "lock" still that file: not one another cleaner has just
+	 * removed (its directory going) after this open. */
+	if (fstat(*lock_fd, &ls) == 0 && S_ISREG(ls.st_mode) &&
+	    flock(*lock_fd, LOCK_EX | LOCK_NB) == 0 &&
+	    fstatat(dir_fd, "lock", &now, AT_SYMLINK_NOFOLLOW) == 0 &&
+	    now.st_dev == ls.st_dev && now.st_ino == ls.st_ino)
+		return true;
+	close(*lock_fd);
+	*lock_fd = -1;
+	return false;
+}
+
 /* Removes the run directories that a dodbench which died without cleaning up (kill -9)
- * left in parent_fd: dodbench-cg-PID-* of a PID that no longer exists. */
+ * left in parent_fd: dodbench-cg-PID-* whose lock nobody holds (orphaned). Not a PID
+ * check: a run in another PID namespace sharing TMPDIR and the uid has a PID that
+ * kill(2) cannot see here. */
 static void remove_orphans(int parent_fd)
 {
 	DIR *d = dir_stream(parent_fd);
 	for (struct dirent *e; d && (e = readdir(d));) {
 		long pid;
-		if (sscanf(e->d_name, "dodbench-cg-%ld-", &pid) == 1 && pid > 0 &&
-		    kill((pid_t)pid, 0) != 0 && errno == ESRCH)
-			remove_run_dir(parent_fd, e->d_name);
+		struct stat st;
+		int dir_fd, lock_fd;
+		if (sscanf(e->d_name, "dodbench-cg-%ld-", &pid) != 1 || pid <= 0 ||
+		    (dir_fd = open_run_dir(parent_fd, e->d_name, &st)) < 0)
+			continue;
+		if (orphaned(dir_fd, &st, pid, &lock_fd))
+			remove_dir_entries(parent_fd, e->d_name, dir_fd);
+		else
+			close(dir_fd);
+		if (lock_fd >= 0)
+			close(lock_fd);
 	}
 	if (d)
 		closedir(d);
+}
+
+/* path as valgrind takes it in a file name option (--log-file, --callgrind-out-file),
+ * which expands %p, %q{VAR} and %% (and aborts on any other %): every '%' doubled, into
+ * out[0 .. len) (cut short if it does not fit). Returns the length of the whole result. */
+static size_t vg_escape(char *out, size_t len, const char *path)
+{
+	size_t n = 0;
+	for (; *path; path++)
+		for (int k = *path == '%' ? 2 : 1; k > 0; k--, n++)
+			if (n + 1 < len)
+				out[n] = *path;
+	if (len)
+		out[n < len ? n : len - 1] = '\0';
+	return n;
 }
 
 /* Opens ${TMPDIR:-/tmp}/dodbench-<uid> (its path to path), the parent of this user's
@@ -479,11 +554,14 @@ static int open_parent(char *path, size_t len, char *err, size_t err_len)
 	if (!tmp || !*tmp)
 		tmp = "/tmp";
 	/* valgrind takes file names (--log-file) of at most 900 bytes: leave room for the
-	 * run's directory and file names. */
+	 * run's directory and file names. A '%' counts twice (vg_escape). */
 	size_t max = len < 800 ? len : 800;
-	if ((size_t)snprintf(path, len, "%s/dodbench-%ld", tmp, (long)geteuid()) >= max) {
+	char escaped[800];
+	if ((size_t)snprintf(path, len, "%s/dodbench-%ld", tmp, (long)geteuid()) >= max ||
+	    vg_escape(escaped, sizeof escaped, path) >= max) {
 		snprintf(err, err_len, "TMPDIR (%zu bytes) is too long for valgrind's file names: "
-		         "$TMPDIR/dodbench-<uid> must stay under %zu bytes", strlen(tmp), max);
+		         "$TMPDIR/dodbench-<uid> must stay under %zu bytes (a %% counts twice)",
+		         strlen(tmp), max);
 		return -1;
 	}
 	bool made = mkdir(path, 0700) == 0;
@@ -544,8 +622,35 @@ struct sim_run {
 	char out_file[4300], child_csv[4300], log_path[4300], log_opt[4320];
 	char d1_opt[96], ll_opt[96];
 	char **argv;              /* valgrind's command line */
+	int lock_fd;              /* the flock of dir's "lock" (make_lock); -1 until taken */
+	bool json_tmp_was_there;  /* the child's --out-json temporary name existed at spawn */
 	struct sigaction old[3];  /* the handlers pass_on replaces while the child runs */
 };
+
+/* Makes the lock file of the run directory s->dir: "lock", flocked (exclusive) by this
+ * run until its end (s->lock_fd; the valgrind child inherits it, so the lock lives as
+ * long as anything writes there). It is created as "lock.new" and renamed once locked,
+ * so a "lock" that exists is held until its run ends: a cleaner never takes the lock of
+ * a run between its creation and its flock. Returns 0 or -1 (errno set). */
+static int make_lock(struct sim_run *s)
+{
+	int dir_fd = open(s->dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (dir_fd < 0)
+		return -1;
+	int fd = openat(dir_fd, "lock.new", O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+	                0600);
+	/* Inherited by the child as a descriptor above 2: were stdout closed, the lock would
+	 * otherwise become the child's stdout. */
+	s->lock_fd = fd >= 0 ? fcntl(fd, F_DUPFD, 3) : -1;
+	if (fd >= 0)
+		close(fd);
+	int rc = s->lock_fd >= 0 && flock(s->lock_fd, LOCK_EX | LOCK_NB) == 0 &&
+	         renameat(dir_fd, "lock.new", dir_fd, "lock") == 0 ? 0 : -1;
+	int e = errno;
+	close(dir_fd);
+	errno = e;
+	return rc;
+}
 
 /* Checks what the run needs and makes its directory: valgrind on the PATH, the per-user
  * parent, the sibling build/dodbench-sim. Returns 0, or 2 after printing why not. */
@@ -585,6 +690,11 @@ static int prepare(struct sim_run *s)
 		s->dir[0] = '\0';
 		return 2;
 	}
+	if (make_lock(s) != 0) {
+		fprintf(stderr, "dodbench: cannot prepare the callgrind run: %s/lock: %s\n", s->dir,
+		        strerror(errno));
+		return 2;
+	}
 	return 0;
 }
 
@@ -593,10 +703,12 @@ static int prepare(struct sim_run *s)
 static char **child_argv(struct sim_run *s, int argc, char **argv, const char *d1,
                          const char *ll, bool quiet, bool resume, const char *out_path)
 {
-	snprintf(s->out_file, sizeof s->out_file, "--callgrind-out-file=%s/cg.%%p", s->dir);
+	char dir[sizeof s->dir];
+	vg_escape(dir, sizeof dir, s->dir);
+	snprintf(s->out_file, sizeof s->out_file, "--callgrind-out-file=%s/cg.%%p", dir);
 	snprintf(s->child_csv, sizeof s->child_csv, "%s/child.csv", s->dir);
 	snprintf(s->log_path, sizeof s->log_path, "%s/valgrind.log", s->dir);
-	snprintf(s->log_opt, sizeof s->log_opt, "--log-file=%s", s->log_path);
+	snprintf(s->log_opt, sizeof s->log_opt, "--log-file=%s/valgrind.log", dir);
 	char **cargv = calloc((size_t)argc + 20, sizeof *cargv);
 	if (!cargv)
 		return NULL;
@@ -641,9 +753,22 @@ static char **child_argv(struct sim_run *s, int argc, char **argv, const char *d
 	return cargv;
 }
 
+/* Whether the --out-json temporary name of process pid (json_path's; see
+ * remove_child_json_tmp) exists, or cannot be told (a name too long): true. */
+static bool json_tmp_there(const char *json_path, pid_t pid)
+{
+	char tmp[4200];
+	struct stat st;
+	return hb_json_tmp_path(tmp, sizeof tmp, json_path, (long)pid) != 0 ||
+	       lstat(tmp, &st) == 0 || errno != ENOENT;
+}
+
 /* Forks and executes valgrind with s->argv; SIGINT, SIGTERM and SIGHUP go to pass_on
- * until the caller puts s->old back. Returns the child's pid, or -1 (fork failed). */
-static pid_t spawn(struct sim_run *s)
+ * until the caller puts s->old back. With json_path (--out-json, or NULL) the child
+ * waits before the execve until s->json_tmp_was_there tells whether its temporary
+ * name was there already (another's, never to be removed). Returns the child's pid, or
+ * -1 (fork failed). */
+static pid_t spawn(struct sim_run *s, const char *json_path)
 {
 	fflush(stdout);
 	fflush(stderr);
@@ -661,18 +786,33 @@ static pid_t spawn(struct sim_run *s)
 	 * reaches the child through pass_on (else it would find no child to pass on to and
 	 * dodbench would wait for the whole simulation). */
 	sigprocmask(SIG_BLOCK, &block, &saved);
+	int gate[2] = {-1, -1};
+	s->json_tmp_was_there = true;
+	if (json_path && pipe2(gate, O_CLOEXEC) != 0)
+		gate[0] = gate[1] = -1;
 	pid_t parent = getpid(), pid = fork();
 	if (pid == 0) {
 		/* valgrind dies with dodbench, even of kill -9 (kept across execve). */
 		prctl(PR_SET_PDEATHSIG, SIGKILL);
 		if (getppid() != parent)
 			_exit(127);
+		if (gate[1] >= 0) { /* the parent's check first (it closes its end then) */
+			char byte;
+			close(gate[1]);
+			while (read(gate[0], &byte, 1) < 0 && errno == EINTR)
+				;
+		}
 		for (int i = 0; i < 3; i++)
 			sigaction(hb_stop_signals[i], &s->old[i], NULL);
 		sigprocmask(SIG_SETMASK, &saved, NULL);
 		execvp("valgrind", s->argv);
 		_exit(127);
 	}
+	if (pid > 0 && gate[1] >= 0)
+		s->json_tmp_was_there = json_tmp_there(json_path, pid);
+	for (int i = 0; i < 2; i++)
+		if (gate[i] >= 0)
+			close(gate[i]);
 	child_pid = pid;
 	sigprocmask(SIG_SETMASK, &saved, NULL);
 	return pid;
@@ -772,7 +912,9 @@ static int conclude(struct merge *m, const char *log_path, bool quiet, pid_t wai
 /* The child writes --out-json to "PATH.tmp-PID" (main.c's json_open; under valgrind PID
  * is the valgrind process, our child) and renames it when whole: a child that died
  * before (the SIGKILL of pass_on, a crash) leaves it. Removes it when it is a regular
- * file of ours, never through a symbolic link. */
+ * file of ours, never through a symbolic link. Called only when the name was free when
+ * the child started (spawn): a file there before is not this run's (the child, which
+ * creates it O_EXCL, then refused the run). */
 static void remove_child_json_tmp(const char *json_path, pid_t pid)
 {
 	char tmp[4200];
@@ -797,11 +939,12 @@ static int supervise(struct sim_run *s, FILE *out, const char *out_path, bool qu
 	}
 	for (int k = 0; k < C_N_COLS; k++)
 		m.col[k] = -1;
-	pid_t pid = spawn(s);
+	pid_t pid = spawn(s, json_path);
 	int status = 0;
 	pid_t waited = pid > 0 ? follow_child(&m, pid, &status) : -1;
 	child_pid = 0;
-	if (waited == pid && pid > 0 && !(WIFEXITED(status) && WEXITSTATUS(status) == 0))
+	if (waited == pid && pid > 0 && !(WIFEXITED(status) && WEXITSTATUS(status) == 0) &&
+	    !s->json_tmp_was_there)
 		remove_child_json_tmp(json_path, pid);
 	for (int i = 0; i < 3; i++)
 		sigaction(hb_stop_signals[i], &s->old[i], NULL);
@@ -820,7 +963,7 @@ int hb_sim_run(int argc, char **argv, FILE *out, const struct hb_config *c)
 		fprintf(stderr, "dodbench: cannot prepare the callgrind run: out of memory\n");
 		return 2;
 	}
-	s->parent_fd = -1;
+	s->parent_fd = s->lock_fd = -1;
 	int rc = prepare(s);
 	if (rc == 0 && !(s->argv = child_argv(s, argc, argv, d1, ll, quiet, resume, out_path))) {
 		fprintf(stderr, "dodbench: cannot prepare the callgrind run: out of memory\n");
@@ -830,6 +973,8 @@ int hb_sim_run(int argc, char **argv, FILE *out, const struct hb_config *c)
 		rc = supervise(s, out, out_path, quiet, c->out_json);
 	if (s->dir[0])
 		remove_run_dir(s->parent_fd, strrchr(s->dir, '/') + 1);
+	if (s->lock_fd >= 0) /* held until the directory is gone */
+		close(s->lock_fd);
 	if (s->parent_fd >= 0)
 		close(s->parent_fd);
 	free(s->argv);

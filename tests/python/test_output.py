@@ -17,6 +17,7 @@ import os
 import resource
 import signal
 import subprocess
+import sys
 import time
 
 import pytest
@@ -420,6 +421,30 @@ def test_a_signal_removes_the_callgrind_childs_json_temporary_file(tmp_path, sig
 
 
 @needs_valgrind
+def test_a_callgrind_run_removes_no_json_temporary_file_it_did_not_make(tmp_path):
+    """After a failed valgrind child the parent removed FILE.tmp-<child's pid> even when
+    that file was there before: then the child, which creates it O_EXCL, had refused the
+    run, and the file was another's. The child's PID is made known by running dodbench as
+    PID 1 of a new PID namespace (its children get 2, 3, ...): a file for every such PID
+    is planted, and all stay."""
+    unshare = _unshare_pid()
+    if not unshare:
+        pytest.skip("unshare --pid --map-current-user is not allowed here")
+    js = tmp_path / "r.json"
+    planted = [tmp_path / f"r.json.tmp-{pid}" for pid in range(2, 65)]  # 1 is dodbench's
+    for f in planted:
+        f.write_text("theirs")
+    p = subprocess.run([*unshare, BIN, "run", *CASE, "--reps", "1", "--warmup", "0",
+                        "--counters", "callgrind", "--quiet", "--out", str(tmp_path / "o.csv"),
+                        "--out-json", str(js)], capture_output=True, text=True, timeout=300,
+                       env=_sim_env(tmp_path))
+    assert p.returncode == 2, p.stderr
+    assert "--out-json: cannot create" in p.stderr and "File exists" in p.stderr  # the child's
+    assert all(f.read_text() == "theirs" for f in planted)
+    assert not js.exists()
+
+
+@needs_valgrind
 def test_a_callgrind_run_under_nohup_ignores_sighup(tmp_path):
     """A SIGHUP the user ignores (nohup) stays ignored under callgrind, as in a native run:
     the parent does not pass it on to valgrind, and the run ends with every row."""
@@ -491,14 +516,16 @@ def test_the_orphan_cleaner_follows_no_link_and_removes_only_ours(tmp_path):
     (victim / "b").write_text("b")
     link = parent / f"dodbench-cg-{dead}-x"
     link.symlink_to(victim)
-    ours = parent / f"dodbench-cg-{dead}-y"  # left by a killed run
+    ours = parent / f"dodbench-cg-{dead}-y"  # left by a killed run: its lock is free
     ours.mkdir()
     (ours / "child.csv").write_text("x\n")
+    (ours / "lock").write_text("")
     (ours / "cg.1").symlink_to(victim / "a")  # removed itself, not what it points at
-    live = parent / f"dodbench-cg-{os.getpid()}-w"  # a running dodbench's
+    live = parent / f"dodbench-cg-{os.getpid()}-w"  # an older running dodbench's (no lock)
     live.mkdir()
     theirs = parent / f"dodbench-cg-{dead}-z"
     theirs.mkdir()
+    (theirs / "lock").write_text("")
     if os.geteuid() == 0:  # only root can give it away
         os.chown(theirs, 65534, 65534)
     p = _sim_run(tmp_path, *CASE, "--reps", "1", "--warmup", "0", "--counters", "callgrind",
@@ -511,6 +538,137 @@ def test_the_orphan_cleaner_follows_no_link_and_removes_only_ours(tmp_path):
     # The run's own directory went too: only what the test planted is left.
     assert sorted(f.name for f in parent.iterdir()) == sorted(
         f.name for f in (link, live) + ((theirs,) if os.geteuid() == 0 else ()))
+
+
+@needs_valgrind
+def test_the_orphan_cleaner_keeps_a_directory_whose_lock_is_held(tmp_path):
+    """A callgrind run removed the directory of a live run in another PID namespace sharing
+    TMPDIR and the uid: its liveness check, kill(PID, 0), sees this namespace only. A run
+    now holds the flock of its directory's "lock" for its whole life, and the cleaner
+    removes a directory only when it can take that lock. The other namespace's run is
+    played by a PID no process can have and a lock this test holds. A directory without a
+    lock file (an older dodbench's) goes only when its PID is gone here and it has not
+    changed for a week."""
+    parent, dead = _sim_parent(tmp_path), _pid_never_used()
+    parent.mkdir(mode=0o700)
+    victim = tmp_path / "victim"
+    victim.write_text("v")
+    week_ago = time.time() - 8 * 24 * 3600
+
+    def run_dir(name, lock=True, old=False):
+        d = parent / f"dodbench-cg-{name}"
+        d.mkdir()
+        (d / "child.csv").write_text("x\n")
+        if lock:
+            (d / "lock").write_text("")
+        if old:
+            os.utime(d, (week_ago, week_ago))
+        return d
+
+    held = run_dir(f"{dead}-held")                   # live elsewhere: kept
+    freed = run_dir(f"{dead}-free")                  # its run is gone: removed
+    fresh = run_dir(f"{dead}-new", lock=False)       # lockless, recent: kept
+    stale = run_dir(f"{dead}-old", lock=False, old=True)  # lockless, old, PID gone: removed
+    mine = run_dir(f"{os.getpid()}-mine", lock=False, old=True)  # PID alive here: kept
+    odd = run_dir(f"{dead}-link", lock=False, old=True)
+    (odd / "lock").symlink_to(victim)                # not a lock of ours: kept
+    with open(held / "lock") as f:
+        fcntl.flock(f, fcntl.LOCK_EX)
+        p = _sim_run(tmp_path, *CASE, "--reps", "1", "--warmup", "0", "--counters",
+                     "callgrind", "--quiet", "--out", str(tmp_path / "o.csv"))
+    assert p.returncode == 0, p.stderr
+    assert (held / "child.csv").read_text() == "x\n" and (held / "lock").exists()
+    assert not freed.exists() and not stale.exists()
+    assert (fresh / "child.csv").exists() and (mine / "child.csv").exists()
+    assert (odd / "lock").is_symlink() and victim.read_text() == "v"
+    # The run's own directory went too (it was locked, by the run, until then).
+    assert sorted(f.name for f in parent.iterdir()) == sorted(
+        f.name for f in (held, fresh, mine, odd))
+
+
+def _unshare_pid():
+    """The command prefix that runs a program in a new PID namespace as this user (in a
+    user namespace mapping this uid to itself, so both namespaces share
+    ${TMPDIR}/dodbench-<uid>), or None where that is not allowed."""
+    cmd = ["unshare", "--pid", "--fork", "--map-current-user"]
+    try:
+        ok = subprocess.run([*cmd, "true"], capture_output=True, timeout=60).returncode == 0
+    except (OSError, subprocess.TimeoutExpired):
+        ok = False
+    return cmd if ok else None
+
+
+# Run as PID 1 of a new PID namespace: uses up the namespace's PIDs (they count up from
+# 1) until a child gets argv[1], which executes argv[2:]; exits with its status.
+_EXEC_AT_PID = """
+import os, sys
+target = int(sys.argv[1])
+while True:
+    pid = os.fork()
+    if pid == 0:
+        if os.getpid() == target:
+            os.execv(sys.argv[2], sys.argv[2:])
+        os._exit(0)
+    status = os.waitpid(pid, 0)[1]
+    if pid >= target:
+        sys.exit(os.waitstatus_to_exitcode(status) if pid == target else 99)
+"""
+
+
+def _children(pid):
+    try:
+        return [int(c) for c in open(f"/proc/{pid}/task/{pid}/children").read().split()]
+    except OSError:
+        return []
+
+
+@needs_valgrind
+def test_a_live_run_in_another_pid_namespace_keeps_its_directory(tmp_path):
+    """The same, literally: a callgrind run in a new PID namespace (unshare), with a PID
+    that no process of this namespace has, shares TMPDIR with a callgrind run here; it is
+    stopped (SIGSTOP, with its valgrind child) while the run here starts, so it is alive
+    while the cleaner looks whatever the machine's speed. Before the fix its directory
+    was removed and it ended with exit 1 and missing rows."""
+    unshare = _unshare_pid()
+    if not unshare:
+        pytest.skip("unshare --pid --map-current-user is not allowed here")
+    target = next(p for p in range(300, _pid_never_used()) if not os.path.exists(f"/proc/{p}"))
+    out = tmp_path / "ns.csv"
+    inner = subprocess.Popen(
+        [*unshare, sys.executable, "-c", _EXEC_AT_PID, str(target), BIN, "run", *CASE,
+         "--reps", "1000", "--warmup", "0", "--counters", "callgrind", "--quiet", "--out",
+         str(out)], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+        env=_sim_env(tmp_path))
+    stopped = []
+    try:
+        for _ in range(24000):  # until a row is there: the valgrind child runs by then
+            if _data_rows(out) >= 1 or inner.poll() is not None:
+                break
+            time.sleep(0.005)
+        [pid1] = _children(inner.pid)
+        [run_pid] = _children(pid1)  # the dodbench whose PID is target in its namespace
+        assert f"\t{target}\n" in open(f"/proc/{run_pid}/status").read().split("NSpid:")[1]
+        for pid in [run_pid, *_children(run_pid)]:
+            os.kill(pid, signal.SIGSTOP)
+            stopped.append(pid)
+        assert len(stopped) == 2 and all(_alive(pid) for pid in stopped)
+        [theirs] = _sim_parent(tmp_path).glob(f"dodbench-cg-{target}-*")
+        p = _sim_run(tmp_path, *CASE, "--reps", "1", "--warmup", "0", "--counters",
+                     "callgrind", "--quiet", "--out", str(tmp_path / "o.csv"))
+        assert p.returncode == 0, p.stderr
+        assert theirs.is_dir() and (theirs / "lock").exists()
+    finally:
+        for pid in reversed(stopped):
+            os.kill(pid, signal.SIGCONT)
+        try:
+            inner.wait(timeout=300)
+        finally:
+            if inner.poll() is None:
+                inner.kill()
+                inner.wait()
+    assert inner.returncode == 0, inner.stderr.read()
+    rows = read_rows(out)
+    assert len(rows) == 1000 and all(int(r["sim_ir"]) > 0 for r in rows)
 
 
 @needs_valgrind
@@ -553,6 +711,44 @@ def test_a_temporary_parent_too_long_for_valgrind_is_refused(tmp_path):
                        timeout=300, env=dict(os.environ, TMPDIR=str(deep)))
     assert p.returncode == 2, p.stderr
     assert "is too long for valgrind's file names" in p.stderr
+    assert not out.exists() and list(deep.iterdir()) == []
+
+
+@needs_valgrind
+@pytest.mark.parametrize("name", ["a%pb", "c%d", "%q{HOME}", "e%%f", "g%"])
+def test_a_tmpdir_with_a_percent_sign_works(tmp_path, name):
+    """valgrind expands %p, %q{VAR} and %% in --log-file and --callgrind-out-file (and
+    aborts on any other %): a TMPDIR with a '%' gave exit 1 and a header-only --out. The
+    run's file names now reach valgrind with every '%' doubled, so they stay as they are."""
+    tmp = tmp_path / name
+    tmp.mkdir()
+    out = tmp_path / "o.csv"
+    p = subprocess.run([BIN, "run", *CASE, "--reps", "2", "--warmup", "0", "--counters",
+                        "callgrind", "--quiet", "--out", str(out)], capture_output=True,
+                       text=True, timeout=300, env=dict(os.environ, TMPDIR=str(tmp)))
+    assert p.returncode == 0, p.stderr
+    rows = read_rows(out)
+    assert len(rows) == 2 and all(int(r["sim_ir"]) > 0 for r in rows)
+    # Nothing went to an expanded name beside it; the run's directory went at its end.
+    assert sorted(f.name for f in tmp_path.iterdir()) == sorted([name, "o.csv"])
+    assert [f.name for f in tmp.iterdir()] == [f"dodbench-{os.geteuid()}"]
+    assert list((tmp / f"dodbench-{os.geteuid()}").iterdir()) == []
+
+
+@needs_valgrind
+def test_a_tmpdir_too_long_once_its_percent_signs_are_doubled_is_refused(tmp_path):
+    """valgrind's limit on a file name (900 bytes) is on the name as given, before its
+    '%%'s become '%': a TMPDIR under the limit that is over it once doubled is refused
+    before any work too, not a SIGSEGV of valgrind (--quiet gives it --log-file)."""
+    deep = tmp_path / ("%" * 200) / ("%" * 200)
+    deep.mkdir(parents=True)
+    assert len(f"{deep}/dodbench-{os.geteuid()}") < 800  # under the limit undoubled
+    out = tmp_path / "o.csv"
+    p = subprocess.run([BIN, "run", *CASE, "--reps", "1", "--warmup", "0", "--counters",
+                        "callgrind", "--quiet", "--out", str(out)], capture_output=True, text=True,
+                       timeout=300, env=dict(os.environ, TMPDIR=str(deep)))
+    assert p.returncode == 2, p.stderr
+    assert "is too long for valgrind's file names" in p.stderr and "counts twice" in p.stderr
     assert not out.exists() and list(deep.iterdir()) == []
 
 
