@@ -207,12 +207,13 @@ def _parse_unmeasured(fields, where):
     oom, or failed in a container call or a warm-up): only what names its case is read."""
     row = {"measured": False, "status": fields["status"],
            "status_detail": fields.get("status_detail", ""), "axes": _axes_of(fields)}
-    for column in ("container", "scenario", "run_id", "host", "order", "hole_pattern"):
+    for column in ("container", "scenario", "run_id", "host", "order", "hole_pattern",
+                   "counter_source", "invocation"):
         row[column] = fields.get(column, "")
     for column in ("n", "elem_bytes", "seed"):
         row[column] = _typed(column, fields.get(column, ""), where)
     row["rep"] = _typed("rep", fields["rep"], where) if fields.get("rep", "") else None
-    try:  # the planned ratio (the fraction erased is unknown): for _remeasured only
+    try:  # the planned ratio (the fraction erased is unknown): for _drop_replaced
         row["planned_hole_ratio"] = float(fields.get("hole_ratio", ""))
     except ValueError:
         row["planned_hole_ratio"] = None
@@ -355,10 +356,13 @@ def load_csvs(paths, unmeasured=None):
     """Load and validate results CSVs of schema 1, 2 or 3; return one dict of typed values per
     measured row (COLUMNS, EXT_COLUMNS, SCHEMA2_COLUMNS and SCHEMA3_COLUMNS, None for empty or
     absent optional fields, schema as an int, ops, hole_pattern and status always set, plus
-    'ts', the timestamp as a datetime). The rows of repetitions that produced no measurement
-    (a case that crashed, timed out, ran out of memory or whose container call failed) are
-    left out, counted in a warning on stderr, and appended to the list `unmeasured` if one
-    is given."""
+    'ts', the timestamp as a datetime). A row whose status is not ok and that a later ok row
+    of the same repetition replaces (what `dodbench run --resume` appends) is dropped
+    (_drop_replaced). The rows of repetitions that produced no measurement (a case that
+    crashed, timed out, ran out of memory or whose container call failed) are left out,
+    counted in a warning on stderr, and appended to the list `unmeasured` if one is given.
+    Two ok rows of one repetition written by one command raise ReportError
+    (reject_repeated)."""
     if not paths:
         raise ReportError("no CSV files to read")
     where = {}
@@ -367,11 +371,10 @@ def load_csvs(paths, unmeasured=None):
         row = _parse_row(fields, at)
         where[id(row)] = at
         return row
-    rows = [row for path in paths for row in read_table(path, COLUMNS, parse)]
+    rows = _drop_replaced([row for path in paths for row in read_table(path, COLUMNS, parse)])
     stopped = [row for row in rows if not row["measured"]]
     rows = [row for row in rows if row["measured"]]
     reject_repeated(rows, where)
-    stopped = _not_remeasured(stopped, rows)
     warn_mixed_hosts(rows, paths)
     warn_mixed_prefault(rows, paths)
     warn_stopped(stopped, paths)
@@ -401,22 +404,34 @@ def reject_repeated(rows, where):
         seen[key] = row
 
 
-def _not_remeasured(stopped, rows):
-    """The rows without a measurement whose repetition no measured row of the same run
-    has: `dodbench run --resume` runs a crashed, killed or timed-out repetition again and
-    appends its row, which then replaces the earlier one. A stopped row carries the planned
-    hole ratio, a measured one the fraction erased: within 1/n they are one case."""
+def _drop_replaced(rows):
+    """The rows (in the order read) without those a later ok row replaces: a row whose status
+    is not ok (crashed, timeout, oom, or failed, with or without a measurement) and with a
+    rep, followed by an ok row of the same run, case, rep and kind (callgrind or native)
+    written by another command (the invocation column; either row without one will do).
+    `dodbench run --resume` runs such a repetition again and appends the new row: the
+    repetition is then measured, and neither a "no measurement" warning nor an unverified
+    row is left of it. One command writes a repetition once, so its own later ok row
+    replaces nothing. A row with no measurement carries the planned hole ratio, a measured
+    one the fraction erased: within 1/n they are one case."""
     def key(row):
-        return (row["run_id"], row["scenario"], row["container"], row["n"], row["elem_bytes"],
-                row["order"], row["hole_pattern"], row["axes"], row["rep"])
-    ratios = {}
-    for row in rows:
-        ratios.setdefault(key(row), []).append(row["hole_ratio"])
-    def remeasured(row):
-        planned = row.get("planned_hole_ratio")
-        return any(planned is None or abs(r - planned) <= 1 / max(row["n"] or 1, 1)
-                   for r in ratios.get(key(row), ()))
-    return [row for row in stopped if row["rep"] is None or not remeasured(row)]
+        return (row["run_id"], is_sim_row(row), row["scenario"], row["container"], row["n"],
+                row["elem_bytes"], row["order"], row["hole_pattern"], row["axes"], row["rep"])
+
+    def ratio(row):
+        return row["hole_ratio"] if row["measured"] else row.get("planned_hole_ratio")
+    later_ok, kept = {}, []
+    for row in reversed(rows):
+        mine = ratio(row)
+        if row["status"] == "ok":
+            later_ok.setdefault(key(row), []).append((mine, row.get("invocation")))
+        elif row["rep"] is not None and any(
+                (mine is None or abs(r - mine) <= 1 / max(row["n"] or 1, 1))
+                and not (by and by == row.get("invocation"))
+                for r, by in later_ok.get(key(row), ())):
+            continue
+        kept.append(row)
+    return kept[::-1]
 
 
 def warn_mixed_prefault(rows, paths):

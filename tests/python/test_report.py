@@ -18,6 +18,7 @@ REPO = Path(__file__).resolve().parents[2]
 sys.dont_write_bytecode = True  # no reports/__pycache__ in the work tree
 sys.path.insert(0, str(REPO / "reports"))
 import report  # noqa: E402
+import compare  # noqa: E402
 import md as markdown  # noqa: E402
 import results as res  # noqa: E402
 import stats as bench_stats  # noqa: E402
@@ -1371,6 +1372,56 @@ def test_a_repetition_measured_again_by_resume_is_not_warned_about(tmp_path, cap
     crashed[col["rep"]] = "99"  # a repetition never measured again
     path = write_rows(tmp_path / "killed.csv", [header, crashed, *body, ok])
     res.load_csvs([path], unmeasured=stopped)
+    assert len(stopped) == 1
+    assert "has no measurement for a repetition: crashed (killed by signal 9)" in (
+        capsys.readouterr().err)
+
+
+def _with_invocation(header, body, invocation):
+    """The schema-3 rows with an invocation column (one command wrote them all)."""
+    return header + ["invocation"], [r + [invocation] for r in body]
+
+
+def test_a_failed_repetition_measured_again_by_resume_is_replaced(tmp_path, capsys):
+    """A repetition whose checksum failed has a measured row (status failed, verified 0);
+    --resume runs it again and appends an ok row: report.py and compare.py then read the
+    ok row alone, with no "excluded ... verified=0" warning. The replacement needs a later
+    ok row of another command: the same ok row first, or one the failing command wrote
+    itself, replaces nothing."""
+    header, body, col = _schema3(read_rows(S2))
+    header, body = _with_invocation(header, body, "20261201T100000Z-vm-100")
+    body = [r for r in body if r[col["status"]] == "ok"]
+    ok = body[0]
+    failed = list(ok)
+    failed[col["verified"]], failed[col["status"]] = "0", "failed"
+    failed[col["status_detail"]] = "checksum 500500, expected 500501"
+    rerun = list(ok)
+    rerun[-1] = "20261201T110000Z-vm-200"  # the --resume command
+    path = write_rows(tmp_path / "resumed.csv", [header, failed, *body[1:], rerun])
+    loaded = res.load_csvs([path])
+    assert [r["status"] for r in loaded] == ["ok"] * len(body)
+    assert report.main(cli_args(tmp_path, path)) == 0
+    assert compare.main([str(path), str(path)]) == 0
+    err = capsys.readouterr().err
+    assert "verified=0" not in err and "no measurement" not in err, err
+    for order, name in (([rerun, *body[1:], failed], "ok_first.csv"),
+                        ([failed, *body[1:], ok], "same_command.csv")):
+        loaded = res.load_csvs([write_rows(tmp_path / name, [header, *order])])
+        assert sorted(r["status"] for r in loaded) == ["failed"] + ["ok"] * len(body), name
+
+
+def test_a_crash_after_an_ok_row_of_its_repetition_is_still_warned_about(tmp_path, capsys):
+    """Only a later ok row replaces a crashed one (what --resume appends)."""
+    header, body, col = _schema3(read_rows(S2))
+    ok = next(r for r in body if r[col["status"]] == "ok")
+    crashed = list(ok)
+    for c in ("elapsed_ns", "ns_per_op", "checksum", "ops", "cpu_ns", "tsc_cycles"):
+        crashed[col[c]] = ""
+    crashed[col["verified"]], crashed[col["status"]] = "0", "crashed"
+    crashed[col["status_detail"]] = "killed by signal 9"
+    stopped = []
+    res.load_csvs([write_rows(tmp_path / "late_crash.csv", [header, *body, crashed])],
+                  unmeasured=stopped)
     assert len(stopped) == 1
     assert "has no measurement for a repetition: crashed (killed by signal 9)" in (
         capsys.readouterr().err)
