@@ -336,7 +336,10 @@ def read_table(path, required, parse):
                              "an unterminated quote?)" if line > start else "")
                     raise ReportError(f"{where}: expected {len(header)} fields like the header, "
                                       f"got {len(fields)}{spans}")
-                rows.append(parse(dict(zip(header, fields)), where))
+                try:
+                    rows.append(parse(dict(zip(header, fields)), where))
+                except ReportError as e:
+                    raise _spanning(e, where, line) if line > start else e from None
     except OSError as e:
         raise ReportError(f"{path}: cannot read: {e.strerror or e}") from None
     except csv.Error as e:
@@ -350,6 +353,20 @@ def read_table(path, required, parse):
     if not rows:
         raise ReportError(f"{path}: no data rows after the header")
     return rows
+
+
+def _spanning(error, where, line):
+    """The ReportError of a record that runs on over lines start..line (where: FILE:start) and
+    did not parse: a quote opened on its first line and closed only `line` lines on (or
+    never) made the csv module read the lines between as one field. The harness quotes a
+    field with a line break in it, but such a record then parses; this one did not, so the
+    quote is the likely fault. The parser's message is cut short: its value may hold the
+    rest of the file."""
+    detail = str(error).removeprefix(f"{where}: ")
+    if len(detail) > 200:
+        detail = detail[:200] + "..."
+    return ReportError(f"{where}: an unterminated quote? A quote opened on this line runs on to "
+                       f"line {line}, and the lines read as one record do not parse: {detail}")
 
 
 def load_csvs(paths, unmeasured=None):

@@ -1454,6 +1454,25 @@ def test_an_unterminated_quote_is_reported_on_its_line(tmp_path):
         res.load_csvs([path])
 
 
+def test_an_unterminated_quote_in_the_last_field_is_named_on_its_line(tmp_path):
+    """A quote opened in a row's last field swallows the rest of the file into that field
+    and the field count still matches the header: the record fails on a value, which is
+    then reported on the quote's line as an unterminated quote, its text cut short (it
+    held every later line)."""
+    rows = read_rows(S2)
+    lines = [",".join(r) for r in rows]
+    lines[1] = lines[1][:lines[1].rindex(",") + 1] + '"' + lines[1][lines[1].rindex(",") + 1:]
+    path = tmp_path / "quote.csv"
+    path.write_text("\n".join(lines) + "\n")
+    with pytest.raises(res.ReportError) as e:
+        res.load_csvs([path])
+    message = str(e.value)
+    assert message.startswith(f"{path}:2: an unterminated quote? A quote opened on this line "
+                              f"runs on to line {len(lines)}, and the lines read as one record "
+                              f"do not parse: column '{rows[0][-1]}': ")
+    assert len(message) < len(str(path)) + 400, message
+
+
 def test_a_field_over_the_csv_limit_is_reported_on_its_line(tmp_path):
     rows = read_rows(S2)
     rows[3][rows[0].index("host")] = "x" * (csv.field_size_limit() + 1)
