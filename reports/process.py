@@ -57,7 +57,9 @@ class InputError(Exception):
 
 def load_hyperfine(path):
     """The 'results' list of a hyperfine --export-json file, each entry checked
-    (_check_result); raises InputError naming the file and the entry."""
+    (_check_result); raises InputError naming the file and the entry, or the file alone
+    when it is not JSON Python can read (nested past the recursion limit, an integer
+    past int()'s digit limit)."""
     try:
         with open(path, encoding="utf-8") as f:
             data = json.load(f)
@@ -65,6 +67,8 @@ def load_hyperfine(path):
         raise InputError(f"{path}: cannot read: {e.strerror or e}") from None
     except (json.JSONDecodeError, UnicodeDecodeError) as e:
         raise InputError(f"{path}: not JSON: {e}") from None
+    except ValueError as e:  # an integer of 4300+ digits: int() refuses to convert it
+        raise InputError(f"{path}: not a hyperfine export: {e}") from None
     except RecursionError:
         raise InputError(f"{path}: not a hyperfine export: JSON nested deeper than Python's "
                          f"recursion limit ({sys.getrecursionlimit()})") from None

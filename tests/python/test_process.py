@@ -278,6 +278,9 @@ BAD = {
                                  "x.json: results[0]: 'parameters' is not an object"),
     "nested json": (lambda t: (_write(t, "x.json", "[" * 100000), CSV),
                     "x.json: not a hyperfine export: JSON nested deeper than"),
+    "an integer past int()'s digits": (lambda t: (_write(t, "x.json", '{"results": [' + "1" * 5000
+                                                           + "]}"), CSV),
+                                       "x.json: not a hyperfine export: Exceeds the limit"),
     "a failed run": (lambda t: (_json_with(t, lambda r: _set(r, 1, "exit_codes", [0, 1, 0] +
                                                                  [0] * (len(r[1]["times"]) - 3))),
                                 CSV), "x.json: results[1]: run 1 of the command exited with 1 "
