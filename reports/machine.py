@@ -140,17 +140,38 @@ def has_vector_loop(table, *key):
 
 def describe(csv_paths):
     """The machine of the CSVs read: the first sidecar file found (read_at 'bench time'),
-    else this machine now (read_at 'report time'). Never raises: a damaged sidecar is
-    skipped."""
+    else this machine now (read_at 'report time'). Never raises: a damaged sidecar
+    (_damaged) is skipped with a warning on stderr naming it and why."""
     for path in csv_paths:
         text = _read(sidecar(path))
+        if not text:
+            continue
         try:
-            data = json.loads(text) if text else None
-        except ValueError:
-            data = None
-        if isinstance(data, dict):
-            return dict(data, read_at="bench time", source=sidecar(path))
+            data = json.loads(text)
+        except (ValueError, RecursionError) as e:  # RecursionError: nested past the limit
+            data = f"not JSON Python reads ({type(e).__name__}: {str(e)[:80]})"
+        why = data if isinstance(data, str) else _damaged(data)
+        if why:
+            print(f"{os.path.basename(sys.argv[0]) or 'report.py'}: warning: "
+                  f"{sidecar(path)}: skipped: {why}", file=sys.stderr)
+            continue
+        return dict(data, read_at="bench time", source=sidecar(path))
     return dict(read_machine(), read_at="report time", source=None)
+
+
+def _damaged(data):
+    """Why a machine file's parsed JSON is not what read_machine() writes (an object of
+    texts or nulls, l1d_ways a positive integer: the A24 rule counts cache ways with it),
+    or None when it is."""
+    if not isinstance(data, dict):
+        return "not a JSON object"
+    bad = next((k for k, v in data.items() if v is not None and not isinstance(v, str)), None)
+    if bad is not None:
+        return f"field {bad!r}: expected a text or null, got {data[bad]!r:.80}"
+    ways = data.get("l1d_ways")
+    if ways is not None and not (re.fullmatch(r"[0-9]+", ways) and int(ways) > 0):
+        return f"field 'l1d_ways': expected a positive integer, got {ways!r:.80}"
+    return None
 
 
 def main(argv=None):

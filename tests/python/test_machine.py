@@ -55,3 +55,23 @@ def test_sysfs_comes_first(monkeypatch, tmp_path):
     monkeypatch.setattr(machine.glob, "glob", lambda pattern: [str(index)])
     monkeypatch.setattr(machine.subprocess, "run", fake_getconf({"LEVEL1_DCACHE_SIZE": "1"}))
     assert machine._caches() == {"l1d": "32K", "l1d_ways": "8"}
+
+
+def test_a_damaged_machine_file_is_skipped_with_a_warning(tmp_path, capsys):
+    """describe() never raises: a machine file nested past Python's recursion limit was a
+    RecursionError traceback out of report.py, and l1d_ways "abc" a ValueError in the A24
+    rule (int()); each is skipped, named on stderr, and the next CSV's file is read."""
+    good = tmp_path / "good.csv"
+    (tmp_path / "good.machine.json").write_text('{"host": "vm", "l1d_ways": "8"}')
+    for text, why in (("[" * 100000, "not JSON Python reads (RecursionError"),
+                      ('{"results": ' + "1" * 5000 + "}", "not JSON Python reads (ValueError"),
+                      ("[1]", "not a JSON object"),
+                      ('{"cores": 2}', "field 'cores': expected a text or null, got 2"),
+                      ('{"l1d_ways": "abc"}', "field 'l1d_ways': expected a positive integer"),
+                      ('{"l1d_ways": "0"}', "field 'l1d_ways': expected a positive integer")):
+        (tmp_path / "bad.machine.json").write_text(text)
+        got = machine.describe([tmp_path / "bad.csv", good])
+        assert got["source"] == str(tmp_path / "good.machine.json") and got["l1d_ways"] == "8"
+        assert f"{tmp_path / 'bad.machine.json'}: skipped: {why}" in capsys.readouterr().err
+    got = machine.describe([good])
+    assert got["read_at"] == "bench time" and capsys.readouterr().err == ""
