@@ -1,11 +1,12 @@
-"""The articles' claims as data: reports/data/claims.csv, one row per claim id of
-../shared/SEEDS.md's claim index (A Bulk data, B handle_map, C Vector hosted lists, D
-Allocation Adventures).
+"""The articles' claims as data: reports/data/claims.csv, one row per claim id of the
+articles' claim index (A Bulk data, B handle_map, C Vector hosted lists, D Allocation
+Adventures).
 
 Columns: id (a letter and a number, unique), article, claim (short text), rule (the name
 of the rule that judges it in its section's RULES table; empty = not measured), params
-(the rule's thresholds, "key=value;key=value", numbers; empty = the rule's defaults),
-figure (the article's number, empty when it gives none) and unit, chart (the chart that
+(the rule's thresholds, "key=value;key=value", numbers >= 0; empty = the rule's defaults),
+figure (the article's number, empty when it gives none: >= 0, > 0 in a unit of
+POSITIVE_UNITS, at most 1 in a unit of FRACTION_UNITS) and unit, chart (the chart that
 shows it, relative to the charts directory; empty = none).
 
 load_claims() raises results.ReportError naming FILE:LINE for a malformed row; the
@@ -21,6 +22,10 @@ CLAIMS_PATH = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "
 COLUMNS = ("id", "article", "claim", "rule", "params", "figure", "unit", "chart")
 ID_SYNTAX = re.compile(r"[A-Z][1-9][0-9]*")
 PARAM_SYNTAX = re.compile(r"([a-z_][a-z0-9_]*)=(\S+)")
+# Every figure and threshold is a size, count, time, ratio or share: none is below 0 (a
+# negative "same" or "about" turns every verdict of its rule around without an error).
+POSITIVE_UNITS = {"ms", "ns", "x"}  # a time or a ratio of times: 0 is no figure at all
+FRACTION_UNITS = {"fraction"}  # a share, 0..1
 
 
 @dataclass(frozen=True)
@@ -41,17 +46,23 @@ class Claim:
         return self.params.get(name, default)
 
 
-def _number(text, where, column):
-    """A finite float of a field, or None for an empty one; ReportError otherwise."""
-    if not text.strip():
+def _number(text, where, column, unit=""):
+    """A float of a field, or None for an empty one: a plain decimal number
+    (results.FLOAT_SYNTAX), finite and >= 0, > 0 in a unit of POSITIVE_UNITS, at most 1 in
+    one of FRACTION_UNITS; ReportError naming the column and the text otherwise."""
+    text = text.strip()
+    if not text:
         return None
-    try:
-        value = float(text)
-    except ValueError:
-        value = math.nan
+    value = float(text) if results.FLOAT_SYNTAX.fullmatch(text) else math.nan
     if not math.isfinite(value):
         raise results.ReportError(f"{where}: column '{column}': expected a number or "
                                   f"empty, got {text!r}")
+    low = 0 < value if unit in POSITIVE_UNITS else 0 <= value
+    if not low or (unit in FRACTION_UNITS and value > 1):
+        what = ("a number > 0" if unit in POSITIVE_UNITS else "a fraction 0..1"
+                if unit in FRACTION_UNITS else "a number >= 0")
+        raise results.ReportError(f"{where}: column '{column}': expected {what}"
+                                  f"{f' (unit {unit})' if unit else ''}, got {text!r}")
     return value
 
 
@@ -71,7 +82,8 @@ def load_claims(path=CLAIMS_PATH, rules=None):
     """The claims of claims.csv in file order. `rules`: the rule names the sections know
     (a rule column naming another is an error); None skips that check. Raises
     results.ReportError naming FILE:LINE for an empty, malformed or repeated id, an empty
-    claim or article, a bad figure or params field, or an unknown rule."""
+    claim or article, a bad figure or params field (not a number, or out of _number's
+    range), or an unknown rule."""
     seen = set()
 
     def parse(fields, where):
@@ -90,6 +102,7 @@ def load_claims(path=CLAIMS_PATH, rules=None):
             raise results.ReportError(f"{where}: column 'rule': no rule named {rule!r} "
                                       f"(known: {', '.join(sorted(rules))})")
         return Claim(ident, fields["article"].strip(), fields["claim"].strip(), rule,
-                     _number(fields["figure"], where, "figure"), fields["unit"].strip(),
+                     _number(fields["figure"], where, "figure", fields["unit"].strip()),
+                     fields["unit"].strip(),
                      fields["chart"].strip(), _params(fields["params"], where))
     return results.read_table(path, COLUMNS, parse)

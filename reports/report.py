@@ -58,7 +58,7 @@ from sections import DOCUMENT, MODULES, ORDER, Context, Repeat
 from sections import bulk_targets
 from sections.aoa_claims import RULES as AOA_RULES
 from sections.bulk_claims import RULES
-from sections.handle_map_claims import RULES as HM_RULES
+from sections.handle_map_claims import RULES as HM_RULES, load_article
 from sections.lists_claims import RULES as LIST_RULES
 
 PUBLISHED = os.path.join("published", "bench.csv.xz")  # in --results-dir
@@ -145,10 +145,13 @@ def process_sidecar(paths):
 
 
 def _load(args, paths):
-    """The Context of the CSVs read (rows, run, cases, machine, claims); the claims file is
-    checked first, before any work on the rows."""
+    """The Context of the CSVs read (rows, run, cases, machine, claims); the data files
+    (--claims, --article, --bulk-article) are checked first, before any work on the rows,
+    whether or not the run has rows for their sections."""
     claims = claims_data.load_claims(args.claims, set(RULES) | set(HM_RULES) | set(LIST_RULES)
                                      | set(AOA_RULES))
+    load_article(args.article)
+    bulk_targets.load_article(args.bulk_article)
     rows = results.load_csvs(paths)
     unverified = sum(r["verified"] == 0 for r in rows)
     if unverified:

@@ -7,6 +7,7 @@ measured), judged against the run: met = the whole 95% CI at or below the target
 the table of the fastest hole variant at each hole ratio."""
 import math
 import os
+import re
 from dataclasses import dataclass
 
 import md
@@ -50,17 +51,17 @@ class Target:
 
 def load_article(path=ARTICLE):
     """Read bulk_article.csv; return its Targets in file order. Bad input raises
-    results.ReportError naming FILE:LINE."""
+    results.ReportError naming FILE:LINE, the column and the text: a figure that is not
+    a plain decimal number > 0 (every target is an upper bound), n not an integer >= 1,
+    elem_bytes not a size class, hole_ratio outside [0, 1), an unknown pattern or order."""
     seen = set()
 
     def number(fields, column, kind, where, check=lambda v: True, what=""):
         text = fields[column].strip()
         if not text:
             return None
-        try:
-            value = kind(text)
-        except ValueError:
-            value = None
+        syntax = results.FLOAT_SYNTAX if kind is float else re.compile(r"[0-9]{1,19}")
+        value = kind(text) if syntax.fullmatch(text) else None  # no nan, 1_0, 4300+ digits
         if value is None or not check(value) or (kind is float and not math.isfinite(value)):
             raise results.ReportError(f"{where}: column '{column}': expected {what}, got {text!r}")
         return value
@@ -84,7 +85,8 @@ def load_article(path=ARTICLE):
             raise results.ReportError(f"{where}: column 'order': expected seq, random or empty, "
                                  f"got {order!r}")
         return Target(ident, fields["kind"], fields["topic"], fields["claim"],
-                     number(fields, "figure", float, where, what="a number or empty"),
+                     number(fields, "figure", float, where, lambda v: v > 0,
+                            "a number > 0 (an upper bound of a time or a ratio) or empty"),
                      fields["unit"],
                      number(fields, "n", int, where, lambda v: v >= 1, "an integer >= 1"),
                      number(fields, "elem_bytes", int, where, lambda v: v in results.ELEM_BYTES,

@@ -12,6 +12,7 @@ family id_lookup in the run and every container of reports/data/stale_detection.
 so); the peers the role handle_peer. A run without these rows gets the section with
 "not measured" and the rows that would measure it; None only without a run."""
 import os
+import re
 
 import md
 import results
@@ -49,10 +50,11 @@ def load_stale(path=STALE_PATH):
 
     def parse(fields, where):
         reuses, detected = fields["reuses"].strip(), fields["detected"].strip()
-        if not fields["container"].strip() or not reuses.isdigit() or detected not in (
-                "yes", "no"):
-            raise ReportError(f"{where}: expected a container, reuses as an integer and "
-                              f"detected yes or no, got {list(fields.values())!r}")
+        # isdigit() takes "²", which int() refuses; int() refuses 4300+ digits
+        if not fields["container"].strip() or not re.fullmatch(r"[0-9]{1,20}", reuses) \
+                or detected not in ("yes", "no"):
+            raise ReportError(f"{where}: expected a container, reuses as an integer (at most "
+                              f"20 digits) and detected yes or no, got {list(fields.values())!r}")
         return fields["container"].strip(), int(reuses), detected == "yes"
     out = {}
     for container, reuses, detected in results.read_table(path, STALE_COLUMNS, parse):

@@ -17,6 +17,7 @@ The containers are roles of reports/data/containers.csv: hm_subject, hm_peer, ba
 hm_two_array (B15), hm_elementwise (B9)."""
 import math
 import os
+import re
 from dataclasses import dataclass
 
 import charts
@@ -60,22 +61,32 @@ class ArticleRow:
 
 
 def load_article(path):
-    """Load the article's figures; return {(our_scenario, container): ArticleRow}."""
+    """Load the article's figures; return {(our_scenario, container): ArticleRow}. Raises
+    ReportError naming FILE:LINE, the column and the text unless article_scenario,
+    container and our_scenario are given, each (our_scenario, container) once, ms a plain
+    decimal number (results.FLOAT_SYNTAX: no nan, inf, 1_0 or other scripts' digits),
+    finite and > 0, and swaps empty or a plain decimal integer of at most 18 digits."""
     def parse(fields, where):
-        try:
-            ms = float(fields["ms"])
-        except ValueError:
-            ms = None
-        if ms is None or not math.isfinite(ms) or ms <= 0:
+        for column in ("article_scenario", "container", "our_scenario"):
+            if not fields[column].strip():
+                raise ReportError(f"{where}: column '{column}': empty")
+        ms = fields["ms"].strip()
+        ms = float(ms) if results.FLOAT_SYNTAX.fullmatch(ms) else math.nan
+        if not math.isfinite(ms) or ms <= 0:
             raise ReportError(f"{where}: column 'ms': expected a positive number of "
                               f"milliseconds (the article's time), got {fields['ms']!r}")
         swaps = fields["swaps"].strip()
-        if swaps and not swaps.isdigit():
-            raise ReportError(f"{where}: column 'swaps': expected an integer >= 0 or empty, "
-                              f"got {fields['swaps']!r}")
-        swaps = int(swaps) if swaps else None
-        return ArticleRow(fields["article_scenario"], fields["container"], ms, swaps,
-                          fields["our_scenario"], fields["note"])
+        if swaps and not re.fullmatch(r"[0-9]{1,18}", swaps):  # int() refuses 4300+ digits
+            raise ReportError(f"{where}: column 'swaps': expected an integer >= 0 (at most "
+                              f"18 digits) or empty, got {fields['swaps']!r}")
+        key = (fields["our_scenario"].strip(), fields["container"].strip())
+        if key in seen:
+            raise ReportError(f"{where}: our_scenario {key[0]} of container {key[1]} repeats "
+                              f"line {seen[key]}'s")
+        seen[key] = where.rsplit(":", 1)[1]
+        return ArticleRow(fields["article_scenario"].strip(), key[1], ms,
+                          int(swaps) if swaps else None, key[0], fields["note"])
+    seen = {}
     return {(a.our_scenario, a.container): a
             for a in results.read_table(path, ARTICLE_COLUMNS, parse)}
 

@@ -507,7 +507,18 @@ def _article_rows():
 
 
 @pytest.mark.parametrize("line, column, value, message", [
-    (3, "figure", "ten", "column 'figure': expected a number or empty, got 'ten'"),
+    (3, "figure", "ten", "column 'figure': expected a number > 0 (an upper bound of a time "
+                         "or a ratio) or empty, got 'ten'"),
+    # every target is an upper bound: 0 or below made each one missed without an error
+    (2, "figure", "0", "column 'figure': expected a number > 0 (an upper bound of a time or "
+                       "a ratio) or empty, got '0'"),
+    (6, "figure", "-1.05", "column 'figure': expected a number > 0 (an upper bound of a time "
+                           "or a ratio) or empty, got '-1.05'"),
+    (3, "figure", "nan", "column 'figure': expected a number > 0 (an upper bound of a time "
+                         "or a ratio) or empty, got 'nan'"),
+    (3, "n", "1_000", "column 'n': expected an integer >= 1, got '1_000'"),
+    pytest.param(3, "n", "1" * 5000, f"column 'n': expected an integer >= 1, got '{'1' * 5000}'",
+                 id="n-5000-digits"),
     (4, "kind", "claim", "column 'kind': expected target (the claims are in claims.csv), "
                          "got 'claim'"),
     (5, "id", "dense_iterate", "column 'id': 'dense_iterate' repeats an earlier id"),
@@ -528,6 +539,19 @@ def test_malformed_article_file(synthetic, tmp_path, capsys, line, column, value
     assert report.main(args(tmp_path, synthetic[0], article=bad)) == 2
     assert capsys.readouterr().err.strip() == f"report.py: {bad}:{line}: {message}"
     assert not (tmp_path / "RESULTS.md").exists()
+
+
+def test_a_malformed_article_file_is_refused_without_bulk_rows(tmp_path, capsys):
+    """The data files are checked before any work, whether or not the run has rows for
+    their sections: a bad --bulk-article was read only by the bulk section."""
+    rows = _article_rows()
+    rows[1][rows[0].index("figure")] = "-1"
+    bad = tmp_path / "bulk_bad.csv"
+    with open(bad, "w", newline="") as f:
+        csv.writer(f, lineterminator="\n").writerows(rows)
+    assert report.main(args(tmp_path, S2, article=bad)) == 2
+    assert capsys.readouterr().err.startswith(f"report.py: {bad}:2: column 'figure'")
+    assert not (tmp_path / "RESULTS.md").exists() and not (tmp_path / "out").exists()
 
 
 def test_malformed_bulk_csv_through_the_script(tmp_path):

@@ -84,9 +84,11 @@ def test_stale_file_absent_read_and_malformed(tmp_path):
     assert hd.load_stale(str(tmp_path / "absent.csv")) is None
     (tmp_path / "s.csv").write_text(STALE)
     assert hd.load_stale(str(tmp_path / "s.csv"))[hd.HM] == {65536: True, 4294967296: False}
-    (tmp_path / "bad.csv").write_text("container,reuses,detected\nhandle_map,many,yes\n")
-    with pytest.raises(res.ReportError, match="bad.csv:2: expected a container"):
-        hd.load_stale(str(tmp_path / "bad.csv"))
+    # "²" passed isdigit() and was a ValueError traceback out of int(); so was 5000 digits
+    for reuses in ("many", "\u00b2", "1" * 5000, "-1", "1e5"):
+        (tmp_path / "bad.csv").write_text(f"container,reuses,detected\nhandle_map,{reuses},yes\n")
+        with pytest.raises(res.ReportError, match="bad.csv:2: expected a container"):
+            hd.load_stale(str(tmp_path / "bad.csv"))
 
 
 def test_the_table_names_every_design_and_the_fastest(tmp_path):

@@ -253,7 +253,7 @@ def test_malformed_article_file_is_reported(tmp_path, capsys):
     assert "article_bad.csv:4:" in capsys.readouterr().err
 
 
-@pytest.mark.parametrize("ms", ["nan", "-4.75", "0", "inf", ""])
+@pytest.mark.parametrize("ms", ["nan", "-4.75", "0", "inf", "", "1_0", "1e999", "4,75"])
 def test_article_times_must_be_positive_numbers(tmp_path, capsys, ms):
     """ms=nan ended in a traceback in md.fmt; ms=-4.75 was taken and flipped claim B1 to
     'not measured' with a wrong reason."""
@@ -268,16 +268,52 @@ def test_article_times_must_be_positive_numbers(tmp_path, capsys, ms):
             f"(the article's time), got {ms!r}") in err and "Traceback" not in err
 
 
-def test_article_swaps_must_be_a_count(tmp_path, capsys):
+@pytest.mark.parametrize("swaps", ["-3", "\u00b2", pytest.param("1" * 5000, id="5000-digits"),
+                                   "1.5"])
+def test_article_swaps_must_be_a_count(tmp_path, capsys, swaps):
+    """"²" passed str.isdigit() and ended in a ValueError traceback out of int(), as did
+    an integer of 4300+ digits."""
     rows = read_rows(ARTICLE)
     row = next(i for i, r in enumerate(rows) if i and r[3])
-    rows[row][3] = "-3"
+    rows[row][3] = swaps
     bad = write_rows(tmp_path / "article_bad.csv", rows)
     args = cli_args(tmp_path, SMALL)
     args[args.index("--article") + 1] = str(bad)
     assert report.main(args) == 2
     assert f"article_bad.csv:{row + 1}: column 'swaps': expected an integer >= 0" in (
         capsys.readouterr().err)
+
+
+@pytest.mark.parametrize("column, value, message", [
+    ("container", "", "2: column 'container': empty"),
+    ("our_scenario", " ", "2: column 'our_scenario': empty"),
+    ("our_scenario", "iterate", "5: our_scenario iterate of container handle_map repeats "
+                                "line 2's"),
+])
+def test_article_rows_name_one_figure_each(tmp_path, capsys, column, value, message):
+    """A repeated (our_scenario, container) replaced the earlier figure without a word; an
+    empty name matched no case. Line 2 is create/handle_map, line 5 iterate/handle_map."""
+    rows = read_rows(ARTICLE)
+    assert rows[1][:2] == ["create", "handle_map"] and rows[4][:2] == ["iterate", "handle_map"]
+    set_field(rows, 2, column, value)
+    bad = write_rows(tmp_path / "article_bad.csv", rows)
+    args = cli_args(tmp_path, SMALL)
+    args[args.index("--article") + 1] = str(bad)
+    assert report.main(args) == 2
+    assert f"article_bad.csv:{message}" in capsys.readouterr().err
+
+
+def test_a_bad_article_file_is_refused_before_any_work(tmp_path, capsys):
+    """--article was read by the handle_map section only: a run without handle_map rows
+    took any file, and one with them had drawn other sections' charts first."""
+    rows = read_rows(ARTICLE)
+    rows[1][2] = "nan"
+    bad = write_rows(tmp_path / "article_bad.csv", rows)
+    args = cli_args(tmp_path, S2)
+    args[args.index("--article") + 1] = str(bad)
+    assert report.main(args) == 2
+    assert "article_bad.csv:2: column 'ms'" in capsys.readouterr().err
+    assert not (tmp_path / "out").exists() and not (tmp_path / "RESULTS.md").exists()
 
 
 # --- RESULTS.md ----------------------------------------------------------------------------

@@ -151,6 +151,15 @@ def test_claims_without_a_rule_are_not_measured_in_the_index(tmp_path):
     (6, "params", "about", "column 'params': expected name=number pairs joined by ';' (each "
                            "name once), got 'about'"),
     (7, "rule", "no_such_rule", "column 'rule': no rule named 'no_such_rule'"),
+    # out of range: each turned its rule's verdicts without an error
+    (33, "figure", "-4.75", "column 'figure': expected a number > 0 (unit ms), got '-4.75'"),
+    (26, "figure", "0", "column 'figure': expected a number > 0 (unit x), got '0'"),
+    (12, "figure", "1.5", "column 'figure': expected a fraction 0..1 (unit fraction), got "
+                          "'1.5'"),
+    (4, "figure", "-1", "column 'figure': expected a number >= 0 (unit bytes), got '-1'"),
+    (2, "params", "confirm_slope=-0.7", "column 'params': expected a number >= 0, got '-0.7'"),
+    (2, "params", "confirm_slope=nan", "column 'params': expected a number or empty, got "
+                                       "'nan'"),
 ])
 def test_malformed_claims_file_exits_2_with_file_and_line(tmp_path, capsys, line, column,
                                                            value, message):
