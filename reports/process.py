@@ -85,8 +85,9 @@ def _check_result(r, where):
     result r has a command, 'parameters' absent or an object, and its mean, median and every
     one of its 'times' are positive numbers of seconds, its stddev absent or >= 0: a process
     takes time, and a zero or negative one would come out as a wrong ratio, not an error.
-    Its 'exit_codes', when present, must be one 0 per time: a run that failed measured
-    something other than the command's work."""
+    Its 'exit_codes', when present, must be one 0 per time: a run that failed (another
+    code, or null: hyperfine's word for a process a signal ended) measured something other
+    than the command's work."""
     if not isinstance(r, dict) or not isinstance(r.get("command"), str):
         raise InputError(f"{where}: no 'command'")
     if r.get("parameters") is not None and not isinstance(r["parameters"], dict):
@@ -108,14 +109,16 @@ def _check_result(r, where):
         raise InputError(f"{where}.stddev: expected seconds >= 0, got {r['stddev']!r}")
     codes = r.get("exit_codes")
     if codes is not None and (not isinstance(codes, list) or len(codes) != len(times) or
-                              not all(isinstance(c, int) and not isinstance(c, bool)
+                              not all(c is None or isinstance(c, int) and not isinstance(c, bool)
                                       for c in codes)):
-        raise InputError(f"{where}.exit_codes: expected one integer per time "
-                         f"({len(times)}), got {codes!r}")
+        raise InputError(f"{where}.exit_codes: expected one integer (or null) per time "
+                         f"({len(times)}), got {codes!r:.200}")
     failed = [j for j, c in enumerate(codes or ()) if c != 0]
     if failed:
-        raise InputError(f"{where}: run {failed[0]} of the command exited with "
-                         f"{codes[failed[0]]} ({len(failed)} of {len(codes)} runs failed): "
+        how = ("was killed by a signal (exit code null)" if codes[failed[0]] is None
+               else f"exited with {codes[failed[0]]}")
+        raise InputError(f"{where}: run {failed[0]} of the command {how} "
+                         f"({len(failed)} of {len(codes)} runs failed): "
                          "the times of a failed process are not its lifecycle's; fix the "
                          "command and measure again (hyperfine without --ignore-failure)")
 

@@ -285,8 +285,13 @@ BAD = {
                                                                  [0] * (len(r[1]["times"]) - 3))),
                                 CSV), "x.json: results[1]: run 1 of the command exited with 1 "
                      "(1 of"),
+    "a killed run": (lambda t: (_json_with(t, lambda r: _set(r, 0, "exit_codes", [0, None] +
+                                                             [0] * (len(r[0]["times"]) - 2))),
+                                CSV), "x.json: results[0]: run 1 of the command was killed by a "
+                     "signal (exit code null) (1 of"),
     "exit codes short": (lambda t: (_json_with(t, lambda r: _set(r, 0, "exit_codes", [0])), CSV),
-                         "x.json: results[0].exit_codes: expected one integer per time"),
+                         "x.json: results[0].exit_codes: expected one integer (or null) per "
+                         "time"),
     # the CSV goes through report.py's loader: the same checks as report.py and compare.py
     "csv rep -1": (lambda t: (JSON, _csv_with(t, 3, "rep", "-1")),
                    "x.csv:3: column 'rep': expected a non-negative integer, got '-1'"),
