@@ -243,13 +243,18 @@ def test_article_data_and_speedups(article):
     assert handle_map.article_speedup(article, "reset", "peer_unordered_map") == (None, None)
 
 
+def _report_with_article(tmp_path, rows, csv_path=SMALL):
+    """report.main's exit status on csv_path with rows (the article file's, header first)
+    written to tmp_path/article_bad.csv as --article."""
+    args = cli_args(tmp_path, csv_path)
+    args[args.index("--article") + 1] = str(write_rows(tmp_path / "article_bad.csv", rows))
+    return report.main(args)
+
+
 def test_malformed_article_file_is_reported(tmp_path, capsys):
     rows = read_rows(ARTICLE)
     rows[3][2] = "fast"
-    bad = write_rows(tmp_path / "article_bad.csv", rows)
-    args = cli_args(tmp_path, SMALL)
-    args[args.index("--article") + 1] = str(bad)
-    assert report.main(args) == 2
+    assert _report_with_article(tmp_path, rows) == 2
     assert "article_bad.csv:4:" in capsys.readouterr().err
 
 
@@ -259,10 +264,7 @@ def test_article_times_must_be_positive_numbers(tmp_path, capsys, ms):
     'not measured' with a wrong reason."""
     rows = read_rows(ARTICLE)
     rows[1][2] = ms  # create, handle_map
-    bad = write_rows(tmp_path / "article_bad.csv", rows)
-    args = cli_args(tmp_path, SMALL)
-    args[args.index("--article") + 1] = str(bad)
-    assert report.main(args) == 2
+    assert _report_with_article(tmp_path, rows) == 2
     err = capsys.readouterr().err
     assert (f"article_bad.csv:2: column 'ms': expected a positive number of milliseconds "
             f"(the article's time), got {ms!r}") in err and "Traceback" not in err
@@ -276,10 +278,7 @@ def test_article_swaps_must_be_a_count(tmp_path, capsys, swaps):
     rows = read_rows(ARTICLE)
     row = next(i for i, r in enumerate(rows) if i and r[3])
     rows[row][3] = swaps
-    bad = write_rows(tmp_path / "article_bad.csv", rows)
-    args = cli_args(tmp_path, SMALL)
-    args[args.index("--article") + 1] = str(bad)
-    assert report.main(args) == 2
+    assert _report_with_article(tmp_path, rows) == 2
     assert f"article_bad.csv:{row + 1}: column 'swaps': expected an integer >= 0" in (
         capsys.readouterr().err)
 
@@ -296,10 +295,7 @@ def test_article_rows_name_one_figure_each(tmp_path, capsys, column, value, mess
     rows = read_rows(ARTICLE)
     assert rows[1][:2] == ["create", "handle_map"] and rows[4][:2] == ["iterate", "handle_map"]
     set_field(rows, 2, column, value)
-    bad = write_rows(tmp_path / "article_bad.csv", rows)
-    args = cli_args(tmp_path, SMALL)
-    args[args.index("--article") + 1] = str(bad)
-    assert report.main(args) == 2
+    assert _report_with_article(tmp_path, rows) == 2
     assert f"article_bad.csv:{message}" in capsys.readouterr().err
 
 
@@ -308,10 +304,7 @@ def test_a_bad_article_file_is_refused_before_any_work(tmp_path, capsys):
     took any file, and one with them had drawn other sections' charts first."""
     rows = read_rows(ARTICLE)
     rows[1][2] = "nan"
-    bad = write_rows(tmp_path / "article_bad.csv", rows)
-    args = cli_args(tmp_path, S2)
-    args[args.index("--article") + 1] = str(bad)
-    assert report.main(args) == 2
+    assert _report_with_article(tmp_path, rows, S2) == 2
     assert "article_bad.csv:2: column 'ms'" in capsys.readouterr().err
     assert not (tmp_path / "out").exists() and not (tmp_path / "RESULTS.md").exists()
 
