@@ -112,13 +112,19 @@ static void guard_json_tmp(const char *tmp)
 		json_tmp_live = NULL;
 }
 
+/* A device (/dev/null) takes any number of writers: it is no output's own. */
+static bool is_device(const struct stat *st)
+{
+	return S_ISCHR(st->st_mode) || S_ISBLK(st->st_mode);
+}
+
 /* The option whose open output (--out, --samples-out, --out-json) is the file st
  * describes, or NULL: two outputs on one file would mix their lines or lose one. A device
  * is no output's own (NULL). */
 static const char *output_named(const struct outputs *o, const struct stat *st)
 {
-	if (S_ISCHR(st->st_mode) || S_ISBLK(st->st_mode))
-		return NULL; /* a device (/dev/null) takes any number of writers */
+	if (is_device(st))
+		return NULL;
 	FILE *const f[3] = {o->csv, o->samples, o->json};
 	static const char *const opt[3] = {"--out", "--samples-out", "--out-json"};
 	for (int i = 0; i < 3; i++) {
@@ -244,8 +250,8 @@ static int samples_open(struct outputs *o, const char *path, const char *json_pa
 	struct stat st, js;
 	bool exists = stat(path, &st) == 0;
 	const char *other = exists ? output_named(o, &st) : NULL;
-	if (exists && !other && json_path && stat(json_path, &js) == 0 && !S_ISCHR(st.st_mode) &&
-	    !S_ISBLK(st.st_mode) && js.st_dev == st.st_dev && js.st_ino == st.st_ino)
+	if (exists && !other && json_path && stat(json_path, &js) == 0 && !is_device(&st) &&
+	    js.st_dev == st.st_dev && js.st_ino == st.st_ino)
 		other = "--out-json";
 	if (other) {
 		snprintf(err, err_len, "%s is also the %s file: give each output its own file", path,
