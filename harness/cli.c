@@ -37,7 +37,7 @@ static const char help_more[] =
 	"  --reps K             measured repetitions per case, 1..1000000 (default 5)\n"
 	"  --warmup W           unrecorded repetitions before them, 0..1000000 (default 1)\n"
 	"  --seed S             seed of every RNG (holes, shuffles), unsigned 64-bit (default 1)\n"
-	"  --out FILE.csv       append raw rows (schema 3) to FILE; header written when new\n"
+	"  --out FILE.csv       append raw rows (schema 4) to FILE; header written when new\n"
 	"  --resume             with --out: skip the repetitions FILE already holds, verified,\n"
 	"                       for this run (--run-id, else the run of its last row) and\n"
 	"                       --seed; rerun a killed sweep's command with it to complete it.\n"

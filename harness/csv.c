@@ -1,5 +1,7 @@
-/* csv.c - CSV schema 3 (3: the status columns; a repetition that produced no
- * measurement leaves its measured fields empty; then the growth columns appended). One X-macro column list generates both the header and the row
+/* csv.c - CSV schema 4 (3: the status columns; a repetition that produced no
+ * measurement leaves its measured fields empty; then the growth columns appended. 4: a
+ * region may time its work `passes` times, elapsed_ns covers them all and ops counts
+ * every pass's operations; the cache condition and the clock's floor appended). One X-macro column list generates both the header and the row
  * writer (google-benchmark's idiom), so the two cannot drift apart. New columns go at
  * the end; a change of meaning bumps HB_SCHEMA_VERSION (2: ns_per_op divides by ops).
  *
@@ -113,7 +115,12 @@
 	X(grow_pushes, OPTLL, r->samples > 0 ? r->grow_samples : -1)                     \
 	X(grow_p50_ns, OPTDBL, r->samples > 0 && r->grow_samples > 0 ? r->grow_p50_ns : -1.0) \
 	X(grow_max_ns, OPTDBL, r->samples > 0 && r->grow_samples > 0 ? r->grow_max_ns : -1.0) \
-	X(plain_max_ns, OPTDBL, r->samples > r->grow_samples ? r->plain_max_ns : -1.0)
+	X(plain_max_ns, OPTDBL, r->samples > r->grow_samples ? r->plain_max_ns : -1.0) \
+	X(passes, OPTLL, r->measured ? (long long)(r->region->passes ? r->region->passes : 1) : -1) \
+	X(cache, STR, r->region->cache ? r->region->cache : "setup")                    \
+	X(clock_floor_ns, DBL, hb_clock_floor_ns())                                      \
+	X(min_region_ns, U64, hb_min_region_ns())                                        \
+	X(short_region, OPTLL, r->measured ? (long long)(r->region->elapsed_ns < hb_min_region_ns()) : -1)
 
 static void put_str(FILE *f, const char *s)
 {

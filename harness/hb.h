@@ -110,8 +110,14 @@ void hb_utc_now(char *buf, size_t len);
 /* 2: ns_per_op = elapsed_ns / ops (1: / n); hole, latency and axis columns appended.
  * 3: status and status_detail appended; a row whose status is not ok may have no
  * measurement (elapsed_ns, ns_per_op, ops, checksum, cpu_ns ... empty) and, for a failure
- * in a warm-up, no rep. */
-#define HB_SCHEMA_VERSION 3
+ * in a warm-up, no rep.
+ * 4: elapsed_ns times `passes` repetitions of the work (scn_run_passes; 1 for one-shot
+ * work) and ops counts the operations of all of them (ns_per_op is still per operation);
+ * appended: passes, cache (warm: after untimed passes over the same data; setup: as the
+ * untimed setup left it), clock_floor_ns (hb_clock_floor_ns), min_region_ns
+ * (hb_min_region_ns) and short_region (1: the region lasted less than min_region_ns, so it
+ * measures the clock as much as the work; empty without a measurement). */
+#define HB_SCHEMA_VERSION 4
 
 struct hb_row {
 	const struct hb_env *env;

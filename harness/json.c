@@ -81,9 +81,9 @@ static void entry(FILE *f, bool *first, const struct hb_case *c, size_t family,
 	else
 		fprintf(f, "      \"repetition_index\": %zu,\n      \"threads\": 1,\n", rep);
 	put_axes(f, c);
-	fprintf(f, "      \"iterations\": 1,\n      \"real_time\": %.17g,\n"
+	fprintf(f, "      \"iterations\": %llu,\n      \"real_time\": %.17g,\n"
 	           "      \"cpu_time\": %.17g,\n      \"time_unit\": \"ns\"",
-	        real_ns, cpu_ns);
+	        (unsigned long long)(c->passes ? c->passes : 1), real_ns, cpu_ns);
 	/* Throughput only where it means one: not for a dispersion aggregate. */
 	if (!aggregate || strcmp(aggregate, "mean") == 0 || strcmp(aggregate, "median") == 0)
 		fprintf(f, ",\n      \"items_per_second\": %.17g",

@@ -49,6 +49,12 @@ struct hb_region {
 	uint64_t *samples;
 	size_t samples_n, samples_cap;
 	uint64_t lap_last;
+	/* Set by scn_passes after hb_end (scenarios/scenario.h): the times the work repeated
+	 * inside the region (K; 0: the scenario did one piece of work, written as 1) and the
+	 * cache condition it ran under ("warm"; NULL: "setup", the state its untimed setup
+	 * left). */
+	uint64_t passes;
+	const char *cache;
 	/* private */
 	struct timespec_pair { long long sec, nsec; } t0, cpu0;
 	uint64_t tsc0;
@@ -105,6 +111,19 @@ static inline void hb_mark_growth(struct hb_region *r)
 	if (r->samples_n)
 		r->samples[r->samples_n - 1] |= HB_SAMPLE_GREW;
 }
+
+/* The clock's floor, ns: the median duration of an empty region (the clock reads
+ * hb_begin and hb_end put inside it, nothing between), never below the clock's stated or
+ * observed resolution. Measured once per process (about 1100 empty regions, untimed). */
+double hb_clock_floor_ns(void);
+/* A region shorter than this many floors measures the clock and the call, not the work
+ * (nanobench's clock-resolution multiple): repeatable work repeats until its region lasts
+ * hb_min_region_ns(); one-shot work below it is marked (the CSV's short_region). */
+#define HB_MIN_REGION_FLOORS 1000
+/* HB_MIN_REGION_FLOORS x hb_clock_floor_ns(), ns; 0 under --counters callgrind (the
+ * simulator counts instructions and misses, its clock measures nothing of the machine:
+ * the work runs once). */
+uint64_t hb_min_region_ns(void);
 
 /* ns per sample tick (TSC frequency calibrated once per process against CLOCK_MONOTONIC;
  * 1 without a TSC). */

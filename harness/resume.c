@@ -21,9 +21,13 @@
 #include "run.h"
 
 /* The columns a row is read by besides its case's (struct hb_case_columns). */
-enum { R_SEED, R_REP, R_VERIFIED, R_RUN_ID, R_ELAPSED, R_CPU, R_OPS, R_N_COLS };
-static const char *const names[R_N_COLS] = {"seed",       "rep",    "verified", "run_id",
-                                            "elapsed_ns", "cpu_ns", "ops"};
+enum {
+	R_SEED, R_REP, R_VERIFIED, R_RUN_ID, R_ELAPSED, R_CPU, R_OPS, R_PASSES, R_MIN_REGION,
+	R_N_COLS
+};
+static const char *const names[R_N_COLS] = {
+	"seed", "rep", "verified", "run_id", "elapsed_ns", "cpu_ns", "ops", "passes",
+	"min_region_ns"};
 
 /* Where the columns are in the file's header, and how many it has. */
 struct columns {
@@ -84,10 +88,12 @@ static const char *row_problem(const struct columns *cols, char **f, size_t nf, 
 	const char *v = f[cols->col[R_VERIFIED]];
 	if (strcmp(v, "0") != 0 && strcmp(v, "1") != 0)
 		return snprintf(why, len, "verified is \"%.40s\", not 0 or 1", v), why;
-	static const int need[] = {R_SEED, R_REP, R_ELAPSED, R_CPU, R_OPS};
+	static const int need[] = {R_SEED, R_REP, R_ELAPSED, R_CPU, R_OPS, R_PASSES,
+	                           R_MIN_REGION};
 	for (size_t i = 0; i < sizeof need / sizeof need[0]; i++) {
 		const char *x = f[cols->col[need[i]]];
-		bool may_be_empty = need[i] != R_SEED && strcmp(v, "1") != 0;
+		bool may_be_empty = need[i] != R_SEED && need[i] != R_MIN_REGION &&
+		                    strcmp(v, "1") != 0;
 		if ((*x || !may_be_empty) && !is_uint(x)) {
 			snprintf(why, len, "%s is \"%.40s\", not a count (a plain decimal)",
 			         names[need[i]], x);
@@ -186,10 +192,16 @@ static int take_row(struct hb_run *r, const struct columns *cols, char **g, size
 		k->resumed++;
 		r->resumed++;
 		/* Its measurement joins the case's: the summary and --out-json cover the run. */
-		k->elapsed_ns[k->done] = strtoull(g[cols->col[R_ELAPSED]], NULL, 10);
-		k->cpu_ns[k->done] = strtoull(g[cols->col[R_CPU]], NULL, 10);
+		unsigned long long passes = strtoull(g[cols->col[R_PASSES]], NULL, 10);
+		passes += !passes; /* per pass, as schedule.c keeps them */
+		unsigned long long elapsed = strtoull(g[cols->col[R_ELAPSED]], NULL, 10);
+		k->elapsed_ns[k->done] = (elapsed + passes / 2) / passes;
+		k->cpu_ns[k->done] =
+			(strtoull(g[cols->col[R_CPU]], NULL, 10) + passes / 2) / passes;
 		k->done++;
-		k->ns_per_op_div = (double)strtoull(g[cols->col[R_OPS]], NULL, 10);
+		k->ns_per_op_div = (double)strtoull(g[cols->col[R_OPS]], NULL, 10) / (double)passes;
+		k->passes = passes;
+		k->short_regions += elapsed < strtoull(g[cols->col[R_MIN_REGION]], NULL, 10);
 		if ((size_t)cols->cc.axis[HB_AXIS_HOLE_RATIO] < nf)
 			k->hole_ratio = strtod(g[cols->cc.axis[HB_AXIS_HOLE_RATIO]], NULL);
 	}

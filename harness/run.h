@@ -83,8 +83,13 @@ struct hb_case {
 	bool cannot_run;             /* skip is scn_cannot_run's: its container lacks what the
 	                                scenario needs (the summary gives one line per container
 	                                and reason), not an axis's refusal of its own values */
-	uint64_t *elapsed_ns, *cpu_ns; /* per measured repetition */
-	double ns_per_op_div;        /* ops of the last repetition (for the summary) */
+	uint64_t *elapsed_ns, *cpu_ns; /* per measured repetition, ns per pass (the region's
+	                                time / its passes) */
+	double ns_per_op_div;        /* ops of one pass of the last repetition (summary) */
+	uint64_t passes;             /* passes of the last repetition's region (>= 1; 0: none
+	                                measured) */
+	size_t short_regions;        /* measured repetitions whose region lasted less than
+	                                hb_min_region_ns() */
 	double hole_ratio;           /* the real fraction erased (last repetition) */
 	size_t done;                 /* measured repetitions done */
 	bool failed;                 /* a repetition was not verified, or a call failed */

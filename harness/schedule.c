@@ -181,6 +181,7 @@ struct done {
 	double t_end;           /* when it ended (now_s, CLOCK_MONOTONIC) */
 	unsigned char set;      /* reported */
 	uint64_t elapsed_ns, cpu_ns, ops;
+	uint64_t passes;        /* times the region repeated its work (>= 1) */
 	double hole_ratio;
 	int out_errno;          /* the row or the samples could not be written: the sweep stops */
 	bool samples_failed;    /* as in struct hb_run */
@@ -246,6 +247,9 @@ static struct done run_rep(struct hb_run *r, const struct job *j)
 	d.elapsed_ns = reg.elapsed_ns;
 	d.cpu_ns = reg.cpu_ns;
 	d.ops = res.ops;
+	d.passes = reg.passes ? reg.passes : 1;
+	if (d.verified && reg.passes && !k->p.passes)
+		k->p.passes = reg.passes; /* the case's K, kept for its later repetitions */
 	d.hole_ratio = res.hole_ratio;
 	d.any_samples = r->any_samples;
 	d.out_errno = r->out_errno;
@@ -301,10 +305,14 @@ static void apply(struct hb_run *r, const struct job *j, const struct done *d, b
 	if (j->rep < 0 || !d->ran)
 		return;
 	slot_done[j->slot] = true;
-	k->elapsed_ns[k->done] = d->elapsed_ns;
-	k->cpu_ns[k->done] = d->cpu_ns;
+	/* Per pass: the summary and the JSON compare repetitions, and cases, whose K may
+	 * differ (a case resumed in another process chose its K again). */
+	k->elapsed_ns[k->done] = (d->elapsed_ns + d->passes / 2) / d->passes;
+	k->cpu_ns[k->done] = (d->cpu_ns + d->passes / 2) / d->passes;
 	k->done++;
-	k->ns_per_op_div = (double)d->ops;
+	k->ns_per_op_div = (double)d->ops / (double)d->passes;
+	k->passes = d->passes;
+	k->short_regions += d->elapsed_ns < hb_min_region_ns();
 	k->hole_ratio = d->hole_ratio;
 }
 
@@ -629,6 +637,7 @@ int hb_execute(struct hb_run *r, void (*prefault)(const struct hb_config *))
 	/* Calibrated once here, so that no child spends its own 20 ms on it. */
 	hb_ns_per_tick();
 	hb_sample_cost_ns();
+	hb_clock_floor_ns(); /* every child's rows then give the same floor */
 	r->t_start = now_s();
 	int rc = 0;
 	if (fork_cases)

@@ -102,11 +102,11 @@ static bool case_lines(const struct hb_run *r)
 		}
 		any_unstable |= unstable;
 		printf("%-*s median %*s ms  min %*s  max %*s  MAD %*s%%  CV %*s%%  %*s ns/op  "
-		       "%s%s%s%s\n", r->name_w, k->name, w[F_MEDIAN], fig[F_MEDIAN], w[F_MIN],
+		       "%s%s%s%s%s\n", r->name_w, k->name, w[F_MEDIAN], fig[F_MEDIAN], w[F_MIN],
 		       fig[F_MIN], w[F_MAX], fig[F_MAX], w[F_MAD], fig[F_MAD], w[F_CV], fig[F_CV],
 		       w[F_NS_OP], fig[F_NS_OP],
 		       k->status == HB_OK ? "verified" : k->status == HB_FAILED ? "NOT VERIFIED" : "",
-		       unstable ? "  unstable" : "",
+		       unstable ? "  unstable" : "", k->short_regions ? "  short" : "",
 		       k->status > HB_FAILED ? "STOPPED: " : "",
 		       k->status > HB_FAILED ? status : "");
 	}
@@ -219,9 +219,31 @@ static void ratio_lines(const struct hb_run *r, const char *base)
 	free(kept);
 }
 
+/* The notes on the clock: the figures of repeated work are per pass; the cases whose
+ * regions were shorter than the clock allows. */
+static void clock_lines(const struct hb_run *r)
+{
+	bool repeated = false, any_short = false;
+	for (size_t i = 0; i < r->n_cases; i++) {
+		repeated |= r->cases[i].passes > 1;
+		any_short |= r->cases[i].short_regions > 0;
+	}
+	if (repeated)
+		printf("\nper pass: a repeatable scenario times its work K times in one region, "
+		       "after 2 untimed passes\n(cache warm), K chosen so the region lasts %.0f "
+		       "us; its ms figures are one pass's (the CSV's passes column)\n",
+		       (double)hb_min_region_ns() / 1e3);
+	if (any_short)
+		printf("\nshort: some regions of the cases marked so lasted less than %.0f us (%d "
+		       "clock floors of %.0f ns):\nthey time the clock and the call as much as "
+		       "the work (the CSV's short_region column); use a larger --n\n",
+		       (double)hb_min_region_ns() / 1e3, HB_MIN_REGION_FLOORS, hb_clock_floor_ns());
+}
+
 void hb_summarize(const struct hb_run *r, const char *base)
 {
 	bool any_unstable = case_lines(r);
+	clock_lines(r);
 	cannot_lines(r);
 	if (r->any_samples)
 		printf("\nlatency samples: one hb_lap costs %.1f ns (median of 4096 empty laps), "

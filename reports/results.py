@@ -38,8 +38,12 @@ from datetime import datetime, timezone
 
 import stats as bench_stats  # reports/stats.py, next to this file
 
-SCHEMAS = ("1", "2", "3")  # 2: ns_per_op = elapsed_ns / ops; the SCHEMA2_COLUMNS appended
+SCHEMAS = ("1", "2", "3", "4")  # 2: ns_per_op = elapsed_ns / ops; SCHEMA2_COLUMNS appended
 # 3: the status columns appended (a row whose status is not ok may carry no measurement)
+# 4: a region may time its work `passes` times (elapsed_ns and the other region totals
+# cover them all, ops counts all their operations); SCHEMA4_COLUMNS appended. The loader
+# divides every region total by passes (REGION_TOTALS): a row reads as one pass, as every
+# row of schemas 1-3 is, and region_ns keeps the region's own time.
 COLUMNS = ("schema timestamp host cpu_model compiler cflags git_rev container scenario n "
            "elem_bytes hole_ratio order seed rep elapsed_ns ns_per_op tsc_cycles counter_source "
            "papi_tot_cyc papi_tot_ins papi_l1_dcm papi_l2_dcm papi_l3_tcm checksum verified "
@@ -58,21 +62,32 @@ SCHEMA3_COLUMNS = ["status", "status_detail"]
 # pushes that grew apart from the others (docs/CSV.md).
 GROWTH_COLUMNS = ("grows", "grow_moves", "grow_copied_bytes", "grow_pushes")
 GROWTH_LATENCY_COLUMNS = ("grow_p50_ns", "grow_max_ns", "plain_max_ns")
+# Schema 4 (harness/hb.h): K, the cache condition, the clock's floor and the region's
+# minimum (ns), and whether the region lasted less than that.
+SCHEMA4_COLUMNS = ("passes", "cache", "clock_floor_ns", "min_region_ns", "short_region")
+CACHE_CONDITIONS = ("warm", "setup")  # the cache column's words (docs/CSV.md)
+# The columns that total a region: divided by passes on load (schema 4).
+REGION_TOTALS = ("elapsed_ns", "cpu_ns", "tsc_cycles", "papi_tot_cyc", "papi_tot_ins",
+                 "papi_l1_dcm", "papi_l2_dcm", "papi_l3_tcm", "sim_ir", "sim_dr", "sim_dw",
+                 "sim_d1mr", "sim_d1mw", "sim_dlmr", "sim_dlmw", "minflt", "majflt", "allocs",
+                 "frees", "grows", "grow_moves", "grow_copied_bytes", "ops")
 STATUSES = ("ok", "failed", "crashed", "timeout", "oom")  # the status column's words
 MEMORY_COLUMNS = ("reserved_bytes", "committed_bytes", "allocs")  # the memory scenario's
 EXT_TEXT_COLUMNS = {"sim_d1", "sim_ll", "governor", "turbo", "build_type", "papi_status",
                     "hole_pattern", "family", "removal", "alloc", "layout", "caps",
-                    "invocation", *SCHEMA3_COLUMNS}
+                    "invocation", "cache", *SCHEMA3_COLUMNS}
 LATENCY_COLUMNS = ("p50_ns", "p99_ns", "p999_ns", "max_ns")  # ns per operation
-OPTIONAL_FLOAT_COLUMNS = {"pmu_scale", "sample_cost_ns", *LATENCY_COLUMNS,
+OPTIONAL_FLOAT_COLUMNS = {"pmu_scale", "sample_cost_ns", "clock_floor_ns", *LATENCY_COLUMNS,
                           *GROWTH_LATENCY_COLUMNS}
-OPTIONAL_INT_COLUMNS = ({"tsc_cycles", "papi_tot_cyc", "papi_tot_ins", "papi_l1_dcm", "papi_l2_dcm",
-                         "papi_l3_tcm", "swaps"} | set(EXT_COLUMNS + SCHEMA2_COLUMNS)
-                        - EXT_TEXT_COLUMNS - OPTIONAL_FLOAT_COLUMNS) | set(GROWTH_COLUMNS)
-NON_NEGATIVE_COLUMNS = {"pmu_scale", "sample_cost_ns", *LATENCY_COLUMNS}  # every integer too
+OPTIONAL_INT_COLUMNS = (({"tsc_cycles", "papi_tot_cyc", "papi_tot_ins", "papi_l1_dcm",
+                          "papi_l2_dcm", "papi_l3_tcm", "swaps"} | set(EXT_COLUMNS + SCHEMA2_COLUMNS)
+                         - EXT_TEXT_COLUMNS - OPTIONAL_FLOAT_COLUMNS) | set(GROWTH_COLUMNS)
+                        | {"passes", "min_region_ns", "short_region"})
+NON_NEGATIVE_COLUMNS = {"pmu_scale", "sample_cost_ns", "clock_floor_ns",
+                        *LATENCY_COLUMNS}  # every integer too
 # A timed region takes time: zero is as impossible as negative (issue 8, defect 8).
 POSITIVE_COLUMNS = {"elapsed_ns", "ns_per_op"}
-AT_LEAST_ONE = {"n", "ops"}  # integer columns from 1; every other integer column from 0
+AT_LEAST_ONE = {"n", "ops", "passes"}  # integer columns from 1; every other from 0
 # The harness writes these as uint64_t or size_t (harness/csv.c), every other integer column
 # as a long long that is left empty when negative: no integer column is ever below 0.
 U64_COLUMNS = {"schema", "n", "elem_bytes", "seed", "checksum", "cpu_ns", "ops"}
@@ -86,7 +101,7 @@ NAME_COLUMNS = ("container", "scenario")  # a case without them names nothing
 # take spaces, underscores, other scripts' digits, "inf" and "nan", none of which it writes.
 INT_SYNTAX = re.compile(r"-?[0-9]+")
 FLOAT_SYNTAX = re.compile(r"-?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][-+]?[0-9]+)?")
-FLAG_COLUMNS = {"papi_multiplexed", "prefault", "hypervisor"}  # 0/1 (or empty)
+FLAG_COLUMNS = {"papi_multiplexed", "prefault", "hypervisor", "short_region"}  # 0/1/empty
 GEOMETRY_COLUMNS = {"sim_d1", "sim_ll"}  # "size_bytes:assoc:line_bytes" (or empty)
 ORDERS = ("seq", "random")
 HOLE_PATTERNS = ("none", "random", "clustered", "oldest")  # none iff hole_ratio == 0
@@ -231,8 +246,8 @@ def _parse_row(fields, where):
     warm-up) comes back from _parse_unmeasured, with measured = False."""
     schema = fields.get("schema", "")
     if schema not in SCHEMAS:
-        raise ReportError(f"{where}: column 'schema': expected 1, 2 or 3, got {schema!r}")
-    status = fields.get("status", "") if schema == "3" else "ok"
+        raise ReportError(f"{where}: column 'schema': expected 1, 2, 3 or 4, got {schema!r}")
+    status = fields.get("status", "") if schema in ("3", "4") else "ok"
     if status not in STATUSES:
         raise ReportError(f"{where}: column 'status': expected one of {', '.join(STATUSES)}, "
                           f"got {status!r}")
@@ -240,11 +255,11 @@ def _parse_row(fields, where):
         return _parse_unmeasured(fields, where)
     row = {column: _typed(column, fields.get(column, ""), where)
            for column in COLUMNS[1:] + EXT_COLUMNS + SCHEMA2_COLUMNS + SCHEMA3_COLUMNS
-           + list(GROWTH_COLUMNS + GROWTH_LATENCY_COLUMNS)}
+           + list(GROWTH_COLUMNS + GROWTH_LATENCY_COLUMNS + SCHEMA4_COLUMNS)}
     row["schema"] = int(schema)
     row["measured"] = True
     row["axes"] = _axes_of(fields)
-    if schema != "3":  # before the status column: verified says it
+    if schema not in ("3", "4"):  # before the status column: verified says it
         status = row["status"] = "ok" if row["verified"] == 1 else "failed"
     row["status"] = status
     if (status == "ok") != (row["verified"] == 1):
@@ -281,7 +296,32 @@ def _parse_row(fields, where):
         raise ReportError(f"{where}: column 'timestamp': expected ISO-8601 like "
                           f"2026-11-21T23:59:01Z, got {row['timestamp']!r}") from None
     row["ts"] = ts if ts.tzinfo else ts.replace(tzinfo=timezone.utc)
+    _per_pass(row, where)
     return row
+
+
+def _per_pass(row, where):
+    """Schema 4: checks the clock columns and makes the row one pass of its work, as every
+    older row is: each region total (REGION_TOTALS) divided by passes. region_ns keeps the
+    region's own time (what short_region judged), passes is 1 for one-shot work and for
+    rows before schema 4, cache "setup" for those (their regions followed the setup)."""
+    if row["schema"] < 4:
+        row.update(passes=1, cache="setup", short_region=None)
+    if row["cache"] not in CACHE_CONDITIONS:
+        raise ReportError(f"{where}: column 'cache': expected one of "
+                          f"{', '.join(CACHE_CONDITIONS)}, got {row['cache'] or ''!r}")
+    if row["passes"] is None:
+        raise ReportError(f"{where}: column 'passes': expected an integer >= 1, got ''")
+    row["region_ns"] = row["elapsed_ns"]
+    k = row["passes"]
+    if k > 1:
+        if row["ops"] % k:
+            raise ReportError(f"{where}: column 'ops': {row['ops']} operations are not "
+                              f"{k} passes of the same work")
+        for column in REGION_TOTALS:
+            if row.get(column) is not None:
+                row[column] = row[column] / k
+        row["ops"] //= k
 
 
 def _reject_nul(fields, header, where):
@@ -619,8 +659,28 @@ def run_info(rows, run_id, sim=False):
         "repetitions interleaved" if any(r.get("interleave_pos") is not None for r in run)
         else "repetitions run case by case",
         "pinned to CPU " + ", ".join(sorted({str(r["pinned_cpu"]) for r in run}))
-        if all(r.get("pinned_cpu") is not None for r in run) else "not pinned"])
+        if all(r.get("pinned_cpu") is not None for r in run) else "not pinned",
+        _clock_method(run)])
     return info
+
+
+def _clock_method(run):
+    """How the run's regions met the clock (schema 4), for run_info's method."""
+    floors = sorted(r["clock_floor_ns"] for r in run if r.get("clock_floor_ns") is not None)
+    if not floors:
+        return ("one pass of the work per timed region, after the setup (no clock floor "
+                "recorded: a run before schema 4)")
+    lo, hi = floors[0], floors[-1]
+    floor = f"{lo:.0f} ns" if lo == hi else f"{lo:.0f}-{hi:.0f} ns"
+    mins = sorted({r["min_region_ns"] for r in run if r.get("min_region_ns")})
+    short = sum(1 for r in run if r.get("short_region") == 1)
+    warm = sum(1 for r in run if r["cache"] == "warm")
+    return (f"clock floor {floor} (an empty region); repeatable work (iterate, lookup, "
+            f"kernels, walks: {warm} rows) timed warm, after untimed passes, K times per "
+            f"region so it lasts at least {mins[-1] / 1e3:.0f} us (1000 floors), the other "
+            f"scenarios once after their setup" if mins else
+            f"clock floor {floor}; work timed once per region (callgrind)") + (
+            f"; {short} rows whose region was shorter (marked short)" if short else "")
 
 
 @dataclass(frozen=True)
@@ -647,11 +707,22 @@ class CaseStats:
     memory: dict = field(default_factory=dict)  # MEMORY_COLUMNS: medians, when recorded
     ops: float = 0.0  # median ops per rep
     per_op_ns: tuple = field(default=(), compare=False, repr=False)  # ns_per_op of each rep
+    passes: float = 1.0  # median K: the times a region repeated the work (schema 4)
+    cache: str = "setup"  # the reps' cache conditions, joined by "+" when they differ
+    short: bool | None = None  # most reps' regions shorter than min_region_ns (None: unknown)
 
     @property
     def unstable(self):
         """1.4826 MAD/median of the reps above stats.UNSTABLE (5%)."""
         return bench_stats.is_unstable(self.times_ns)
+
+
+def is_short(group):
+    """Whether most of a case's rows timed a region shorter than their min_region_ns (the
+    harness's short_region: the clock and the call weigh as much as the work); None when no
+    row says (schemas before 4, callgrind rows)."""
+    flags = [r["short_region"] for r in group if r.get("short_region") is not None]
+    return sum(flags) * 2 > len(flags) if flags else None
 
 
 def ns_per_op_ci(st, level=0.95):
@@ -699,7 +770,9 @@ def collect_cases(rows, run_id):
             group[0]["removal"] or "", group[0]["alloc"] or "",
             {c: m for c in MEMORY_COLUMNS if (m := _median_of(group, c)) is not None
              and group[0]["committed_bytes"] is not None},
-            bench_stats.median([r["ops"] for r in group]), tuple(per_op))
+            bench_stats.median([r["ops"] for r in group]), tuple(per_op),
+            bench_stats.median([r["passes"] for r in group]),
+            "+".join(sorted({r["cache"] for r in group})), is_short(group))
     return cases
 
 

@@ -3,8 +3,8 @@
  * search faster; containers/dc_contract.h). Setup (untimed, dc_setup.h): n entities with
  * --dc-keys K values each, and the n x K gets (each of the type the key holds), entity by
  * entity: in insertion order (--order seq) or a seeded shuffle of the entities (random).
- * Timed: one get_sum_n of the n x K gets. ops = n x K: ns_per_op is the time of one key's
- * read. Checksum: the sum of the values read (dod_dc_value_sum: every string byte and
+ * Timed: get_sum_n of the n x K gets, repeated (scn_run_passes: warm, passes from the
+ * clock's floor). ops = passes x n x K: ns_per_op is the time of one key's read. Checksum: the sum of the values read (dod_dc_value_sum: every string byte and
  * array float); verification: the sum of the generator's values (scn_dc_expect), and the
  * container's check.
  *
@@ -16,13 +16,30 @@
 #include "axes.h"
 #include "dc_setup.h"
 
+struct ctx {
+	const struct dod_ops *ops;
+	const struct scn_dc *d;
+	size_t m;
+	int err; /* the first error of a pass */
+};
+
+static uint64_t pass(void *p)
+{
+	struct ctx *x = p;
+	uint64_t sum = 0;
+	int err = x->ops->dc->get_sum_n(x->d->c, x->d->gets, x->m, &sum);
+	if (err && !x->err)
+		x->err = err;
+	return sum;
+}
+
 static int run(const struct dod_ops *ops, const struct scn_params *p, struct hb_region *r,
                struct scn_result *res)
 {
 	struct scn_dc d;
 	if (scn_dc_setup(ops, p, true, &d, res))
 		return SCN_ERROR;
-	uint64_t *order = scn_alloc_touched(d.n, sizeof *order), sum = 0;
+	uint64_t *order = scn_alloc_touched(d.n, sizeof *order);
 	if (!order) {
 		scn_dc_free(ops, &d);
 		return scn_error(res, "dc_get setup", DOD_ENOMEM);
@@ -33,16 +50,15 @@ static int run(const struct dod_ops *ops, const struct scn_params *p, struct hb_
 		dod_shuffle(order, d.n, sizeof *order, &rng);
 	scn_dc_gets(&d, order);
 	size_t m = d.n * d.keys;
-	hb_begin(r);
-	int err = ops->dc->get_sum_n(d.c, d.gets, m, &sum);
-	DOD_KEEP(sum);
-	hb_end(r);
-	res->ops = m;
+	struct ctx x = {ops, &d, m, DOD_OK};
+	struct scn_passes ps = {.pass = pass, .ctx = &x};
+	scn_run_passes(p, r, &ps);
+	res->ops = ps.k * m;
 	int rc = SCN_RAN;
-	if (err)
-		rc = scn_error(res, "get_sum_n", err);
+	if (x.err)
+		rc = scn_error(res, "get_sum_n", x.err);
 	else
-		scn_check_sum(res, sum, scn_dc_expect(&d, 0));
+		scn_check_passes(res, &ps, scn_dc_expect(&d, 0));
 	free(order);
 	scn_dc_free(ops, &d);
 	return rc;
@@ -51,7 +67,7 @@ static int run(const struct dod_ops *ops, const struct scn_params *p, struct hb_
 static const struct scn_scenario dc_get = {
 	.name = "dc_get",
 	.help = "DataComponent: read --dc-keys values of each of n entities by hashed key path "
-	        "(one get_sum_n; --order: the entity order)",
+	        "(get_sum_n, repeated; --order: the entity order)",
 	.uses_order = true,
 	.needs_ext = DOD_EXT_DC,
 	.run = run,

@@ -13,10 +13,14 @@
  *             each 16K block once for the eight (the article's alternative, where its
  *             conversion can pay)
  * Setup: n particles (keys 0..n-1), then --hole-ratio of them erased (the shared hole
- * setup); the kernels run over holes too. Timed: `passes` calls of the kernel with
- * dt = DOD_PARTICLE_DT, passes = clamp(2^20 / n, 1, 64) so a small n still gives a region
- * of about a millisecond. ops = passes x sub-steps x live particles: ns_per_op is per
- * live particle per pass (per sub-step for update8). Checksum: the live particles' t sum and pos sum after the passes, which must
+ * setup); the kernels run over holes too. Timed: K calls of the kernel with
+ * dt = DOD_PARTICLE_DT after SCN_WARM_PASSES untimed ones (scn_run_passes: warm), K at
+ * least clamp(2^20 / n, 1, 64), so a small n still gives a region of about a millisecond,
+ * and enough for the clock's floor; at most MAX_SUBSTEPS / 4 (K's choice runs up to about
+ * 2K more untimed), so all the sub-steps stay within MAX_SUBSTEPS, where the values stay
+ * exact. ops = K x sub-steps x live particles: ns_per_op is per live particle
+ * per pass (per sub-step for update8). Checksum: the live particles' t sum and pos sum
+ * after all the passes (untimed and timed), which must
  * equal the scalar reference computed here from their keys exactly (dod_particle_* make
  * every value exact in float, see dod_common.h); the key sum by iteration must be
  * unchanged (the colour carries the key) and the checksum column is the t sum in units
@@ -25,6 +29,17 @@
 
 enum kernel { K_TICK, K_SIMULATE, K_UPDATE };
 #define UPDATE8_STEPS 8
+
+/* The sub-steps every pass of a repetition may add up to: t and pos stay multiples of
+ * 2^-6 below 2^17 (dod_common.h), exact in float. */
+#define MAX_SUBSTEPS ((uint64_t)1 << 20)
+
+struct ctx {
+	enum kernel which;
+	const struct dod_particle_ops *pk;
+	void *c;
+	unsigned steps;
+};
 
 static size_t passes_for(size_t n)
 {
@@ -55,19 +70,20 @@ static void reference(enum kernel which, const struct scn_filled *f, size_t subs
 	*pos_sum = want_pos;
 }
 
-/* The timed passes of kernel `which`, `steps` sub-steps each for update. */
-static void run_passes(enum kernel which, const struct dod_particle_ops *pk, void *c,
-                       size_t passes, unsigned steps)
+/* One pass of kernel `which`, `steps` sub-steps for update. Its result is 0: the passes
+ * are verified by the particles' sums afterwards. */
+static uint64_t pass(void *p)
 {
+	const struct ctx *x = p;
 	const float dt = DOD_PARTICLE_DT;
-	if (which == K_UPDATE)
-		for (size_t k = 0; k < passes; k++)
-			pk->update(c, dt, steps);
-	else {
-		void (*kernel)(void *, float) = which == K_TICK ? pk->tick : pk->simulate;
-		for (size_t k = 0; k < passes; k++)
-			kernel(c, dt);
-	}
+	if (x->which == K_UPDATE)
+		x->pk->update(x->c, dt, x->steps);
+	else if (x->which == K_TICK)
+		x->pk->tick(x->c, dt);
+	else
+		x->pk->simulate(x->c, dt);
+	DOD_CLOBBER();
+	return 0;
 }
 
 static int run_kernel(enum kernel which, unsigned steps, const struct dod_ops *ops,
@@ -78,15 +94,14 @@ static int run_kernel(enum kernel which, unsigned steps, const struct dod_ops *o
 		return SCN_ERROR;
 	const struct dod_particle_ops *pk = ops->particles;
 	const float dt = DOD_PARTICLE_DT;
-	size_t passes = passes_for(p->n);
-	hb_begin(r);
-	run_passes(which, pk, f.c, passes, steps);
-	DOD_CLOBBER();
-	hb_end(r);
-	res->ops = (uint64_t)passes * steps * (f.n_live ? f.n_live : 1);
+	struct ctx x = {which, pk, f.c, steps};
+	struct scn_passes ps = {.pass = pass, .ctx = &x, .min_k = passes_for(p->n),
+	                        .max_k = MAX_SUBSTEPS / 4 / steps};
+	scn_run_passes(p, r, &ps);
+	res->ops = ps.k * steps * (f.n_live ? f.n_live : 1);
 
 	double want_t, want_pos, got_t, got_pos;
-	reference(which, &f, passes * steps, &want_t, &want_pos);
+	reference(which, &f, (ps.k + ps.warm) * steps, &want_t, &want_pos);
 	pk->particle_sums(f.c, &got_t, &got_pos);
 	scn_check_sum(res, (uint64_t)(got_t / dt), (uint64_t)(want_t / dt));
 	if (res->verified && (got_t != want_t || got_pos != want_pos))

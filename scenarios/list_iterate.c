@@ -6,9 +6,10 @@
  * call) and, for a container with the list extension, as many new items inserted at
  * random held references, before or after at random, so the size is n again (r = 0: the
  * fresh list, appends only); with --list-state consolidated, then one consolidate call
- * (the consolidate extension; skipped without it), its remap checked. Timed: one
- * ops->iterate_sum, which walks the sequence order. ops = live items. Checksum: the sum,
- * expected the live keys' sum; verification also checks the whole sequence against the
+ * (the consolidate extension; skipped without it), its remap checked. Timed: K
+ * ops->iterate_sum calls (scn_run_passes: warm, K from the clock's floor), each walking
+ * the sequence order. ops = K x live items. Checksum: the sums, each expected the live
+ * keys' sum; verification also checks the whole sequence against the
  * model (scn_list_check). It runs on the list family only (scn_needs_list_family): every
  * container's iteration is timed by `iterate`.
  *
@@ -38,6 +39,17 @@ static int consolidate_untimed(const struct dod_ops *ops, struct scn_list *l,
 	return ok ? 0 : 1;
 }
 
+struct ctx {
+	const struct dod_ops *ops;
+	void *c;
+};
+
+static uint64_t pass(void *p)
+{
+	struct ctx *x = p;
+	return x->ops->iterate_sum(x->c);
+}
+
 static int run(const struct dod_ops *ops, const struct scn_params *p, struct hb_region *r,
                struct scn_result *res)
 {
@@ -47,15 +59,14 @@ static int run(const struct dod_ops *ops, const struct scn_params *p, struct hb_
 	int bad = p->list_state == SCN_LIST_CONSOLIDATED ? consolidate_untimed(ops, &l, res) : 0;
 	if (bad < 0)
 		return SCN_ERROR;
-	hb_begin(r);
-	uint64_t sum = ops->iterate_sum(l.c);
-	DOD_KEEP(sum);
-	hb_end(r);
-	res->ops = l.n_live ? l.n_live : 1;
+	struct ctx x = {ops, l.c};
+	struct scn_passes ps = {.pass = pass, .ctx = &x};
+	scn_run_passes(p, r, &ps);
+	res->ops = ps.k * (l.n_live ? l.n_live : 1);
 	if (!bad && scn_list_check(ops, &l, res))
-		scn_check_sum(res, sum, l.live_key_sum);
+		scn_check_passes(res, &ps, l.live_key_sum);
 	if (bad)
-		res->checksum = sum;
+		res->checksum = ps.sum;
 	scn_list_free(ops, &l);
 	return SCN_RAN;
 }

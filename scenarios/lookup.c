@@ -1,13 +1,30 @@
 /* lookup - visit every live item through its handle and sum the keys (the handle_map
  * article's "iterate by handle"; a weak-pointer dereference in Our Machinery's terms).
  * Setup: n items, the shared hole setup, then the survivors' handles in insertion order
- * (--order seq) or a seeded shuffle of them (random). Timed: one ops->lookup_sum over
- * all surviving handles; every handle is validated inside, as a real lookup must.
- * ops = surviving handles. Checksum: the sum; expected the survivors' key sum. Then,
+ * (--order seq) or a seeded shuffle of them (random). Timed: K ops->lookup_sum calls over
+ * all surviving handles (scn_run_passes: warm, K from the clock's floor); every handle is
+ * validated inside, as a real lookup must. ops = K x surviving handles. Checksum: the
+ * sums; each pass must give the survivors' key sum. Then,
  * untimed, for a container that promises DOD_CAP_DETECTS_STALE: of all n handles issued,
  * exactly the survivors must be valid, and a lookup through an erased (stale) weak
  * pointer must fail. */
 #include "scenario.h"
+
+struct ctx {
+	const struct dod_ops *ops;
+	const struct scn_filled *f;
+	int err; /* the first error of a pass */
+};
+
+static uint64_t pass(void *p)
+{
+	struct ctx *x = p;
+	uint64_t sum = 0;
+	int err = x->ops->lookup_sum(x->f->c, x->f->live, x->f->n_live, &sum);
+	if (err && !x->err)
+		x->err = err;
+	return sum;
+}
 
 static int run(const struct dod_ops *ops, const struct scn_params *p, struct hb_region *r,
                struct scn_result *res)
@@ -19,17 +36,15 @@ static int run(const struct dod_ops *ops, const struct scn_params *p, struct hb_
 		uint64_t rng = p->seed;
 		dod_shuffle(f.live, f.n_live, sizeof *f.live, &rng);
 	}
-	uint64_t sum = 0;
-	hb_begin(r);
-	int err = ops->lookup_sum(f.c, f.live, f.n_live, &sum);
-	DOD_KEEP(sum);
-	hb_end(r);
-	res->ops = f.n_live;
-	if (err) {
-		res->checksum = sum;
-		scn_fail(res, "lookup_sum rejected a live handle: %s", dod_strerror(err));
+	struct ctx x = {ops, &f, 0};
+	struct scn_passes ps = {.pass = pass, .ctx = &x};
+	scn_run_passes(p, r, &ps);
+	res->ops = ps.k * f.n_live;
+	if (x.err) {
+		res->checksum = ps.sum;
+		scn_fail(res, "lookup_sum rejected a live handle: %s", dod_strerror(x.err));
 	} else {
-		scn_check_sum(res, sum, f.live_key_sum);
+		scn_check_passes(res, &ps, f.live_key_sum);
 	}
 	if (res->verified && (ops->caps & DOD_CAP_DETECTS_STALE) && f.n_live < f.n) {
 		size_t valid = ops->count_valid(f.c, f.handles, f.n);

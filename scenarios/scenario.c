@@ -1,5 +1,6 @@
 /* scenario.c - the scenario registry (linker section dod_scenarios) and the helpers the
  * scenarios share: fills, the hole setup, checksums, error texts. */
+#define _GNU_SOURCE /* clock_gettime */
 #include "scenario.h"
 
 #include <math.h>
@@ -92,6 +93,69 @@ void scn_check_sum(struct scn_result *res, uint64_t sum, uint64_t expect)
 	if (!res->verified)
 		scn_fail(res, "key sum %llu, expected %llu", (unsigned long long)sum,
 		         (unsigned long long)expect);
+}
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* Untimed batches of passes, each 10 times the last (2 times when close), until one lasts
+ * a quarter of want: a pass's time from a batch well above the clock's floor (one pass of
+ * 60 ns timed alone reads the clock's 60 ns too). Returns the K whose region lasts
+ * SCN_REGION_MARGIN x want by that estimate. */
+static uint64_t choose_k(struct scn_passes *ps, uint64_t want, uint64_t max_k)
+{
+	uint64_t batch = 1, t = 0;
+	for (;;) {
+		uint64_t t0 = mono_ns();
+		for (uint64_t i = 0; i < batch; i++)
+			ps->warm_sum += ps->pass(ps->ctx);
+		t = mono_ns() - t0;
+		ps->warm += batch;
+		if (t >= want / 4 || batch >= max_k)
+			break;
+		batch *= t && t >= want / 40 ? 2 : 10;
+		batch = batch > max_k ? max_k : batch;
+	}
+	double k = ceil(SCN_REGION_MARGIN * (double)want * (double)batch / (double)(t ? t : 1));
+	return k >= (double)max_k ? max_k : (uint64_t)k;
+}
+
+void scn_run_passes(const struct scn_params *p, struct hb_region *r, struct scn_passes *ps)
+{
+	ps->sum = ps->warm_sum = 0;
+	ps->warm = 0;
+	for (int w = 0; w < SCN_WARM_PASSES; w++, ps->warm++)
+		ps->warm_sum += ps->pass(ps->ctx);
+	uint64_t k = p->passes;
+	if (!k) {
+		uint64_t want = hb_min_region_ns(), min_k = ps->min_k ? ps->min_k : 1;
+		uint64_t max_k = ps->max_k ? ps->max_k : SCN_MAX_PASSES;
+		k = want ? choose_k(ps, want, max_k) : 1;
+		k = k < min_k ? min_k : k;
+	}
+	uint64_t sum = 0;
+	hb_begin(r);
+	for (uint64_t i = 0; i < k; i++)
+		sum += ps->pass(ps->ctx);
+	DOD_KEEP(sum);
+	hb_end(r);
+	ps->k = k;
+	ps->sum = sum;
+	r->passes = k;
+	r->cache = "warm";
+}
+
+void scn_check_passes(struct scn_result *res, const struct scn_passes *ps, uint64_t expect)
+{
+	scn_check_sum(res, ps->sum, ps->k * expect);
+	if (res->verified && ps->warm_sum != ps->warm * expect)
+		scn_fail(res, "%llu untimed passes: sum %llu, expected %llu",
+		         (unsigned long long)ps->warm, (unsigned long long)ps->warm_sum,
+		         (unsigned long long)(ps->warm * expect));
 }
 
 void *scn_alloc_touched(size_t count, size_t size)

@@ -102,6 +102,10 @@ struct scn_params {
 	enum scn_list_state list_state;     /* list_iterate: as_is or consolidated */
 	enum scn_tag_dist tag_dist;         /* the tags scenarios: tags per entity */
 	size_t dc_keys;                     /* dc_*: keys per entity (0: dc_setup.h's default) */
+	uint64_t passes;                    /* repeatable work: K, the passes timed in one
+	                                       region (0: scn_run_passes chooses; the harness
+	                                       keeps a case's first choice for its later
+	                                       repetitions) */
 };
 
 struct scn_result {
@@ -288,6 +292,43 @@ int scn_handles_array(const struct dod_ops *ops, size_t n, uint64_t **out,
 /* malloc that also touches every page, so first-touch faults stay out of timed regions.
  * NULL on failure or when count * size overflows. */
 void *scn_alloc_touched(size_t count, size_t size);
+/* ---- repeatable work: the clock's floor and the warm cache (issue 26) ---- */
+
+/* A scenario whose timed work can repeat without changing what it measures (a sum over
+ * the items, a batch of lookups, a particle step) times it as passes: untimed passes
+ * first, so the timed ones find the container's memory as the last pass left it (the
+ * cache condition "warm", the same definition for every family), then K passes in one
+ * region, K chosen so that the region lasts at least hb_min_region_ns() (1000 clock
+ * floors): a pass of 0.7 us is timed 40 times, not once against a 25 ns clock. The
+ * per-operation figure divides by K x the pass's operations (res->ops). */
+#define SCN_WARM_PASSES 2
+#define SCN_MAX_PASSES (UINT64_C(1) << 24) /* K's ceiling (a pass that times at 0 ns) */
+struct scn_passes {
+	uint64_t (*pass)(void *ctx); /* one pass of the work; returns its result (a sum) */
+	void *ctx;
+	uint64_t min_k;      /* fewest timed passes (0: 1) */
+	uint64_t max_k;      /* most timed passes (0: SCN_MAX_PASSES) */
+	/* filled by scn_run_passes: */
+	uint64_t k;          /* timed passes, >= 1 */
+	uint64_t sum;        /* the timed passes' results added, mod 2^64 */
+	uint64_t warm;       /* untimed passes run: SCN_WARM_PASSES, and those that chose K */
+	uint64_t warm_sum;   /* their results added, mod 2^64 */
+};
+/* K aims the region at this many times hb_min_region_ns(), so that noise seldom puts a
+ * repetition below it. */
+#define SCN_REGION_MARGIN 1.5
+/* Runs ps->pass SCN_WARM_PASSES times untimed; then, unless p->passes gives K, untimed
+ * batches of passes (1, 10, 100, ...) until one lasts a quarter of hb_min_region_ns(), from
+ * which K = SCN_REGION_MARGIN x hb_min_region_ns() / the pass's time, at least min_k and
+ * at most max_k (1 under callgrind); then K passes between hb_begin and hb_end. Sets
+ * r->passes = K and r->cache = "warm". No error: a failing pass reports through its
+ * ctx. */
+void scn_run_passes(const struct scn_params *p, struct hb_region *r, struct scn_passes *ps);
+/* Verifies passes each of whose results must be expect: res->checksum = ps->sum, verified
+ * when sum == K x expect and warm_sum == warm x expect (mod 2^64); res->why
+ * names the sums that differ. */
+void scn_check_passes(struct scn_result *res, const struct scn_passes *ps, uint64_t expect);
+
 /* Sets res->checksum = sum and verifies it against expect; on mismatch res->why says
  * both values. */
 void scn_check_sum(struct scn_result *res, uint64_t sum, uint64_t expect);

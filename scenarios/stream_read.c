@@ -5,13 +5,32 @@
  * its items read through ops->key_array: the very memory iterate_sum reads; no handle kept,
  * fill_keys); the timed region
  * sums them in a plain uint64_t loop written here, which gcc vectorizes
- * (build/rel/vectorization.tsv), `passes` times over, so that a working set that fits in
- * L1 still makes a region of at least SCN_STREAM_MIN_BYTES read. Pick n with --n's cache
+ * (build/rel/vectorization.tsv), K times over after the untimed passes every iterate-like
+ * case gets (scn_run_passes: the same warm condition as iterate), K at least enough for
+ * SCN_STREAM_MIN_BYTES read and for the clock's floor. Pick n with --n's cache
  * words (l1, l2, llc, dram: sizes from sysfs). Runs where key_array exists: plain_array
- * at 8-byte elements. ops = n x passes (words read): bytes per ns = 8 / ns_per_op; the
- * working set is n x 8 bytes. Checksum: the sum of every pass; expected passes x
- * n(n-1)/2 mod 2^64. */
+ * at 8-byte elements. ops = n x K (words read): bytes per ns = 8 / ns_per_op; the
+ * working set is n x 8 bytes. Checksum: the sum of every pass; expected K x n(n-1)/2 mod
+ * 2^64. */
 #include "scenario.h"
+
+struct keys {
+	const uint64_t *k;
+	size_t n;
+};
+
+/* One pass: the probe's loop. */
+static uint64_t pass(void *p)
+{
+	const struct keys *x = p;
+	const uint64_t *k = x->k;
+	size_t n = x->n;
+	DOD_KEEP(k); /* the compiler must not know the keys: every pass reads them */
+	uint64_t sum = 0;
+	for (size_t i = 0; i < n; i++)
+		sum += k[i];
+	return sum;
+}
 
 /* The probe's fill: n items with keys 0..n-1 in a container created with room for all of
  * them, inserted in batches through one small handle buffer. (scn_fill keeps all n handles:
@@ -40,20 +59,11 @@ static int run(const struct dod_ops *ops, const struct scn_params *p, struct hb_
 	void *c;
 	if (fill_keys(ops, p->n, &c, res))
 		return SCN_ERROR;
-	const uint64_t *k = ops->key_array(c);
-	size_t n = p->n;
-	size_t passes = scn_stream_passes(n);
-	hb_begin(r);
-	uint64_t sum = 0;
-	for (size_t pass = 0; pass < passes; pass++) {
-		DOD_KEEP(k); /* the compiler must not know the keys: every pass reads them */
-		for (size_t i = 0; i < n; i++)
-			sum += k[i];
-	}
-	DOD_KEEP(sum);
-	hb_end(r);
-	res->ops = n * passes;
-	scn_check_sum(res, sum, (uint64_t)passes * scn_key_sum(n));
+	struct keys x = {ops->key_array(c), p->n};
+	struct scn_passes ps = {.pass = pass, .ctx = &x, .min_k = scn_stream_passes(p->n)};
+	scn_run_passes(p, r, &ps);
+	res->ops = ps.k * p->n;
+	scn_check_passes(res, &ps, scn_key_sum(p->n));
 	ops->destroy(c);
 	return SCN_RAN;
 }

@@ -12,7 +12,7 @@
 #     tick, simulate, and update and update8: one function), and the one its tags table
 #     (containers/aoa_contract.h) names for walk_sum (scenario tags_walk), in
 #     OBJDIR/v/NAME.SIZE.o.vect;
-#   - each SCENARIO (the Makefile's VEC_HAND_LOOPS): the hand-written loop of its run(),
+#   - each SCENARIO (the Makefile's VEC_HAND_LOOPS): the hand-written loop of its pass(),
 #     which runs over plain_array's 8-byte keys, in OBJDIR/scenarios/SCENARIO.o.vect.
 # OUT gets a header and one line per loop, tab-separated:
 #   container  elem_bytes  scenario  function  loop  vectorized  vector_bytes  reason
@@ -116,7 +116,7 @@ while read -r name src _ _ _ _ _ sizes _; do
 	done
 done < <(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$table")
 for scn in "$@"; do
-	loops "plain_array	8	$scn	" run "$objdir/scenarios/$scn.o.vect" >>"$tmp"
+	loops "plain_array	8	$scn	" pass "$objdir/scenarios/$scn.o.vect" >>"$tmp"
 done
 
 # The (container, scenario) pairs with no vector loop, with the size classes where that

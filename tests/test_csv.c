@@ -15,7 +15,7 @@
 #include "hb.h"
 #include "scenario.h"
 
-static const char header_v3[] =
+static const char header_v4[] =
 	"schema,timestamp,host,cpu_model,compiler,cflags,git_rev,container,scenario,n,"
 	"elem_bytes,hole_ratio,order,seed,rep,elapsed_ns,ns_per_op,tsc_cycles,counter_source,"
 	"papi_tot_cyc,papi_tot_ins,papi_l1_dcm,papi_l2_dcm,papi_l3_tcm,checksum,verified,"
@@ -26,7 +26,31 @@ static const char header_v3[] =
 	"hole_pattern,ops,p50_ns,p99_ns,p999_ns,max_ns,samples,sample_cost_ns,"
 	"family,removal,alloc,layout,caps,invocation,reserved_bytes,committed_bytes,"
 	"status,status_detail,"
-	"grows,grow_moves,grow_copied_bytes,grow_pushes,grow_p50_ns,grow_max_ns,plain_max_ns";
+	"grows,grow_moves,grow_copied_bytes,grow_pushes,grow_p50_ns,grow_max_ns,plain_max_ns,"
+	"passes,cache,clock_floor_ns,min_region_ns,short_region";
+
+/* The clock columns of a row (schema 4) after plain_max_ns: passes, cache, this process's
+ * clock floor and minimum region (measured: never a constant of the test), short_region
+ * (empty passes and short_region without a measurement). */
+static const char *clock_fields(const char *passes, const char *cache, const char *short_region)
+{
+	static char buf[2][200];
+	static int which;
+	char *out = buf[which ^= 1];
+	snprintf(out, sizeof buf[0], ",%s,%s,%.6g,%llu,%s", passes, cache, hb_clock_floor_ns(),
+	         (unsigned long long)hb_min_region_ns(), short_region);
+	return out;
+}
+
+/* fixed + more: the fixed columns of a row built in two parts. */
+static const char *cat(const char *fixed, const char *more)
+{
+	static char buf[2][4096];
+	static int which;
+	char *out = buf[which ^= 1];
+	snprintf(out, sizeof buf[0], "%s%s", fixed, more);
+	return out;
+}
 
 /* What follows the fixed columns: the columns of the axes appended as data (axes.h), in
  * hb_axes order, then the newline. header: their names; else a row of a scenario that
@@ -59,11 +83,11 @@ static char *write_to_string(void (*fn)(FILE *, const void *), const void *arg)
 static void header_fn(FILE *f, const void *arg) { (void)arg; hb_csv_header(f); }
 static void row_fn(FILE *f, const void *arg) { hb_csv_row(f, arg); }
 
-static void test_header_is_schema_3(void **state)
+static void test_header_is_schema_4(void **state)
 {
 	(void)state;
 	char *s = write_to_string(header_fn, NULL);
-	assert_string_equal(s, with_axes(header_v3, true));
+	assert_string_equal(s, with_axes(header_v4, true));
 	free(s);
 }
 
@@ -96,7 +120,8 @@ static void test_row_quoting_and_missing_counters(void **state)
 	};
 	char *s = write_to_string(row_fn, &row);
 	/* ns_per_op = elapsed_ns / ops (2000 / 500), not / n. */
-	assert_string_equal(s, with_axes("3,2026-01-01T00:00:00Z,box,\"Some \"\"Fast\"\" CPU, 8 cores\","
+	bool short_region = 2000 < hb_min_region_ns();
+	assert_string_equal(s, with_axes(cat("4,2026-01-01T00:00:00Z,box,\"Some \"\"Fast\"\" CPU, 8 cores\","
 	                       "gcc 12,-O2,abc,handle_map,create,1000,8,0,seq,7,3,2000,4,4000,"
 	                       "none,,0,,,,499500,1,r1,"
 	                       /* no sim, no PAPI multiplexing column, 3 faults, no alloc count,
@@ -106,7 +131,10 @@ static void test_row_quoting_and_missing_counters(void **state)
 	                       "none,500,,,,,,,handle_map,swappop,geometric_realloc,aos,"
 	                       "handles|detects_stale,t0-box-7,,,ok,,"
 	                       /* no growth measured as 0 growths; no samples, no grow_* */
-	                       "0,0,0,,,,", false));
+	                       "0,0,0,,,,",
+	                       /* one-shot work: 1 pass, after the setup; short when 2 us is
+	                        * below 1000 clock floors (on every machine so far) */
+	                       clock_fields("1", "setup", short_region ? "1" : "0")), false));
 	free(s);
 	row.swaps = 12;
 	row.verified = false;
@@ -155,9 +183,23 @@ static void test_row_quoting_and_missing_counters(void **state)
 	row.plain_max_ns = 12000;
 	s = write_to_string(row_fn, &row);
 	assert_non_null(strstr(s, ",handle_map,create,1000,8,0.25,seq,"));
-	assert_non_null(strstr(s, with_axes(",clustered,500,20,45.5,400,12000,1000,9.5,handle_map,"
+	assert_non_null(strstr(s, with_axes(cat(",clustered,500,20,45.5,400,12000,1000,9.5,handle_map,"
 	                                    "swappop,geometric_realloc,aos,none,t0-box-7,4096,1024,"
-	                                    "ok,,3,2,4096,3,700,9000,12000", false)));
+	                                    "ok,,3,2,4096,3,700,9000,12000",
+	                                    clock_fields("1", "setup", short_region ? "1" : "0")),
+	                                    false)));
+	free(s);
+	/* Repeated work (scn_run_passes): its K and cache condition; a region as long as the
+	 * minimum is not short, one ns less is. */
+	r.passes = 40;
+	r.cache = "warm";
+	r.elapsed_ns = hb_min_region_ns();
+	s = write_to_string(row_fn, &row);
+	assert_non_null(strstr(s, with_axes(clock_fields("40", "warm", "0"), false)));
+	free(s);
+	r.elapsed_ns = hb_min_region_ns() - 1;
+	s = write_to_string(row_fn, &row);
+	assert_non_null(strstr(s, with_axes(clock_fields("40", "warm", "1"), false)));
 	free(s);
 	/* A repetition without a measurement (its child crashed in a warm-up): the measured
 	 * fields and rep are empty, never 0; status and why at the end. */
@@ -171,7 +213,7 @@ static void test_row_quoting_and_missing_counters(void **state)
 	row.status = "crashed";
 	row.status_detail = "killed by signal 11 (SIGSEGV: Segmentation fault)";
 	s = write_to_string(row_fn, &row);
-	assert_string_equal(s, with_axes("3,2026-01-01T00:00:00Z,box,\"Some \"\"Fast\"\" CPU, 8 cores\","
+	assert_string_equal(s, with_axes(cat("4,2026-01-01T00:00:00Z,box,\"Some \"\"Fast\"\" CPU, 8 cores\","
 	                       "gcc 12,-O2,abc,handle_map,create,1000,8,0.25,seq,7,"
 	                       /* rep, elapsed_ns, ns_per_op, tsc_cycles empty; no counters, no
 	                        * checksum, not verified */
@@ -183,7 +225,9 @@ static void test_row_quoting_and_missing_counters(void **state)
 	                       "t0-box-7,,,crashed,killed by signal 11 (SIGSEGV: Segmentation "
 	                       "fault),"
 	                       /* no growth counts, no samples: every growth field empty */
-	                       ",,,,,,", false));
+	                       ",,,,,,",
+	                       /* no passes, no short_region without a measurement */
+	                       clock_fields("", "setup", "")), false));
 	free(s);
 }
 
@@ -224,7 +268,7 @@ static void test_open_checks_header(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_header_is_schema_3),
+		cmocka_unit_test(test_header_is_schema_4),
 		cmocka_unit_test(test_row_quoting_and_missing_counters),
 		cmocka_unit_test(test_open_checks_header),
 	};

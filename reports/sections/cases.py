@@ -279,7 +279,8 @@ def _case_rows(cases, keys, baseline, axes):
         rows.append([st.family, key[1], str(key[2]), str(key[3]), key[4],
                      holes_text(key[5], key[6])]
                     + [dict(key[7:]).get(column, DASH) for column in axes]
-                    + [str(st.reps), fmt_ns(st.median_ns),
+                    + [str(st.reps), f"{st.passes:g}" + (" short" if st.short else ""),
+                       st.cache, fmt_ns(st.median_ns),
                        mad + (" unstable" if st.unstable else ""), fmt(st.ns_per_op),
                        "baseline" if key[1] == baseline else DASH if ci is None
                        else md.ci_text(ci)])
@@ -324,8 +325,14 @@ def _memory_table(cases, keys):
 def _legend_text(baseline):
     """What the columns of a scenario page mean."""
     base = f"vs {baseline} [95% CI]"
-    return ("Verified time rows only. median = median time of the timed region over the "
-            "reps; MAD % = median absolute deviation / median (unstable: the reps vary by "
+    return ("Verified time rows only. K = the times the region repeated the work (median "
+            "over the reps; repeatable scenarios repeat it until the region lasts 1000 clock "
+            "floors; short: most reps' regions lasted less, so the clock and the call weigh "
+            "as much as the work: compare such a case with care); cache = the condition the "
+            "region ran under (warm: after untimed passes over the same data; setup: as the "
+            "untimed setup left it). median = median time of one pass of the work (the "
+            "region / K) over the reps; MAD % = median absolute deviation / median (unstable: "
+            "the reps vary by "
             f"more than {bench_stats.UNSTABLE:.0%}, 1.4826 MAD/median); ns/op = median over "
             f"the reps of elapsed_ns / ops, the operations in the region; {base} = this "
             f"case's median time / the median time of {baseline} in the same scenario, n, "
@@ -354,7 +361,8 @@ def render_scenario_page(scenario, cases, info, baseline, chart_links):
     out += ["", f"### {scenario}", ""]
     out += md.table(["family", "container", "n", "elem_bytes", "order", "holes"]
                     + [column[len(AXIS_PREFIX):] for column in axes]
-                    + ["reps", "median", "MAD %", "ns/op", f"vs {baseline} [95% CI]"],
+                    + ["reps", "K", "cache", "median", "MAD %", "ns/op",
+                       f"vs {baseline} [95% CI]"],
                     _case_rows(cases, keys, baseline, axes))
     out += _latency_table(cases, keys) + _memory_table(cases, keys)
     for what, link in chart_links:
@@ -376,10 +384,13 @@ def index_page(cases, info, page_links):
         link = page_links.get(scenario)
         rows.append([f"[{scenario}]({link})" if link else scenario, str(len(keys)),
                      str(len({k[1] for k in keys})),
-                     str(sum(cases[k].unstable for k in keys))])
+                     str(sum(cases[k].unstable for k in keys)),
+                     str(sum(bool(cases[k].short) for k in keys))])
     lines = [f"# Every case of run `{info['run_id']}`", "", "One page per scenario; unstable = "
-             f"the reps vary by more than {bench_stats.UNSTABLE:.0%} (1.4826 MAD/median).", ""]
-    lines += md.table(["scenario", "cases", "containers", "unstable cases"], rows)
+             f"the reps vary by more than {bench_stats.UNSTABLE:.0%} (1.4826 MAD/median); "
+             "short = most reps' regions lasted less than 1000 clock floors.", ""]
+    lines += md.table(["scenario", "cases", "containers", "unstable cases", "short cases"],
+                      rows)
     return "\n".join(lines) + "\n"
 
 
@@ -391,9 +402,11 @@ def render_all_cases(cases, info, baseline, index_link):
         return None
     scenarios = {k[0] for k in cases}
     unstable = sum(st.unstable for st in cases.values())
+    short = sum(bool(st.short) for st in cases.values())
     lines = [HEADING, "", f"Every case of run `{info['run_id']}`: {len(cases)} cases of "
              f"{len(scenarios)} scenarios ({unstable} unstable: their reps vary by more than "
-             f"{bench_stats.UNSTABLE:.0%}), one page per scenario: tables of median time, MAD, "
+             f"{bench_stats.UNSTABLE:.0%}; {short} short: their regions lasted less than 1000 "
+             f"clock floors), one page per scenario: tables of K, cache, median time, MAD, "
              f"ns per operation and the ratio to `{baseline}` with its 95% CI; latency and "
              f"memory where recorded; charts. The scenarios, with their cases, containers and "
              f"unstable cases: [every case]({index_link})."]
