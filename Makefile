@@ -205,7 +205,7 @@ test-san: $(TESTS_SAN)
 
 # The CLI and output tests run a second time against the ASan+UBSan build of dodbench.
 SAN_CLI_TESTS := tests/python/test_cli.py tests/python/test_output.py tests/python/test_output2.py \
-                 tests/python/test_output3.py \
+                 tests/python/test_output3.py tests/python/test_passes.py \
                  tests/python/test_particles.py tests/python/test_stream_read.py \
                  tests/python/test_list_scenarios.py tests/python/test_tags_scenarios.py \
                  tests/python/test_defrag_frames.py

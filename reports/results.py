@@ -70,7 +70,7 @@ CACHE_CONDITIONS = ("warm", "setup")  # the cache column's words (docs/CSV.md)
 REGION_TOTALS = ("elapsed_ns", "cpu_ns", "tsc_cycles", "papi_tot_cyc", "papi_tot_ins",
                  "papi_l1_dcm", "papi_l2_dcm", "papi_l3_tcm", "sim_ir", "sim_dr", "sim_dw",
                  "sim_d1mr", "sim_d1mw", "sim_dlmr", "sim_dlmw", "minflt", "majflt", "allocs",
-                 "frees", "grows", "grow_moves", "grow_copied_bytes", "ops")
+                 "frees", "grows", "grow_moves", "grow_copied_bytes")  # and ops (exact)
 STATUSES = ("ok", "failed", "crashed", "timeout", "oom")  # the status column's words
 MEMORY_COLUMNS = ("reserved_bytes", "committed_bytes", "allocs")  # the memory scenario's
 EXT_TEXT_COLUMNS = {"sim_d1", "sim_ll", "governor", "turbo", "build_type", "papi_status",

@@ -71,7 +71,7 @@ def test_it_is_a_csv_column_and_a_case_name_part(tmp_path):
     # Appended after the last fixed column, the registered axes (knob; list_state of
     # scenarios/list_iterate.c; tag_dist of scenarios/tags_common.c) after the table's,
     # by name.
-    at = header.index("plain_max_ns")
+    at = header.index("short_region")
     assert all(c.startswith("axis_") for c in header[at + 1:])
     assert header.index("axis_knob") > header.index("axis_old_handles")
     assert header[-3:] == ["axis_knob", "axis_list_state", "axis_tag_dist"]
@@ -105,8 +105,8 @@ def test_resume_matches_rows_on_it(tmp_path):
     p = dod("run", *CASE, "--knob", "2,3", "--out", str(out), "--resume")
     assert p.returncode == 0, p.stderr
     assert "--resume: 4 repetitions of run trial" in p.stderr  # knob 2's and iterate's
-    lines = {name: line for line in p.stdout.splitlines() for name in [line.split()[0]]
-             if name.startswith(("knob_", "iter"))}
+    lines = {name: line for line in p.stdout.splitlines() if line.strip()
+             for name in [line.split()[0]] if name.startswith(("knob_", "iter"))}
     assert "resumed: all 2" in lines["knob_probe/plain_array/n:1000/elem:8/knob:2"]
     assert "median" in lines["knob_probe/plain_array/n:1000/elem:8/knob:3"]
     assert "resumed: all 2" in lines["iterate/plain_array/n:1000/elem:8"]

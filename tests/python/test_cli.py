@@ -22,6 +22,7 @@ SCHEMA2_APPENDED = ("hole_pattern,ops,p50_ns,p99_ns,p999_ns,max_ns,samples,sampl
                     "family,removal,alloc,layout,caps,invocation,reserved_bytes,committed_bytes").split(",")
 SCHEMA3_APPENDED = ["status", "status_detail", "grows", "grow_moves", "grow_copied_bytes",
                     "grow_pushes", "grow_p50_ns", "grow_max_ns", "plain_max_ns"]
+SCHEMA4_APPENDED = ["passes", "cache", "clock_floor_ns", "min_region_ns", "short_region"]
 V1_COLUMNS = ("schema,timestamp,host,cpu_model,compiler,cflags,git_rev,container,scenario,"
               "n,elem_bytes,hole_ratio,order,seed,rep,elapsed_ns,ns_per_op,tsc_cycles,"
               "counter_source,papi_tot_cyc,papi_tot_ins,papi_l1_dcm,papi_l2_dcm,papi_l3_tcm,"
@@ -259,7 +260,7 @@ def test_unknown_names_list_every_registered_name():
         assert valid.split(", ")[:len(names(kind))] == names(kind)
 
 
-def test_good_run_writes_schema3_rows(tmp_path):
+def test_good_run_writes_schema4_rows(tmp_path):
     out = tmp_path / "r.csv"
     p = run("run", "--container", "handle_map,plain_array", "--scenario", "create,lookup",
             "--n", "1000,2000", "--order", "seq,random", "--reps", "3", "--warmup", "0",
@@ -272,21 +273,29 @@ def test_good_run_writes_schema3_rows(tmp_path):
     axes = [c for c in header if c.startswith("axis_")]    # the case axes, appended last
     assert axes and header[len(header) - len(axes):] == axes
     header = header[:len(header) - len(axes)]
-    schema2_end = len(header) - len(SCHEMA3_APPENDED)
+    schema3_end = len(header) - len(SCHEMA4_APPENDED)
+    schema2_end = schema3_end - len(SCHEMA3_APPENDED)
     assert header[schema2_end - len(SCHEMA2_APPENDED):schema2_end] == SCHEMA2_APPENDED
-    assert header[schema2_end:] == SCHEMA3_APPENDED
+    assert header[schema2_end:schema3_end] == SCHEMA3_APPENDED
+    assert header[schema3_end:] == SCHEMA4_APPENDED
     # create: 2 containers x 2 n x 3 reps; lookup (plain_array by raw index too):
     # 2 containers x 2 n x 2 orders x 3 reps
     assert len(rows) == 12 + 24
     table = variant_table()
     for r in rows:
-        assert r["schema"] == "3" and r["verified"] == "1"
+        assert r["schema"] == "4" and r["verified"] == "1"
         assert r["status"] == "ok" and r["status_detail"] == ""
         assert int(r["elapsed_ns"]) > 0
-        n = int(r["n"])
-        assert int(r["checksum"]) == n * (n - 1) // 2
-        assert int(r["ops"]) == n and r["hole_pattern"] == "none" and r["hole_ratio"] == "0"
-        assert float(r["ns_per_op"]) == pytest.approx(int(r["elapsed_ns"]) / n, rel=1e-5)
+        n, k = int(r["n"]), int(r["passes"])
+        # create is one-shot work, timed once after its setup; lookup repeats (K passes,
+        # warm), each pass summing every key
+        assert (k == 1 and r["cache"] == "setup") if r["scenario"] == "create" else \
+            (k >= 1 and r["cache"] == "warm")
+        assert int(r["checksum"]) == k * (n * (n - 1) // 2) % 2 ** 64
+        assert int(r["ops"]) == k * n and r["hole_pattern"] == "none" and r["hole_ratio"] == "0"
+        assert float(r["ns_per_op"]) == pytest.approx(int(r["elapsed_ns"]) / (k * n), rel=1e-5)
+        assert float(r["clock_floor_ns"]) > 0 and int(r["min_region_ns"]) >= 1000
+        assert r["short_region"] == str(int(int(r["elapsed_ns"]) < int(r["min_region_ns"])))
         assert [r[c] for c in ("family", "removal", "alloc", "layout", "caps")] == \
             table[r["container"]][2:7]
         assert all(r[c] == "" for c in ("p50_ns", "p99_ns", "p999_ns", "max_ns", "samples"))
@@ -321,11 +330,13 @@ def test_holes_on_handle_map_and_peers(tmp_path):
     assert len(holed) == len(can_erase) * 3 * 2 * 2
     for r in holed:
         assert r["verified"] == "1" and float(r["hole_ratio"]) == 0.5
-        assert int(r["ops"]) == 2500                      # the survivors
-    # Same seed, same holes: every container sums the same survivors.
+        assert int(r["ops"]) == 2500 * int(r["passes"])   # the survivors, each pass
+    # Same seed, same holes: every container sums the same survivors (each pass; the
+    # checksum adds the K passes, and K x the sum of 2500 keys < 5000 stays below 2^64).
     sums = {(r["scenario"], r["hole_pattern"]): set() for r in holed}
     for r in holed:
-        sums[(r["scenario"], r["hole_pattern"])].add(r["checksum"])
+        assert int(r["checksum"]) % int(r["passes"]) == 0
+        sums[(r["scenario"], r["hole_pattern"])].add(int(r["checksum"]) // int(r["passes"]))
     assert all(len(v) == 1 for v in sums.values())
     assert sums[("iterate", "random")] != sums[("iterate", "clustered")]
     assert all(r["hole_pattern"] == "none" for r in rows if r["hole_ratio"] == "0")

@@ -470,8 +470,8 @@ MALFORMED = {  # name -> (make rows from the fixture's rows, or None for no file
                   ":5: column 'hole_ratio': expected a number, got 'half'"),
     "bad_papi": (lambda rows: set_field(rows, 6, "papi_l1_dcm", "n/a"),
                  ":6: column 'papi_l1_dcm': expected an integer, got 'n/a'"),
-    "wrong_schema": (lambda rows: set_field(rows, 3, "schema", "4"),
-                     ":3: column 'schema': expected 1, 2 or 3, got '4'"),
+    "wrong_schema": (lambda rows: set_field(rows, 3, "schema", "5"),
+                     ":3: column 'schema': expected 1, 2, 3 or 4, got '5'"),
     "schema2_without_ops": (lambda rows: set_field(rows, 4, "schema", "2"),
                             ":4: column 'ops': expected an integer >= 1 (schema 2 requires "
                             "it), got ''"),
@@ -869,8 +869,8 @@ S2_BAD = [  # (file line, column, value, message after "column '...': ")
     (6, "samples", "many", "expected an integer, got 'many'"),
     (6, "samples", "-3", "expected a non-negative integer, got '-3'"),
     (6, "sample_cost_ns", "-2", "expected a non-negative number, got '-2'"),
-    (7, "schema", "4", "expected 1, 2 or 3, got '4'"),
-    (7, "schema", "", "expected 1, 2 or 3, got ''"),
+    (7, "schema", "5", "expected 1, 2, 3 or 4, got '5'"),
+    (7, "schema", "", "expected 1, 2, 3 or 4, got ''"),
     (8, "elapsed_ns", "-5", "expected a positive integer, got '-5'"),
     (8, "elapsed_ns", "0", "expected a positive integer, got '0'"),
     (8, "ns_per_op", "0", "expected a positive number, got '0'"),
@@ -1074,25 +1074,25 @@ def test_render_all_cases_from_whatever_rows_are_there(s2, s2_cases):
     assert f"{len(s2_cases)} cases of 3 scenarios" in summary
     assert "[every case](out/cases.md)" in summary and "| lookup |" not in summary
     index = cases.index_page(s2_cases, info, {"iterate": "cases/iterate.md"})
-    assert "| [iterate](cases/iterate.md) | 12 | 4 | 0 |" in index
-    assert "| lookup | 20 | 4 | 0 |" in index and "| trial_scenario | 6 | 3 | 0 |" in index
+    assert "| [iterate](cases/iterate.md) | 12 | 4 | 0 | 0 |" in index
+    assert "| lookup | 20 | 4 | 0 | 0 |" in index and "| trial_scenario | 6 | 3 | 0 | 0 |" in index
     section = pages_text(s2_cases, info, "plain_array")
     assert section == pages_text(s2_cases, info, "plain_array")
     assert [l for l in section.splitlines() if l.startswith("### ")] == [
         "### iterate", "### lookup", "### trial_scenario"]
     lookup = all_cases_table(section, "lookup")
     assert lookup[("handle_map", 100000, "0")] == [
-        "handle_map", "handle_map", "100000", "8", "seq", "0", "3", "250 µs", "0.4%", "2.5",
-        "2.5× [2.445, 2.533]"]
+        "handle_map", "handle_map", "100000", "8", "seq", "0", "3", "1", "setup", "250 µs",
+        "0.4%", "2.5", "2.5× [2.445, 2.533]"]
     assert lookup[("plain_array", 100000, "0")][-1] == "baseline"
     assert lookup[("trial_container", 100000, "0.5 clustered")][0] == "trial"
     assert lookup[("trial_container", 100000, "0.5 clustered")][-1] == "—"  # no baseline case
-    assert lookup[("peer_malloc_ptrs", 1000, "0.5 random")][7:10] == ["1.6 µs", "0.6%", "3.2"]
+    assert lookup[("peer_malloc_ptrs", 1000, "0.5 random")][9:12] == ["1.6 µs", "0.6%", "3.2"]
     # grouped by family: baseline, handle_map, peer, trial
     families = [cells[0] for cells in lookup.values()]
     assert families == sorted(families) and families[0] == "baseline"
     trial = all_cases_table(section, "trial_scenario")
-    assert trial[("trial_container", 100000, "0")][7:] == ["2 ms", "0.7%", "10",
+    assert trial[("trial_container", 100000, "0")][9:] == ["2 ms", "0.7%", "10",
                                                            "2.5× [2.448, 2.533]"]
     latency = all_cases_table(section, "trial_scenario", 1)
     assert latency[("trial_container", 100000, "0")][7:] == [
