@@ -104,8 +104,9 @@ static uint64_t mono_ns(void)
 
 /* Untimed batches of passes, each 10 times the last (2 times when close), until one lasts
  * a quarter of want: a pass's time from a batch well above the clock's floor (one pass of
- * 60 ns timed alone reads the clock's 60 ns too). Returns the K whose region lasts
- * SCN_REGION_MARGIN x want by that estimate. */
+ * 60 ns timed alone reads the clock's 60 ns too); that batch is timed once more and the
+ * faster of the two kept (a batch the scheduler interrupted would make K too small).
+ * Returns the K whose region lasts SCN_REGION_MARGIN x want by that estimate. */
 static uint64_t choose_k(struct scn_passes *ps, uint64_t want, uint64_t max_k)
 {
 	uint64_t batch = 1, t = 0;
@@ -119,6 +120,14 @@ static uint64_t choose_k(struct scn_passes *ps, uint64_t want, uint64_t max_k)
 			break;
 		batch *= t && t >= want / 40 ? 2 : 10;
 		batch = batch > max_k ? max_k : batch;
+	}
+	if (batch < max_k / 2) { /* the second timing, within the passes max_k allows */
+		uint64_t t0 = mono_ns();
+		for (uint64_t i = 0; i < batch; i++)
+			ps->warm_sum += ps->pass(ps->ctx);
+		uint64_t t2 = mono_ns() - t0;
+		ps->warm += batch;
+		t = t2 < t ? t2 : t;
 	}
 	double k = ceil(SCN_REGION_MARGIN * (double)want * (double)batch / (double)(t ? t : 1));
 	return k >= (double)max_k ? max_k : (uint64_t)k;

@@ -42,6 +42,61 @@ def probe_rows(cases):
     return out
 
 
+LEVELS = ("L1", "L2", "LLC", "DRAM")  # the probe's working sets, smallest first
+SHARE_TARGET = 0.90  # plain_array warm reads at least this share of the probe (a target
+# of the benchmark, shown in RESULTS.md, never a test)
+BASELINE = "plain_array"
+
+
+def same_size_shares(cases):
+    """[(level, working set bytes, share, stats.RatioCI)] of plain_array's iterate at the
+    probe's own working sets (8-byte items, sequential, no holes, the same n as a probe
+    case: the same bytes, the same run, the same cache condition): its bytes per ns over
+    the probe's, as the ratio of the probe's median ns per 8 bytes to iterate's with a
+    bootstrap CI over both cases' reps. Levels name the probe's cases in increasing n (L1,
+    L2, LLC, DRAM; fewer when the run has fewer)."""
+    out = []
+    probes = sorted((k for k in cases if k[0] == PROBE), key=lambda k: k[2])
+    for level, key in zip(LEVELS, probes):
+        it = cases.get(("iterate", BASELINE) + key[2:])
+        if it is None or key[3] != WORD_BYTES:
+            continue
+        probe = cases[key]
+        ci = bench_stats.ratio_ci(list(it.per_op_ns), list(probe.per_op_ns), seed=SEED)
+        if not it.per_op_ns or not probe.per_op_ns:
+            ci = bench_stats.RatioCI(probe.ns_per_op / it.ns_per_op, None, None, 0.95)
+        out.append((level, key[2] * WORD_BYTES, ci.ratio, ci))
+    return out
+
+
+def _share_text(level, ws, share, ci):
+    span = f" [{ci.low:.0%}, {ci.high:.0%}]" if ci.low is not None else ""
+    return f"{level} ({md.fmt_bytes(ws)}) {share:.0%}{span}"
+
+
+def _target_word(ci):
+    """Whether a share meets SHARE_TARGET: met, missed, or undecided (its CI straddles)."""
+    if ci.low is None:
+        return "met" if ci.ratio >= SHARE_TARGET else "missed"
+    return "met" if ci.low >= SHARE_TARGET else "missed" if ci.high < SHARE_TARGET \
+        else "undecided"
+
+
+def _shares_line(shares):
+    """RESULTS.md's sentence on plain_array's share of the probe at the probe's sizes."""
+    if not shares:
+        return ("No plain_array iterate case at the probe's working sets in this run "
+                "(`make bench` measures both at `--n l1,l2,llc,dram`): no share at equal "
+                "size.")
+    words = [_target_word(ci) for *_, ci in shares]
+    return (f"At the probe's own working sets (the same n, both warm, one invocation), "
+            f"plain_array's iterate reads " + "; ".join(_share_text(*s) for s in shares)
+            + f" of the probe's bytes per ns (95% CI). Target, at least "
+            f"{SHARE_TARGET:.0%}: met at {words.count('met')} of {len(words)} sizes"
+            + (f", undecided at {words.count('undecided')}" if "undecided" in words else "")
+            + (f", missed at {words.count('missed')}" if "missed" in words else "") + ".")
+
+
 def nearest_probe(probes, working_set):
     """The probe row whose working set is nearest to working_set in log scale, or None."""
     if not probes or working_set <= 0:
@@ -142,14 +197,24 @@ def render_text(cases, machine, vectorization, page_link):
     rows = iterate_rows(cases, probes, vectorization)
     if not probes and not rows:
         return None
+    shares = same_size_shares(cases)
     best = {}
     for r in rows:  # fastest first: the first of each family
         best.setdefault(r[1], r)
     begin, end = md.markers(NAME)
     out = [begin, HEADING, ""] + _summary_lines(probes, rows, machine, page_link)
+    out += ["", _shares_line(same_size_shares(cases))]
     out += ["", _scalar_line(vectorization), "", end]
     page = ["# Like for like: iterate against the bandwidth probe", ""]
     page += _probe_lines(probes, machine) if probes else ["No bandwidth probe rows in this run."]
+    if shares:
+        page += ["", "plain_array's iterate at the probe's own working sets (same n, both warm), "
+                 f"its share of the probe's bytes per ns with the 95% CI, against the target "
+                 f"of {SHARE_TARGET:.0%}:", ""]
+        page += md.table(["level", "working set", "share of the probe", "95% CI", "target"],
+                         [[level, md.fmt_bytes(ws), f"{share:.0%}",
+                           f"[{ci.low:.0%}, {ci.high:.0%}]" if ci.low is not None else md.DASH,
+                           _target_word(ci)] for level, ws, share, ci in shares])
     page += ["", f"iterate at n={TABLE_N}, {TABLE_ELEM_BYTES}-byte items, sequential, no holes: "
              "the fastest container of each family, its bytes per ns against the probe at the "
              "nearest working set, and whether gcc vectorized its loop:", ""]

@@ -377,15 +377,16 @@ def test_an_item_selected_twice_runs_once(tmp_path):
 
 
 FIGURES = re.compile(r"(\S+) +(median) +(\S+) (ms) +(min) +(\S+) +(max) +(\S+) +(MAD) +(\S+)% +"
-                     r"(CV) +(\S+)% +(\S+) (ns/op) +(verified)( +unstable)?")
+                     r"(CV) +(\S+)% +(\S+) (ns/op) +(verified)( +unstable)?( +short)?")
 RATIO = re.compile(r"(\S+) +(\S+)x +\[ *(\S+), +(\S+)\]( +no significant difference)?")
 
 
 def columns(m):
     """Where a FIGURES line's columns are: the start of each word, the end of each figure
-    (figures are right-aligned); "unstable", the last group, is not a column."""
+    (figures are right-aligned); "unstable" and "short", the last two groups, are not
+    columns."""
     return [m.start(g) if m[g].isalpha() or m[g] == "ns/op" else m.end(g)
-            for g in range(2, FIGURES.groups)]
+            for g in range(2, FIGURES.groups - 1)]
 
 
 def test_summary_columns_line_up_whatever_the_name_length():

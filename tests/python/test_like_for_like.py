@@ -70,3 +70,33 @@ def test_without_a_vectorization_table_it_says_so_and_without_rows_nothing(tmp_p
     assert "a — loop" not in text
     assert lfl.render_text(cases_of(tmp_path, tb.rows_of("plain_array", "create", 100, 1.0)),
                            {}, VEC, "p.md") is None
+
+
+def test_plain_arrays_share_at_the_probes_own_sizes_against_the_target(tmp_path):
+    # the probe at 3 sizes; plain_array's iterate at the first two: 95% (met), 50% (missed)
+    # and, at the third, 90% of the probe within the reps' 1% jitter (undecided)
+    rows = (probe(4096, 200.0) + probe(131072, 100.0) + probe(1 << 22, 20.0)
+            + tb.rows_of("plain_array", "iterate", 4096, 8 / 190.0)
+            + tb.rows_of("plain_array", "iterate", 131072, 8 / 50.0)
+            + tb.rows_of("plain_array", "iterate", 1 << 22, 8 / 18.0)
+            + tb.rows_of("peer_colony", "iterate", 4096, 8 / 10.0))  # another container
+    cases = cases_of(tmp_path, rows)
+    shares = lfl.same_size_shares(cases)
+    assert [(level, ws) for level, ws, *_ in shares] == [
+        ("L1", 4096 * 8), ("L2", 131072 * 8), ("LLC", (1 << 22) * 8)]
+    got = [round(share, 2) for _, _, share, _ in shares]
+    assert got == [0.95, 0.5, 0.9]
+    assert [lfl._target_word(ci) for *_, ci in shares] == ["met", "missed", "undecided"]
+    text, page = lfl.render_text(cases, {}, VEC, "p.md")
+    assert ("plain_array's iterate reads L1 (32 KiB) 95% [" in text
+            and "Target, at least 90%: met at 1 of 3 sizes, undecided at 1, missed at 1."
+            in text)
+    assert "| L2 | 1 MiB | 50% | [" in page and "| missed |" in page
+
+
+def test_no_share_at_equal_size_without_plain_arrays_iterate_there(tmp_path):
+    rows = probe(4096, 200.0) + tb.rows_of("plain_array", "iterate", 100000, 0.1)
+    cases = cases_of(tmp_path, rows)
+    assert lfl.same_size_shares(cases) == []
+    text, _ = lfl.render_text(cases, {}, VEC, "p.md")
+    assert "no share at equal size" in text
