@@ -240,6 +240,40 @@ static void bind_old_handles(struct scn_params *p, union hb_axis_value v)
 	p->old_handles = (enum scn_old_handles)v.u;
 }
 
+/* ---- the cache condition of repeatable work (scn_run_passes) ---- */
+
+static bool takes_cache(const struct scn_scenario *s)
+{
+	return s->repeats;
+}
+static void bind_cache(struct scn_params *p, union hb_axis_value v)
+{
+	p->cache = (enum scn_cache)v.u;
+}
+/* cold needs CLFLUSH, and a cache that forgets what it flushed: callgrind's simulated
+ * caches do not model the flush. */
+static int cache_check(const struct hb_config *c, char *err, size_t err_len)
+{
+	const struct hb_axis *const *all;
+	size_t n = hb_axes(&all), id = 0;
+	while (id < n && strcmp(all[id]->name, "axis_cache") != 0)
+		id++;
+	bool cold = false;
+	for (size_t i = 0; id < n && i < c->axis[id].n; i++)
+		cold |= c->axis[id].v[i].u == SCN_CACHE_COLD;
+	if (cold && c->counters == HB_COUNTERS_CALLGRIND) {
+		snprintf(err, err_len, "--cache cold: callgrind's simulated caches do not model "
+		                       "the flush (run cold without --counters callgrind)");
+		return -1;
+	}
+	if (cold && !hb_can_evict()) {
+		snprintf(err, err_len, "--cache cold: this CPU has no CLFLUSH (x86 only), so "
+		                       "caches cannot be flushed; use warm");
+		return -1;
+	}
+	return 0;
+}
+
 static const struct hb_axis table[] = {
 	[HB_AXIS_N] = {
 		.name = "n", .option = "n", .metavar = "N", .def = "100000", .key = "n",
@@ -313,6 +347,19 @@ static const struct hb_axis table[] = {
 		.kind = HB_AXIS_WORD, .words = scn_old_handles_names, .n_words = SCN_N_OLD_HANDLES,
 		.first_word = 0, .takes = takes_old_handles, .absent_help = "run without it",
 		.bind = bind_old_handles,
+	},
+	{
+		.name = "axis_cache", .option = "cache", .metavar = "C", .def = "warm",
+		.key = "cache", .name_omits_absent = true,
+		.help = "the cache condition of repeatable work: warm (2 untimed passes over the "
+		"same data, then K passes in one region, K from the clock's floor) or cold (every "
+		"resident line of the process flushed from every cache level by CLFLUSH, then one "
+		"pass: x86 only, not under callgrind; a region shorter than 1000 clock floors is "
+		"marked short); a warm case's name has no part for it",
+		.kind = HB_AXIS_WORD, .words = scn_cache_names, .n_words = SCN_N_CACHES,
+		.first_word = 0, .takes = takes_cache, .absent = {.u = SCN_CACHE_WARM},
+		.absent_help = "run once after their setup (cache condition setup)",
+		.bind = bind_cache, .check = cache_check,
 	},
 };
 

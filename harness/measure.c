@@ -13,6 +13,7 @@
 #include <string.h>
 #include <linux/perf_event.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -448,4 +449,71 @@ uint64_t hb_min_region_ns(void)
 	if (use_callgrind)
 		return 0; /* the simulator counts; its clock measures nothing of the machine */
 	return (uint64_t)(hb_clock_floor_ns() * HB_MIN_REGION_FLOORS);
+}
+
+bool hb_can_evict(void)
+{
+#ifdef HB_HAVE_TSC
+	unsigned a, b, c, d;
+	return __get_cpuid(1, &a, &b, &c, &d) && (d & (1u << 19)); /* CPUID.1:EDX.CLFSH */
+#else
+	return false;
+#endif
+}
+
+#ifdef HB_HAVE_TSC
+/* CLFLUSH's line size (CPUID.1:EBX[15:8] x 8 bytes), 64 when CPUID says 0. */
+static size_t flush_line_bytes(void)
+{
+	unsigned a, b, c, d;
+	size_t line = __get_cpuid(1, &a, &b, &c, &d) ? ((b >> 8) & 0xff) * 8 : 0;
+	return line ? line : 64;
+}
+
+/* Flushes the resident pages of [start, end) (mincore in windows of 4096 pages). */
+static void flush_range(uintptr_t start, uintptr_t end, size_t page, size_t line)
+{
+	static unsigned char resident[4096];
+	for (uintptr_t at = start; at < end;) {
+		size_t pages = (end - at) / page < 4096 ? (end - at) / page : 4096;
+		if (!pages || mincore((void *)at, pages * page, resident) != 0)
+			return;
+		for (size_t i = 0; i < pages; i++)
+			if (resident[i] & 1)
+				for (size_t o = 0; o < page; o += line)
+					_mm_clflush((const void *)(at + i * page + o));
+		at += pages * page;
+	}
+}
+#endif
+
+int hb_evict_caches(void)
+{
+#ifdef HB_HAVE_TSC
+	if (!hb_can_evict())
+		return -1;
+	FILE *maps = fopen("/proc/self/maps", "re");
+	if (!maps)
+		return -1;
+	size_t page = (size_t)sysconf(_SC_PAGESIZE), line = flush_line_bytes();
+	long phys_pages = sysconf(_SC_PHYS_PAGES);
+	uintptr_t cap = phys_pages > 0 ? (uintptr_t)phys_pages * page / 2 : UINTPTR_MAX;
+	char buf[512];
+	while (fgets(buf, sizeof buf, maps)) {
+		unsigned long long lo, hi;
+		char perms[8];
+		if (sscanf(buf, "%llx-%llx %7s", &lo, &hi, perms) != 3 || perms[0] != 'r' ||
+		    perms[1] != 'w' || hi <= lo || hi - lo > cap)
+			continue; /* not readable and writable (data), or too large to be ours */
+		flush_range((uintptr_t)lo, (uintptr_t)hi, page, line);
+		if (!strchr(buf, '\n')) /* a line longer than buf: skip the rest of it */
+			for (int ch; (ch = fgetc(maps)) != EOF && ch != '\n';)
+				;
+	}
+	fclose(maps);
+	_mm_mfence();
+	return 0;
+#else
+	return -1;
+#endif
 }

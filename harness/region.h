@@ -125,6 +125,16 @@ double hb_clock_floor_ns(void);
  * the work runs once). */
 uint64_t hb_min_region_ns(void);
 
+/* Flushes every cache line of this process's resident writable memory (its heap, stack
+ * and anonymous mappings: the pages mincore reports resident, in mappings no larger than
+ * half the physical memory) from every cache level with CLFLUSH, then fences: the cache
+ * condition "cold", whatever sizes sysfs reports. TLB entries stay. Takes about a
+ * millisecond per 10 MB resident. Returns 0, or -1 where it cannot (no CLFLUSH: not x86;
+ * /proc/self/maps unreadable). */
+int hb_evict_caches(void);
+/* Whether hb_evict_caches can work here (x86 with CLFLUSH). */
+bool hb_can_evict(void);
+
 /* ns per sample tick (TSC frequency calibrated once per process against CLOCK_MONOTONIC;
  * 1 without a TSC). */
 double hb_ns_per_tick(void);

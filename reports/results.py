@@ -65,7 +65,11 @@ GROWTH_LATENCY_COLUMNS = ("grow_p50_ns", "grow_max_ns", "plain_max_ns")
 # Schema 4 (harness/hb.h): K, the cache condition, the clock's floor and the region's
 # minimum (ns), and whether the region lasted less than that.
 SCHEMA4_COLUMNS = ("passes", "cache", "clock_floor_ns", "min_region_ns", "short_region")
-CACHE_CONDITIONS = ("warm", "setup")  # the cache column's words (docs/CSV.md)
+CACHE_CONDITIONS = ("warm", "cold", "setup")  # the cache column's words (docs/CSV.md)
+# Axis values that name the condition every section assumes: a row with one is of the case
+# without that axis (a warm iterate is the iterate every section reads; a cold one is a
+# case of its own, with cache:cold in its name, as the harness names it).
+DEFAULT_AXIS_VALUES = {("axis_cache", "warm")}
 # The columns that total a region: divided by passes on load (schema 4).
 REGION_TOTALS = ("elapsed_ns", "cpu_ns", "tsc_cycles", "papi_tot_cyc", "papi_tot_ins",
                  "papi_l1_dcm", "papi_l2_dcm", "papi_l3_tcm", "sim_ir", "sim_dr", "sim_dw",
@@ -213,8 +217,10 @@ def check_case(row, where):
 
 def _axes_of(fields):
     """The row's values of the appended case axes: ((column, value), ...) in column order,
-    for the axis_* columns with a value (empty: the row's scenario does not take it)."""
-    return tuple(sorted((c, v) for c, v in fields.items() if c.startswith(AXIS_PREFIX) and v))
+    for the axis_* columns with a value (empty: the row's scenario does not take it) other
+    than DEFAULT_AXIS_VALUES."""
+    return tuple(sorted((c, v) for c, v in fields.items() if c.startswith(AXIS_PREFIX) and v
+                        and (c, v) not in DEFAULT_AXIS_VALUES))
 
 
 def _parse_unmeasured(fields, where):

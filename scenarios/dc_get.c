@@ -70,6 +70,7 @@ static const struct scn_scenario dc_get = {
 	        "(get_sum_n, repeated; --order: the entity order)",
 	.uses_order = true,
 	.needs_ext = DOD_EXT_DC,
+	.repeats = true,
 	.run = run,
 };
 SCN_REGISTER(dc_get)

@@ -37,6 +37,7 @@ static const struct scn_scenario iterate = {
 	.name = "iterate",
 	.help = "sum the key of every live item in storage order (holes skipped)",
 	.uses_holes = true,
+	.repeats = true,
 	.run = run,
 };
 SCN_REGISTER(iterate)

@@ -49,6 +49,7 @@ static const struct scn_scenario iterate_inline = {
 	.name = "iterate_inline",
 	.help = "calibration: hand-written sum loop over plain_array's items that iterate must match",
 	.cannot_run = scn_needs_key_array,
+	.repeats = true,
 	.run = run,
 };
 SCN_REGISTER(iterate_inline)

@@ -142,6 +142,7 @@ static const struct scn_scenario tick = {
 	.help = "particles: t += dt over every particle (layouts: AoS, SoA, AoSoA)",
 	.uses_holes = true,
 	.needs_ext = DOD_EXT_PARTICLES,
+	.repeats = true,
 	.run = run_tick,
 };
 SCN_REGISTER(tick)
@@ -151,6 +152,7 @@ static const struct scn_scenario simulate = {
 	.help = "particles: pos += vel * dt over every particle (layouts: AoS, SoA, AoSoA)",
 	.uses_holes = true,
 	.needs_ext = DOD_EXT_PARTICLES,
+	.repeats = true,
 	.run = run_simulate,
 };
 SCN_REGISTER(simulate)
@@ -160,6 +162,7 @@ static const struct scn_scenario update = {
 	.help = "particles: t += dt, pos += vel * dt - w(col): all ten streams read, four written",
 	.uses_holes = true,
 	.needs_ext = DOD_EXT_PARTICLES,
+	.repeats = true,
 	.run = run_update,
 };
 SCN_REGISTER(update)
@@ -169,6 +172,7 @@ static const struct scn_scenario update8 = {
 	.help = "particles: update, 8 sub-steps per call block by block (ns per sub-step)",
 	.uses_holes = true,
 	.needs_ext = DOD_EXT_PARTICLES,
+	.repeats = true,
 	.run = run_update8,
 };
 SCN_REGISTER(update8)

@@ -85,6 +85,7 @@ static const struct scn_scenario list_iterate = {
 	.uses_holes = true,
 	.cannot_run = scn_needs_list_family,
 	.cannot_run_with = cannot_run_with,
+	.repeats = true,
 	.run = run,
 };
 SCN_REGISTER(list_iterate)

@@ -69,6 +69,7 @@ static const struct scn_scenario lookup = {
 	.uses_order = true,
 	.uses_holes = true,
 	.cannot_run = scn_needs_handles,
+	.repeats = true,
 	.run = run,
 };
 SCN_REGISTER(lookup)

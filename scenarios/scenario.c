@@ -133,8 +133,29 @@ static uint64_t choose_k(struct scn_passes *ps, uint64_t want, uint64_t max_k)
 	return k >= (double)max_k ? max_k : (uint64_t)k;
 }
 
+const char *const scn_cache_names[SCN_N_CACHES] = {"warm", "cold"};
+
+/* The cold form of scn_run_passes: one pass, after every cached line was flushed. */
+static void run_cold(struct hb_region *r, struct scn_passes *ps)
+{
+	ps->sum = ps->warm_sum = ps->warm = 0;
+	hb_evict_caches();
+	hb_begin(r);
+	uint64_t sum = ps->pass(ps->ctx);
+	DOD_KEEP(sum);
+	hb_end(r);
+	ps->k = 1;
+	ps->sum = sum;
+	r->passes = 1;
+	r->cache = scn_cache_names[SCN_CACHE_COLD];
+}
+
 void scn_run_passes(const struct scn_params *p, struct hb_region *r, struct scn_passes *ps)
 {
+	if (p->cache == SCN_CACHE_COLD) {
+		run_cold(r, ps);
+		return;
+	}
 	ps->sum = ps->warm_sum = 0;
 	ps->warm = 0;
 	for (int w = 0; w < SCN_WARM_PASSES; w++, ps->warm++)
@@ -155,7 +176,7 @@ void scn_run_passes(const struct scn_params *p, struct hb_region *r, struct scn_
 	ps->k = k;
 	ps->sum = sum;
 	r->passes = k;
-	r->cache = "warm";
+	r->cache = scn_cache_names[SCN_CACHE_WARM];
 }
 
 void scn_check_passes(struct scn_result *res, const struct scn_passes *ps, uint64_t expect)

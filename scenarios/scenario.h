@@ -64,6 +64,16 @@ enum scn_old_handles {
 /* "erased", "cleared", "reset", "foreign". */
 extern const char *const scn_old_handles_names[SCN_N_OLD_HANDLES];
 
+/* The cache condition of repeatable work (--cache; scn_run_passes). */
+enum scn_cache {
+	SCN_CACHE_WARM, /* the timed passes follow untimed passes over the same data */
+	SCN_CACHE_COLD  /* every line of the process's resident data flushed from every cache
+	                   level (hb_evict_caches) right before one timed pass */
+};
+#define SCN_N_CACHES 2
+/* "warm", "cold": the CLI's and the CSV's words. */
+extern const char *const scn_cache_names[SCN_N_CACHES];
+
 /* The state list_iterate walks after its churn (--list-state; the axis is registered in
  * scenarios/list_iterate.c). */
 enum scn_list_state {
@@ -102,6 +112,7 @@ struct scn_params {
 	enum scn_list_state list_state;     /* list_iterate: as_is or consolidated */
 	enum scn_tag_dist tag_dist;         /* the tags scenarios: tags per entity */
 	size_t dc_keys;                     /* dc_*: keys per entity (0: dc_setup.h's default) */
+	enum scn_cache cache;               /* repeatable work: warm or cold */
 	uint64_t passes;                    /* repeatable work: K, the passes timed in one
 	                                       region (0: scn_run_passes chooses; the harness
 	                                       keeps a case's first choice for its later
@@ -129,6 +140,7 @@ struct scn_scenario {
 	bool uses_holes;       /* --hole-ratio/--hole-pattern apply (else it runs without holes) */
 	bool records_samples;  /* records per-operation latency samples (p50_ns ... columns) */
 	bool grows_from_empty; /* creates with 0 reserved and grows: skips fixed_capacity */
+	bool repeats;          /* times its work with scn_run_passes (takes --cache) */
 	unsigned needs_ext;    /* DOD_EXT_* bits of the family extensions run() calls: a
 	                        * container without one is skipped (its `missing` reason) */
 	/* NULL when ops can run this scenario, else the reason it is skipped. */
@@ -317,12 +329,13 @@ struct scn_passes {
 /* K aims the region at this many times hb_min_region_ns(), so that noise seldom puts a
  * repetition below it. */
 #define SCN_REGION_MARGIN 1.5
-/* Runs ps->pass SCN_WARM_PASSES times untimed; then, unless p->passes gives K, untimed
- * batches of passes (1, 10, 100, ...) until one lasts a quarter of hb_min_region_ns(), from
- * which K = SCN_REGION_MARGIN x hb_min_region_ns() / the pass's time, at least min_k and
- * at most max_k (1 under callgrind); then K passes between hb_begin and hb_end. Sets
- * r->passes = K and r->cache = "warm". No error: a failing pass reports through its
- * ctx. */
+/* Warm (p->cache): runs ps->pass SCN_WARM_PASSES times untimed; then, unless p->passes
+ * gives K, untimed batches of passes (1, 10, 100, ...) until one lasts a quarter of
+ * hb_min_region_ns(), from which K = SCN_REGION_MARGIN x hb_min_region_ns() / the pass's
+ * time, at least min_k and at most max_k (1 under callgrind); then K passes between
+ * hb_begin and hb_end. Cold: no untimed pass, hb_evict_caches, then one timed pass (K = 1,
+ * whatever min_k: a second pass would find the caches warm). Sets r->passes = K and
+ * r->cache = "warm" or "cold". No error: a failing pass reports through its ctx. */
 void scn_run_passes(const struct scn_params *p, struct hb_region *r, struct scn_passes *ps);
 /* Verifies passes each of whose results must be expect: res->checksum = ps->sum, verified
  * when sum == K x expect and warm_sum == warm x expect (mod 2^64); res->why

@@ -72,6 +72,7 @@ static const struct scn_scenario stream_read = {
 	.name = "stream_read",
 	.help = "bandwidth probe: sum of n 8-byte words, repeated to 64 MiB read (--n l1,l2,llc,dram)",
 	.cannot_run = scn_needs_key_array,
+	.repeats = true,
 	.run = run,
 };
 SCN_REGISTER(stream_read)

@@ -86,6 +86,7 @@ static const struct scn_scenario tags_has = {
 	.help = "tags family: n queries 'does entity e have tag t' (half hits, half misses) in "
 	        "one has_n (timed) after the build of --tag-dist",
 	.needs_ext = DOD_EXT_TAGS,
+	.repeats = true,
 	.run = run,
 };
 SCN_REGISTER(tags_has)

@@ -47,6 +47,7 @@ static const struct scn_scenario tags_walk = {
 	.help = "tags family: walk every tag of every entity (walk_sum, timed K times) after "
 	        "the interleaved build of --tag-dist and two untimed walks",
 	.needs_ext = DOD_EXT_TAGS,
+	.repeats = true,
 	.run = run,
 };
 SCN_REGISTER(tags_walk)

@@ -98,6 +98,38 @@ static void test_a_wrong_pass_fails_verification(void **state)
 	assert_non_null(strstr(rw.why, "2 untimed passes: sum 10, expected 18"));
 }
 
+/* Cold: no untimed pass, one timed pass, whatever min_k says; the caches flushed before
+ * it (hb_evict_caches: whether lines left cannot be seen without a clock, so what is
+ * checked is that it runs on this process's memory and changes none of it). */
+static void test_cold_is_one_pass_after_the_flush(void **state)
+{
+	(void)state;
+	struct counter c = {.value = 3};
+	struct scn_params p = {.n = 1, .cache = SCN_CACHE_COLD, .passes = 9};
+	struct scn_passes ps = {.pass = count_pass, .ctx = &c, .min_k = 100};
+	struct hb_region r = {0};
+	scn_run_passes(&p, &r, &ps);
+	assert_int_equal(ps.k, 1);
+	assert_int_equal(ps.warm, 0);
+	assert_int_equal(c.calls, 1);
+	assert_int_equal(r.passes, 1);
+	assert_string_equal(r.cache, "cold");
+	struct scn_result res = {0};
+	scn_check_passes(&res, &ps, 3);
+	assert_true(res.verified);
+	if (!hb_can_evict()) {
+		assert_int_equal(hb_evict_caches(), -1);
+		return;
+	}
+	enum { N = 1 << 16 };
+	static uint64_t data[N];
+	for (size_t i = 0; i < N; i++)
+		data[i] = i * 3;
+	assert_int_equal(hb_evict_caches(), 0);
+	for (size_t i = 0; i < N; i++)
+		assert_int_equal(data[i], i * 3);
+}
+
 static void test_clock_floor(void **state)
 {
 	(void)state;
@@ -116,6 +148,7 @@ int main(void)
 		cmocka_unit_test(test_a_given_k_is_kept),
 		cmocka_unit_test(test_a_chosen_k_stays_within_its_bounds),
 		cmocka_unit_test(test_a_wrong_pass_fails_verification),
+		cmocka_unit_test(test_cold_is_one_pass_after_the_flush),
 		cmocka_unit_test(test_clock_floor),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -77,8 +77,8 @@ def test_a_schema3_row_reads_as_one_pass_after_its_setup(tmp_path, run_csv):
 
 
 @pytest.mark.parametrize("column,value,message", [
-    ("cache", "cold", "column 'cache': expected one of warm, setup, got 'cold'"),
-    ("cache", "", "column 'cache': expected one of warm, setup, got ''"),
+    ("cache", "tepid", "column 'cache': expected one of warm, cold, setup, got 'tepid'"),
+    ("cache", "", "column 'cache': expected one of warm, cold, setup, got ''"),
     ("passes", "0", "column 'passes'"),
     ("passes", "", "column 'passes': expected an integer >= 1, got ''"),
     ("passes", "7", "operations are not 7 passes of the same work"),
@@ -122,3 +122,44 @@ def test_the_every_case_page_marks_a_short_case(run_csv):
     assert "short |" not in page and "| warm |" in page
     index = cases.index_page(found, info, {})
     assert "| create | 2 | 2 | " in index and index.split("| create | 2 | 2 | ")[1][4] == "2"
+
+
+def test_cold_is_a_case_of_its_own_timed_once_after_the_flush(tmp_path):
+    out = tmp_path / "c.csv"
+    p = run("run", "--container", "plain_array", "--scenario", "iterate,create", "--n", "1000",
+            "--cache", "warm,cold", "--reps", "3", "--warmup", "0", "--out", str(out))
+    assert p.returncode == 0, p.stdout + p.stderr
+    names = [line.split()[0] for line in p.stdout.splitlines() if " median " in line]
+    # create does not repeat: it takes no --cache (one case, no name part)
+    assert names == ["iterate/plain_array/n:1000/elem:8", "iterate/plain_array/n:1000/elem:8/cache:cold",
+                     "create/plain_array/n:1000/elem:8"]
+    rows = rows_of(out)
+    by = {}
+    for r in rows:
+        by.setdefault((r["scenario"], r["axis_cache"]), []).append(r)
+    assert sorted(by) == [("create", ""), ("iterate", "cold"), ("iterate", "warm")]
+    assert all(r["cache"] == "cold" and r["passes"] == "1" and r["ops"] == "1000"
+               for r in by[("iterate", "cold")])
+    assert all(r["cache"] == "warm" for r in by[("iterate", "warm")])
+    assert all(r["cache"] == "setup" for r in by[("create", "")])
+    # the report keeps the warm iterate the case every section reads, cold apart
+    keys = set(res.collect_cases(res.load_csvs([out]), rows[0]["run_id"]))
+    assert ("iterate", "plain_array", 1000, 8, "seq", 0.0, "none") in keys
+    assert ("iterate", "plain_array", 1000, 8, "seq", 0.0, "none", ("axis_cache", "cold")) in keys
+    # --resume matches the condition: nothing left to run
+    p = run("run", "--container", "plain_array", "--scenario", "iterate,create", "--n", "1000",
+            "--cache", "warm,cold", "--reps", "3", "--warmup", "0", "--out", str(out), "--resume")
+    assert p.returncode == 0 and "resumed: all 3" in p.stdout, p.stdout + p.stderr
+    assert len(rows_of(out)) == len(rows)
+
+
+@pytest.mark.parametrize("args,message", [
+    (("--cache", "tepid"), "--cache"),
+    (("--cache", "cold", "--counters", "callgrind"), "callgrind's simulated caches do not model"),
+])
+def test_a_cache_condition_it_cannot_give_is_a_usage_error(tmp_path, args, message):
+    out = tmp_path / "x.csv"
+    p = run("run", "--container", "plain_array", "--scenario", "iterate", "--n", "10", *args,
+            "--out", str(out))
+    assert p.returncode == 2 and message in p.stderr, p.stderr
+    assert not out.exists()
