@@ -158,8 +158,9 @@ def _load(args, paths):
         print(f"report.py: warning: excluded {unverified} row(s) with verified=0 "
               "(checksum verification failed)", file=sys.stderr)
     run_id = results.select_run(rows, args.run)
-    cases = results.collect_cases(rows, run_id) if run_id else {}
-    info = results.run_info(rows, run_id) if cases else None
+    all_cases = results.collect_cases(rows, run_id) if run_id else {}
+    cases, left_out = results.judged_cases(all_cases)
+    info = results.run_info(rows, run_id) if all_cases else None
     if cases and not any(key[1] == args.baseline for key in cases):
         print(f"report.py: warning: run {run_id} has no rows of the baseline container "
               f"{args.baseline!r} (--baseline)", file=sys.stderr)
@@ -170,7 +171,8 @@ def _load(args, paths):
                    lambda path: os.path.relpath(os.path.abspath(path), md_dir),
                    args.baseline, args.article, args.results_dir, args.bulk_article,
                    vectorization=machine.vectorization(paths), results_md=results_md,
-                   process=args.process or process_sidecar(paths))
+                   process=args.process or process_sidecar(paths), all_cases=all_cases,
+                   left_out=left_out)
 
 
 # The section rendered beside the others in a forked process where there is a second CPU:
@@ -368,7 +370,9 @@ def summary_lines(ctx, rendered, status, results_md, changed):
     document written (or unchanged), the line to open."""
     if ctx.info:
         out = [f"run: {ctx.run_id} ({ctx.info['timestamp']}, host {ctx.info['host']}), "
-               f"{len(ctx.cases)} cases"]
+               f"{len(ctx.all_cases if ctx.all_cases is not None else ctx.cases)} cases"
+               + (f" ({sum(ctx.left_out.values())} left out of the verdicts: short or cold)"
+                  if ctx.left_out and any(ctx.left_out.values()) else "")]
     else:
         out = [f"run: {ctx.run_id or 'none'}: no verified time rows"]
     sections = [s for s in rendered.values() if s]

@@ -723,6 +723,23 @@ class CaseStats:
         return bench_stats.is_unstable(self.times_ns)
 
 
+def judged_cases(cases):
+    """The cases a verdict may read, and the others: ({key: CaseStats} judged, {"short":
+    n, "cold": n}). Left out: a short case (most of its regions lasted less than 1000
+    clock floors: the clock weighs as much as the work) and a case of another cache
+    condition than warm (every rule judges the condition the articles' loops run in, and
+    would otherwise compare a cold case with warm ones). The every-case pages show all."""
+    judged, left = {}, {"short": 0, "cold": 0}
+    for key, st in cases.items():
+        if st.short:
+            left["short"] += 1
+        elif ("axis_cache", "cold") in key[len(CASE_FIELDS):]:
+            left["cold"] += 1
+        else:
+            judged[key] = st
+    return judged, left
+
+
 def is_short(group):
     """Whether most of a case's rows timed a region shorter than their min_region_ns (the
     harness's short_region: the clock and the call weigh as much as the work); None when no

@@ -91,6 +91,10 @@ class Context:
     process: str | None = None  # the hyperfine export to report (--process), else looked up
     process_used: str | None = None  # the export the process section reported
     absent: dict = field(default_factory=dict)  # {section name: why it has no rows}
+    # Every case of the run, short and cold ones too (the every-case pages); `cases` holds
+    # those a verdict may read (results.judged_cases), `left_out` how many it left out.
+    all_cases: dict | None = None
+    left_out: dict = field(default_factory=dict)
 
 
 @dataclass(frozen=True)

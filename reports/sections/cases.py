@@ -415,15 +415,17 @@ def render_all_cases(cases, info, baseline, index_link):
 
 def render(ctx):
     """Write the scenario pages and charts of the run in ctx; the section, or None without
-    cases. Every page lists the run's cases whatever their names."""
-    if not ctx.cases:
+    cases. Every page lists the run's cases whatever their names, short and cold ones too
+    (ctx.all_cases; the verdicts read ctx.cases)."""
+    everything = ctx.all_cases if ctx.all_cases is not None else ctx.cases
+    if not everything:
         return None
     out_dir = os.path.join(ctx.out_dir, CASES_DIR)
     os.makedirs(out_dir, exist_ok=True)
-    drawn = render_case_charts(ctx.cases, ctx.info, out_dir)
+    drawn = render_case_charts(everything, ctx.info, out_dir)
     links = {}
-    for scenario in sorted({k[0] for k in ctx.cases}):
-        mine = {k: st for k, st in ctx.cases.items() if k[0] == scenario}
+    for scenario in sorted({k[0] for k in everything}):
+        mine = {k: st for k, st in everything.items() if k[0] == scenario}
         page = os.path.join(out_dir, f"{safe_name(scenario)}.md")
         with open(page, "w", encoding="utf-8") as f:
             f.write(render_scenario_page(scenario, mine, ctx.info, ctx.baseline,
@@ -432,7 +434,7 @@ def render(ctx):
         links[scenario] = f"{CASES_DIR}/{os.path.basename(page)}"
     index = os.path.join(ctx.out_dir, INDEX)
     with open(index, "w", encoding="utf-8") as f:
-        f.write(index_page(ctx.cases, ctx.info, links))
+        f.write(index_page(everything, ctx.info, links))
     pngs = [png for paths in drawn.values() for _, png in paths]
-    return Section(NAME, HEADING, render_all_cases(ctx.cases, ctx.info, ctx.baseline,
+    return Section(NAME, HEADING, render_all_cases(everything, ctx.info, ctx.baseline,
                                                    ctx.link(index)), pngs)

@@ -36,10 +36,22 @@ def _id_cell(cid, row):
     return f"[{cid}]({row.detail})" if row is not None and row.detail else cid
 
 
-def render_index(claims, rows, repeat=None):
+def left_out_line(left_out):
+    """The sentence on the cases no verdict read (results.judged_cases' counts), or None."""
+    if not left_out or not any(left_out.values()):
+        return None
+    parts = ([f"{left_out['short']} short (most of their regions lasted less than 1000 clock "
+              "floors: they time the clock as much as the work)"] if left_out.get("short")
+             else []) + ([f"{left_out['cold']} cold (`--cache cold`: every rule judges the "
+                          "warm condition)"] if left_out.get("cold") else [])
+    return ("Left out of every verdict: " + " and ".join(parts) + " cases; the every-case "
+            "pages show them.")
+
+
+def render_index(claims, rows, repeat=None, left_out=None):
     """The index section text: claims (claims.Claim, file order), rows {id: ClaimRow} of
     the claims some section judged, repeat the sections.Repeat they were judged against
-    (or None)."""
+    (or None), left_out results.judged_cases' counts of the cases no verdict read."""
     counts = {}
     table = []
     for c in claims:
@@ -56,6 +68,8 @@ def render_index(claims, rows, repeat=None):
              "the chart that shows it. Its article's section gives the reason beside the "
              "class; the id links the detail: what was measured in every case and the rule "
              "that decided it.", ""]
+    if left_out_line(left_out):
+        lines += [left_out_line(left_out), ""]
     lines += md.table(["id", "article", "claim", "verdict", "article's figure", "chart"], table)
     lines += ["", "Totals: " + ", ".join(f"{counts[v]} {v}" for v in vd.NAMES if v in counts)
               + ".", ""] + legend_lines()
@@ -177,5 +191,6 @@ def headline(claims, rows):
 
 def render(ctx):
     """The index of ctx.claims with the verdict rows of the sections rendered before."""
-    return Section(NAME, HEADING, render_index(ctx.claims, ctx.claim_rows, ctx.repeat),
+    return Section(NAME, HEADING, render_index(ctx.claims, ctx.claim_rows, ctx.repeat,
+                                               ctx.left_out),
                    headline=[headline(ctx.claims, ctx.claim_rows)])

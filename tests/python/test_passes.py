@@ -163,3 +163,22 @@ def test_a_cache_condition_it_cannot_give_is_a_usage_error(tmp_path, args, messa
             "--out", str(out))
     assert p.returncode == 2 and message in p.stderr, p.stderr
     assert not out.exists()
+
+
+def test_verdicts_read_neither_short_nor_cold_cases():
+    from dataclasses import replace
+    from sections import claim_index
+    base = res.CaseStats("f", 3, 100.0, 1.0, 1.0, (99.0, 100.0, 101.0))
+    key = ("iterate", "plain_array", 1000, 8, "seq", 0.0, "none")
+    cases = {key: base,
+             key[:1] + ("handle_map",) + key[2:]: replace(base, short=True),
+             key + (("axis_cache", "cold"),): base,
+             ("create",) + key[1:]: replace(base, short=False)}
+    judged, left = res.judged_cases(cases)
+    assert set(judged) == {key, ("create",) + key[1:]}
+    assert left == {"short": 1, "cold": 1}
+    line = claim_index.left_out_line(left)
+    assert line.startswith("Left out of every verdict: 1 short") and "1 cold" in line
+    assert claim_index.left_out_line({"short": 0, "cold": 0}) is None
+    text = claim_index.render_index([], {}, None, left)
+    assert line in text
