@@ -67,7 +67,7 @@ DOD_STORE_CHECK_STABLE_POINTERS(0); /* an erased item leaves a free slot: none m
 #define SLI_NONE UINT32_MAX /* the free list's end: its place is >= K, never a slot */
 #define SLI_MAX_LINES ((size_t)(UINT32_MAX >> SLI_PB)) /* ids below SLI_NONE */
 #ifndef SLI_AHEAD
-#define SLI_AHEAD 12 /* prefetch distance in handles */
+#define SLI_AHEAD 32 /* prefetch distance in handles */
 #endif
 #define SLI_BLOCK 256 /* handles format-checked at a time (2 KiB: stays in L1) */
 
