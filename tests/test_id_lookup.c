@@ -12,6 +12,13 @@
  *   bytes_per_item         footprint at a power-of-two n: item + 24 (packed_array: id in
  *                          the object, 16-byte entry), item + 12 (slot_map: 8-byte slot,
  *                          4-byte reverse entry), the opening comments' costs
+ *   slotmap_inline_batches slotmap_inline (8 and 16 B): ids name line and place (K slots a
+ *                          line); a batch spanning several of lookup_sum's format-checked
+ *                          blocks sums right, and fails with its first bad handle's error
+ *                          whichever path finds it (a stale one through the mismatch
+ *                          flag, a malformed one through a later block's format check);
+ *                          forged places, lines and generations rejected without a read
+ *                          past the store (ASan+UBSan build); 64 / K bytes a slot
  */
 #define ELEM_BYTES 8
 #include <setjmp.h>
@@ -181,6 +188,73 @@ static void test_bytes_per_item(void **state)
 	}
 }
 
+/* lookup_sum of slotmap_inline's batch[0 .. n) must return err. */
+static void sli_expect(const struct dod_ops *ops, void *c, const uint64_t *batch, size_t n,
+                       int err)
+{
+	uint64_t sum = 0;
+	assert_int_equal(ops->lookup_sum(c, batch, n, &sum), err);
+}
+
+/* One size class of test_slotmap_inline_batches: N items (lines of K), item 700 erased. */
+static void sli_batches(size_t eb, uint32_t k_slots, uint32_t place_bits)
+{
+	enum { N = 1000 };
+	const struct dod_ops *ops = tc_find("slotmap_inline", eb);
+	void *c;
+	static uint64_t hs[N], batch[N];
+	assert_int_equal(ops->create(&c, 0), DOD_OK);
+	assert_int_equal(ops->insert_n(c, N, 0, hs), DOD_OK);
+	for (uint32_t i = 0; i < N; i++) /* generation 1, line i / K, place i % K */
+		assert_true(hs[i] == ((uint64_t)1 << 32 | (i / k_slots) << place_bits | i % k_slots));
+	uint64_t want = (uint64_t)N * (N - 1) / 2;
+	assert_int_equal(sum_of(ops, c, hs, N), want);
+	assert_int_equal(ops->erase_n(c, &hs[700], 1), DOD_OK);
+	sli_expect(ops, c, hs, N, DOD_ESTALE); /* block 3 of 4: the mismatch flag's path */
+	memcpy(batch, hs, sizeof hs);
+	batch[700] = hs[699];
+	assert_int_equal(sum_of(ops, c, batch, N), want - 700 + 699);
+	const uint64_t lines = (N + k_slots - 1) / k_slots, gen1 = (uint64_t)1 << 32;
+	const uint64_t forged[][2] = {
+		{gen1 | k_slots, DOD_ERANGE},                          /* line 0, place K */
+		{gen1 | ((1u << place_bits) - 1), DOD_ERANGE},         /* the last place bits */
+		{gen1 | lines << place_bits, DOD_ERANGE},              /* the line after the last */
+		{gen1 | UINT32_MAX, DOD_ERANGE},                       /* the free list's end */
+		{hs[5] & UINT32_MAX, DOD_EFREE},                       /* generation 0 */
+		{hs[5] + gen1, DOD_EFREE},                             /* generation 2 */
+		{hs[5] + 2 * gen1, DOD_ESTALE},                        /* generation 3 */
+		{gen1 | (uint64_t)(N / k_slots) << place_bits | (N % k_slots), DOD_ERANGE},
+	};
+	for (size_t f = 0; f < sizeof forged / sizeof forged[0]; f++) {
+		batch[600] = forged[f][0];
+		sli_expect(ops, c, batch, N, (int)forged[f][1]);
+		batch[300] = hs[700]; /* a stale handle earlier: its error wins */
+		sli_expect(ops, c, batch, N, DOD_ESTALE);
+		batch[300] = hs[300];
+		batch[600] = hs[600];
+	}
+	batch[300] = gen1 | lines << place_bits; /* malformed in block 2, stale in block 3 */
+	batch[700] = hs[700];
+	sli_expect(ops, c, batch, N, DOD_ERANGE);
+	assert_int_equal(ops->count_valid(c, hs, N), N - 1);
+	ops->destroy(c);
+}
+
+static void test_slotmap_inline_batches(void **state)
+{
+	(void)state;
+	sli_batches(16, 3, 2);
+	sli_batches(8, 5, 3);
+	/* 64 / K bytes a slot: 3 * 2^12 items of 16 B fill 2^12 lines exactly. */
+	const struct dod_ops *ops = tc_find("slotmap_inline", 16);
+	void *c;
+	assert_int_equal(ops->create(&c, 3 << 12), DOD_OK);
+	assert_int_equal(ops->insert_n(c, 3 << 12, 0, NULL), DOD_OK);
+	size_t extra = ops->footprint_bytes(c) - ((size_t)64 << 12);
+	assert_true(extra > 0 && extra < 128); /* the struct itself */
+	ops->destroy(c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -188,6 +262,7 @@ int main(void)
 		cmocka_unit_test(test_slot_map_handles),
 		cmocka_unit_test(test_checks_catch_corruption),
 		cmocka_unit_test(test_bytes_per_item),
+		cmocka_unit_test(test_slotmap_inline_batches),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
