@@ -17,8 +17,8 @@
  *   bulk_holes_vm and its one-line layouts bulk_holes_vm_pow2 and bulk_holes_vm_line +2
  *   mod 2^31, packed_array +1 mod 2^32 at insert, slot_map +1 mod 2^32 at erase,
  *   sparse_set_paged +1 at erase skipping the tombstone 2^32 - 1 (a cycle of 2^32 - 1
- *   versions), slotmap_versioned +1 at insert and at erase mod 2^32), then one real
- *   insert is the 2^32nd reuse.
+ *   versions), slotmap_versioned and slotmap_inline +1 at insert and at erase mod
+ *   2^32), then one real insert is the 2^32nd reuse.
  * The hooks are trusted only after test_hooks_match_real_reuses: for R = 3 and 65536,
  * the hook's R - 1 cycles and one real insert give the same handle as R real reuses.
  *
@@ -46,7 +46,7 @@
 /* Every design with rows in the CSV: its registry name (the hook's name follows). */
 #define DESIGNS(X) X(handle_map) X(handle_map_two_array) X(bulk_holes_vm) X(packed_array) \
 	X(slot_map) X(sparse_set_paged) X(slotmap_versioned) X(bulk_holes_vm_pow2)          \
-	X(bulk_holes_vm_line)
+	X(bulk_holes_vm_line) X(slotmap_inline)
 
 #define DECLARE_HOOK(v) int dod_ops_##v##_skip_reuses_8(void *c, uint64_t h, uint64_t k);
 DESIGNS(DECLARE_HOOK)
