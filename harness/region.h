@@ -49,10 +49,10 @@ struct hb_region {
 	uint64_t *samples;
 	size_t samples_n, samples_cap;
 	uint64_t lap_last;
-	/* Set by scn_passes after hb_end (scenarios/scenario.h): the times the work repeated
-	 * inside the region (K; 0: the scenario did one piece of work, written as 1) and the
-	 * cache condition it ran under ("warm"; NULL: "setup", the state its untimed setup
-	 * left). */
+	/* Set by scn_run_passes after hb_end (scenarios/scenario.h): the times the work
+	 * repeated inside the region (K; 0: the scenario did one piece of work, written as 1)
+	 * and the cache condition it ran under ("warm" or "cold"; NULL: "setup", the state
+	 * its untimed setup left). */
 	uint64_t passes;
 	const char *cache;
 	/* private */
