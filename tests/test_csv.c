@@ -98,29 +98,51 @@ static struct hb_env env = {
 	.perf_paranoid = 2,
 };
 
-static void test_row_quoting_and_missing_counters(void **state)
+/* A row of a measured repetition of create on handle_map (the tests below change it). */
+struct fixture {
+	struct hb_region r;
+	struct dod_ops desc;
+	struct hb_row row;
+};
+
+static void fixture_init(struct fixture *fx)
 {
-	(void)state;
-	struct hb_region r = {.elapsed_ns = 2000, .tsc_cycles = 4000, .have_tsc = true,
-	                      .minflt = 3, .cpu_ns = 1900};
-	r.ctr[1] = 0; /* measured zero must print as 0; unmeasured must print nothing */
-	r.have[1] = true;
-	struct dod_ops desc = {.name = "handle_map", .family = "handle_map", .removal = "swappop",
-	                       .alloc = "geometric_realloc", .layout = "aos", .elem_bytes = 8,
-	                       .caps = DOD_CAP_HANDLES | DOD_CAP_DETECTS_STALE};
-	struct hb_row row = {
-		.env = &env, .timestamp = "2026-01-01T00:00:00Z", .ops_desc = &desc,
+	fx->r = (struct hb_region){.elapsed_ns = 2000, .tsc_cycles = 4000, .have_tsc = true,
+	                           .minflt = 3, .cpu_ns = 1900};
+	fx->r.ctr[1] = 0; /* measured zero must print as 0; unmeasured must print nothing */
+	fx->r.have[1] = true;
+	fx->desc = (struct dod_ops){.name = "handle_map", .family = "handle_map",
+	                            .removal = "swappop", .alloc = "geometric_realloc",
+	                            .layout = "aos", .elem_bytes = 8,
+	                            .caps = DOD_CAP_HANDLES | DOD_CAP_DETECTS_STALE};
+	fx->row = (struct hb_row){
+		.env = &env, .timestamp = "2026-01-01T00:00:00Z", .ops_desc = &fx->desc,
 		.scenario = "create", .seed = 7,
 		.axis = {[HB_AXIS_N] = {.u = 1000}, [HB_AXIS_ELEM] = {.u = 8},
 		         [HB_AXIS_ORDER] = {.u = SCN_SEQ}, [HB_AXIS_HOLE_RATIO] = {.d = 0},
 		         [HB_AXIS_HOLE_PATTERN] = {.u = SCN_HOLES_NONE}},
-		.rep = 3, .region = &r, .measured = true, .checksum = 499500, .verified = true, .ops = 500,
-		.swaps = -1, .interleave_pos = -1, .samples = -1, .reserved_bytes = -1,
+		.rep = 3, .region = &fx->r, .measured = true, .checksum = 499500, .verified = true,
+		.ops = 500, .swaps = -1, .interleave_pos = -1, .samples = -1, .reserved_bytes = -1,
 		.committed_bytes = -1,
 	};
-	char *s = write_to_string(row_fn, &row);
+}
+
+/* Whether a 2 us region is short here (below 1000 clock floors: on every machine so
+ * far), as the short_region field of the fixture's row says. */
+static const char *fixture_short(void)
+{
+	return 2000 < hb_min_region_ns() ? "1" : "0";
+}
+
+static void test_row_quoting_and_missing_counters(void **state)
+{
+	(void)state;
+	struct fixture fx;
+	fixture_init(&fx);
+	struct hb_region *r = &fx.r;
+	struct hb_row *row = &fx.row;
+	char *s = write_to_string(row_fn, row);
 	/* ns_per_op = elapsed_ns / ops (2000 / 500), not / n. */
-	bool short_region = 2000 < hb_min_region_ns();
 	assert_string_equal(s, with_axes(cat("4,2026-01-01T00:00:00Z,box,\"Some \"\"Fast\"\" CPU, 8 cores\","
 	                       "gcc 12,-O2,abc,handle_map,create,1000,8,0,seq,7,3,2000,4,4000,"
 	                       "none,,0,,,,499500,1,r1,"
@@ -132,87 +154,112 @@ static void test_row_quoting_and_missing_counters(void **state)
 	                       "handles|detects_stale,t0-box-7,,,ok,,"
 	                       /* no growth measured as 0 growths; no samples, no grow_* */
 	                       "0,0,0,,,,",
-	                       /* one-shot work: 1 pass, after the setup; short when 2 us is
-	                        * below 1000 clock floors (on every machine so far) */
-	                       clock_fields("1", "setup", short_region ? "1" : "0")), false));
+	                       /* one-shot work: 1 pass, after the setup */
+	                       clock_fields("1", "setup", fixture_short())), false));
 	free(s);
-	row.swaps = 12;
-	row.verified = false;
-	r.have_tsc = false;
-	s = write_to_string(row_fn, &row);
+	row->swaps = 12;
+	row->verified = false;
+	r->have_tsc = false;
+	s = write_to_string(row_fn, row);
 	assert_non_null(strstr(s, ",2000,4,,none,"));
 	assert_non_null(strstr(s, ",499500,0,r1,12,"));
 	free(s);
 	/* Under callgrind the sim columns carry the token sim.c replaces: "@cg<seq>@" and
 	 * eight empty fields; allocation counts appear when measured. */
-	r.have_sim = true;
-	r.sim_seq = 42;
-	r.have_allocs = true;
-	r.allocs = 5;
-	r.frees = 4;
-	row.interleave_pos = 7;
-	s = write_to_string(row_fn, &row);
+	r->have_sim = true;
+	r->sim_seq = 42;
+	r->have_allocs = true;
+	r->allocs = 5;
+	r->frees = 4;
+	row->interleave_pos = 7;
+	s = write_to_string(row_fn, row);
 	assert_non_null(strstr(s, ",r1,12,@cg42@,,,,,,,,,,3,0,5,0,7,"));
 	assert_non_null(strstr(s, ",4,1900,,none,"));
 	free(s);
 	/* With PAPI the PMU probe's enabled/running ratio fills pmu_scale. */
-	r.have_pmu_scale = true;
-	r.pmu_scale = 1.25;
-	s = write_to_string(row_fn, &row);
+	r->have_pmu_scale = true;
+	r->pmu_scale = 1.25;
+	s = write_to_string(row_fn, row);
 	assert_non_null(strstr(s, ",4,1900,1.25,none,"));
 	free(s);
-	/* Holes, latency samples, and a container without capabilities. */
-	row.axis[HB_AXIS_HOLE_RATIO].d = 0.25;
-	row.axis[HB_AXIS_HOLE_PATTERN].u = SCN_HOLES_CLUSTERED;
-	row.samples = 1000;
-	row.p50_ns = 20;
-	row.p99_ns = 45.5;
-	row.p999_ns = 400;
-	row.max_ns = 12000;
-	row.sample_cost_ns = 9.5;
-	desc.caps = 0;
-	row.reserved_bytes = 4096;
-	row.committed_bytes = 1024;
+}
+
+/* Holes, latency samples, growth, and a container without capabilities. */
+static void test_row_holes_latency_and_growth(void **state)
+{
+	(void)state;
+	struct fixture fx;
+	fixture_init(&fx);
+	struct hb_row *row = &fx.row;
+	row->axis[HB_AXIS_HOLE_RATIO].d = 0.25;
+	row->axis[HB_AXIS_HOLE_PATTERN].u = SCN_HOLES_CLUSTERED;
+	row->samples = 1000;
+	row->p50_ns = 20;
+	row->p99_ns = 45.5;
+	row->p999_ns = 400;
+	row->max_ns = 12000;
+	row->sample_cost_ns = 9.5;
+	fx.desc.caps = 0;
+	row->reserved_bytes = 4096;
+	row->committed_bytes = 1024;
 	/* Growth: 3 reallocations, 2 moved, 4 KiB copied; 3 samples grew. */
-	r.grows = 3;
-	r.grow_moves = 2;
-	r.grow_copied_bytes = 4096;
-	row.grow_samples = 3;
-	row.grow_p50_ns = 700;
-	row.grow_max_ns = 9000;
-	row.plain_max_ns = 12000;
-	s = write_to_string(row_fn, &row);
+	fx.r.grows = 3;
+	fx.r.grow_moves = 2;
+	fx.r.grow_copied_bytes = 4096;
+	row->grow_samples = 3;
+	row->grow_p50_ns = 700;
+	row->grow_max_ns = 9000;
+	row->plain_max_ns = 12000;
+	char *s = write_to_string(row_fn, row);
 	assert_non_null(strstr(s, ",handle_map,create,1000,8,0.25,seq,"));
 	assert_non_null(strstr(s, with_axes(cat(",clustered,500,20,45.5,400,12000,1000,9.5,handle_map,"
 	                                    "swappop,geometric_realloc,aos,none,t0-box-7,4096,1024,"
 	                                    "ok,,3,2,4096,3,700,9000,12000",
-	                                    clock_fields("1", "setup", short_region ? "1" : "0")),
+	                                    clock_fields("1", "setup", fixture_short())),
 	                                    false)));
 	free(s);
-	/* Repeated work (scn_run_passes): its K and cache condition; a region as long as the
-	 * minimum is not short, one ns less is. */
-	r.passes = 40;
-	r.cache = "warm";
-	r.elapsed_ns = hb_min_region_ns();
-	s = write_to_string(row_fn, &row);
+}
+
+/* Repeated work (scn_run_passes): its K and cache condition; a region as long as the
+ * minimum is not short, one ns less is. */
+static void test_row_clock_columns(void **state)
+{
+	(void)state;
+	struct fixture fx;
+	fixture_init(&fx);
+	fx.r.passes = 40;
+	fx.r.cache = "warm";
+	fx.r.elapsed_ns = hb_min_region_ns();
+	char *s = write_to_string(row_fn, &fx.row);
 	assert_non_null(strstr(s, with_axes(clock_fields("40", "warm", "0"), false)));
 	free(s);
-	r.elapsed_ns = hb_min_region_ns() - 1;
-	s = write_to_string(row_fn, &row);
-	assert_non_null(strstr(s, with_axes(clock_fields("40", "warm", "1"), false)));
+	fx.r.elapsed_ns = hb_min_region_ns() - 1;
+	fx.r.cache = "cold";
+	s = write_to_string(row_fn, &fx.row);
+	assert_non_null(strstr(s, with_axes(clock_fields("40", "cold", "1"), false)));
 	free(s);
-	/* A repetition without a measurement (its child crashed in a warm-up): the measured
-	 * fields and rep are empty, never 0; status and why at the end. */
+}
+
+/* A repetition without a measurement (its child crashed in a warm-up): the measured
+ * fields and rep are empty, never 0; status and why at the end. */
+static void test_row_without_a_measurement(void **state)
+{
+	(void)state;
+	struct fixture fx;
+	fixture_init(&fx);
+	struct hb_row *row = &fx.row;
 	struct hb_region none = {0};
-	row.region = &none;
-	row.measured = false;
-	row.verified = false;
-	row.rep = -1;
-	row.samples = -1;
-	row.swaps = row.reserved_bytes = row.committed_bytes = -1;
-	row.status = "crashed";
-	row.status_detail = "killed by signal 11 (SIGSEGV: Segmentation fault)";
-	s = write_to_string(row_fn, &row);
+	row->region = &none;
+	row->measured = false;
+	row->verified = false;
+	row->rep = -1;
+	row->interleave_pos = 7;
+	row->axis[HB_AXIS_HOLE_RATIO].d = 0.25;
+	row->axis[HB_AXIS_HOLE_PATTERN].u = SCN_HOLES_CLUSTERED;
+	fx.desc.caps = 0;
+	row->status = "crashed";
+	row->status_detail = "killed by signal 11 (SIGSEGV: Segmentation fault)";
+	char *s = write_to_string(row_fn, row);
 	assert_string_equal(s, with_axes(cat("4,2026-01-01T00:00:00Z,box,\"Some \"\"Fast\"\" CPU, 8 cores\","
 	                       "gcc 12,-O2,abc,handle_map,create,1000,8,0.25,seq,7,"
 	                       /* rep, elapsed_ns, ns_per_op, tsc_cycles empty; no counters, no
@@ -270,6 +317,9 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_header_is_schema_4),
 		cmocka_unit_test(test_row_quoting_and_missing_counters),
+		cmocka_unit_test(test_row_holes_latency_and_growth),
+		cmocka_unit_test(test_row_clock_columns),
+		cmocka_unit_test(test_row_without_a_measurement),
 		cmocka_unit_test(test_open_checks_header),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
