@@ -254,12 +254,9 @@ static void bind_cache(struct scn_params *p, union hb_axis_value v)
  * caches do not model the flush. */
 static int cache_check(const struct hb_config *c, char *err, size_t err_len)
 {
-	const struct hb_axis *const *all;
-	size_t n = hb_axes(&all), id = 0;
-	while (id < n && strcmp(all[id]->name, "axis_cache") != 0)
-		id++;
+	size_t id = hb_axis_id("axis_cache");
 	bool cold = false;
-	for (size_t i = 0; id < n && i < c->axis[id].n; i++)
+	for (size_t i = 0; i < c->axis[id].n; i++)
 		cold |= c->axis[id].v[i].u == SCN_CACHE_COLD;
 	if (cold && c->counters == HB_COUNTERS_CALLGRIND) {
 		snprintf(err, err_len, "--cache cold: callgrind's simulated caches do not model "
@@ -271,6 +268,25 @@ static int cache_check(const struct hb_config *c, char *err, size_t err_len)
 		                       "caches cannot be flushed; use warm");
 		return -1;
 	}
+	return 0;
+}
+
+/* ---- the heap placement of every case (hb_place_set, alloc_count.c) ---- */
+
+static const char *const place_words[HB_N_PLACES] = {"malloc", "line", "line16", "line32",
+                                                     "line48", "random"};
+
+/* A placement other than glibc's needs the release build's allocator layer. */
+static int place_check(const struct hb_config *c, char *err, size_t err_len)
+{
+	size_t id = hb_axis_id("axis_place");
+	for (size_t i = 0; i < c->axis[id].n; i++)
+		if (c->axis[id].v[i].u != HB_PLACE_MALLOC && !hb_place_set) {
+			snprintf(err, err_len, "--place %s: this build has no allocator layer of its "
+			         "own (the sanitizer builds use the sanitizer's allocator); use "
+			         "build/dodbench", place_words[c->axis[id].v[i].u]);
+			return -1;
+		}
 	return 0;
 }
 
@@ -361,6 +377,20 @@ static const struct hb_axis table[] = {
 		.absent_help = "run once after their setup (cache condition setup)",
 		.bind = bind_cache, .check = cache_check,
 	},
+	{
+		.name = "axis_place", .option = "place", .metavar = "P", .def = "malloc",
+		.key = "place", .name_omits_absent = true,
+		.help = "where malloc, calloc and realloc put every block that asks no alignment "
+		"of its own, in the repetition (setup and region): malloc (glibc's, 16-byte "
+		"aligned), line (on a 64-byte cache line), line16, line32, line48 (that many bytes "
+		"past a line) or random (a new multiple of 16 below 4096 past a line for every "
+		"block, seeded by --seed and the repetition); aligned stores (the particle "
+		"layouts) keep their own boundary; the release build only; a malloc case's name "
+		"has no part for it",
+		.kind = HB_AXIS_WORD, .words = place_words, .n_words = HB_N_PLACES,
+		.first_word = 0, .absent = {.u = HB_PLACE_MALLOC},
+		.absent_help = "run with glibc's placement", .check = place_check,
+	},
 };
 
 /* ---- the list: the table, then the registered axes ---- */
@@ -417,6 +447,17 @@ size_t hb_axes(const struct hb_axis *const **out)
 	}
 	*out = all;
 	return count;
+}
+
+size_t hb_axis_id(const char *name)
+{
+	const struct hb_axis *const *all;
+	size_t n = hb_axes(&all);
+	for (size_t id = 0; id < n; id++)
+		if (strcmp(all[id]->name, name) == 0)
+			return id;
+	fprintf(stderr, "dodbench: internal error: no axis %s\n", name);
+	abort();
 }
 
 /* ---- values ---- */

@@ -100,6 +100,9 @@ struct hb_axis {
  * *out gets the array. Returns the count (at most HB_MAX_AXES: more, or a registered name
  * or option used twice, is a build mistake that stops dodbench with a message). */
 size_t hb_axes(const struct hb_axis *const **out);
+/* The id (index in hb_axes' list) of the axis whose CSV column is name; an axis of the
+ * table is always there, so a name that is not is a build mistake: stops with a message. */
+size_t hb_axis_id(const char *name);
 
 /* Strict unsigned decimal integer (digits only: no sign, space or trailing text) into
  * *out. Returns 0, or -1 when s is not one or overflows. */

@@ -120,7 +120,8 @@
 	X(cache, STR, r->region->cache ? r->region->cache : "setup")                    \
 	X(clock_floor_ns, DBL, hb_clock_floor_ns())                                      \
 	X(min_region_ns, U64, hb_min_region_ns())                                        \
-	X(short_region, OPTLL, r->measured ? (long long)(r->region->elapsed_ns < hb_min_region_ns()) : -1)
+	X(short_region, OPTLL, r->measured ? (long long)(r->region->elapsed_ns < hb_min_region_ns()) : -1) \
+	X(placed_blocks, OPTLL, r->placed_blocks)
 
 static void put_str(FILE *f, const char *s)
 {

@@ -63,6 +63,35 @@ int hb_perf_probe_stop(int fd, uint64_t *enabled_ns, uint64_t *running_ns);
 void hb_alloc_counts(unsigned long long *allocs, unsigned long long *frees)
 	__attribute__((weak));
 
+/* Heap placement (harness/alloc_count.c; the axis place, --place): where malloc, calloc
+ * and realloc put a new block of at least HB_PLACE_MIN_BYTES (an array, not a list node)
+ * that did not ask for an alignment of its own (aligned_alloc, memalign and
+ * posix_memalign are left as they are: a store that aligns itself, such as the particle
+ * layouts', keeps its boundary; a block glibc placed keeps glibc's placement through
+ * realloc).
+ *   HB_PLACE_MALLOC  glibc's placement (16-byte aligned): nothing changes
+ *   HB_PLACE_LINE    every block starts on a 64-byte cache line
+ *   HB_PLACE_LINE16, HB_PLACE_LINE32, HB_PLACE_LINE48  16, 32 or 48 bytes past a line:
+ *                    a 64-byte load of the block's items straddles two lines
+ *   HB_PLACE_RANDOM  a seeded random multiple of 16 bytes, 0 .. 4080, past a line: a new
+ *                    offset within a page for every block (STABILIZER's heap
+ *                    randomization, one draw per block)
+ * A placed block costs up to 64 + 4096 bytes of slack and a table entry (its own base
+ * and size), found again by free and realloc; a block allocated under another mode keeps
+ * its placement through realloc and is freed correctly. */
+enum hb_place {
+	HB_PLACE_MALLOC, HB_PLACE_LINE, HB_PLACE_LINE16, HB_PLACE_LINE32, HB_PLACE_LINE48,
+	HB_PLACE_RANDOM
+};
+#define HB_N_PLACES 6
+#define HB_PLACE_MIN_BYTES 1024
+/* Sets the placement of the blocks allocated from now on (seed: the random mode's).
+ * Returns 0, or -1 with nothing changed when the table of placed blocks cannot grow.
+ * Weak: absent in the sanitizer builds, whose allocators are the sanitizers'. */
+int hb_place_set(enum hb_place mode, uint64_t seed) __attribute__((weak));
+/* Blocks placed (not HB_PLACE_MALLOC) since the process started. */
+unsigned long long hb_placed_blocks(void) __attribute__((weak));
+
 /* ---- environment (env.c) ---- */
 
 struct hb_env {
@@ -144,6 +173,8 @@ struct hb_row {
 	double p50_ns, p99_ns, p999_ns, max_ns, sample_cost_ns;
 	long long grow_samples;   /* of them, marked by hb_mark_growth (0: grow_* fields empty) */
 	double grow_p50_ns, grow_max_ns, plain_max_ns; /* marked ones; the others' max */
+	long long placed_blocks;  /* heap blocks placed by the axis place in the repetition
+	                             (hb_placed_blocks); < 0: no allocator layer (empty) */
 };
 
 /* Opens an output path for appending, before any work, by descriptor; every later check

@@ -200,7 +200,7 @@ static struct hb_row case_row(const struct hb_run *r, const struct hb_case *k, l
 		.env = r->env, .ops_desc = k->ops, .scenario = k->scn->name, .taken = k->taken,
 		.seed = r->c->seed, .rep = rep, .region = reg, .prefault = r->c->prefault,
 		.interleave_pos = pos, .samples = -1, .swaps = -1, .reserved_bytes = -1,
-		.committed_bytes = -1,
+		.committed_bytes = -1, .placed_blocks = -1,
 	};
 	memcpy(row.axis, k->axis, sizeof row.axis);
 	return row;
@@ -214,6 +214,28 @@ static void put_row(struct hb_run *r, struct hb_row *row)
 	}
 }
 
+/* The case's heap placement for job j's repetition (the axis place; the random mode's seed
+ * from --seed, the case and the repetition), then the scenario; glibc's placement again
+ * after it. Returns the scenario's outcome; *placed gets the blocks placed (-1: no
+ * allocator layer in this build). */
+static int run_placed(struct hb_run *r, const struct job *j, struct hb_region *reg,
+                      struct scn_result *res, long long *placed)
+{
+	static size_t place_id = SIZE_MAX;
+	if (place_id == SIZE_MAX)
+		place_id = hb_axis_id("axis_place");
+	struct hb_case *k = &r->cases[j->i];
+	unsigned long long before = hb_placed_blocks ? hb_placed_blocks() : 0;
+	if (hb_place_set)
+		hb_place_set((enum hb_place)k->axis[place_id].u,
+		             r->c->seed ^ ((uint64_t)j->i << 32) ^ (uint64_t)(j->rep + 1) * 0x9E37u);
+	int rc = k->scn->run(k->ops, &k->p, reg, res);
+	if (hb_place_set)
+		hb_place_set(HB_PLACE_MALLOC, 0);
+	*placed = hb_placed_blocks ? (long long)(hb_placed_blocks() - before) : -1;
+	return rc;
+}
+
 /* Runs job j in this process: the repetition, its row (a measured one, or a failed
  * warm-up) and its samples. Returns what happened. */
 static struct done run_rep(struct hb_run *r, const struct job *j)
@@ -221,7 +243,8 @@ static struct done run_rep(struct hb_run *r, const struct job *j)
 	struct hb_case *k = &r->cases[j->i];
 	struct hb_region reg = {0};
 	struct scn_result res = {.swaps = -1, .reserved_bytes = -1, .committed_bytes = -1};
-	int rc = k->scn->run(k->ops, &k->p, &reg, &res);
+	long long placed;
+	int rc = run_placed(r, j, &reg, &res, &placed);
 	if (rc == SCN_RAN && res.ops == 0)
 		scn_fail(&res, "scenario %s reported 0 operations", k->scn->name);
 	struct done d = {.ran = rc == SCN_RAN, .verified = rc == SCN_RAN && res.verified,
@@ -238,6 +261,7 @@ static struct done run_rep(struct hb_run *r, const struct job *j)
 		row.swaps = res.swaps;
 		row.reserved_bytes = res.reserved_bytes;
 		row.committed_bytes = res.committed_bytes;
+		row.placed_blocks = placed;
 		row.status = hb_status_names[d.verified ? HB_OK : d.oom ? HB_OOM : HB_FAILED];
 		row.status_detail = d.verified ? NULL : d.why;
 		if (d.ran && j->rep >= 0)

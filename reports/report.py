@@ -371,8 +371,9 @@ def summary_lines(ctx, rendered, status, results_md, changed):
     if ctx.info:
         out = [f"run: {ctx.run_id} ({ctx.info['timestamp']}, host {ctx.info['host']}), "
                f"{len(ctx.all_cases if ctx.all_cases is not None else ctx.cases)} cases"
-               + (f" ({sum(ctx.left_out.values())} left out of the verdicts: short or cold)"
-                  if ctx.left_out and any(ctx.left_out.values()) else "")]
+               + (f" ({ctx.left_out['cold'] + ctx.left_out['placed']} left out of the "
+                  "verdicts: cold or placed)" if ctx.left_out and
+                  ctx.left_out["cold"] + ctx.left_out["placed"] else "")]
     else:
         out = [f"run: {ctx.run_id or 'none'}: no verified time rows"]
     sections = [s for s in rendered.values() if s]

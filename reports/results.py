@@ -64,12 +64,14 @@ GROWTH_COLUMNS = ("grows", "grow_moves", "grow_copied_bytes", "grow_pushes")
 GROWTH_LATENCY_COLUMNS = ("grow_p50_ns", "grow_max_ns", "plain_max_ns")
 # Schema 4 (harness/hb.h): K, the cache condition, the clock's floor and the region's
 # minimum (ns), and whether the region lasted less than that.
-SCHEMA4_COLUMNS = ("passes", "cache", "clock_floor_ns", "min_region_ns", "short_region")
+SCHEMA4_COLUMNS = ("passes", "cache", "clock_floor_ns", "min_region_ns", "short_region",
+                   "placed_blocks")
 CACHE_CONDITIONS = ("warm", "cold", "setup")  # the cache column's words (docs/CSV.md)
 # Axis values that name the condition every section assumes: a row with one is of the case
-# without that axis (a warm iterate is the iterate every section reads; a cold one is a
-# case of its own, with cache:cold in its name, as the harness names it).
-DEFAULT_AXIS_VALUES = {("axis_cache", "warm")}
+# without that axis (a warm iterate at glibc's heap placement is the iterate every section
+# reads; a cold one, or one placed on a line, is a case of its own, with cache:cold or
+# place:line in its name, as the harness names it).
+DEFAULT_AXIS_VALUES = {("axis_cache", "warm"), ("axis_place", "malloc")}
 # The columns that total a region: divided by passes on load (schema 4).
 REGION_TOTALS = ("elapsed_ns", "cpu_ns", "tsc_cycles", "papi_tot_cyc", "papi_tot_ins",
                  "papi_l1_dcm", "papi_l2_dcm", "papi_l3_tcm", "sim_ir", "sim_dr", "sim_dw",
@@ -86,7 +88,7 @@ OPTIONAL_FLOAT_COLUMNS = {"pmu_scale", "sample_cost_ns", "clock_floor_ns", *LATE
 OPTIONAL_INT_COLUMNS = (({"tsc_cycles", "papi_tot_cyc", "papi_tot_ins", "papi_l1_dcm",
                           "papi_l2_dcm", "papi_l3_tcm", "swaps"} | set(EXT_COLUMNS + SCHEMA2_COLUMNS)
                          - EXT_TEXT_COLUMNS - OPTIONAL_FLOAT_COLUMNS) | set(GROWTH_COLUMNS)
-                        | {"passes", "min_region_ns", "short_region"})
+                        | {"passes", "min_region_ns", "short_region", "placed_blocks"})
 NON_NEGATIVE_COLUMNS = {"pmu_scale", "sample_cost_ns", "clock_floor_ns",
                         *LATENCY_COLUMNS}  # every integer too
 # A timed region takes time: zero is as impossible as negative (issue 8, defect 8).
@@ -724,19 +726,24 @@ class CaseStats:
 
 
 def judged_cases(cases):
-    """The cases a verdict may read, and the others: ({key: CaseStats} judged, {"short":
-    n, "cold": n}). Left out: a short case (most of its regions lasted less than 1000
-    clock floors: the clock weighs as much as the work) and a case of another cache
-    condition than warm (every rule judges the condition the articles' loops run in, and
-    would otherwise compare a cold case with warm ones). The every-case pages show all."""
-    judged, left = {}, {"short": 0, "cold": 0}
+    """The cases a verdict may read, and counts of the others: ({key: CaseStats} judged,
+    {"cold": n, "placed": n, "short": n}). Left out: a case of another cache condition
+    than warm and one of another heap placement than glibc's (every rule judges one
+    condition, and would otherwise compare a cold or shifted case with the others). Kept,
+    and counted as "short": the judged cases most of whose regions lasted less than 1000
+    clock floors (their times weigh the clock as much as the work, their exact counts of
+    bytes, swaps or handles are sound; the claim index says how many). The every-case pages
+    show all."""
+    judged, left = {}, {"cold": 0, "placed": 0, "short": 0}
     for key, st in cases.items():
-        if st.short:
-            left["short"] += 1
-        elif ("axis_cache", "cold") in key[len(CASE_FIELDS):]:
+        axes = dict(key[len(CASE_FIELDS):])
+        if axes.get("axis_cache", "warm") != "warm":
             left["cold"] += 1
+        elif axes.get("axis_place", "malloc") != "malloc":
+            left["placed"] += 1
         else:
             judged[key] = st
+            left["short"] += bool(st.short)
     return judged, left
 
 

@@ -37,15 +37,23 @@ def _id_cell(cid, row):
 
 
 def left_out_line(left_out):
-    """The sentence on the cases no verdict read (results.judged_cases' counts), or None."""
+    """The sentences on the cases no verdict read and the short ones it read
+    (results.judged_cases' counts), or None when there are none."""
     if not left_out or not any(left_out.values()):
         return None
-    parts = ([f"{left_out['short']} short (most of their regions lasted less than 1000 clock "
-              "floors: they time the clock as much as the work)"] if left_out.get("short")
-             else []) + ([f"{left_out['cold']} cold (`--cache cold`: every rule judges the "
-                          "warm condition)"] if left_out.get("cold") else [])
-    return ("Left out of every verdict: " + " and ".join(parts) + " cases; the every-case "
-            "pages show them.")
+    parts = ([f"{left_out['cold']} cold (`--cache cold`: every rule judges the warm "
+              "condition)"] if left_out.get("cold") else []) + (
+        [f"{left_out['placed']} placed (`--place`: every rule judges glibc's heap "
+         "placement)"] if left_out.get("placed") else [])
+    out = ("Left out of every verdict: " + " and ".join(parts) + " cases; the every-case "
+           "pages show them." if parts else "")
+    if left_out.get("short"):
+        out += (" " if out else "") + (
+            f"Of the cases the verdicts read, {left_out['short']} are short (most of their "
+            "regions lasted less than 1000 clock floors: one-shot work at small n): their "
+            "times weigh the clock as much as the work, their counts (bytes, swaps, "
+            "handles) do not; the every-case pages mark them.")
+    return out
 
 
 def render_index(claims, rows, repeat=None, left_out=None):

@@ -97,6 +97,45 @@ def _shares_line(shares):
             + (f", missed at {words.count('missed')}" if "missed" in words else "") + ".")
 
 
+PLACE_AXIS = "axis_place"
+GLIBC = "malloc"  # the placement every other section reads
+
+
+def placement_rows(cases):
+    """[(scenario, container, n, elem_bytes, {placement: ns/op}, slowest / fastest
+    stats.RatioCI, slowest, fastest)] of every case measured under two or more heap
+    placements (--place) in the run, the widest spread first. The ratio's CI is the
+    bootstrap of the two placements' per-rep ns/op."""
+    groups = {}
+    for key, st in cases.items():
+        axes = dict(key[7:])
+        place = axes.pop(PLACE_AXIS, GLIBC)
+        groups.setdefault(key[:7] + tuple(sorted(axes.items())), {})[place] = st
+    out = []
+    for key, by in groups.items():
+        if len(by) < 2:
+            continue
+        fast = min(by, key=lambda p: by[p].ns_per_op)
+        slow = max(by, key=lambda p: by[p].ns_per_op)
+        ci = bench_stats.ratio_ci(list(by[fast].per_op_ns), list(by[slow].per_op_ns), seed=SEED)
+        out.append((key[0], key[1], key[2], key[3], {p: st.ns_per_op for p, st in by.items()},
+                    ci, slow, fast))
+    return sorted(out, key=lambda r: -r[5].ratio)
+
+
+def _placement_line(rows):
+    """RESULTS.md's sentence on the placement sweep, or None without one."""
+    if not rows:
+        return None
+    top = rows[0]
+    sensitive = [r for r in rows if r[5].low is not None and r[5].low > 1.05]
+    return (f"Heap placement (`--place`: every array block on a line, 16-48 bytes past one, "
+            f"or at random, against glibc's): {len(sensitive)} of {len(rows)} cases measured "
+            f"under several placements differ by more than 5% (CI clear of it); the widest, "
+            f"{top[0]} on {top[1]} at n={top[2]}, {top[3]} B: {top[6]} / {top[7]} "
+            f"{md.ci_text(top[5])}. Every case: [like for like]({{page}}).")
+
+
 def nearest_probe(probes, working_set):
     """The probe row whose working set is nearest to working_set in log scale, or None."""
     if not probes or working_set <= 0:
@@ -191,8 +230,9 @@ def _summary_lines(probes, rows, machine, page_link):
     return out
 
 
-def render_text(cases, machine, vectorization, page_link):
-    """(section text, page text) or None without probe or iterate rows."""
+def render_text(cases, machine, vectorization, page_link, all_cases=None):
+    """(section text, page text) or None without probe or iterate rows; all_cases (default
+    cases) holds the cases of other heap placements too, for the placement table."""
     probes = probe_rows(cases)
     rows = iterate_rows(cases, probes, vectorization)
     if not probes and not rows:
@@ -204,6 +244,9 @@ def render_text(cases, machine, vectorization, page_link):
     begin, end = md.markers(NAME)
     out = [begin, HEADING, ""] + _summary_lines(probes, rows, machine, page_link)
     out += ["", _shares_line(same_size_shares(cases))]
+    placed = placement_rows(all_cases if all_cases is not None else cases)
+    if placed:
+        out += ["", _placement_line(placed).format(page=page_link)]
     out += ["", _scalar_line(vectorization), "", end]
     page = ["# Like for like: iterate against the bandwidth probe", ""]
     page += _probe_lines(probes, machine) if probes else ["No bandwidth probe rows in this run."]
@@ -220,14 +263,24 @@ def render_text(cases, machine, vectorization, page_link):
              "nearest working set, and whether gcc vectorized its loop:", ""]
     page += _iterate_table(sorted(best.values(), key=lambda r: r[2]))
     page += ["", "Every container:", ""] + _iterate_table(rows) + [""]
+    if placed:
+        places = sorted({p for r in placed for p in r[4]})
+        page += ["Heap placement: ns per operation of each case under each placement "
+                 "(--place; malloc: glibc's), and the slowest over the fastest with its 95% "
+                 "CI:", ""]
+        page += md.table(["scenario", "container", "n", "elem_bytes"] + places
+                         + ["slowest / fastest"],
+                         [[s, c, str(n), str(e)] + [md.fmt(by.get(p)) for p in places]
+                          + [f"{slow} / {fast} {md.ci_text(ci)}"]
+                          for s, c, n, e, by, ci, slow, fast in placed]) + [""]
     return "\n".join(out) + "\n", "\n".join(page)
 
 
 def render(ctx):
     """The section of the run in ctx (and its page under out_dir/cases/), or None."""
     page_path = os.path.join(ctx.out_dir, PAGE)
-    got = render_text(ctx.cases, ctx.machine, ctx.vectorization, ctx.link(page_path)) \
-        if ctx.cases else None
+    got = render_text(ctx.cases, ctx.machine, ctx.vectorization, ctx.link(page_path),
+                      ctx.all_cases) if ctx.cases else None
     if got is None:
         return None
     os.makedirs(os.path.dirname(page_path), exist_ok=True)

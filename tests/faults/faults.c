@@ -108,3 +108,56 @@ static const struct scn_scenario knob_probe = {
 	.run = run_knob_probe,
 };
 SCN_REGISTER(knob_probe)
+
+/* place_probe: where the heap placement (--place, harness/alloc_count.c) put blocks.
+ * Untimed: a 4096-byte malloc, grown by realloc to 1 MiB (its bytes kept), a calloc of
+ * 8192 zeroed bytes, all freed. The checksum is 1000 x the malloc'd block's offset past a
+ * 64-byte line + the realloc'd block's (0 under line, 16016 under line16: the offset kept;
+ * glibc's own placement keeps none); verified when the realloc'd block kept every byte and
+ * the calloc'd one is zero. ops = 1. */
+static int run_place_probe(const struct dod_ops *ops, const struct scn_params *p,
+                           struct hb_region *r, struct scn_result *res)
+{
+	(void)ops;
+	(void)p;
+	unsigned char *a = malloc(4096), *z = calloc(8192, 1);
+	if (!a || !z) {
+		free(a);
+		free(z);
+		return scn_error(res, "place_probe", DOD_ENOMEM);
+	}
+	for (size_t i = 0; i < 4096; i++)
+		a[i] = (unsigned char)(i * 7);
+	uintptr_t off = (uintptr_t)a % 64;
+	hb_begin(r);
+	hb_end(r);
+	unsigned char *b = realloc(a, 1 << 20);
+	uintptr_t b_at = (uintptr_t)b;
+	DOD_KEEP(b_at);
+	if (!b) {
+		free(a);
+		free(z);
+		return scn_error(res, "place_probe realloc", DOD_ENOMEM);
+	}
+	bool kept = true;
+	for (size_t i = 0; i < 4096; i++)
+		kept &= b[i] == (unsigned char)(i * 7);
+	bool zero = true;
+	for (size_t i = 0; i < 8192; i++)
+		zero &= z[i] == 0;
+	free(b);
+	free(z);
+	res->ops = 1;
+	res->checksum = off * 1000 + b_at % 64;
+	res->verified = kept && zero;
+	if (!res->verified)
+		scn_fail(res, "realloc kept the bytes: %d; calloc zeroed: %d", kept, zero);
+	return SCN_RAN;
+}
+static const struct scn_scenario place_probe = {
+	.name = "place_probe",
+	.help = "test build: the offset past a cache line of a 4096-byte malloc (checksum), "
+	        "kept by realloc",
+	.run = run_place_probe,
+};
+SCN_REGISTER(place_probe)

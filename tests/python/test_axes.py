@@ -45,7 +45,7 @@ def test_the_axis_is_in_help_and_list_of_the_test_build_only():
     assert "taken by knob_probe; the others run without it" in " ".join(text.split())
     assert "--knob" not in dod("--help", binary=BIN).stdout
     params = {ln.split()[0]: ln.split()[1] for ln in dod("list", "scenarios").stdout.splitlines()[1:]}
-    assert params["knob_probe"] == "n,elem-bytes,knob"
+    assert params["knob_probe"] == "n,elem-bytes,place,knob"  # place: every scenario
     assert "knob" not in params["iterate"]
 
 
@@ -71,7 +71,7 @@ def test_it_is_a_csv_column_and_a_case_name_part(tmp_path):
     # Appended after the last fixed column, the registered axes (knob; list_state of
     # scenarios/list_iterate.c; tag_dist of scenarios/tags_common.c) after the table's,
     # by name.
-    at = header.index("short_region")
+    at = header.index("placed_blocks")
     assert all(c.startswith("axis_") for c in header[at + 1:])
     assert header.index("axis_knob") > header.index("axis_old_handles")
     assert header[-3:] == ["axis_knob", "axis_list_state", "axis_tag_dist"]

@@ -100,3 +100,38 @@ def test_no_share_at_equal_size_without_plain_arrays_iterate_there(tmp_path):
     assert lfl.same_size_shares(cases) == []
     text, _ = lfl.render_text(cases, {}, VEC, "p.md")
     assert "no share at equal size" in text
+
+
+def write_with_place(path, rows):
+    """test_bulk's rows with an axis_place column (empty where a row has none)."""
+    import csv
+    header = tb.HEADER + ["axis_place"]
+    with open(path, "w", newline="") as f:
+        w = csv.writer(f, lineterminator="\n")
+        w.writerow(header)
+        w.writerows([r.get(c, "") for c in header] for r in rows)
+    return path
+
+
+def test_placement_spread_is_the_slowest_over_the_fastest_placement(tmp_path):
+    rows = (tb.rows_of("plain_array", "iterate", 100000, 0.10, axis_place="malloc")
+            + tb.rows_of("plain_array", "iterate", 100000, 0.09, axis_place="line")
+            + tb.rows_of("plain_array", "iterate", 100000, 0.11, axis_place="line16")
+            + tb.rows_of("peer_colony", "iterate", 100000, 0.50, axis_place="malloc")
+            + tb.rows_of("peer_colony", "iterate", 100000, 0.505, axis_place="line")
+            + tb.rows_of("peer_unordered_map", "iterate", 100000, 0.2))  # one placement
+    import results as res
+    loaded = res.load_csvs([write_with_place(tmp_path / "p.csv", rows)])
+    everything = res.collect_cases(loaded, tb.RUN)
+    got = lfl.placement_rows(everything)
+    assert [(r[1], r[6], r[7]) for r in got] == [("plain_array", "line16", "line"),
+                                                  ("peer_colony", "line", "malloc")]
+    assert got[0][5].ratio == pytest.approx(0.11 / 0.09, rel=0.01) and got[0][5].low > 1.05
+    assert got[0][4] == pytest.approx({"malloc": 0.10, "line": 0.09, "line16": 0.11}, rel=0.02)
+    judged, _ = res.judged_cases(everything)  # the sections read glibc's placement only
+    text, page = lfl.render_text(judged, {}, VEC, "p.md", everything)
+    assert "1 of 2 cases measured under several placements differ by more than 5%" in text
+    assert "iterate on plain_array at n=100000, 8 B: line16 / line 1.22" in text
+    assert "| iterate | plain_array | 100000 | 8 | 0.09 | 0.11 | 0.1 | line16 / line" in page
+    text, _ = lfl.render_text(judged, {}, VEC, "p.md")  # without the others: no sentence
+    assert "Heap placement" not in text

@@ -165,7 +165,7 @@ def test_a_cache_condition_it_cannot_give_is_a_usage_error(tmp_path, args, messa
     assert not out.exists()
 
 
-def test_verdicts_read_neither_short_nor_cold_cases():
+def test_verdicts_read_neither_cold_nor_placed_cases_and_count_short_ones():
     from dataclasses import replace
     from sections import claim_index
     base = res.CaseStats("f", 3, 100.0, 1.0, 1.0, (99.0, 100.0, 101.0))
@@ -173,12 +173,17 @@ def test_verdicts_read_neither_short_nor_cold_cases():
     cases = {key: base,
              key[:1] + ("handle_map",) + key[2:]: replace(base, short=True),
              key + (("axis_cache", "cold"),): base,
+             key + (("axis_place", "line16"),): base,
              ("create",) + key[1:]: replace(base, short=False)}
     judged, left = res.judged_cases(cases)
-    assert set(judged) == {key, ("create",) + key[1:]}
-    assert left == {"short": 1, "cold": 1}
+    # a short case is judged (its counts are sound), and counted
+    assert set(judged) == {key, ("create",) + key[1:], key[:1] + ("handle_map",) + key[2:]}
+    assert left == {"short": 1, "cold": 1, "placed": 1}
     line = claim_index.left_out_line(left)
-    assert line.startswith("Left out of every verdict: 1 short") and "1 cold" in line
-    assert claim_index.left_out_line({"short": 0, "cold": 0}) is None
+    assert line.startswith("Left out of every verdict: 1 cold (") and " and 1 placed (" in line
+    assert "Of the cases the verdicts read, 1 are short" in line
+    assert claim_index.left_out_line({"short": 0, "cold": 0, "placed": 0}) is None
+    assert claim_index.left_out_line({"short": 2, "cold": 0, "placed": 0}).startswith(
+        "Of the cases the verdicts read, 2 are short")
     text = claim_index.render_index([], {}, None, left)
     assert line in text
