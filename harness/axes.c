@@ -276,6 +276,19 @@ static int cache_check(const struct hb_config *c, char *err, size_t err_len)
 static const char *const place_words[HB_N_PLACES] = {"malloc", "line", "line16", "line32",
                                                      "line48", "random"};
 
+/* Every case takes the placement where the build has the allocator layer; without it (the
+ * sanitizer builds) none does: the column is empty and nothing is placed. */
+static bool takes_place(const struct scn_scenario *s)
+{
+	(void)s;
+	return hb_place_set != NULL;
+}
+/* line, where the build can place; glibc's own placement where it cannot. */
+static const char *place_default(void)
+{
+	return hb_place_set ? "line" : "malloc";
+}
+
 /* A placement other than glibc's needs the release build's allocator layer. */
 static int place_check(const struct hb_config *c, char *err, size_t err_len)
 {
@@ -378,17 +391,17 @@ static const struct hb_axis table[] = {
 		.bind = bind_cache, .check = cache_check,
 	},
 	{
-		.name = "axis_place", .option = "place", .metavar = "P", .def = "malloc",
-		.key = "place", .name_omits_absent = true,
+		.name = "axis_place", .option = "place", .metavar = "P", .def = "line",
+		.def_of = place_default, .key = "place", .name_omits_absent = true,
 		.help = "where malloc, calloc and realloc put every block that asks no alignment "
 		"of its own, in the repetition (setup and region): malloc (glibc's, 16-byte "
 		"aligned), line (on a 64-byte cache line), line16, line32, line48 (that many bytes "
 		"past a line) or random (a new multiple of 16 below 4096 past a line for every "
 		"block, seeded by --seed and the repetition); aligned stores (the particle "
-		"layouts) keep their own boundary; the release build only; a malloc case's name "
-		"has no part for it",
+		"layouts) keep their own boundary; the release build only (the sanitizer builds "
+		"take glibc's placement and no --place); a line case's name has no part for it",
 		.kind = HB_AXIS_WORD, .words = place_words, .n_words = HB_N_PLACES,
-		.first_word = 0, .absent = {.u = HB_PLACE_MALLOC},
+		.first_word = 0, .takes = takes_place, .absent = {.u = HB_PLACE_LINE},
 		.absent_help = "run with glibc's placement", .check = place_check,
 	},
 };
@@ -658,7 +671,7 @@ void hb_axes_help(FILE *f)
 		if (a->kind == HB_AXIS_SIZE)
 			size_list(list, sizeof list, " or ");
 		int at = snprintf(text, sizeof text, "%s%s%s (default %s)", a->help, list[0] ? " " : "",
-		                  list, a->def);
+		                  list, a->def_of ? a->def_of() : a->def);
 		if (a->takes && i > 0 && all[i - 1]->takes == a->takes)
 			snprintf(text + at, sizeof text - (size_t)at, "; taken by the same scenarios; the "
 			         "others %s", a->absent_help);

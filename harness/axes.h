@@ -51,6 +51,7 @@ struct hb_axis {
 	const char *help;        /* --help: what it is (wrapped; the default and, with takes,
 	                            the scenarios that take it are added) */
 	const char *def;         /* the default, as written on the command line */
+	const char *(*def_of)(void); /* the default where the build decides it (NULL: def) */
 	enum hb_axis_kind kind;
 	unsigned long long min, max; /* HB_AXIS_COUNT: the range */
 	const char *too_large;   /* HB_AXIS_COUNT: why a value above max is refused */

@@ -399,7 +399,8 @@ static int axis_defaults(struct hb_config *c)
 	const struct hb_axis *const *all;
 	size_t n = hb_axes(&all);
 	for (size_t i = 0; i < n; i++) {
-		char *def = strdup(all[i]->def); /* split writes into it; lives with c */
+		char *def = strdup(all[i]->def_of ? all[i]->def_of() : all[i]->def);
+		/* split writes into it; it lives with c */
 		if (!def)
 			return hb_usage_error("--%s: out of memory", all[i]->option);
 		if (parse_axis(c, i, def))

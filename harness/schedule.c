@@ -226,7 +226,7 @@ static int run_placed(struct hb_run *r, const struct job *j, struct hb_region *r
 		place_id = hb_axis_id("axis_place");
 	struct hb_case *k = &r->cases[j->i];
 	unsigned long long before = hb_placed_blocks ? hb_placed_blocks() : 0;
-	if (hb_place_set)
+	if (hb_place_set && (k->taken & (1u << place_id)))
 		hb_place_set((enum hb_place)k->axis[place_id].u,
 		             r->c->seed ^ ((uint64_t)j->i << 32) ^ (uint64_t)(j->rep + 1) * 0x9E37u);
 	int rc = k->scn->run(k->ops, &k->p, reg, res);

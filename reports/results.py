@@ -68,10 +68,11 @@ SCHEMA4_COLUMNS = ("passes", "cache", "clock_floor_ns", "min_region_ns", "short_
                    "placed_blocks")
 CACHE_CONDITIONS = ("warm", "cold", "setup")  # the cache column's words (docs/CSV.md)
 # Axis values that name the condition every section assumes: a row with one is of the case
-# without that axis (a warm iterate at glibc's heap placement is the iterate every section
-# reads; a cold one, or one placed on a line, is a case of its own, with cache:cold or
-# place:line in its name, as the harness names it).
-DEFAULT_AXIS_VALUES = {("axis_cache", "warm"), ("axis_place", "malloc")}
+# without that axis (a warm iterate with its arrays on a cache line is the iterate every
+# section reads; a cold one, or one at glibc's placement, is a case of its own, with
+# cache:cold or place:malloc in its name, as the harness names it). A build without the
+# allocator layer writes no placement: its rows are of the case without the axis too.
+DEFAULT_AXIS_VALUES = {("axis_cache", "warm"), ("axis_place", "line")}
 # The columns that total a region: divided by passes on load (schema 4).
 REGION_TOTALS = ("elapsed_ns", "cpu_ns", "tsc_cycles", "papi_tot_cyc", "papi_tot_ins",
                  "papi_l1_dcm", "papi_l2_dcm", "papi_l3_tcm", "sim_ir", "sim_dr", "sim_dw",
@@ -728,7 +729,7 @@ class CaseStats:
 def judged_cases(cases):
     """The cases a verdict may read, and counts of the others: ({key: CaseStats} judged,
     {"cold": n, "placed": n, "short": n}). Left out: a case of another cache condition
-    than warm and one of another heap placement than glibc's (every rule judges one
+    than warm and one of another heap placement than a cache line (every rule judges one
     condition, and would otherwise compare a cold or shifted case with the others). Kept,
     and counted as "short": the judged cases most of whose regions lasted less than 1000
     clock floors (their times weigh the clock as much as the work, their exact counts of
@@ -739,7 +740,7 @@ def judged_cases(cases):
         axes = dict(key[len(CASE_FIELDS):])
         if axes.get("axis_cache", "warm") != "warm":
             left["cold"] += 1
-        elif axes.get("axis_place", "malloc") != "malloc":
+        elif axes.get("axis_place", "line") != "line":
             left["placed"] += 1
         else:
             judged[key] = st

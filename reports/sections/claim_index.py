@@ -43,8 +43,8 @@ def left_out_line(left_out):
         return None
     parts = ([f"{left_out['cold']} cold (`--cache cold`: every rule judges the warm "
               "condition)"] if left_out.get("cold") else []) + (
-        [f"{left_out['placed']} placed (`--place`: every rule judges glibc's heap "
-         "placement)"] if left_out.get("placed") else [])
+        [f"{left_out['placed']} placed elsewhere (`--place`: every rule judges arrays "
+         "on a cache line)"] if left_out.get("placed") else [])
     out = ("Left out of every verdict: " + " and ".join(parts) + " cases; the every-case "
            "pages show them." if parts else "")
     if left_out.get("short"):

@@ -98,7 +98,7 @@ def _shares_line(shares):
 
 
 PLACE_AXIS = "axis_place"
-GLIBC = "malloc"  # the placement every other section reads
+DEFAULT_PLACE = "line"  # the placement every other section reads
 
 
 def placement_rows(cases):
@@ -109,7 +109,7 @@ def placement_rows(cases):
     groups = {}
     for key, st in cases.items():
         axes = dict(key[7:])
-        place = axes.pop(PLACE_AXIS, GLIBC)
+        place = axes.pop(PLACE_AXIS, DEFAULT_PLACE)
         groups.setdefault(key[:7] + tuple(sorted(axes.items())), {})[place] = st
     out = []
     for key, by in groups.items():
@@ -129,8 +129,9 @@ def _placement_line(rows):
         return None
     top = rows[0]
     sensitive = [r for r in rows if r[5].low is not None and r[5].low > 1.05]
-    return (f"Heap placement (`--place`: every array block on a line, 16-48 bytes past one, "
-            f"or at random, against glibc's): {len(sensitive)} of {len(rows)} cases measured "
+    return (f"Heap placement (`--place`: every array block on a cache line, the default, "
+            f"16-48 bytes past one, at random, or where glibc puts it): {len(sensitive)} of "
+            f"{len(rows)} cases measured "
             f"under several placements differ by more than 5% (CI clear of it); the widest, "
             f"{top[0]} on {top[1]} at n={top[2]}, {top[3]} B: {top[6]} / {top[7]} "
             f"{md.ci_text(top[5])}. Every case: [like for like]({{page}}).")
@@ -266,8 +267,8 @@ def render_text(cases, machine, vectorization, page_link, all_cases=None):
     if placed:
         places = sorted({p for r in placed for p in r[4]})
         page += ["Heap placement: ns per operation of each case under each placement "
-                 "(--place; malloc: glibc's), and the slowest over the fastest with its 95% "
-                 "CI:", ""]
+                 "(--place; line: the default; malloc: glibc's), and the slowest over the "
+                 "fastest with its 95% CI:", ""]
         page += md.table(["scenario", "container", "n", "elem_bytes"] + places
                          + ["slowest / fastest"],
                          [[s, c, str(n), str(e)] + [md.fmt(by.get(p)) for p in places]

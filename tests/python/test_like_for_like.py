@@ -128,7 +128,7 @@ def test_placement_spread_is_the_slowest_over_the_fastest_placement(tmp_path):
                                                   ("peer_colony", "line", "malloc")]
     assert got[0][5].ratio == pytest.approx(0.11 / 0.09, rel=0.01) and got[0][5].low > 1.05
     assert got[0][4] == pytest.approx({"malloc": 0.10, "line": 0.09, "line16": 0.11}, rel=0.02)
-    judged, _ = res.judged_cases(everything)  # the sections read glibc's placement only
+    judged, _ = res.judged_cases(everything)  # the sections read the line placement only
     text, page = lfl.render_text(judged, {}, VEC, "p.md", everything)
     assert "1 of 2 cases measured under several placements differ by more than 5%" in text
     assert "iterate on plain_array at n=100000, 8 B: line16 / line 1.22" in text

@@ -46,21 +46,26 @@ def test_random_placement_draws_16_byte_steps_and_glibcs_places_nothing(tmp_path
     assert all(r["placed_blocks"] == "0" and r["verified"] == "1" for r in glibc)
 
 
-def test_the_case_name_and_the_report_key_carry_a_placement_other_than_glibcs(tmp_path):
+def test_the_case_name_and_the_report_key_carry_a_placement_other_than_a_line(tmp_path):
     out = tmp_path / "n.csv"
     p = dod("run", "--container", "plain_array", "--scenario", "iterate", "--n", "5000",
             "--place", "malloc,line16", "--reps", "3", "--warmup", "0", "--out", str(out))
     assert p.returncode == 0, p.stdout + p.stderr
     names = [line.split()[0] for line in p.stdout.splitlines() if " median " in line]
-    assert names == ["iterate/plain_array/n:5000/elem:8",
+    assert names == ["iterate/plain_array/n:5000/elem:8/place:malloc",
                      "iterate/plain_array/n:5000/elem:8/place:line16"]
+    # the default is the line, which the name leaves out
+    p = dod("run", "--container", "plain_array", "--scenario", "iterate", "--n", "5000",
+            "--reps", "3", "--warmup", "0", "--out", str(tmp_path / "d.csv"))
+    assert p.returncode == 0 and " place:" not in p.stdout, p.stdout
+    assert {r["axis_place"] for r in rows_of(tmp_path / "d.csv")} == {"line"}
     import sys
     sys.path.insert(0, str(ROOT / "reports"))
     import results as res
     rows = res.load_csvs([out])
     keys = set(res.collect_cases(rows, rows[0]["run_id"]))
     base = ("iterate", "plain_array", 5000, 8, "seq", 0.0, "none")
-    assert keys == {base, base + (("axis_place", "line16"),)}
+    assert keys == {base + (("axis_place", "malloc"),), base + (("axis_place", "line16"),)}
 
 
 def test_placement_needs_the_allocator_layer_of_the_release_build(tmp_path):
@@ -71,8 +76,9 @@ def test_placement_needs_the_allocator_layer_of_the_release_build(tmp_path):
             "--place", "line", "--out", str(out), binary=SAN)
     assert p.returncode == 2 and "--place line: this build has no allocator layer" in p.stderr
     assert not out.exists()
-    # glibc's placement (the default) needs nothing
+    # there the default is glibc's placement, which needs nothing: no placement column
     p = dod("run", "--container", "plain_array", "--scenario", "iterate", "--n", "10",
             "--reps", "1", "--quiet", "--out", str(out), binary=SAN)
     assert p.returncode == 0, p.stderr
-    assert all(r["placed_blocks"] == "" for r in rows_of(out))
+    assert all(r["placed_blocks"] == "" and r["axis_place"] == "" for r in rows_of(out))
+    assert "(default malloc)" in " ".join(dod("--help", binary=SAN).stdout.split())
