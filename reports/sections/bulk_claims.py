@@ -551,12 +551,16 @@ RULES = {
                             "×/÷ about (1.1) confirmed, below bound holds, above refuted"),
     "vm_indirection": plain_rule(_vm_indirection, "vm / realloc time, every iterate and lookup "
                                  "case without holes: CI below 1 + same (5%) holds, above "
-                                 "contradicts; " + EVERY + ". The loops are the same; a vm "
-                                 "store maps fresh pages in every repetition while the "
-                                 "heap-backed stores reuse the pre-faulted heap's, and fresh "
-                                 "pages read slower (the first pass after the fill about 4x, "
-                                 "warm passes about 10% on the Zen 4 guest: "
-                                 "docs/ARCHITECTURE.md, \"The timed region\")"),
+                                 "contradicts; " + EVERY + ". The loops are the same; two "
+                                 "mechanisms, measured on the Zen 4 KVM guest "
+                                 "(docs/ARCHITECTURE.md, \"The timed region\"): a vm store "
+                                 "maps fresh pages in every repetition while the heap-backed "
+                                 "stores reuse the pre-faulted heap's, and fresh pages read "
+                                 "about 10% slower warm; and each vm store reserves 64 GiB, "
+                                 "so swappop's and shift's three stores (items, ids, slots) "
+                                 "lie 64 GiB apart: their lookup at 1M is 2.2x realloc's, "
+                                 "1.14x with 64 MiB reservations (address translation across "
+                                 "the spread: a real cost of the design here)"),
     "block_lookup": plain_rule(_block_lookup, "fixblocks / vm lookup time, same removal, every "
                                "case: CI below 1 + cheap (20%) holds, above contradicts; "
                                + EVERY),
