@@ -669,8 +669,19 @@ def run_info(rows, run_id, sim=False):
         else "repetitions run case by case",
         "pinned to CPU " + ", ".join(sorted({str(r["pinned_cpu"]) for r in run}))
         if all(r.get("pinned_cpu") is not None for r in run) else "not pinned",
-        _clock_method(run)])
+        _clock_method(run), _place_method(run)])
     return info
+
+
+def _place_method(run):
+    """Where the run's heap arrays started (the axis place), for run_info's method."""
+    if not any(r.get("placed_blocks") is not None for r in run):
+        return ("heap placement not recorded (a run before the placement axis, or a build "
+                "without the allocator layer: glibc's)")
+    other = sum(1 for r in run if dict(r["axes"]).get("axis_place"))
+    return ("every heap array of 1 KiB or more on a cache line (`--place line`)"
+            + (f"; {other} rows at other placements (`--place`), left out of the verdicts"
+               if other else ""))
 
 
 def _clock_method(run):

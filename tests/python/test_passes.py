@@ -71,8 +71,10 @@ def test_a_schema3_row_reads_as_one_pass_after_its_setup(tmp_path, run_csv):
     old[0] = "3"
     path = tmp_path / "old.csv"
     csv.writer(open(path, "w", newline="")).writerows([old_header, old])
-    row = res.load_csvs([path])[0]
+    loaded = res.load_csvs([path])
+    row = loaded[0]
     assert (row["passes"], row["cache"], row["short_region"]) == (1, "setup", None)
+    assert "heap placement not recorded" in res.run_info(loaded, row["run_id"])["method"]
     assert row["elapsed_ns"] == int(first[header.index("elapsed_ns")])
 
 

@@ -66,6 +66,9 @@ def test_the_case_name_and_the_report_key_carry_a_placement_other_than_a_line(tm
     keys = set(res.collect_cases(rows, rows[0]["run_id"]))
     base = ("iterate", "plain_array", 5000, 8, "seq", 0.0, "none")
     assert keys == {base + (("axis_place", "malloc"),), base + (("axis_place", "line16"),)}
+    method = res.run_info(rows, rows[0]["run_id"])["method"]
+    assert "every heap array of 1 KiB or more on a cache line (`--place line`); 6 rows at " \
+           "other placements" in method
 
 
 def test_placement_needs_the_allocator_layer_of_the_release_build(tmp_path):
