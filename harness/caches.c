@@ -201,17 +201,19 @@ static int read_override(const char *text)
 		return -1;
 	}
 	snprintf(copy, sizeof copy, "%s", text);
-	for (char *save, *item = strtok_r(copy, ",", &save); item;
-	     item = strtok_r(NULL, ",", &save)) {
+	for (char *item = copy, *next; *text && item; item = next) {
+		next = strchr(item, ',');
+		if (next)
+			*next++ = '\0';
 		char *eq = strchr(item, '=');
 		size_t w = 0;
 		unsigned long long v;
 		while (eq && w < N_WORDS && (strlen(word_names[w]) != (size_t)(eq - item) ||
 		                             strncmp(item, word_names[w], (size_t)(eq - item)) != 0))
 			w++;
-		if (!eq || w == N_WORDS || hb_parse_u64(eq + 1, &v) || v == 0) {
-			snprintf(measured.err, sizeof measured.err, "'%s' is not l1=BYTES, l2=BYTES or "
-			         "llc=BYTES (BYTES >= 1)", item);
+		if (!eq || w == N_WORDS || hb_parse_u64(eq + 1, &v) || v == 0 || measured.bytes[w]) {
+			snprintf(measured.err, sizeof measured.err, "'%.60s' is not l1=BYTES, l2=BYTES or "
+			         "llc=BYTES (BYTES >= 1), each at most once, comma-separated", item);
 			return -1;
 		}
 		measured.bytes[w] = v;

@@ -70,10 +70,11 @@ static void test_gradual_transition_is_one_knee(void **state)
 	(void)state;
 	const uint64_t bytes[] = {256 << 10, 384 << 10, 512 << 10, 768 << 10, 1 << 20,
 	                          3 << 19, 2 << 20, 3 << 20, 4 << 20, 6 << 20, 8 << 20};
-	const double ns[] = {4.0, 4.2, 4.5, 5.0, 6.0, 9.0, 12.0, 13.0, 13.5, 13.6, 13.8};
+	/* No set is 1.4x the one before it; 1.5 MiB is 1.66x 768 KiB. */
+	const double ns[] = {4.0, 4.2, 4.5, 5.0, 6.2, 8.3, 11.0, 13.0, 13.5, 13.6, 13.8};
 	size_t idx[3];
 	assert_int_equal(hb_find_knees(bytes, ns, 11, 1.4, idx, 3), 1);
-	assert_int_equal(bytes[idx[0] - 1], 1 << 20); /* 1.5 MiB is 1.8x 768 KiB */
+	assert_int_equal(bytes[idx[0] - 1], 1 << 20);
 }
 
 /* One slow set (another process's burst) between two fast ones is noise; a rise at the
