@@ -114,12 +114,18 @@ bench bench-quick bench-sim bench-process: deps
 	@$(MAKE) --no-print-directory build
 	@$(MAKE) --no-print-directory $@-run
 
+# The cache sizes are measured once (dodbench caches: sysfs's and the pointer chase's,
+# recorded beside the CSV) and every sweep's --n l1,l2,llc,dram reads that measurement.
+MEASURED_CACHES = awk -F'\t' '$$1 ~ /^(l1|l2|llc)$$/ && $$3 != "" \
+                  { printf "%s%s=%s", sep, $$1, $$3; sep = "," }'
 # A run's report goes to results/RUN_ID/ (RESULTS.md, charts, every-case pages), beside its
 # CSV: a user's run writes no tracked file (only `make publish` does).
 bench-run: build
 	@mkdir -p results
 	$(if $(CC_IS_GCC),cp $(VEC_TABLE) $(BENCH_OUT:.csv=.vectorization.tsv))
 	$(PYTHON) reports/machine.py $(BENCH_OUT:.csv=.machine.json)
+	$(B)/dodbench caches --curve > $(BENCH_OUT:.csv=.caches.tsv)
+	DODBENCH_MEASURED_CACHES="$$($(MEASURED_CACHES) $(BENCH_OUT:.csv=.caches.tsv))" \
 	PYTHON=$(PYTHON) bash scripts/run-sweeps.sh $(SWEEPS) $(B)/dodbench $(RUN_ID) $(BENCH_OUT)
 	$(PYTHON) reports/report.py $(BENCH_OUT)
 

@@ -179,7 +179,8 @@ static const char *ratio_skip(const struct hb_config *c, const struct hb_case *k
 
 /* The cache words of --n: n 8-byte elements filling a share of a cache level, whose size
  * is read from sysfs (else glibc's sysconf) when the options are parsed (hb_cache_bytes),
- * never assumed. Half a
+ * never assumed, and measured (hb_cache_word_bytes, caches.c: the pointer chase's size
+ * replaces sysfs's when they are more than 2x apart). Half a
  * level fits in it beside the stack and the harness's own data; four times the last
  * level streams from DRAM (also under a replacement policy that keeps part of a set). */
 static const struct {
@@ -197,7 +198,10 @@ static int n_cache_word(const struct hb_axis *a, const char *item, union hb_axis
 	for (size_t i = 0; i < sizeof cache_words / sizeof cache_words[0]; i++) {
 		if (strcmp(item, cache_words[i].word) != 0)
 			continue;
-		uint64_t bytes = hb_cache_bytes(cache_words[i].level, NULL);
+		struct hb_cache_size size;
+		if (hb_cache_word_bytes(cache_words[i].level, &size, err, err_len))
+			return -1;
+		uint64_t bytes = size.bytes;
 		if (!bytes)
 			return fail(err, err_len, "--%s: %s: this machine lists no %s cache (sysfs "
 			            "/sys/devices/system/cpu/cpu0/cache, else glibc's sysconf): give n as "
@@ -308,7 +312,9 @@ static const struct hb_axis table[] = {
 		.name = "n", .option = "n", .metavar = "N", .def = "100000", .key = "n",
 		.help = "elements per container, distinct integers >= 1, or cache words: l1, l2, "
 		"llc: the n 8-byte elements that fill half of the L1 data, L2 or last-level cache, "
-		"dram: four times the last-level cache (sizes read from sysfs; two words of one "
+		"dram: four times the last-level cache (sizes read from sysfs and measured by a "
+		"pointer chase, the measured one used when they are more than 2x apart: dodbench "
+		"caches; two words of one "
 		"size run once)",
 		.kind = HB_AXIS_COUNT, .min = 1, .max = SIZE_MAX / 1024,
 		.too_large = "too large to allocate", .bind = bind_n,

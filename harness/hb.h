@@ -131,6 +131,65 @@ int hb_pin(int cpu);
  * level found in *level_out when not NULL. Returns the size, or 0 when neither lists that
  * level (no guess is made). */
 uint64_t hb_cache_bytes(int level, int *level_out);
+/* ---- cache sizes measured (caches.c) ---- */
+
+#define HB_KNEE_FACTOR 1.4     /* a knee: the latency per load rises this much ... */
+#define HB_MAX_KNEES 3         /* ... when the working set doubles; L1, L2, last level */
+#define HB_CHASE_MAX_POINTS 64
+
+/* The knees of a latency curve: n working sets bytes[0 .. n) in increasing order and
+ * their ns per load ns[0 .. n). A knee is a point i whose latency is at least factor x
+ * that of the largest set at most half its size (bytes[j] <= bytes[i] / 2), and whose
+ * next point (when there is one) is too (one slow point is noise); after a knee, none
+ * until a point rises less than that (the transition to the next level has ended). Stores
+ * the indices (each >= 1: the cache holds bytes[i - 1]) of the first max_knees knees in
+ * knees[] and returns how many. Pure: no timing, for tests. */
+size_t hb_find_knees(const uint64_t *bytes, const double *ns, size_t n, double factor,
+                     size_t *knees, size_t max_knees);
+
+/* A pointer-chase curve and its knees. */
+struct hb_chase {
+	size_t n;                            /* points measured */
+	uint64_t bytes[HB_CHASE_MAX_POINTS]; /* working sets: 4, 6, 8, 12 ... KiB */
+	double ns[HB_CHASE_MAX_POINTS];      /* ns per dependent load, best of 3 rounds */
+	size_t n_knees;
+	uint64_t knee_bytes[HB_MAX_KNEES];   /* the set before each knee: the level's size */
+	uint64_t cap_bytes;                  /* the largest set tried: 4 x sysfs's last level,
+	                                        <= 256 MiB and a quarter of the memory limit */
+	size_t line_bytes;                   /* sysconf's L1 line, else 64 */
+	bool huge_pages;                     /* madvise(MADV_HUGEPAGE) accepted */
+};
+/* Measures the curve: each set's lines linked into one random cycle, 2^19 dependent
+ * loads a round, the best of 3 rounds after an untimed one; stops at the cap or once
+ * HB_MAX_KNEES knees are found (the last confirmed by the next point). About a second
+ * (most of it in the sets past the last level). Returns 0, or -1 with the reason in err
+ * (the buffer cannot be mapped). */
+int hb_chase_measure(struct hb_chase *m, char *err, size_t err_len);
+
+/* The size --n's cache words take for a level (1, 2, or 0: the last level). */
+struct hb_cache_size {
+	uint64_t bytes;           /* the size used: sysfs's, or the measured one */
+	uint64_t sysfs_bytes;     /* hb_cache_bytes (0: none listed; then bytes is 0) */
+	uint64_t measured_bytes;  /* 0: not measured */
+	const char *source;       /* what measured it: "pointer chase", or
+	                             "DODBENCH_MEASURED_CACHES"; NULL: nothing */
+	bool used_measured;       /* more than 2x from sysfs's: bytes is the measured size */
+};
+/* Resolves a level's size into *out. The first call measures (hb_chase_measure; the
+ * last level is the knee of sysfs's last level's number), once per process, or reads
+ * $DODBENCH_MEASURED_CACHES ("l1=BYTES,l2=BYTES,llc=BYTES", any subset, "" for none)
+ * instead, and sets that variable to what it measured (a re-executed child does not
+ * measure again); with $DODBENCH_CACHE_DIR (a faked sysfs) and no override it does not
+ * measure. The measured size is used when it is more than 2x from sysfs's, with a notice
+ * (hb_cache_notices). No measurement when sysfs lists no such level (out->bytes 0).
+ * Returns 0, or -1 with the reason in err (the variable is malformed). */
+int hb_cache_word_bytes(int level, struct hb_cache_size *out, char *err, size_t err_len);
+/* Writes one line per level whose measured size replaced sysfs's (naming both), and one
+ * when the measurement failed. */
+void hb_cache_notices(FILE *f);
+/* The curve measured by hb_cache_word_bytes, or NULL (not measured, or overridden). */
+const struct hb_chase *hb_chase_curve(void);
+
 /* Writes the current UTC time as 2026-11-21T23:59:01Z (needs 21 bytes). */
 void hb_utc_now(char *buf, size_t len);
 

@@ -441,6 +441,8 @@ static int cmd_run(int argc, char **argv)
 	if (!orig)
 		return 1;
 	int rc = hb_parse_run(&c, argc, argv);
+	if (rc == 0 && !c.help && !c.quiet && !c.sim_child)
+		hb_cache_notices(stderr);
 	if (rc == 0 && c.help) {
 		hb_print_help(stdout);
 		free_args(orig, n_orig);
@@ -598,8 +600,49 @@ int main(int argc, char **argv)
 	return dispatch(argc, argv);
 }
 
+/* `dodbench caches [--curve]`: each level's size from sysfs beside the measured one and
+ * the one --n's cache words use (a TSV after a comment line); --curve adds the pointer
+ * chase's points. Returns 0, 1 (a level could not be resolved) or 2 (usage). */
+static int cmd_caches(int argc, char **argv)
+{
+	bool curve = argc == 2 && strcmp(argv[1], "--curve") == 0;
+	if (argc > 2 || (argc == 2 && !curve))
+		return hb_usage_error("usage: dodbench caches [--curve]");
+	static const char *const names[] = {"l1", "l2", "llc"};
+	static const int levels[] = {1, 2, 0};
+	struct hb_cache_size size[3];
+	char err[300];
+	for (int i = 0; i < 3; i++)
+		if (hb_cache_word_bytes(levels[i], &size[i], err, sizeof err))
+			return hb_usage_error("%s", err);
+	const struct hb_chase *m = hb_chase_curve();
+	if (m)
+		printf("# measured by a pointer chase: %zu-byte lines, sets 4 KiB .. %llu KiB, "
+		       "huge pages %s; the measured size is used when more than 2x from sysfs's\n",
+		       m->line_bytes, (unsigned long long)(m->cap_bytes >> 10),
+		       m->huge_pages ? "asked" : "refused (TLB misses may add knees)");
+	else
+		printf("# measured: %s\n", size[0].source ? size[0].source :
+		       "not (a faked sysfs, DODBENCH_CACHE_DIR, is not measured)");
+	printf("level\tsysfs_bytes\tmeasured_bytes\tused_bytes\tused\n");
+	for (int i = 0; i < 3; i++) {
+		const struct hb_cache_size *z = &size[i];
+		printf("%s\t%llu\t", names[i], (unsigned long long)z->sysfs_bytes);
+		if (z->measured_bytes)
+			printf("%llu", (unsigned long long)z->measured_bytes);
+		printf("\t%llu\t%s\n", (unsigned long long)z->bytes,
+		       !z->sysfs_bytes ? "none" : z->used_measured ? "measured" : "sysfs");
+	}
+	if (curve && m) {
+		printf("\nbytes\tns_per_load\n");
+		for (size_t i = 0; i < m->n; i++)
+			printf("%llu\t%.2f\n", (unsigned long long)m->bytes[i], m->ns[i]);
+	}
+	return fflush(stdout) == 0 ? 0 : 1;
+}
+
 /* The commands dispatch knows, in the order a suggestion prefers them. */
-static const char *const commands[] = {"list", "run", "help", "--list", "--help"};
+static const char *const commands[] = {"list", "run", "caches", "help", "--list", "--help"};
 #define N_COMMANDS (sizeof commands / sizeof *commands)
 #define SUGGEST_MAX_LEN 32 /* a longer word is no typo of a command */
 
@@ -647,7 +690,7 @@ static const char *command_like(const char *word)
 static int dispatch(int argc, char **argv)
 {
 	if (argc < 2)
-		return hb_usage_error("missing command: list or run");
+		return hb_usage_error("missing command: list, run or caches");
 	if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 ||
 	    strcmp(argv[1], "help") == 0) {
 		hb_print_help(stdout);
@@ -667,8 +710,10 @@ static int dispatch(int argc, char **argv)
 	}
 	if (strcmp(argv[1], "run") == 0)
 		return cmd_run(argc - 1, argv + 1);
+	if (strcmp(argv[1], "caches") == 0)
+		return cmd_caches(argc - 1, argv + 1);
 	const char *like = command_like(argv[1]);
 	if (like)
 		return hb_usage_error("unknown command '%s'; did you mean '%s'?", argv[1], like);
-	return hb_usage_error("unknown command '%s': use list or run", argv[1]);
+	return hb_usage_error("unknown command '%s': use list, run or caches", argv[1]);
 }

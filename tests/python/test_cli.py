@@ -241,6 +241,8 @@ def test_help_documents_every_option():
     ([], "missing command"),
     (["list", "things"], "list containers|scenarios"),
     (["list", "containers", "--nmes"], "list containers|scenarios"),
+    (["caches", "--curv"], "usage: dodbench caches [--curve]"),
+    (["caches", "--curve", "x"], "usage: dodbench caches [--curve]"),
 ])
 def test_bad_input_exits_2_with_message(tmp_path, args, message):
     out = tmp_path / "r.csv"
@@ -475,7 +477,8 @@ def test_dash_dash_list_is_list(args):
 
 @pytest.mark.parametrize("word, like", [("lsit", "list"), ("lits", "list"), ("rnu", "run"),
                                         ("ru", "run"), ("--lst", "--list"), ("hlep", "help"),
-                                        ("frobnicate", None), ("x", None)])
+                                        ("cahces", "caches"), ("frobnicate", None),
+                                        ("x", None)])
 def test_an_unknown_command_near_a_known_one_suggests_it(word, like):
     p = run(word)
     assert p.returncode == 2 and p.stdout == ""
@@ -483,7 +486,7 @@ def test_an_unknown_command_near_a_known_one_suggests_it(word, like):
         assert p.stderr.startswith(f"dodbench: unknown command '{word}'; did you mean "
                                    f"'{like}'?\n"), p.stderr
     else:
-        assert p.stderr.startswith(f"dodbench: unknown command '{word}': use list or run\n")
+        assert p.stderr.startswith(f"dodbench: unknown command '{word}': use list, run or caches\n")
 
 
 def test_holes_that_round_to_none_at_one_n_are_skipped(tmp_path):
