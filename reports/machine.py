@@ -138,10 +138,56 @@ def has_vector_loop(table, *key):
     return any(v in ("yes", "partly") for v in loops)
 
 
+def caches_sidecar(csv_path):
+    """The cache sizes `make bench` measured beside a CSV (`dodbench caches --curve`):
+    bench-X.csv -> bench-X.caches.tsv."""
+    return re.sub(r"\.csv(\.xz|\.gz)?$", "", str(csv_path)) + ".caches.tsv"
+
+
+CACHE_WORDS = (("l1", "L1D"), ("l2", "L2"), ("llc", "LLC"))
+
+
+def used_caches(csv_paths):
+    """The cache sizes --n's words used in the run, from the first caches sidecar beside
+    the CSVs: "L1D 32K, L2 1024K, LLC 4096K (LLC measured by a pointer chase; sysfs says
+    32768K)", or None without one. A file that is not dodbench caches' table is skipped
+    with a warning on stderr naming it."""
+    for path in csv_paths:
+        text = _read(caches_sidecar(path))
+        if not text:
+            continue
+        rows = {}
+        lines = [ln for ln in text.splitlines() if ln and not ln.startswith("#")]
+        if lines and lines[0] == "level\tsysfs_bytes\tmeasured_bytes\tused_bytes\tused":
+            for ln in lines[1:]:
+                f = ln.split("\t")
+                if len(f) == 5 and f[0] in dict(CACHE_WORDS) and f[3].isdigit() \
+                        and f[4] in ("sysfs", "measured", "none"):
+                    rows[f[0]] = (f[1], f[3], f[4])
+        if len(rows) != len(CACHE_WORDS):
+            print(f"{os.path.basename(sys.argv[0]) or 'report.py'}: warning: "
+                  f"{caches_sidecar(path)}: skipped: not dodbench caches' table",
+                  file=sys.stderr)
+            continue
+        kib = lambda b: f"{int(b) >> 10}K"  # noqa: E731
+        used = ", ".join(f"{name} {kib(rows[w][1])}" for w, name in CACHE_WORDS
+                         if rows[w][2] != "none")
+        measured = [(name, rows[w][0]) for w, name in CACHE_WORDS if rows[w][2] == "measured"]
+        if measured:
+            used += (" (" + ", ".join(name for name, _ in measured) + " measured by a pointer "
+                     "chase; sysfs says " + ", ".join(f"{name} {kib(s)}" for name, s in measured)
+                     + ")")
+        return used
+    return None
+
+
 def describe(csv_paths):
     """The machine of the CSVs read: the first sidecar file found (read_at 'bench time'),
-    else this machine now (read_at 'report time'). Never raises: a damaged sidecar
+    else this machine now (read_at 'report time'), with the cache sizes the run's cache
+    words used (used_caches) when the run recorded them. Never raises: a damaged sidecar
     (_damaged) is skipped with a warning on stderr naming it and why."""
+    used = used_caches(csv_paths)
+    extra = {"caches_used": used} if used else {}
     for path in csv_paths:
         text = _read(sidecar(path))
         if not text:
@@ -155,8 +201,8 @@ def describe(csv_paths):
             print(f"{os.path.basename(sys.argv[0]) or 'report.py'}: warning: "
                   f"{sidecar(path)}: skipped: {why}", file=sys.stderr)
             continue
-        return dict(data, read_at="bench time", source=sidecar(path))
-    return dict(read_machine(), read_at="report time", source=None)
+        return dict(data, read_at="bench time", source=sidecar(path), **extra)
+    return dict(read_machine(), read_at="report time", source=None, **extra)
 
 
 def _damaged(data):

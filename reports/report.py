@@ -246,7 +246,8 @@ def publish(paths, run_ids, dest):
                             last_header = header
                         writer.writerow(fields)
     staged = [(tmp, dest)]
-    for side in (machine.sidecar, machine.vectorization_sidecar):  # the run's side files
+    for side in (machine.sidecar, machine.vectorization_sidecar,
+                 machine.caches_sidecar):  # the run's side files
         found = next((side(p) for p in paths if os.path.exists(side(p))), None)
         if found and os.path.abspath(found) != os.path.abspath(side(dest)):
             with open(found, "rb") as f:

@@ -17,7 +17,9 @@ def _machine_rows(info, machine):
     mark = "" if machine.get("read_at") == "bench time" else " †"
     cache = ", ".join(f"{k.upper()} {machine[k]}" for k in ("l1d", "l2", "l3") if machine.get(k))
     return [("CPU", f"`{info['cpu_model']}`"),
-            ("caches (per core, sysfs)", (cache or md.DASH) + mark),
+            ("caches (per core, sysfs)", (cache or md.DASH) + mark)] + (
+        [("caches the cache words used", machine["caches_used"])]
+        if machine.get("caches_used") else []) + [
             ("cores", str(machine.get("cores") or md.DASH) + mark),
             ("kernel", (machine.get("kernel") or md.DASH) + mark),
             ("glibc", (machine.get("glibc") or md.DASH) + mark),

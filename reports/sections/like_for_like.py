@@ -167,8 +167,8 @@ def iterate_rows(cases, probes, vectorization, n=TABLE_N, elem=TABLE_ELEM_BYTES)
 
 
 def _probe_lines(probes, machine):
-    caches = ", ".join(f"{k.upper()} {machine[k]}" for k in ("l1d", "l2", "l3")
-                       if machine.get(k))
+    caches = machine.get("caches_used") or ", ".join(
+        f"{k.upper()} {machine[k]}" for k in ("l1d", "l2", "l3") if machine.get(k))
     lines = [f"The bandwidth probe (`{PROBE}`: a vectorized sum of 8-byte words, read until "
              "64 MiB have been read), at working sets sized from the caches "
              f"({caches or 'sizes not recorded'}):", ""]
@@ -203,8 +203,8 @@ def _scalar_line(vectorization):
 def _summary_lines(probes, rows, machine, page_link):
     """The section's sentences: the probe's range, the fastest iterate and plain_array's
     share of it, the link to the page."""
-    caches = ", ".join(f"{k.upper()} {machine[k]}" for k in ("l1d", "l2", "l3")
-                       if machine.get(k))
+    caches = machine.get("caches_used") or ", ".join(
+        f"{k.upper()} {machine[k]}" for k in ("l1d", "l2", "l3") if machine.get(k))
     out = []
     if probes:
         (lo_ws, lo_rate, *_), (hi_ws, hi_rate, *_) = probes[0], probes[-1]

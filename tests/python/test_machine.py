@@ -75,3 +75,30 @@ def test_a_damaged_machine_file_is_skipped_with_a_warning(tmp_path, capsys):
         assert f"{tmp_path / 'bad.machine.json'}: skipped: {why}" in capsys.readouterr().err
     got = machine.describe([good])
     assert got["read_at"] == "bench time" and capsys.readouterr().err == ""
+
+
+CACHES_HEAD = ("# measured by a pointer chase: 64-byte lines\n"
+               "level\tsysfs_bytes\tmeasured_bytes\tused_bytes\tused\n")
+
+
+def test_the_cache_sizes_a_run_used_come_from_its_caches_table(tmp_path, capsys):
+    csv = tmp_path / "bench-1.csv"
+    assert machine.used_caches([csv]) is None  # no table beside it: the report says sysfs's
+    (tmp_path / "bench-1.caches.tsv").write_text(
+        CACHES_HEAD + "l1\t32768\t24576\t32768\tsysfs\nl2\t1048576\t\t1048576\tsysfs\n"
+        "llc\t33554432\t4194304\t4194304\tmeasured\n\nbytes\tns_per_load\n4096\t1.1\n")
+    assert machine.used_caches([csv]) == ("L1D 32K, L2 1024K, LLC 4096K (LLC measured by a "
+                                          "pointer chase; sysfs says LLC 32768K)")
+    assert machine.describe([csv])["caches_used"].startswith("L1D 32K, L2 1024K, LLC 4096K")
+    (tmp_path / "bench-1.caches.tsv").write_text(
+        CACHES_HEAD + "l1\t32768\t\t32768\tsysfs\nl2\t1048576\t\t1048576\tsysfs\n"
+        "llc\t33554432\t\t33554432\tsysfs\n")
+    assert machine.used_caches([csv]) == "L1D 32K, L2 1024K, LLC 32768K"
+
+
+def test_a_damaged_caches_table_is_skipped_with_a_warning(tmp_path, capsys):
+    csv = tmp_path / "bench-2.csv"
+    (tmp_path / "bench-2.caches.tsv").write_text(CACHES_HEAD + "l1\t32768\t\tlots\tsysfs\n")
+    assert machine.used_caches([csv]) is None
+    assert "bench-2.caches.tsv: skipped: not dodbench caches' table" in capsys.readouterr().err
+    assert "caches_used" not in machine.describe([csv])
