@@ -7,25 +7,14 @@
  * (n(n-1)/2 without holes). */
 #include "scenario.h"
 
-struct ctx {
-	const struct dod_ops *ops;
-	void *c;
-};
-
-static uint64_t pass(void *p)
-{
-	struct ctx *x = p;
-	return x->ops->iterate_sum(x->c);
-}
-
 static int run(const struct dod_ops *ops, const struct scn_params *p, struct hb_region *r,
                struct scn_result *res)
 {
 	struct scn_filled f;
 	if (scn_fill_holes(ops, p, &f, res))
 		return SCN_ERROR;
-	struct ctx x = {ops, f.c};
-	struct scn_passes ps = {.pass = pass, .ctx = &x};
+	struct scn_iterate_ctx x = {ops, f.c};
+	struct scn_passes ps = {.pass = scn_iterate_pass, .ctx = &x};
 	scn_run_passes(p, r, &ps);
 	res->ops = ps.k * f.n_live;
 	scn_check_passes(res, &ps, f.live_key_sum);

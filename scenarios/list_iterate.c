@@ -39,17 +39,6 @@ static int consolidate_untimed(const struct dod_ops *ops, struct scn_list *l,
 	return ok ? 0 : 1;
 }
 
-struct ctx {
-	const struct dod_ops *ops;
-	void *c;
-};
-
-static uint64_t pass(void *p)
-{
-	struct ctx *x = p;
-	return x->ops->iterate_sum(x->c);
-}
-
 static int run(const struct dod_ops *ops, const struct scn_params *p, struct hb_region *r,
                struct scn_result *res)
 {
@@ -59,8 +48,8 @@ static int run(const struct dod_ops *ops, const struct scn_params *p, struct hb_
 	int bad = p->list_state == SCN_LIST_CONSOLIDATED ? consolidate_untimed(ops, &l, res) : 0;
 	if (bad < 0)
 		return SCN_ERROR;
-	struct ctx x = {ops, l.c};
-	struct scn_passes ps = {.pass = pass, .ctx = &x};
+	struct scn_iterate_ctx x = {ops, l.c};
+	struct scn_passes ps = {.pass = scn_iterate_pass, .ctx = &x};
 	scn_run_passes(p, r, &ps);
 	res->ops = ps.k * (l.n_live ? l.n_live : 1);
 	if (!bad && scn_list_check(ops, &l, res))

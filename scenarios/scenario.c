@@ -135,6 +135,12 @@ static uint64_t choose_k(struct scn_passes *ps, uint64_t want, uint64_t max_k)
 
 const char *const scn_cache_names[SCN_N_CACHES] = {"warm", "cold"};
 
+uint64_t scn_iterate_pass(void *ctx)
+{
+	const struct scn_iterate_ctx *x = ctx;
+	return x->ops->iterate_sum(x->c);
+}
+
 /* The cold form of scn_run_passes: one pass, after every cached line was flushed. */
 static void run_cold(struct hb_region *r, struct scn_passes *ps)
 {

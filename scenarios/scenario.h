@@ -329,6 +329,13 @@ struct scn_passes {
 /* K aims the region at this many times hb_min_region_ns(), so that noise seldom puts a
  * repetition below it. */
 #define SCN_REGION_MARGIN 1.5
+/* The pass of iterate and list_iterate: ops->iterate_sum over c (ctx: a struct
+ * scn_iterate_ctx). Returns the sum. */
+struct scn_iterate_ctx {
+	const struct dod_ops *ops;
+	void *c;
+};
+uint64_t scn_iterate_pass(void *ctx);
 /* Warm (p->cache): runs ps->pass SCN_WARM_PASSES times untimed; then, unless p->passes
  * gives K, untimed batches of passes (1, 10, 100, ...) until one lasts a quarter of
  * hb_min_region_ns(), from which K = SCN_REGION_MARGIN x hb_min_region_ns() / the pass's
