@@ -64,8 +64,18 @@ REL_OBJS := $(call objs,$(B)/rel)
 # kernels and make bench-sim's SIM_CONTAINERS) and no other: compiling all ~200 variant
 # objects a second time for it took half of make bench's build. SIM_VARIANTS=all links
 # every variant (for SIM_CONTAINERS=all); a container not linked is refused with a message.
+# make bench-sim's lookup line (below): the handle designs' random lookup at 1M 16-byte
+# items (RESULTS.md's handle-design table: instructions and lines per lookup beside the
+# time of make bench's same case), under the desktop geometry only: 16 MB of items, twice
+# its last level. One rep: the counts are deterministic. About a minute (peer_stb_arr's
+# hash lookup is most of it). A list of container names.
+SIM_LOOKUP ?= plain_array handle_map packed_array slot_map sparse_set_paged slotmap_versioned \
+              slotmap_inline bulk_holes_vm bulk_holes_vm_pow2 bulk_holes_vm_line \
+              bulk_holes_runs_vm peer_colony peer_stb_arr
+comma := ,
+space := $(subst ,, )
 SIM_VARIANTS ?= $(filter particles_%,$(VARIANTS)) handle_map plain_array peer_malloc_ptrs \
-                peer_unordered_map
+                peer_unordered_map $(SIM_LOOKUP)
 SIM_VARIANT_OBJS := $(if $(filter all,$(SIM_VARIANTS)),$(VARIANT_OBJS),\
                       $(filter $(foreach v,$(SIM_VARIANTS),v/$(v).%),$(VARIANT_OBJS)))
 SIM_OBJS := $(addprefix $(B)/sim/,$(SIM_VARIANT_OBJS)) $(patsubst %.c,$(B)/sim/%.o,$(PLAIN_C))
@@ -100,7 +110,8 @@ deps:
 
 # One run id for all the invocations of a sweep file, so the report treats them as one run.
 RUN_ID    := bench-$(BENCH_STAMP)-$(shell hostname | tr -c 'A-Za-z0-9._\n-' _)
-RUN        = $(B)/dodbench run --n $(BENCH_N) --seed 1 --run-id $(RUN_ID) --out $(BENCH_OUT)
+RUN_AT     = $(B)/dodbench run --seed 1 --run-id $(RUN_ID) --out $(BENCH_OUT)
+RUN        = $(RUN_AT) --n $(BENCH_N)
 # The sweeps are data: one `dodbench run` per line of these files (docs/ARCHITECTURE.md,
 # "Sweeps").
 SWEEPS       ?= sweeps/bench.txt
@@ -148,6 +159,9 @@ bench-sim-run: build
 	$(SIM_RUN) --scenario create,iterate,lookup,clear,reset --order seq,random --reps 3 --warmup 1
 	$(SIM_RUN) --scenario create,iterate,lookup,clear,reset --order seq,random --reps 3 --warmup 1 \
 	  --sim-ll $(SIM_LL)
+	$(RUN_AT) --counters callgrind --container $(subst $(space),$(comma),$(strip $(SIM_LOOKUP))) \
+	  --scenario lookup --n 1000000 --elem-bytes 16 --order random --reps 1 --warmup 0 \
+	  --sim-ll $(SIM_LL) --quiet
 	$(if $(filter 1,$(SIM_DEFRAG)),$(SIM_RUN) --scenario defragment --reps 1 --warmup 0 --sim-ll $(SIM_LL))
 	@$(MAKE) --no-print-directory report
 

@@ -4,7 +4,11 @@ with its bootstrap 95% CI, erase, bytes per slot and per live item at n = 2^20, 
 handle whose slot was reused 2^16 or 2^32 times is detected), the fastest design for that
 lookup with its CI, issue 16's lookup target (<= 1.15x plain_array) and defragment target
 (<= 20 ms at 100k shuffled) as met / missed / unclear, and the per-frame defragment's
-frame times (defrag_frames: p50 / p99 / max per max_swaps).
+frame times (defrag_frames: p50 / p99 / max per max_swaps). Beside the lookup's time, what
+callgrind counted per lookup in the same case (`make bench-sim`'s lookup line: the
+instructions, and the D1 and last-level misses, which at 16 MB of items count the lines a
+lookup touches), from the newest callgrind run of the reported run's host and revision;
+— without one.
 
 The designs are the role handle_design of reports/data/containers.csv, every container of
 family id_lookup in the run and every container of reports/data/stale_detection.csv
@@ -18,11 +22,12 @@ import md
 import results
 import stats as bench_stats
 from md import DASH, ci_text, fmt, fmt_ns
-from results import TABLE_ELEM_BYTES, TABLE_N, ReportError
+from results import TABLE_ELEM_BYTES, TABLE_N, ReportError, is_sim_row
 from sections import Section, scope_line
 from sections.bulk_run import Run, ratio
 from sections.bulk_targets import MET, status
 from sections.handle_map_claims import axis, cases_of
+from sections.sim_caches import geometry_text
 
 NAME = "handle_designs"
 HEADING = "## Handle designs"
@@ -82,6 +87,69 @@ def lookup_ci(run, c):
     return ratio(base, mine) if mine and base else None
 
 
+def _ll_bytes(geometry):
+    """The size in bytes of a sim_ll geometry 'size:assoc:line'; None (callgrind's default,
+    the host's own last level, size not recorded) sorts last."""
+    return int(geometry.split(":")[0]) if geometry else float("inf")
+
+
+def lookup_sim(rows, info, run_id=None):
+    """What callgrind counted per lookup in the LOOKUP case (n=1M, 16 B, random, no holes):
+    (sim run id, (sim_d1, sim_ll) geometry, {container: (instructions, D1 misses, LL
+    misses)}), each a count per lookup (the region's count / ops; misses read + write),
+    the median over the reps; or None without such verified callgrind rows on info's host
+    and git revision. The run: run_id if it has them, else the newest that has; the
+    geometry: the smallest simulated last level of that run (the one the 16 MB of items
+    fit least in: the DRAM case)."""
+    if info is None:
+        return None
+    scenario, n, elem, order = LOOKUP
+    mine = [r for r in rows if is_sim_row(r) and r["verified"] == 1
+            and (r["scenario"], r["n"], r["elem_bytes"], r["order"]) == LOOKUP
+            and r["hole_ratio"] == 0 and r["ops"]
+            and (r["host"], r["git_rev"]) == (info["host"], info["git_rev"])]
+    runs = {r["run_id"] for r in mine}
+    if not runs:
+        return None
+    sim_run = run_id if run_id in runs else results.latest_run(mine, runs)
+    mine = [r for r in mine if r["run_id"] == sim_run]
+    geometry = min({(r["sim_d1"], r["sim_ll"]) for r in mine}, key=lambda g: _ll_bytes(g[1]))
+    per = {}
+    for r in mine:
+        if (r["sim_d1"], r["sim_ll"]) != geometry:
+            continue
+        counts = [r["sim_ir"], (r["sim_d1mr"], r["sim_d1mw"]), (r["sim_dlmr"], r["sim_dlmw"])]
+        counts = [None if v is None or (isinstance(v, tuple) and None in v)
+                  else (sum(v) if isinstance(v, tuple) else v) / r["ops"] for v in counts]
+        per.setdefault(r["container"], []).append(counts)
+    out = {}
+    for c, reps in per.items():
+        columns = ([x for x in column if x is not None] for column in zip(*reps))
+        out[c] = tuple(bench_stats.median(col) if col else None for col in columns)
+    return sim_run, geometry, out
+
+
+def _sim_cells(sim, c):
+    """The callgrind cells of c's row: instructions per lookup, 'D1 / LL' misses per lookup."""
+    counts = sim[2].get(c) if sim else None
+    if not counts:
+        return [DASH, DASH]
+    ins, d1, ll = counts
+    return [fmt(ins), f"{fmt(d1)} / {fmt(ll)}"]
+
+
+def _sim_sentence(sim):
+    """What the callgrind columns are and where they come from."""
+    if sim is None:
+        return ("callgrind per lookup: — (no callgrind run of this host and revision with the "
+                "lookup case: `make bench-sim`).")
+    run_id, (d1, ll), _ = sim
+    return (f"callgrind per lookup (run `{run_id}`, D1 {geometry_text(d1)}, LL "
+            f"{geometry_text(ll)}): "
+            "instructions, and D1 / LL misses (read + write) per lookup in the same case; the "
+            "16 MB of items are far above D1, so D1 misses count the lines a lookup touches.")
+
+
 def _bytes(run, c, elem, holes):
     """Committed bytes per slot (holes 0: per item = per slot) or per live item (holes >
     0) of c's memory case at MEMORY_N, or None."""
@@ -99,8 +167,9 @@ def _stale_cell(stale, c):
                      for r in sorted(found)) or DASH
 
 
-def table_lines(run, stale):
-    """The table lines (a row per design, peer and the baseline) and the memory item size."""
+def table_lines(run, stale, sim=None):
+    """The table lines (a row per design, peer and the baseline) and the memory item size;
+    sim: lookup_sim()'s counts for the callgrind columns (None: —)."""
     names = designs(run, stale) + list(PEERS) + [BASE]
     # The item size at which the most designs have memory rows (ties: the smaller).
     elem = max(sorted({k[3] for k in run.cases if k[0] == "memory"}) or [TABLE_ELEM_BYTES],
@@ -112,18 +181,21 @@ def table_lines(run, stale):
         erase = _table_case(run, "erase", c)
         rows.append([c if c not in PEERS else f"{c} (peer)"]
                     + [fmt(st.ns_per_op) if st else DASH for st in cells]
-                    + [ci_text(ci) if ci else DASH, fmt(erase.ns_per_op) if erase else DASH]
+                    + [ci_text(ci) if ci else DASH] + _sim_cells(sim, c)
+                    + [fmt(erase.ns_per_op) if erase else DASH]
                     + [fmt(_bytes(run, c, elem, h)) for h in (0.0, 0.5)]
                     + [DASH if c in PEERS or c == BASE else _stale_cell(stale, c)])
     head = ["container", "create ns/op", "iterate ns/item", "random lookup 1M 16 B / "
-            f"{BASE} [95% CI]", "erase ns/op", f"bytes/slot ({elem} B)",
+            f"{BASE} [95% CI]", "instructions/lookup (callgrind)",
+            "D1 / LL misses/lookup (callgrind)", "erase ns/op", f"bytes/slot ({elem} B)",
             f"bytes/live item (0.5 holes, {elem} B)", "stale handle detected after reuses"]
     return md.table(head, rows), elem
 
 
-def fastest_lines(run, names):
+def fastest_lines(run, names, sim=None):
     """The fastest design for the 1M random lookup with its CI, the next one against it,
-    and the lookup target's status."""
+    the lookup target's status, and (sim: lookup_sim()'s counts) the fastest design's
+    instructions and lines per lookup against the baseline's."""
     found = sorted((ci.ratio, c, ci) for c in names if (ci := lookup_ci(run, c)))
     scenario, n, elem, order = LOOKUP
     if not found:
@@ -145,6 +217,14 @@ def fastest_lines(run, names):
     out.append(f"- Target lookup <= {fmt(LOOKUP_LIMIT, '×')} {BASE} (95% CI at or below it): "
                f"**{word}**" + (f" by {', '.join(met)}" if met else f" (best {best} "
                                                                   f"{ci_text(ci)})"))
+    counts = sim[2] if sim else {}
+    if best in counts and BASE in counts and None not in counts[best] + counts[BASE]:
+        (ins, d1, ll), (base_ins, base_d1, base_ll) = counts[best], counts[BASE]
+        out.append(f"- Where {best}'s time goes (callgrind): {fmt(ins)} instructions and "
+                   f"{fmt(d1)} / {fmt(ll)} D1 / LL misses per lookup, against {BASE}'s "
+                   f"{fmt(base_ins)} and {fmt(base_d1)} / {fmt(base_ll)}: "
+                   f"{fmt(ins / base_ins, '×')} the instructions, "
+                   f"{fmt(d1 / base_d1, '×')} the lines.")
     return out
 
 
@@ -204,7 +284,8 @@ def render(ctx, stale_path=STALE_PATH):
     run = Run(ctx.rows, ctx.run_id, ctx.cases)
     stale = load_stale(stale_path)
     names = designs(run, stale)
-    table, _ = table_lines(run, stale)
+    sim = lookup_sim(ctx.rows, ctx.info, ctx.run_id)
+    table, _ = table_lines(run, stale, sim)
     shown = set(names) | set(PEERS) | {BASE, SORTDEFRAG}
     reps = [st.reps for k, st in ctx.cases.items() if k[1] in shown]
     out = [HEADING, "", scope_line(md.range_text(reps)) if reps
@@ -216,8 +297,8 @@ def render(ctx, stale_path=STALE_PATH):
            f"committed bytes at n={MEMORY_N} (x2 growth ends there) per slot without holes "
            "and per live item with half the items erased; stale: "
            "`reports/data/stale_detection.csv` (a cmocka test proves each row"
-           + (", file absent in this checkout" if stale is None else "") + "). — = not "
-           "measured.", ""]
-    out += table + [""] + fastest_lines(run, names) + defrag_lines(run)
+           + (", file absent in this checkout" if stale is None else "") + "); "
+           + _sim_sentence(sim) + " — = not measured.", ""]
+    out += table + [""] + fastest_lines(run, names, sim) + defrag_lines(run)
     line = headline(run, names)
     return Section(NAME, HEADING, md.section_text(NAME, out), headline=[line] if line else [])

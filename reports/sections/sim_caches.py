@@ -15,7 +15,7 @@ HEADING = "## Simulated caches (callgrind)"
 PAGE = "sim_caches.md"  # in the report's directory: the section's tables
 
 
-def _geometry(text):
+def geometry_text(text):
     """'8388608:16:64' -> '8 MiB, 16-way, 64 B lines'; None -> 'callgrind's default'."""
     if text is None:
         return "callgrind's default"
@@ -54,7 +54,7 @@ def render_sim(sims, info, time_run_id):
                     ratio = value / base if c != HM and value is not None and base else None
                     cells.append(fmt(value) + ("" if ratio is None else f" ({fmt(ratio, '×')})"))
                 rows.append(cells)
-        out += ["", f"### D1 {_geometry(d1)}; LL {_geometry(ll)}", ""] + md.table(header, rows)
+        out += ["", f"### D1 {geometry_text(d1)}; LL {geometry_text(ll)}", ""] + md.table(header, rows)
     return "\n".join(out + ["", end]) + "\n"
 
 
@@ -93,14 +93,14 @@ def summary(sims):
            f"the timed regions of {n_cases} cases of the handle_map table's scenarios, "
            f"deterministic on any machine, under {len(geometries)} cache "
            f"geometr{'y' if len(geometries) == 1 else 'ies'} (" + "; ".join(
-               f"D1 {_geometry(d1)}, LL {_geometry(ll)}" for d1, ll in geometries) + ").")
+               f"D1 {geometry_text(d1)}, LL {geometry_text(ll)}" for d1, ll in geometries) + ").")
     d1, ll = geometries[0]
     lookup = {c: v for (c, sc), v in sims[(d1, ll)].items() if sc == "lookup"}
     if HM in lookup and lookup[HM][2] is not None:
         names = md.ordered(set(lookup) - {HM}, CHART_CONTAINERS)
         others = ", ".join(f"{c} {fmt(lookup[c][2])}" for c in names
                            if lookup[c][2] is not None)
-        out += (f" Lookup under D1 {_geometry(d1)}: {fmt(lookup[HM][2])} D1 misses per "
+        out += (f" Lookup under D1 {geometry_text(d1)}: {fmt(lookup[HM][2])} D1 misses per "
                 f"element for {HM}"
                 + (f", against {others}" if others else "") + ".")
     return out

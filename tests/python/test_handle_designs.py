@@ -2,7 +2,9 @@
 the stale-detection file (absent, read, malformed), the table with every design (the
 containers.csv role, an id_lookup container found in the run, a stale file's container),
 the fastest random lookup with its CI and the <= 1.15x target met / missed / unclear, the
-fast defragment's 20 ms target, the defrag_frames tails, and a run without these rows.
+fast defragment's 20 ms target, the defrag_frames tails, a run without these rows, and
+callgrind's instructions and lines per lookup beside the lookup's time (the sim run of the
+run's host and revision, its smallest simulated last level).
 
 Run from the repository root with Debian's interpreter:
     /usr/bin/python3 -m pytest -q tests/python/test_handle_designs.py
@@ -132,5 +134,43 @@ def test_a_run_without_these_rows(tmp_path):
     text, headline = render(tmp_path, case("plain_array", "iterate", 1000, 1.0))
     assert "not measured (needs lookup rows at n=1000000, 16 B" in text
     assert "Frame times of the incremental defragment: not measured" in text
-    assert "| packed_array | — | — | — | — | — | — | file absent |" in text
+    assert "| packed_array | — | — | — | — | — | — | — | — | file absent |" in text
     assert headline == []
+
+
+def sim_lookup(container, ir, d1, ll, run_id="sim-run", ll_geometry="8388608:16:64",
+               host="testhost"):
+    """One callgrind row of the 1M 16 B random lookup: ir, d1, ll counts per lookup."""
+    out = lookup(container, 100.0, jitter=(1.0,))
+    n = LOOKUP_N
+    for r in out:
+        r.update(counter_source="callgrind", run_id=run_id, host=host,
+                 sim_ir=str(round(ir * n)), sim_dr=str(n), sim_dw="0",
+                 sim_d1mr=str(round(d1 * n)), sim_d1mw="0", sim_dlmr=str(round(ll * n)),
+                 sim_dlmw="0", sim_d1="32768:8:64", sim_ll=ll_geometry,
+                 invocation=f"sim-{ll_geometry or 'host'}")
+    return out
+
+
+def test_callgrind_counts_per_lookup_beside_the_time(tmp_path):
+    sims = (sim_lookup(hd.BASE, 8, 1.12, 0.76) + sim_lookup(ONELINE, 24, 1.13, 0.88)
+            # the host's own last level (no sim_ll): the 8 MiB one is the smaller, shown
+            + sim_lookup(ONELINE, 24, 1.13, 0.1, ll_geometry="")
+            # another host's run: never read
+            + sim_lookup("packed_array", 99, 9, 9, run_id="other", host="elsewhere"))
+    text, _ = render(tmp_path, table_rows() + sims, STALE)
+    rows = {line.split(" | ")[0][2:]: line for line in text.splitlines()
+            if line.startswith("| ")}
+    assert "| 24 | 1.13 / 0.88 |" in rows[ONELINE]
+    assert "| 8 | 1.12 / 0.76 |" in rows[hd.BASE]
+    assert "| — | — |" in rows["packed_array"]  # its only counts are another host's
+    assert "callgrind per lookup (run `sim-run`, D1 32 KiB, 8-way, 64 B lines, LL 8 MiB" in text
+    assert (f"Where {ONELINE}'s time goes (callgrind): 24 instructions and 1.13 / 0.88 D1 / LL "
+            f"misses per lookup, against {hd.BASE}'s 8 and 1.12 / 0.76: 3× the instructions, "
+            "1.009× the lines.") in text
+
+
+def test_no_callgrind_run_says_so(tmp_path):
+    text, _ = render(tmp_path, table_rows(), STALE)
+    assert "callgrind per lookup: — (no callgrind run of this host and revision" in text
+    assert "Where" not in text
