@@ -22,10 +22,10 @@ excluded and counted in a warning. Bad input prints one "report.py: FILE:LINE: m
 line on stderr and exits with status 2; an output that cannot be written exits with 1.
 
 `--repeat CSV` judges every claim again on a repeat run (a second `make bench` on the same
-machine and revision) and reports a claim whose class differs as "not reproduced", with
-both classes (sections.replicated): one run's CI does not show how far two runs differ.
-Exit status 1 when a claim's two classes are opposite (confirmed or bound holds against
-refuted: a rule deciding on noise). Reading the published run by default, the published
+machine and revision): a claim whose two classes are opposite (confirmed or bound holds
+against refuted: a rule deciding on noise; one run's CI does not show how far two runs
+differ) is "not reproduced" and the exit status is 1; classes that differ without
+contradicting are combined (verdicts.combine), both given (sections.replicated). Reading the published run by default, the published
 repeat (results/published/bench-repeat.csv.xz) is the repeat. `--publish FILE` also writes
 the rows of the runs the document reports to FILE (xz), the file `make publish` commits,
 and with --repeat the repeat's rows to FILE's name with -repeat (bench-repeat.csv.xz).
@@ -394,7 +394,7 @@ def summary_lines(ctx, rendered, status, results_md, changed):
 def claim_classes(rendered, claims):
     """{claim id: verdict class} of every claim, from the rendered sections' claim rows
     (not measured where no section judged it), as the reported run alone gives them (a
-    row a repeat made "not reproduced" counts with its own class)."""
+    row a repeat changed counts with its own class)."""
     rows = {k: v for s in rendered.values() if s for k, v in s.claims.items()}
     return {c.id: (rows[c.id].alone or rows[c.id].verdict) if c.id in rows else vd.NOT_MEASURED
             for c in claims}
@@ -438,11 +438,13 @@ def replication_lines(ctx, mine):
     number of claims whose classes are opposite)."""
     theirs = ctx.repeat.classes
     differ, opposite = compare_classes(mine, theirs)
+    pairs = lambda ids: ", ".join(  # noqa: E731
+        f"{i} ({mine[i]} / {theirs.get(i, vd.NOT_MEASURED)})" for i in ids) or "none"
     out = [f"repeat: {len(mine) - len(differ)} of {len(mine)} claims have the same class in "
-           f"run {ctx.run_id} and its repeat {ctx.repeat.run_id}; not reproduced: "
-           + (", ".join(f"{i} ({mine[i]} / {theirs.get(i, vd.NOT_MEASURED)})" for i in differ)
-              or "none")]
-    out.append("opposite classes (a rule deciding on noise): " + (", ".join(opposite) or "none"))
+           f"run {ctx.run_id} and its repeat {ctx.repeat.run_id}; combined (different, not "
+           f"opposite): {pairs([i for i in differ if i not in opposite])}"]
+    out.append("not reproduced: opposite classes (a rule deciding on noise): "
+               + pairs(opposite))
     return out, len(opposite)
 
 
@@ -460,8 +462,8 @@ def main(argv=None):
                        help=what + " (default: %(default)s)")
     p.add_argument("--repeat", metavar="CSV", help="judge every claim on the repeat run in CSV "
                    "too (a second make bench on this machine and revision): a claim whose "
-                   "class differs is 'not reproduced'; exit status 1 when two classes are "
-                   "opposite (default: the published repeat, when reading the published run)")
+                   "classes are opposite is 'not reproduced' (exit status 1), classes that "
+                   "differ otherwise are combined (default: the published repeat, when reading the published run)")
     p.add_argument("--publish", metavar="FILE", help="also write the rows of the runs the "
                    "document reports (the main run, the callgrind run) to FILE, xz-compressed "
                    "(`make publish`: results/published/bench.csv.xz), and with --repeat the "

@@ -10,6 +10,7 @@ enough that the cell "**class**: reason" fits CELL_MAX characters (fit()). The C
 helpers take are stats.RatioCI (ratio, low, high; low/high None without a CI), of times
 or of speed-ups: the helpers compare numbers, the rule says which side is which. TERMS are
 the words the verdicts use, explained once under the claim index with the classes."""
+import re
 from dataclasses import dataclass
 
 import md
@@ -38,9 +39,12 @@ CLASSES = (
                             "it occur"),
     (UNDECIDED, "a case's CI straddles the rule's threshold: more reps or a quieter machine "
                 "would decide"),
-    (NOT_REPRODUCED, "two make bench runs on one machine and revision gave different classes "
-                     "(the reason gives both): the runs differ by more than one run's CI "
-                     "shows, so neither class is the machine's"),
+    (NOT_REPRODUCED, "two make bench runs on one machine and revision gave opposite classes "
+                     "(confirmed in one, refuted in the other; the reason gives both): the "
+                     "runs differ by more than one run's CI shows, so neither class is the "
+                     "machine's. Classes that differ without contradicting are combined (the "
+                     "decided one over an open one, depends over a one-way class) and the "
+                     "reason gives both"),
     (NOT_MEASURED, "no rule judges the claim yet, or the run has no rows for it"),
 )
 # (word, meaning) of the other words the verdicts, their details and the targets use.
@@ -80,6 +84,32 @@ NAMES = tuple(name for name, _ in CLASSES)
 # a repeat is a rule deciding on noise, not a claim near its threshold (replicate()).
 OPPOSITE = {(CONFIRMED, REFUTED), (REFUTED, CONFIRMED), (BOUND_HOLDS, REFUTED),
             (REFUTED, BOUND_HOLDS)}
+
+# Classes that decide nothing: a repeat in one of them neither confirms nor contradicts.
+OPEN_CLASSES = (UNDECIDED, NOT_MEASURED, PREMISE_NOT_EXERCISED)
+
+
+def combine(mine, theirs):
+    """The class of a claim judged on a run (mine) and its repeat (theirs): the shared class;
+    NOT_REPRODUCED only when the two are OPPOSITE; otherwise what both runs support: a
+    decided class over one that decides nothing (OPEN_CLASSES: the repeat did not
+    contradict it), DEPENDS over a one-way class (the two runs' cases together go both
+    ways), BOUND_HOLDS over CONFIRMED (the bound held in both; it was reached in one)."""
+    if mine == theirs:
+        return mine
+    if (mine, theirs) in OPPOSITE:
+        return NOT_REPRODUCED
+    pair = {mine, theirs}
+    if pair <= set(OPEN_CLASSES):  # neither decided: the more informative open class
+        return next(c for c in (PREMISE_NOT_EXERCISED, UNDECIDED, NOT_MEASURED) if c in pair)
+    decided = pair - set(OPEN_CLASSES)
+    if len(decided) == 1:
+        return decided.pop()
+    for weaker in (DEPENDS, BOUND_HOLDS):
+        if weaker in pair:
+            return weaker
+    return NOT_REPRODUCED  # no pair reaches here: every decided pair is above
+
 
 ABOVE, BELOW, STRADDLES = 1, -1, 0  # side(): where a CI lies against a threshold
 
@@ -138,25 +168,78 @@ def decide(ci, threshold, above, below):
     return UNDECIDED, straddle_text(ci, threshold)
 
 
+OPEN_SHARE = 0.25  # across(): at most this share of a claim's cases may be open (their
+# CI straddling the threshold) for the decided ones to decide it; the open ones are listed
+
+
 def across(signs):
     """(class, why) of a claim over every case it covers: signs [(label, sign, CI,
-    threshold)], sign +1 when the case holds, -1 when it contradicts, 0 undecided (its CI
-    straddles threshold). Cases both ways: DEPENDS (whatever the
-    undecided ones do); all holding: CONFIRMED; all contradicted: REFUTED; else UNDECIDED,
-    why naming the undecided cases (the first one's CI) and what would decide. No cases:
-    (NOT_MEASURED, "no case")."""
+    threshold)], sign +1 when the case holds, -1 when it contradicts, 0 open (its CI
+    straddles threshold). One rule for mixed and open cases, so no single case vetoes:
+    cases decided both ways: DEPENDS (why names the axis that separates them, when one
+    does: separating_axis); every decided case holding: CONFIRMED, every one
+    contradicting: REFUTED, either only while the open cases are at most OPEN_SHARE of all
+    (why lists them); more open ones, or none decided: UNDECIDED, why naming the first open
+    case (its CI) and the counts. No cases: (NOT_MEASURED, "no case")."""
     if not signs:
         return NOT_MEASURED, "no case"
     yes = [s for s in signs if s[1] > 0]
     no = [s for s in signs if s[1] < 0]
     open_ = [s for s in signs if s[1] == 0]
     if yes and no:
-        return DEPENDS, ""
-    if not open_:
-        return (CONFIRMED, "") if yes else (REFUTED, "")
+        return DEPENDS, separating_axis([s[0] for s in yes], [s[0] for s in no])
+    if (yes or no) and len(open_) <= OPEN_SHARE * len(signs):
+        why = (f"{len(open_)} of {len(signs)} cases open (at most {OPEN_SHARE:.0%} may be): "
+               + ", ".join(s[0] for s in open_)) if open_ else ""
+        return (CONFIRMED if yes else REFUTED), why
     label, _, ci, threshold = open_[0]
     return UNDECIDED, (f"{len(yes)} cases for, {len(no)} against, {len(open_)} undecided "
                        f"({label}: {straddle_text(ci, threshold)})")
+
+
+# The parameters a case label names, each a pattern whose first group is its value: the
+# labels the rules write ("lookup n=1000 8 B seq", "tags_build n=10000 game", "n=30000, 8
+# B", "iterate n=100000 8 B, 0.1 oldest holes", "n=10000, max_swaps 256", "slot_map
+# n=100000"): the first word is a scenario or a container.
+LABEL_AXES = (("n", r"\bn=(\d+)"), ("item size", r"\b(\d+) B\b"),
+              ("order", r"\b(seq|random)\b"), ("holes", r"\b([\d.]+ \w+) holes\b"),
+              ("max_swaps", r"\bmax_swaps (\d+)"),
+              ("scenario or container", r"^([a-z][a-z0-9_]*)\b(?!=)"))
+
+
+def _axis_values(labels, pattern):
+    """The value of one axis in each label (re pattern, group 1), or None when a label
+    lacks it."""
+    found = [re.search(pattern, label) for label in labels]
+    return None if not all(found) else [m.group(1) for m in found]
+
+
+def separating_axis(yes, no):
+    """The why of a DEPENDS over case labels: the first LABEL_AXES axis whose values in the
+    holding cases (yes) and the failing ones (no) do not overlap, as 'separated by n: holds
+    at n 1000, 10000, fails at n 1000000' (numbers in increasing order), or 'no single
+    parameter separates the cases for from those against'."""
+    for axis, pattern in LABEL_AXES:
+        a, b = _axis_values(yes, pattern), _axis_values(no, pattern)
+        if a is None or b is None or set(a) & set(b):
+            continue
+        key = lambda v: (0, float(v)) if v.replace(".", "", 1).isdigit() else (1, v)  # noqa: E731
+        return (f"separated by {axis}: holds at {axis} "
+                + ", ".join(sorted(set(a), key=key)) + f", fails at {axis} "
+                + ", ".join(sorted(set(b), key=key)))
+    return "no single parameter separates the cases for from those against"
+
+
+def band_sign(ci, low, high, rounding):
+    """+1 when the whole CI lies in the article's band [low, high] widened by its rounding
+    on each side (a figure of "8-10%" given in whole percent: rounding 0.005), -1 when it
+    lies wholly outside (below or above), 0 when it straddles an edge or has no CI."""
+    if ci is None or ci.low is None:
+        return 0
+    lo, hi = low - rounding, high + rounding
+    if lo <= ci.low and ci.high <= hi:
+        return 1
+    return -1 if ci.high < lo or ci.low > hi else 0
 
 
 def up_to(cases, bound, about, gain=True):
@@ -276,19 +359,23 @@ def across_reason(signs, what="", verdict=None, whys=None, show=md.ci_short):
     if verdict in (CONFIRMED, REFUTED):
         group = yes if verdict == CONFIRMED else no
         timed = [s for s in group if s[2] is not None and s[2].low is not None]
-        if len(group) <= 2 and len(timed) == len(group):
+        if len(group) <= 2 and len(timed) == len(group) and not open_:
             return fit(verdict, head + " and ".join(case_text(s, show) for s in group))
         word = "holds" if verdict == CONFIRMED else "fails"
-        main = head + (f"{word} in all {len(group)} cases" if len(group) > 1
-                       else f"{word} in its one case, {group[0][0]}")
+        decided = " decided" if open_ else ""
+        main = head + (f"{word} in all {len(group)}{decided} cases" if len(group) > 1
+                       else f"{word} in its one{decided} case, {group[0][0]}")
+        opened = f"{len(open_)} open: {', '.join(s[0] for s in open_)}" if open_ else ""
         if timed:
             return fit(verdict, main + "; nearest: "
-                       + case_text(min(timed, key=_distance), show))
-        return fit(verdict, main)
+                       + case_text(min(timed, key=_distance), show), opened)
+        return fit(verdict, main, opened)
     if verdict == DEPENDS:
         clear = lambda group: max(group, key=_distance)  # noqa: E731
         return fit(verdict, head + f"holds at {case_text(clear(yes), show)}, fails at "
-                   f"{case_text(clear(no), show)}", f"{len(yes)} cases for, {len(no)} against")
+                   f"{case_text(clear(no), show)}", separating_axis(
+                       [s[0] for s in yes], [s[0] for s in no]),
+                   f"{len(yes)} cases for, {len(no)} against")
     if verdict == UNDECIDED and open_:
         first = open_[0]
         why = (whys or {}).get(first[0])

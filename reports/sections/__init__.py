@@ -33,7 +33,7 @@ class ClaimRow:
     """The verdict of one claim id of reports/data/claims.csv: its class (verdicts.CLASSES),
     what was measured (one line, every case), the rule that judged it (one line), the chart
     that shows it (a link relative to RESULTS.md, or ""); alone: the class this run alone
-    gives when a repeat run made the row "not reproduced" (replicated()), else ""; reason:
+    gives when a repeat run's class differs (replicated()), else ""; reason:
     the one line printed beside the class (verdicts.fit: the deciding figure with its CI);
     detail: the link (relative to RESULTS.md) to the claim's entry on its article's verdict
     page (claim_index.write_details), or ""."""
@@ -108,19 +108,25 @@ class Repeat:
 def replicated(rows, repeat):
     """{claim id: ClaimRow} of rows ({claim id: ClaimRow} of one run) judged against a
     repeat run (Repeat, or None: rows as they are): a claim whose class the repeat shares
-    keeps its row; one whose class differs becomes "not reproduced", its measured text
-    giving both classes (this run's reason and figures first) and its reason both classes,
-    then this run's reason where it fits. A class the repeat lacks counts as "not measured" there."""
+    keeps its row; one whose class differs takes verdicts.combine's class ("not
+    reproduced" only when the two are opposite), its measured text giving both classes
+    (this run's reason and figures first), its reason both classes, then this run's reason
+    where it fits, `alone` this run's class. A class the repeat lacks counts as "not
+    measured" there."""
     if repeat is None:
         return rows
     out = {}
     for cid, row in rows.items():
         theirs = repeat.classes.get(cid, vd.NOT_MEASURED)
+        if theirs == row.verdict:
+            out[cid] = row
+            continue
         why = f" ({row.reason})" if row.reason else ""
-        out[cid] = row if theirs == row.verdict else ClaimRow(
-            vd.NOT_REPRODUCED, f"this run: {row.verdict}{why}: {row.measured}; repeat run "
+        both = vd.combine(row.verdict, theirs)
+        out[cid] = ClaimRow(
+            both, f"this run: {row.verdict}{why}: {row.measured}; repeat run "
             f"{repeat.run_id}: {theirs}", row.rule, row.chart, row.verdict,
-            vd.fit(vd.NOT_REPRODUCED, f"{row.verdict} in this run, {theirs} in its repeat",
+            vd.fit(both, f"{row.verdict} in this run, {theirs} in its repeat",
                    f"this run: {row.reason}" if row.reason else ""), row.detail)
     return out
 

@@ -1,7 +1,7 @@
 """Replication (docs/ARCHITECTURE.md, "Replication"): RESULTS.md judges every claim on a run
 and on its repeat (report.py --repeat; the published pair by default); a claim whose
-classes differ is "not reproduced" with both classes, and opposite classes (a rule that
-flips sides) exit 1. Each outcome of sections.replicated and report.compare_classes is fed
+classes are opposite (a rule that flips sides) is "not reproduced" and exits 1; classes
+that differ otherwise are combined (verdicts.combine) with both given. Each outcome of sections.replicated and report.compare_classes is fed
 here, and report.main's wiring: the repeat read by default, the document's rows, the exit
 status, the published repeat.
 
@@ -13,6 +13,8 @@ import lzma
 import shutil
 import sys
 from pathlib import Path
+
+import pytest
 
 REPO = Path(__file__).resolve().parents[2]
 sys.dont_write_bytecode = True
@@ -41,31 +43,51 @@ def test_a_class_the_repeat_shares_keeps_its_row():
     assert all(r.alone == "" for r in out.values())
 
 
-def test_a_class_the_repeat_does_not_share_is_not_reproduced_with_both():
+def test_opposite_classes_are_not_reproduced_with_both():
     mine = rows(A1=vd.CONFIRMED, C8=vd.CONFIRMED)
-    out = replicated(mine, Repeat("r2", {"A1": vd.CONFIRMED, "C8": vd.DEPENDS}))
+    out = replicated(mine, Repeat("r2", {"A1": vd.CONFIRMED, "C8": vd.REFUTED}))
     assert out["A1"] == mine["A1"]
     c8 = out["C8"]
     assert c8.verdict == vd.NOT_REPRODUCED and c8.alone == vd.CONFIRMED
-    assert c8.measured == "this run: confirmed: figure of C8; repeat run r2: depends"
+    assert c8.measured == "this run: confirmed: figure of C8; repeat run r2: refuted"
     assert (c8.rule, c8.chart) == ("rule of C8", "C8.png")
 
 
-def test_a_not_reproduced_reason_gives_both_classes_and_this_runs_reason_where_it_fits():
+@pytest.mark.parametrize("mine, theirs, both", [
+    (vd.CONFIRMED, vd.UNDECIDED, vd.CONFIRMED),      # the repeat did not contradict it
+    (vd.UNDECIDED, vd.REFUTED, vd.REFUTED),
+    (vd.CONFIRMED, vd.NOT_MEASURED, vd.CONFIRMED),
+    (vd.CONFIRMED, vd.DEPENDS, vd.DEPENDS),          # the two runs' cases go both ways
+    (vd.DEPENDS, vd.REFUTED, vd.DEPENDS),
+    (vd.CONFIRMED, vd.BOUND_HOLDS, vd.BOUND_HOLDS),  # the bound held in both, reached in one
+    (vd.PREMISE_NOT_EXERCISED, vd.CONFIRMED, vd.CONFIRMED),
+    (vd.UNDECIDED, vd.NOT_MEASURED, vd.UNDECIDED),
+    (vd.REFUTED, vd.BOUND_HOLDS, vd.NOT_REPRODUCED),  # opposite
+    (vd.REFUTED, vd.CONFIRMED, vd.NOT_REPRODUCED),
+])
+def test_classes_that_differ_without_contradicting_are_combined(mine, theirs, both):
+    assert vd.combine(mine, theirs) == both and vd.combine(theirs, mine) == both
+    row = replicated(rows(A1=mine), Repeat("r2", {"A1": theirs}))["A1"]
+    assert (row.verdict, row.alone) == (both, mine)
+    assert row.reason.startswith(f"{mine} in this run, {theirs} in its repeat")
+
+
+def test_a_combined_reason_gives_both_classes_and_this_runs_reason_where_it_fits():
     short = {"C8": ClaimRow(vd.CONFIRMED, "figure", reason="slope n^0.04 [-0.18, 0.1] < 0.2")}
     c8 = replicated(short, Repeat("r2", {"C8": vd.UNDECIDED}))["C8"]
+    assert c8.verdict == vd.CONFIRMED
     assert c8.reason == ("confirmed in this run, not decided at this precision in its repeat; "
                          "this run: slope n^0.04 [-0.18, 0.1] < 0.2")
     assert c8.measured.startswith("this run: confirmed (slope n^0.04 [-0.18, 0.1] < 0.2): figure")
     long = {"C8": ClaimRow(vd.CONFIRMED, "figure", reason="x" * 150)}
-    c8 = replicated(long, Repeat("r2", {"C8": vd.UNDECIDED}))["C8"]
-    assert c8.reason == "confirmed in this run, not decided at this precision in its repeat"
+    c8 = replicated(long, Repeat("r2", {"C8": vd.REFUTED}))["C8"]
+    assert c8.reason == "confirmed in this run, refuted in its repeat"
     assert len(vd.cell(c8.verdict, c8.reason)) <= vd.CELL_MAX
 
 
 def test_a_claim_the_repeat_did_not_judge_counts_as_not_measured_there():
     out = replicated(rows(A1=vd.CONFIRMED, A2=vd.NOT_MEASURED), Repeat("r2", {}))
-    assert out["A1"].verdict == vd.NOT_REPRODUCED
+    assert out["A1"].verdict == vd.CONFIRMED and out["A1"].alone == vd.CONFIRMED
     assert out["A1"].measured.endswith("repeat run r2: not measured")
     assert out["A2"].verdict == vd.NOT_MEASURED  # not measured in both: the same class
 
@@ -93,8 +115,8 @@ def _args(tmp_path):
 def test_a_repeat_of_the_same_rows_reproduces_every_claim(tmp_path, capsys):
     assert report.main(_args(tmp_path) + ["--repeat", str(SMALL), str(SMALL)]) == 0
     out = capsys.readouterr().out
-    assert "not reproduced: none" in out and "opposite classes (a rule deciding on noise): " \
-        "none" in out
+    assert "combined (different, not opposite): none" in out
+    assert "not reproduced: opposite classes (a rule deciding on noise): none" in out
     text = (tmp_path / "RESULTS.md").read_text()
     assert "its verdict on this run and its repeat (run `20261121T235901Z-bench1-12345`" in text
     assert f"| **{vd.NOT_REPRODUCED}** |" not in text
@@ -110,18 +132,19 @@ def _fake_repeat(monkeypatch, change):
     monkeypatch.setattr(report, "judge_other", judge_other)
 
 
-def test_a_claim_judged_differently_is_not_reproduced_in_the_document(tmp_path, capsys,
-                                                                         monkeypatch):
+def test_a_claim_judged_differently_is_combined_in_the_document(tmp_path, capsys,
+                                                                  monkeypatch):
     def soften(classes):
         cid = next(i for i, c in classes.items() if c == vd.CONFIRMED)
         return {cid: vd.UNDECIDED}
     _fake_repeat(monkeypatch, soften)
     assert report.main(_args(tmp_path) + ["--repeat", str(SMALL), str(SMALL)]) == 0
     out = capsys.readouterr().out
+    assert "combined (different, not opposite): " in out
     assert "(confirmed / not decided at this precision)" in out
     text = (tmp_path / "RESULTS.md").read_text()
-    assert f"| **{vd.NOT_REPRODUCED}** |" in text  # the index
-    assert (f"| **{vd.NOT_REPRODUCED}**: confirmed in this run, not decided at this precision "
+    assert f"| **{vd.NOT_REPRODUCED}** |" not in text  # the index
+    assert (f"| **{vd.CONFIRMED}**: confirmed in this run, not decided at this precision "
             "in its repeat") in text  # the article's table: both classes in the reason
     pages = "".join(p.read_text() for p in (tmp_path / "out" / "verdicts").glob("*.md"))
     assert "- repeat run repeat-run: not decided at this precision" in pages  # the detail
@@ -135,6 +158,8 @@ def test_opposite_classes_exit_1(tmp_path, capsys, monkeypatch):
     assert report.main(_args(tmp_path) + ["--repeat", str(SMALL), str(SMALL)]) == 1
     out = capsys.readouterr().out
     assert "opposite classes (a rule deciding on noise): none" not in out
+    text = (tmp_path / "RESULTS.md").read_text()
+    assert f"| **{vd.NOT_REPRODUCED}**: confirmed in this run, refuted in its repeat" in text
 
 
 def test_the_published_run_is_judged_with_the_published_repeat(tmp_path, capsys):
@@ -147,7 +172,7 @@ def test_the_published_run_is_judged_with_the_published_repeat(tmp_path, capsys)
     assert "repeat:" not in capsys.readouterr().out  # no repeat beside it: one run
     shutil.copy(published, results / "published" / "bench-repeat.csv.xz")
     assert report.main(args) == 0
-    assert "not reproduced: none" in capsys.readouterr().out
+    assert "combined (different, not opposite): none" in capsys.readouterr().out
 
 
 def test_publish_with_a_repeat_writes_both_runs(tmp_path, capsys):

@@ -301,6 +301,56 @@ def test_across_and_the_classes():
     assert vd.across([s(1), s(0, ci(0.9, 1.1))]) == (U, "1 cases for, 0 against, 1 undecided "
                                                      "(a case: more reps or a quieter machine: "
                                                      "the CI [0.9, 1.1] straddles 1)")
+
+
+def test_one_open_case_among_many_decided_ones_does_not_veto():
+    """The audit's A2 repeat (75 for, 1 open) read "not decided", and D6 (4 against, 1 open)
+    too: open cases up to OPEN_SHARE of the claim's cases leave the decided ones to decide,
+    listed; more than that, the claim stays open."""
+    s = lambda label, sign: (label, sign, ci(0.5, 0.9) if sign else ci(0.9, 1.1), 1.0)  # noqa: E731
+    a2 = [s(f"for {i}", 1) for i in range(75)] + [s("the open one", 0)]
+    verdict, why = vd.across(a2)
+    assert verdict == C and why == "1 of 76 cases open (at most 25% may be): the open one"
+    d6 = [s(f"against {i}", -1) for i in range(4)] + [s("open", 0)]
+    assert vd.across(d6)[0] == R
+    assert vd.across(d6 + [s("open 2", 0)])[0] == U          # 2 of 6 open: above the share
+    assert vd.across([s("a", 1), s("b", 1), s("c", 0)])[0] == U  # 1 of 3
+    assert vd.across([s("a", 0)])[0] == U                    # nothing decided
+    reason = vd.across_reason(a2[-4:], "x")  # 3 for, 1 open: the open one is named
+    assert reason.startswith("x: holds in all 3 decided cases; nearest:")
+    assert reason.endswith("1 open: the open one"), reason
+
+
+def test_depends_names_the_parameter_that_separates_the_cases():
+    yes = ["lookup n=1000 8 B seq", "lookup n=10000 8 B seq"]
+    no = ["lookup n=1000000 8 B seq"]
+    assert vd.separating_axis(yes, no) == ("separated by n: holds at n 1000, 10000, fails at "
+                                           "n 1000000")
+    assert vd.separating_axis(["iterate n=100 8 B, 0.1 oldest holes"],
+                              ["iterate n=100 8 B, 0.5 oldest holes"]) == (
+        "separated by holes: holds at holes 0.1 oldest, fails at holes 0.5 oldest")
+    assert vd.separating_axis(["a n=1 8 B", "b n=2 16 B"], ["c n=2 8 B", "d n=1 16 B"]) == (
+        "separated by scenario or container: holds at scenario or container a, b, fails at "
+        "scenario or container c, d")
+    assert vd.separating_axis(["n=10000, max_swaps 256"], ["n=10000, max_swaps 0"]) == (
+        "separated by max_swaps: holds at max_swaps 256, fails at max_swaps 0")
+    assert vd.separating_axis(["x n=1 8 B", "x n=2 16 B"], ["x n=2 8 B", "x n=1 16 B"]) == (
+        "no single parameter separates the cases for from those against")
+    signs = [(label, 1, ci(0.5, 0.9), 1.0) for label in yes] + [(no[0], -1, ci(1.5, 2), 1.0)]
+    assert vd.across(signs) == (D, "separated by n: holds at n 1000, 10000, fails at n 1000000")
+
+
+@pytest.mark.parametrize("low, high, expected", [
+    (1.077, 1.090, 1),   # the audit's B9: inside "8-10%" once its whole-percent rounding counts
+    (1.085, 1.104, 1),
+    (1.02, 1.05, -1),    # wholly below the band
+    (1.20, 1.30, -1),    # wholly above: a gain the article did not claim
+    (1.06, 1.09, 0),     # straddles the low edge
+    (1.09, 1.12, 0),     # straddles the high edge
+])
+def test_band_sign_judges_a_two_sided_figure(low, high, expected):
+    assert vd.band_sign(ci(low, high), 1.08, 1.10, 0.005) == expected
+    assert vd.band_sign(None, 1.08, 1.10, 0.005) == 0
     with pytest.raises(ValueError):
         vd.Verdict("depends on it", "x")  # only the classes
     assert vd.premise_text("no copy", "run X") == ("premise not exercised: no copy; to make it "
@@ -334,8 +384,11 @@ def test_across_reason_names_the_deciding_cases():
     assert vd.across_reason(many, "x / y") == (
         "x / y: holds in all 3 cases; nearest: c 1.08× [1.05, 1.1] > 1")
     mixed = [s("a", 1, ci(2, 3)), s("b", -1, ci(0.2, 0.3)), s("c", -1, ci(0.8, 0.9))]
+    # the counts do not fit the cell beside the separating parameter: the parameter wins
     assert vd.across_reason(mixed) == ("holds at a 2.5× [2, 3] > 1, fails at b 0.25× [0.2, "
-                                       "0.3] < 1; 1 cases for, 2 against")
+                                       "0.3] < 1; separated by scenario or container: holds at "
+                                       "scenario or container a, fails at scenario or container "
+                                       "b, c")
     # 3 digits would print the bound as the threshold: 4 then
     open_ = [s("a", 0, ci(0.9995, 1.0003)), s("b", 1, ci(2, 3))]
     assert vd.across_reason(open_) == ("a 0.9999× [0.9995, 1] straddles 1; 1 for, 0 against, "
