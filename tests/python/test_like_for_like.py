@@ -1,7 +1,8 @@
 """The like-for-like section (reports/sections/like_for_like.py, issue 15 deliverable 1):
-the bandwidth probe's table, each iterate case's share of the probe at the nearest working
-set, and which iterate loops gcc left scalar, on crafted rows (test_bulk's rows_of) and a
-crafted vectorization table.
+the bandwidth probe's table, each iterate case's share of the probe at its own working set
+and cache condition (else the nearest), on the like-for-like page and the every-case pages,
+the probe's cache levels, and which iterate loops gcc left scalar, on crafted rows
+(test_bulk's rows_of) and a crafted vectorization table.
 
 Run from the repository root with Debian's interpreter:
     /usr/bin/python3 -m pytest -q tests/python/test_like_for_like.py
