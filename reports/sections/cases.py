@@ -1,7 +1,9 @@
 """The cases section: every case of the run, whatever its scenario or container. Per
 scenario a page of its own, <out-dir>/cases/<scenario>.md: a table (grouped by the family
 column) of median time, MAD, ns per operation and the time relative to the --baseline
-container's case with a bootstrap 95% CI; latency percentiles where the scenario recorded
+container's case with a bootstrap 95% CI (on the iterate and iterate_inline pages also each
+case's share of the bandwidth probe at its working set and cache condition:
+like_for_like.case_share); latency percentiles where the scenario recorded
 them; memory where it did; charts <scenario>_vs_n.png (when the scenario has 2 or more
 sizes n; a panel per order measured at 2 or more) and <scenario>_vs_holes.png (2 or more
 hole ratios; a panel per hole pattern) beside it. Each chart draws at most
@@ -24,6 +26,7 @@ import stats as bench_stats
 from md import DASH, fmt, fmt_ns, holes_text
 from results import AXIS_PREFIX, HOLE_PATTERNS, LATENCY_COLUMNS, UNKNOWN_FAMILY
 from sections import Section
+from sections import like_for_like
 
 NAME = "all_cases"
 HEADING = "## Every case"
@@ -270,8 +273,10 @@ def render_case_charts(cases, info, out_dir):
     return out
 
 
-def _case_rows(cases, keys, baseline, axes):
-    """The cells of a scenario's table: one row per case of `keys`."""
+def _case_rows(cases, keys, baseline, axes, probes=None):
+    """The cells of a scenario's table: one row per case of `keys`, ending with the case's
+    share of the bandwidth probe (like_for_like.case_share against the stream_read cases of
+    `probes`, {case key: CaseStats}) when probes is not None."""
     rows = []
     for key in keys:
         st, ci = cases[key], results.baseline_ratio(cases, key, baseline)
@@ -283,7 +288,9 @@ def _case_rows(cases, keys, baseline, axes):
                        st.cache, fmt_ns(st.median_ns),
                        mad + (" unstable" if st.unstable else ""), fmt(st.ns_per_op),
                        "baseline" if key[1] == baseline else DASH if ci is None
-                       else md.ci_text(ci)])
+                       else md.ci_text(ci)]
+                    + ([like_for_like.share_text(like_for_like.case_share(cases, key, probes))]
+                       if probes is not None else []))
     return rows
 
 
@@ -343,18 +350,35 @@ def _legend_text(baseline):
             f"the CSV's family column ({UNKNOWN_FAMILY}: rows of schema 1).")
 
 
-def render_scenario_page(scenario, cases, info, baseline, chart_links):
+SHARE_LEGEND = (
+    "share of the probe [95% CI] = this case's bytes per ns (elem_bytes / ns per op: the "
+    "live items' payload) over the bandwidth probe's (`stream_read`, 8 / its ns per op) in "
+    "the same run at the same working set (n x elem_bytes, n the slots before erasure; the "
+    "probe's n x 8) and the same cache condition, with a bootstrap 95% CI over both cases' "
+    "reps; (nearest: SIZE): no probe of that working set in the run, the share against the "
+    "probe at the nearest one, without a CI; — = no probe of that cache condition in the "
+    "run (`make bench` measures the probe at every iterate working set).")
+
+
+def render_scenario_page(scenario, cases, info, baseline, chart_links, probes=None):
     """The page of one scenario (markdown, newline-ended): its table of every case, the
     latency and memory tables where recorded, and its charts (chart_links: [(what, link
-    relative to the page)])."""
+    relative to the page)]). The pages of like_for_like.SHARE_SCENARIOS (iterate,
+    iterate_inline) get a column of each case's share of the bandwidth probe, against the
+    stream_read cases of probes ({case key: CaseStats}; default: those in cases)."""
     keys = sorted((k for k in cases if k[0] == scenario), key=_case_order(cases))
+    if scenario in like_for_like.SHARE_SCENARIOS:
+        probes = cases if probes is None else probes
+    else:
+        probes = None
     axes = sorted({column for k in keys for column, _ in k[7:]})  # a column each
     reps = md.range_text(st.reps for st in cases.values())
     out = [f"# Every case: {scenario}", "",
            f"Run `{info['run_id']}` ({info['timestamp']}) on host `{info['host']}`, CPU "
            f"`{info['cpu_model']}`, compiler `{info['compiler']}`, git `{info['git_rev']}`, "
            f"counter_source `{info['counter_source']}`; {reps} reps per case; "
-           f"{info.get('method', 'method not recorded')}.", "", _legend_text(baseline)]
+           f"{info.get('method', 'method not recorded')}.", "",
+           _legend_text(baseline) + (" " + SHARE_LEGEND if probes is not None else "")]
     if not any(k[1] == baseline for k in cases):
         out += ["", f"The run has no rows of the baseline container `{baseline}`; choose "
                 "another with `--baseline NAME`."]
@@ -362,8 +386,9 @@ def render_scenario_page(scenario, cases, info, baseline, chart_links):
     out += md.table(["family", "container", "n", "elem_bytes", "order", "holes"]
                     + [column[len(AXIS_PREFIX):] for column in axes]
                     + ["reps", "K", "cache", "median", "MAD %", "ns/op",
-                       f"vs {baseline} [95% CI]"],
-                    _case_rows(cases, keys, baseline, axes))
+                       f"vs {baseline} [95% CI]"]
+                    + (["share of the probe [95% CI]"] if probes is not None else []),
+                    _case_rows(cases, keys, baseline, axes, probes))
     out += _latency_table(cases, keys) + _memory_table(cases, keys)
     for what, link in chart_links:
         out += ["", f"![{scenario}: {charts.op_unit(scenario)} vs {what}]({link})"]
@@ -424,13 +449,15 @@ def render(ctx):
     os.makedirs(out_dir, exist_ok=True)
     drawn = render_case_charts(everything, ctx.info, out_dir)
     links = {}
+    probes = {k: st for k, st in everything.items() if k[0] == like_for_like.PROBE}
     for scenario in sorted({k[0] for k in everything}):
         mine = {k: st for k, st in everything.items() if k[0] == scenario}
         page = os.path.join(out_dir, f"{safe_name(scenario)}.md")
         with open(page, "w", encoding="utf-8") as f:
             f.write(render_scenario_page(scenario, mine, ctx.info, ctx.baseline,
                                          [(what, os.path.basename(png))
-                                          for what, png in drawn.get(scenario, [])]))
+                                          for what, png in drawn.get(scenario, [])],
+                                         probes))
         links[scenario] = f"{CASES_DIR}/{os.path.basename(page)}"
     index = os.path.join(ctx.out_dir, INDEX)
     with open(index, "w", encoding="utf-8") as f:

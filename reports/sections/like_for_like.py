@@ -6,9 +6,12 @@ what the memory can deliver.
 Inputs: the run's stream_read rows (the bandwidth probe, scenarios/stream_read.c: n 8-byte
 words read, bytes per ns = 8 / ns_per_op, working set n x 8 bytes), its iterate rows, and
 the build's vectorization table beside the CSV (machine.vectorization). An iterate case's
-share of the bandwidth is its bytes per ns (elem_bytes / ns_per_op: one item read per
-element) over the probe's at the probe working set nearest to n x elem_bytes in log scale
-(docs/ARCHITECTURE.md, "The bandwidth probe"). RESULTS.md gets the probe's range, the
+share of the bandwidth (case_share) is its bytes per ns (elem_bytes / ns_per_op: one item
+read per element) over the probe's at the same working set (n x elem_bytes = the probe's
+n x 8) and the same cache condition, with a bootstrap CI; without a probe of that size,
+the probe nearest in log scale, marked "nearest" and without a CI (docs/ARCHITECTURE.md,
+"The bandwidth probe"). The every-case pages of iterate and iterate_inline
+(sections/cases.py) show it for every case. RESULTS.md gets the probe's range, the
 fastest iterate at the handle_map article's size against it and the scalar loops, in a
 few lines; the page like_for_like.md in the report's directory has the tables: the probe at every
 working set, the fastest iterate of each family, every container.
@@ -19,7 +22,7 @@ import os
 import machine
 import md
 import stats as bench_stats
-from results import SEED, TABLE_ELEM_BYTES, TABLE_N
+from results import CASE_FIELDS, SEED, TABLE_ELEM_BYTES, TABLE_N
 from sections import Section
 
 NAME = "like_for_like"
@@ -48,15 +51,29 @@ SHARE_TARGET = 0.90  # plain_array warm reads at least this share of the probe (
 BASELINE = "plain_array"
 
 
-def same_size_shares(cases):
+def level_ns(rows, run_id):
+    """The n of the probe's cache-level cases in run run_id: {n} of the probe rows whose
+    invocation (one `dodbench run`) also ran plain_array's iterate at that n and 8-byte
+    items, as make bench's `--n l1,l2,llc,dram` lines do. The probe's other cases (its line
+    at every iterate working set) run alone, so they are not levels. rows: results rows."""
+    mine = [r for r in rows if r["run_id"] == run_id and r["container"] == BASELINE
+            and r["elem_bytes"] == WORD_BYTES]
+    beside = {(r.get("invocation"), r["n"]) for r in mine if r["scenario"] == "iterate"}
+    return {r["n"] for r in mine if r["scenario"] == PROBE
+            and (r.get("invocation"), r["n"]) in beside}
+
+
+def same_size_shares(cases, levels=None):
     """[(level, working set bytes, share, stats.RatioCI)] of plain_array's iterate at the
     probe's own working sets (8-byte items, sequential, no holes, the same n as a probe
     case: the same bytes, the same run, the same cache condition): its bytes per ns over
     the probe's, as the ratio of the probe's median ns per 8 bytes to iterate's with a
     bootstrap CI over both cases' reps. Levels name the probe's cases in increasing n (L1,
-    L2, LLC, DRAM; fewer when the run has fewer)."""
+    L2, LLC, DRAM; fewer when the run has fewer), among the n of `levels` (level_ns; None:
+    every probe case)."""
     out = []
-    probes = sorted((k for k in cases if k[0] == PROBE), key=lambda k: k[2])
+    probes = sorted((k for k in cases if k[0] == PROBE
+                     and (levels is None or k[2] in levels)), key=lambda k: k[2])
     for level, key in zip(LEVELS, probes):
         it = cases.get(("iterate", BASELINE) + key[2:])
         if it is None or key[3] != WORD_BYTES:
@@ -151,18 +168,80 @@ def vector_word(vectorization, container, elem_bytes, scenario="iterate"):
     return md.DASH if has is None else "vector" if has else "scalar"
 
 
-def iterate_rows(cases, probes, vectorization, n=TABLE_N, elem=TABLE_ELEM_BYTES):
-    """[(container, family, ns/element, bytes/ns, share of the probe, loop word)] of the
-    iterate cases at n and elem, sequential order, no holes, fastest first."""
+SHARE_SCENARIOS = ("iterate", "iterate_inline")  # the iterate-like scenarios given a share
+CACHE_AXIS = "axis_cache"
+
+
+def _axis(key, column, default):
+    """The value of a case key's appended axis (results.case_key), default when absent."""
+    return dict(key[len(CASE_FIELDS):]).get(column, default)
+
+
+def _scaled(ci, factor):
+    """A stats.RatioCI with ratio, low and high times factor (None stays None)."""
+    return bench_stats.RatioCI(*(v * factor if v is not None else None
+                                 for v in (ci.ratio, ci.low, ci.high)), ci.level)
+
+
+def case_share(cases, key, probes=None):
+    """The share of the bandwidth probe an iterate-like case reads: (share, stats.RatioCI
+    or None, probe working set in bytes, exact), or None when no probe case has the case's
+    cache condition. cases: {case key: CaseStats} holding key; probes: {case key:
+    CaseStats} whose stream_read cases are the probe (default: cases).
+
+    The case reads elem_bytes per operation: bytes per ns = elem_bytes / ns_per_op (with
+    holes, ops are the live items: their payload only). Its working set is n x elem_bytes,
+    n being the slots before erasure. The probe reads 8 / its ns_per_op bytes per ns at n x
+    8 bytes. Only probe cases of the same cache condition (axis_cache: warm unless the key
+    says otherwise) at the default heap placement count. exact True: a probe at exactly the
+    case's working set; share = (elem_bytes / 8) x the probe's median ns per op / the
+    case's, its CI the bootstrap over both cases' per-rep ns per op (stats.ratio_ci, seed
+    SEED; low and high None under stats.MIN_REPS reps). exact False: no probe at that
+    size, the one nearest in log scale (nearest_probe), ratio of medians, no CI (None)."""
+    st = cases[key]
+    cache = _axis(key, CACHE_AXIS, "warm")
+    mine = {k[2] * WORD_BYTES: p for k, p in (cases if probes is None else probes).items()
+            if k[0] == PROBE and k[3] == WORD_BYTES and _axis(k, CACHE_AXIS, "warm") == cache
+            and _axis(k, PLACE_AXIS, DEFAULT_PLACE) == DEFAULT_PLACE}
+    ws, scale = key[2] * key[3], key[3] / WORD_BYTES
+    if not mine or ws <= 0:
+        return None
+    probe = mine.get(ws)
+    if probe is not None:
+        if st.per_op_ns and probe.per_op_ns:
+            ci = bench_stats.ratio_ci(list(st.per_op_ns), list(probe.per_op_ns), seed=SEED)
+        else:
+            ci = bench_stats.RatioCI(probe.ns_per_op / st.ns_per_op, None, None, 0.95)
+        ci = _scaled(ci, scale)
+        return ci.ratio, ci, ws, True
+    near = nearest_probe([(w,) for w in mine], ws)[0]
+    return scale * mine[near].ns_per_op / st.ns_per_op, None, near, False
+
+
+def share_text(got):
+    """A case_share result as a table cell: '97% [90%, 104%]' (exact, with its CI), '97%'
+    (exact, too few reps for a CI), '40% (nearest: 16 KiB)' (the nearest probe's working
+    set), or '—' for None."""
+    if got is None:
+        return md.DASH
+    share, ci, ws, exact = got
+    if not exact:
+        return f"{share:.0%} (nearest: {md.fmt_bytes(ws)})"
+    return f"{share:.0%}" + (f" [{ci.low:.0%}, {ci.high:.0%}]" if ci.low is not None else "")
+
+
+def iterate_rows(cases, vectorization, n=TABLE_N, elem=TABLE_ELEM_BYTES):
+    """[(container, family, ns/element, bytes/ns, share of the probe (None without a
+    probe), loop word, case_share's tuple or None)] of the iterate cases at n and elem,
+    sequential order, no holes, fastest first."""
     out = []
     for key, st in cases.items():
         scenario, container, kn, ke, order, hole_ratio = key[:6]
         if (scenario, kn, ke, order, hole_ratio) != ("iterate", n, elem, "seq", 0):
             continue
-        rate = ke / st.ns_per_op
-        near = nearest_probe(probes, kn * ke)
-        out.append((container, st.family, st.ns_per_op, rate, rate / near[1] if near else None,
-                    vector_word(vectorization, container, ke)))
+        got = case_share(cases, key)
+        out.append((container, st.family, st.ns_per_op, ke / st.ns_per_op,
+                    got[0] if got else None, vector_word(vectorization, container, ke), got))
     return sorted(out, key=lambda r: r[2])
 
 
@@ -171,7 +250,8 @@ def _probe_lines(probes, machine):
         f"{k.upper()} {machine[k]}" for k in ("l1d", "l2", "l3") if machine.get(k))
     lines = [f"The bandwidth probe (`{PROBE}`: a vectorized sum of 8-byte words, read until "
              "64 MiB have been read), at working sets sized from the caches "
-             f"({caches or 'sizes not recorded'}):", ""]
+             f"({caches or 'sizes not recorded'}) and at the iterate cases' working sets "
+             "where the run measured it there (make bench does):", ""]
     lines += md.table(["working set", "bytes per ns", "95% CI"],
                       [[md.fmt_bytes(ws), md.fmt(rate),
                         f"[{md.fmt(lo)}, {md.fmt(hi)}]" if lo is not None else md.DASH]
@@ -181,10 +261,9 @@ def _probe_lines(probes, machine):
 
 def _iterate_table(rows):
     return md.table(["container", "family", "ns per element", "bytes per ns",
-                     "share of the probe", "iterate loop"],
-                    [[c, fam, md.fmt(ns), md.fmt(rate),
-                      f"{share:.0%}" if share is not None else md.DASH, word]
-                     for c, fam, ns, rate, share, word in rows])
+                     "share of the probe [95% CI]", "iterate loop"],
+                    [[c, fam, md.fmt(ns), md.fmt(rate), share_text(got), word]
+                     for c, fam, ns, rate, _, word, got in rows])
 
 
 def _scalar_line(vectorization):
@@ -212,39 +291,42 @@ def _summary_lines(probes, rows, machine, page_link):
                    f"until 64 MiB have been read) reads {md.fmt(lo_rate)} bytes per ns at a "
                    f"{md.fmt_bytes(lo_ws)} working set"
                    + (f" and {md.fmt(hi_rate)} at {md.fmt_bytes(hi_ws)}" if len(probes) > 1
-                      else "") + f" (working sets sized from the caches: "
+                      else "") + f" (the cache levels' working sets sized from: "
                    f"{caches or 'sizes not recorded'}).")
     else:
         out.append("No bandwidth probe rows in this run.")
     if rows:
         top = rows[0]
         base = next((r for r in rows if r[1] == "baseline"), None)
-        share = (lambda r: f"{r[4]:.0%} of the probe" if r[4] is not None
-                 else "no probe to compare with")
+        share = (lambda r: "no probe to compare with" if r[6] is None
+                 else f"{share_text(r[6])} of the probe at its working set" if r[6][3]
+                 else f"{r[4]:.0%} of the probe at the nearest working set it has "
+                 f"({md.fmt_bytes(r[6][2])})")
         out[-1] += (f" At n={TABLE_N}, {TABLE_ELEM_BYTES}-byte items, sequential, no holes, the "
                     f"fastest iterate is {top[0]}'s ({top[1]}"
                     + (f", a {top[5]} loop" if top[5] != md.DASH else "") + "): "
-                    f"{md.fmt(top[3])} bytes per ns, {share(top)} at its working set"
+                    f"{md.fmt(top[3])} bytes per ns, {share(top)}"
                     + (f"; {base[0]}'s {share(base)}" if base and base is not top else "") + ".")
     out[-1] += (f" The probe at every working set, the fastest container of each family and "
                 f"every container: [like for like]({page_link}).")
     return out
 
 
-def render_text(cases, machine, vectorization, page_link, all_cases=None):
+def render_text(cases, machine, vectorization, page_link, all_cases=None, levels=None):
     """(section text, page text) or None without probe or iterate rows; all_cases (default
-    cases) holds the cases of other heap placements too, for the placement table."""
+    cases) holds the cases of other heap placements too, for the placement table; levels
+    (level_ns; None: every probe case) the n of the probe's cache-level cases."""
     probes = probe_rows(cases)
-    rows = iterate_rows(cases, probes, vectorization)
+    rows = iterate_rows(cases, vectorization)
     if not probes and not rows:
         return None
-    shares = same_size_shares(cases)
+    shares = same_size_shares(cases, levels)
     best = {}
     for r in rows:  # fastest first: the first of each family
         best.setdefault(r[1], r)
     begin, end = md.markers(NAME)
     out = [begin, HEADING, ""] + _summary_lines(probes, rows, machine, page_link)
-    out += ["", _shares_line(same_size_shares(cases))]
+    out += ["", _shares_line(shares)]
     placed = placement_rows(all_cases if all_cases is not None else cases)
     if placed:
         out += ["", _placement_line(placed).format(page=page_link)]
@@ -261,7 +343,8 @@ def render_text(cases, machine, vectorization, page_link, all_cases=None):
                            _target_word(ci)] for level, ws, share, ci in shares])
     page += ["", f"iterate at n={TABLE_N}, {TABLE_ELEM_BYTES}-byte items, sequential, no holes: "
              "the fastest container of each family, its bytes per ns against the probe at the "
-             "nearest working set, and whether gcc vectorized its loop:", ""]
+             "same working set and cache condition (95% CI; nearest: no probe of that size "
+             "in the run, the nearest one's), and whether gcc vectorized its loop:", ""]
     page += _iterate_table(sorted(best.values(), key=lambda r: r[2]))
     page += ["", "Every container:", ""] + _iterate_table(rows) + [""]
     if placed:
@@ -281,7 +364,7 @@ def render(ctx):
     """The section of the run in ctx (and its page under out_dir/cases/), or None."""
     page_path = os.path.join(ctx.out_dir, PAGE)
     got = render_text(ctx.cases, ctx.machine, ctx.vectorization, ctx.link(page_path),
-                      ctx.all_cases) if ctx.cases else None
+                      ctx.all_cases, level_ns(ctx.rows, ctx.run_id)) if ctx.cases else None
     if got is None:
         return None
     os.makedirs(os.path.dirname(page_path), exist_ok=True)

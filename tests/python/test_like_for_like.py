@@ -1,7 +1,8 @@
 """The like-for-like section (reports/sections/like_for_like.py, issue 15 deliverable 1):
-the bandwidth probe's table, each iterate case's share of the probe at the nearest working
-set, and which iterate loops gcc left scalar, on crafted rows (test_bulk's rows_of) and a
-crafted vectorization table.
+the bandwidth probe's table, each iterate case's share of the probe at its own working set
+and cache condition (else the nearest), on the like-for-like page and the every-case pages,
+the probe's cache levels, and which iterate loops gcc left scalar, on crafted rows
+(test_bulk's rows_of) and a crafted vectorization table.
 
 Run from the repository root with Debian's interpreter:
     /usr/bin/python3 -m pytest -q tests/python/test_like_for_like.py
@@ -39,12 +40,15 @@ def test_iterate_share_is_against_the_nearest_probe_in_log_scale(tmp_path):
             + tb.rows_of("plain_array", "iterate", 100000, 0.1)
             + tb.rows_of("peer_colony", "iterate", 100000, 0.8))
     cases = cases_of(tmp_path, rows)
-    got = lfl.iterate_rows(cases, lfl.probe_rows(cases), VEC)
+    got = lfl.iterate_rows(cases, VEC)
     assert [r[0] for r in got] == ["plain_array", "peer_colony"]  # fastest first
     plain, colony = got
     assert plain[3] == pytest.approx(80.0, rel=0.02)  # 8 B / 0.1 ns
     assert plain[4] == pytest.approx(0.8, rel=0.03) and plain[5] == "vector"
     assert colony[4] == pytest.approx(0.1, rel=0.03) and colony[5] == "scalar"
+    assert plain[6][1:] == (None, 131072 * 8, False)  # the nearest: no CI, not exact
+    page = lfl.render_text(cases, {}, VEC, "p.md")[1]
+    assert "| plain_array | baseline | 0.1 | 80 | 80% (nearest: 1 MiB) | vector |" in page
 
 
 def test_section_names_the_scalar_loops_and_links_the_page(tmp_path):
@@ -55,7 +59,8 @@ def test_section_names_the_scalar_loops_and_links_the_page(tmp_path):
     # tables are the page's
     assert "reads 199.8 bytes per ns at a 16 KiB working set" in text and "L1D 32K" in text
     assert ("the fastest iterate is plain_array's (baseline, a vector loop): 80 bytes per ns, "
-            "40% of the probe at its working set") in text  # 80 of the probe's 199.8
+            "40% of the probe at the nearest working set it has (16 KiB)") in text
+    # 80 of the probe's 199.8, the only probe: not at the case's working set
     assert "left scalar at every size class" in text and "`peer_colony`" in text
     assert "`plain_array`" not in text.split("left scalar")[1]
     assert "[like for like](p.md)" in text and "| 16 KiB | 199.8 |" not in text
@@ -135,3 +140,147 @@ def test_placement_spread_is_the_slowest_over_the_fastest_placement(tmp_path):
     assert "| iterate | plain_array | 100000 | 8 | 0.09 | 0.11 | 0.1 | line16 / line" in page
     text, _ = lfl.render_text(judged, {}, VEC, "p.md")  # without the others: no sentence
     assert "Heap placement" not in text
+
+
+def write_with(path, rows, *columns):
+    """test_bulk's rows with extra axis columns (empty where a row has none)."""
+    import csv
+    header = tb.HEADER + list(columns)
+    with open(path, "w", newline="") as f:
+        w = csv.writer(f, lineterminator="\n")
+        w.writerow(header)
+        w.writerows([r.get(c, "") for c in header] for r in rows)
+    return path
+
+
+def key_of(cases, scenario, container, n, elem=8, **axes):
+    """The key of the one case of cases with these fields and appended axes."""
+    (key,) = [k for k in cases if k[:4] == (scenario, container, n, elem)
+              and dict(k[7:]) == {f"axis_{a}": v for a, v in axes.items()}]
+    return key
+
+
+def test_case_share_at_the_exact_working_set_has_a_ci(tmp_path):
+    # the probe at 100k words (800 KB) reads 100 bytes per ns; three cases of 800 KB: 8 B
+    # items at 80 bytes per ns, 16 B items (50k of them) at 80, and 8 B items with half of
+    # the 100k slots erased (working set: the slots) at 40 bytes per live item's ns
+    rows = (probe(100000, 100.0) + probe(2048, 200.0)
+            + tb.rows_of("plain_array", "iterate", 100000, 0.1)
+            + tb.rows_of("plain_array", "iterate", 50000, 0.2, elem=16)
+            + tb.rows_of("peer_colony", "iterate", 100000, 0.2, hole_ratio=0.5,
+                         pattern="random"))
+    cases = cases_of(tmp_path, rows)
+    for n, elem, want in ((100000, 8, 0.8), (50000, 16, 0.8)):
+        share, ci, ws, exact = lfl.case_share(cases, key_of(cases, "iterate", "plain_array",
+                                                            n, elem))
+        assert (ws, exact) == (800000, True) and share == pytest.approx(want, rel=0.02)
+        assert ci.ratio == share and ci.low <= share <= ci.high and ci.high < 1
+    holes = next(k for k in cases if k[1] == "peer_colony")
+    share, ci, ws, exact = lfl.case_share(cases, holes)
+    assert (ws, exact) == (800000, True) and share == pytest.approx(0.4, rel=0.02)
+    assert lfl.share_text((share, ci, ws, exact)).startswith("40% [")
+
+
+def test_case_share_without_an_exact_probe_takes_the_nearest_without_a_ci(tmp_path):
+    rows = (probe(2048, 200.0) + probe(131072, 100.0)
+            + tb.rows_of("plain_array", "iterate", 100000, 0.1))
+    cases = cases_of(tmp_path, rows)
+    got = lfl.case_share(cases, key_of(cases, "iterate", "plain_array", 100000))
+    assert got[1:] == (None, 131072 * 8, False) and got[0] == pytest.approx(0.8, rel=0.02)
+    assert lfl.share_text(got) == "80% (nearest: 1 MiB)"
+
+
+def test_case_share_matches_the_cache_condition(tmp_path):
+    # a warm probe at the cold case's own working set, a cold one elsewhere: the cold case
+    # is read against the cold probe (nearest), the warm case against the warm one (exact)
+    rows = (tb.rows_of("plain_array", "stream_read", 100000, 0.08, axis_cache="warm")
+            + tb.rows_of("plain_array", "stream_read", 2048, 0.8, axis_cache="cold")
+            + tb.rows_of("plain_array", "iterate", 100000, 0.1, axis_cache="warm")
+            + tb.rows_of("plain_array", "iterate", 100000, 1.0, axis_cache="cold")
+            + tb.rows_of("plain_array", "iterate", 1000, 1.0, axis_cache="cold"))
+    import results as res
+    cases = res.collect_cases(res.load_csvs([write_with(tmp_path / "c.csv", rows,
+                                                        "axis_cache")]), tb.RUN)
+    warm = lfl.case_share(cases, key_of(cases, "iterate", "plain_array", 100000))
+    assert warm[2:] == (800000, True) and warm[0] == pytest.approx(0.8, rel=0.02)
+    cold = lfl.case_share(cases, key_of(cases, "iterate", "plain_array", 100000, cache="cold"))
+    assert cold[2:] == (2048 * 8, False) and cold[0] == pytest.approx(0.8, rel=0.02)
+    warm_only = {k: st for k, st in cases.items() if ("axis_cache", "cold") not in k[7:]
+                 or k[0] == "iterate"}
+    assert lfl.case_share(warm_only, key_of(cases, "iterate", "plain_array", 1000,
+                                            cache="cold")) is None
+
+
+def test_case_share_is_none_without_probe_rows(tmp_path):
+    cases = cases_of(tmp_path, tb.rows_of("plain_array", "iterate", 100000, 0.1))
+    got = lfl.case_share(cases, key_of(cases, "iterate", "plain_array", 100000))
+    assert got is None and lfl.share_text(got) == "—"
+    rows = lfl.iterate_rows(cases, VEC)
+    assert rows[0][4] is None and rows[0][6] is None
+
+
+def test_the_iterate_page_shows_each_cases_share_and_other_pages_do_not(tmp_path):
+    from sections import cases as cs
+    import results as res
+    rows = (probe(100000, 100.0) + tb.rows_of("plain_array", "iterate", 100000, 0.1)
+            + tb.rows_of("plain_array", "iterate", 1000, 0.1)
+            + tb.rows_of("plain_array", "create", 100000, 1.0))
+    loaded, run_id, cases = tb.run_of(tb.write_csv(tmp_path / "r.csv", rows))
+    info = res.run_info(loaded, run_id)
+    probes = {k: st for k, st in cases.items() if k[0] == "stream_read"}
+    mine = {k: st for k, st in cases.items() if k[0] == "iterate"}
+    page = cs.render_scenario_page("iterate", mine, info, "plain_array", [], probes)
+    header = next(line for line in page.splitlines() if line.startswith("| family |"))
+    assert header.endswith("| share of the probe [95% CI] |")
+    assert "same working set" in page and "same cache condition" in page
+    exact = next(line for line in page.splitlines() if "| 100000 | 8 |" in line)
+    assert exact.split("|")[-2].strip().startswith("80% [")
+    near = next(line for line in page.splitlines() if "| 1000 | 8 |" in line)
+    assert near.endswith("| 80% (nearest: 781.2 KiB) |")
+    alone = cs.render_scenario_page("iterate", mine, info, "plain_array", [])
+    assert next(line for line in alone.splitlines() if "| 1000 | 8 |" in line).endswith(
+        "| — |")  # no probe among the cases given
+    create = cs.render_scenario_page("create", {k: st for k, st in cases.items()
+                                                if k[0] == "create"}, info, "plain_array",
+                                     [], probes)
+    assert "share of the probe" not in create
+
+
+def test_the_written_iterate_page_reads_the_runs_probe(tmp_path):
+    """cases.render hands the run's stream_read cases to the iterate page."""
+    import types
+    from sections import cases as cs
+    import results as res
+    rows = probe(100000, 100.0) + tb.rows_of("plain_array", "iterate", 100000, 0.1)
+    loaded, run_id, cases = tb.run_of(tb.write_csv(tmp_path / "r.csv", rows))
+    ctx = types.SimpleNamespace(cases=cases, all_cases=cases, out_dir=str(tmp_path / "out"),
+                                info=res.run_info(loaded, run_id), baseline="plain_array",
+                                link=lambda p: p)
+    assert cs.render(ctx) is not None
+    page = (tmp_path / "out" / "cases" / "iterate.md").read_text()
+    row = next(line for line in page.splitlines() if "| 100000 | 8 |" in line)
+    assert row.split("|")[-2].strip().startswith("80% [")
+    assert "share of the probe" not in (tmp_path / "out" / "cases" / "stream_read.md").read_text()
+
+
+def test_the_levels_are_the_probes_run_beside_plain_arrays_iterate(tmp_path):
+    """make bench's probe line at every iterate working set runs alone: its cases are not
+    L1, L2, LLC or DRAM, however they sort among the level lines' cases."""
+    def at(rows, invocation):
+        return [dict(r, invocation=invocation) for r in rows]
+    rows = (at(probe(4096, 200.0) + probe(131072, 100.0)
+               + tb.rows_of("plain_array", "iterate", 4096, 8 / 190.0)
+               + tb.rows_of("plain_array", "iterate", 131072, 8 / 50.0), "levels")
+            + at(probe(1000, 300.0) + probe(100000, 120.0), "every-size")
+            + at(tb.rows_of("plain_array", "iterate", 1000, 8 / 150.0)
+                 + tb.rows_of("plain_array", "iterate", 100000, 8 / 60.0), "complexity"))
+    loaded, run_id, cases = tb.run_of(tb.write_csv(tmp_path / "r.csv", rows))
+    levels = lfl.level_ns(loaded, run_id)
+    assert levels == {4096, 131072}
+    shares = lfl.same_size_shares(cases, levels)
+    assert [(level, ws) for level, ws, *_ in shares] == [("L1", 4096 * 8), ("L2", 131072 * 8)]
+    text, page = lfl.render_text(cases, {}, VEC, "p.md", None, levels)
+    assert "L1 (32 KiB) 95% [" in text and "met at 1 of 2 sizes" in text
+    # the iterate cases at the other probe's sizes still get their exact share
+    got = lfl.case_share(cases, key_of(cases, "iterate", "plain_array", 100000))
+    assert got[2:] == (800000, True) and got[0] == pytest.approx(0.5, rel=0.02)
