@@ -97,6 +97,12 @@ def slope_short(ci, digits=3):
     return "n^" + ci_short(ci, digits, "")
 
 
+def excess_short(ci, digits=3):
+    """An excess slope's RatioCI (stats.excess_slope_ci: a log-log slope minus its
+    control's) for a one-line reason: 'Δslope 0.07 [-0.1, 0.2]'."""
+    return "Δslope " + ci_short(ci, digits, "")
+
+
 def split_top(text, sep="; "):
     """`text` split at each `sep` outside parentheses and brackets: the parts of a measured
     text, each a line of a verdict's detail."""

@@ -167,3 +167,35 @@ def slope_ci(reps, seed=1):
     slopes = np.polyfit(logx, medians, 1)[0]
     low, high = np.percentile(slopes, [2.5, 97.5])
     return RatioCI(slope, float(low), float(high), 0.95)
+
+
+def _boot_slopes(reps, xs, rng):
+    """RESAMPLES loglog slopes of {x: [y per rep]} over xs, each x's reps resampled."""
+    medians = np.log([np.median(rng.choice(np.asarray(reps[x_], float),
+                                           (RESAMPLES, len(reps[x_]))), axis=1)
+                      for x_ in xs])  # (len(xs), RESAMPLES)
+    return np.polyfit(np.log(xs), medians, 1)[0]
+
+
+def excess_slope_ci(reps, control, seed=1):
+    """How much faster y grows with x in `reps` than in `control`, both {x: [y per rep]}
+    over the same x (2 or more, e.g. n; y e.g. ns per op): loglog_slope of reps' medians
+    minus control's, RatioCI-shaped (excess, low, high) with a 95% percentile bootstrap CI
+    from resampling every x's reps of both sides independently (seeded like slope_ci). A
+    design whose time per op grows only as its control's (the same caches missed at the
+    same n) has an excess near 0 (rounded to 1e-9: two equal slopes give 0, not float
+    noise, and never -0). low/high None when an x of either side has fewer than
+    MIN_REPS reps. Raises ValueError when the two do not cover the same x or cover fewer
+    than two."""
+    xs = sorted(reps)
+    if xs != sorted(control) or len(xs) < 2:
+        raise ValueError(f"excess_slope_ci: the design covers x {xs}, the control "
+                         f"{sorted(control)}: they must be the same two or more")
+    excess = round(loglog_slope((x_, median(reps[x_])) for x_ in xs)
+                   - loglog_slope((x_, median(control[x_])) for x_ in xs), 9) + 0.0
+    if min(len(side[x_]) for side in (reps, control) for x_ in xs) < MIN_REPS:
+        return RatioCI(excess, None, None, 0.95)
+    rng = np.random.default_rng(seed)
+    slopes = _boot_slopes(reps, xs, rng) - _boot_slopes(control, xs, rng)
+    low, high = np.percentile(slopes, [2.5, 97.5])
+    return RatioCI(excess, float(low), float(high), 0.95)

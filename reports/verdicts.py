@@ -55,6 +55,11 @@ TERMS = (
                     "speed-up of A over B is B's time / A's"),
     ("n^0.98 [0.9, 1.05]", "a log-log slope: time per operation grows as n to that power "
                            "(0: constant, 1: linear), with its CI"),
+    ("Δslope 0.07 [-0.1, 0.2]", "an excess slope: a log-log slope of time per operation "
+                                "minus its control's over the same n (plain_array, or the "
+                                "design the rule names, in the like-for-like scenario, order "
+                                "and item size, so it misses the same caches), with its CI: "
+                                "0 grows as the control does, 1 grows by n more"),
     ("case", "one scenario, container and parameter set (n, item size, order, holes) of the "
              "run; a case holds (counts for the claim), fails (against) or is open (its CI "
              "straddles the threshold)"),

@@ -351,37 +351,73 @@ def widening(short, long):
                                    long[4].times_ns, seed=results.SEED)
 
 
-def _long_sign(case, short, same):
-    """(sign, why or None, growth text) of one case of the longest lists against its
-    shorter twin: FOR when its ratio CI and the CI of the ratio's growth from the twin's
-    are above 1 + same, AGAINST when its ratio CI is below 1 + same, else OPEN."""
-    sign = sign_of(case[3], 1 + same)
+def copies_per_append(run):
+    """{(container, n, dist): bytes copied by reallocation per append} of CONSTGROW's and
+    VEC's tags_build cases: the median grow_copied_bytes over the reps / ops (an exact count
+    of the allocator layer, docs/CSV.md); cases without the counter are left out."""
+    out = {}
+    for c in (CONSTGROW, VEC):
+        for nd, (key, st) in tags_cases(run, "tags_build", c).items():
+            copied = median_of(run, key, "grow_copied_bytes")
+            if copied is not None and st.ops:
+                out[(c, nd[0], nd[1])] = copied / st.ops
+    return out
+
+
+def _count_slope(copies, container, short, long):
+    """Log-log slope of a container's copied bytes per append from the short lists' case to
+    the long lists' (build_cases entries) over their average list length; None when either
+    count is missing or 0 (no copy to grow from)."""
+    a, b = (copies.get((container,) + c[1:3]) for c in (short, long))
+    if not a or not b:
+        return None
+    return math.log(b / a) / math.log(long[0] / short[0])
+
+
+def _copy_sign(copies, long, short, hi, lo):
+    """(sign, excess slope or None, why or None, text) of one long-lists case against its
+    shorter twin: CONSTGROW's copied bytes per append, its log-log slope over the average
+    list length minus VEC's (exact counts: O(L) copies per append against x2's O(1) give
+    1): at least hi FOR, below lo AGAINST (no copy at the long lists: AGAINST), else OPEN."""
+    at = label(*long[1:3])
+    mine = copies.get((CONSTGROW,) + long[1:3])
+    if mine is None:
+        return OPEN, None, "no grow_copied_bytes count of its rows", ""
     if short is None:
-        why = ("a case of shorter lists (--tag-dist each64) would show whether the gap "
-               "widens with the list")
-        return (OPEN, why, "") if sign == FOR else (sign, None, "")
-    grows = widening(short, case)
-    text = f"; {label(*case[1:3])} over {label(*short[1:3])}: the ratio grows {ci_text(grows)}"
-    growth = sign_of(grows, 1 + same)
-    if sign != FOR or growth == FOR:
-        return sign, None, text
-    return OPEN, (f"the ratio does not grow from {label(*short[1:3])} as O(L) appends would "
-                  "make it" if growth == AGAINST else f"whether the ratio grows from "
-                  f"{label(*short[1:3])}: " + vd.straddle_text(grows, 1 + same)), text
+        return (OPEN, None, "a case of shorter lists (--tag-dist each64) would show whether "
+                "the copies per append grow with the list", "")
+    text = (f"; copied bytes per append, {at} over {label(*short[1:3])}: {CONSTGROW} "
+            f"{fmt(copies.get((CONSTGROW,) + short[1:3]))} → {fmt(mine)}, {VEC} "
+            f"{fmt(copies.get((VEC,) + short[1:3]))} → {fmt(copies.get((VEC,) + long[1:3]))}")
+    if not mine:
+        return AGAINST, None, None, text + f" ({CONSTGROW} copied nothing: no O(L) copy)"
+    own, base = (_count_slope(copies, c, short, long) for c in (CONSTGROW, VEC))
+    if own is None:
+        return FOR, math.inf, None, text
+    excess = own - (base or 0.0)
+    text += f", excess slope over list length {fmt(excess, '', 3)}"
+    if excess >= hi:
+        return FOR, excess, None, text
+    if excess < lo:
+        return AGAINST, excess, None, text
+    return OPEN, excess, (f"the excess slope {fmt(excess, '', 3)} lies between "
+                          f"refute_slope ({fmt(lo)}) and confirm_slope ({fmt(hi)}): lists of "
+                          "other lengths would decide"), text
 
 
 def _constgrow_appends(run, claim, ctx):
-    """D7: tags_build time per tag of aoa_vec_add16 / aoa_vec_of_vecs at the longest lists
-    built (at least `long` tags on average), each such case beside its shorter twin (the
-    shorter lists' case with the nearest tag count): confirmed when the long lists' ratio
-    CI is above 1 + same and so is the CI of its growth from the twin's ratio (O(L) per
-    append against x2's O(1): the gap widens with the list), refuted when the long lists'
-    CI is below 1 + same, else not decided."""
-    same, long_ = claim.param("same", SAME), claim.param("long", LONG)
+    """D7: +16 growth makes appends O(L), counted: at the longest lists built (at least
+    `long` tags on average), each case beside its shorter twin (the shorter lists' case with
+    the nearest tag count), the log-log slope over list length of aoa_vec_add16's bytes
+    copied by reallocation per append minus aoa_vec_of_vecs' (x2): at least confirm_slope
+    confirmed, below refute_slope refuted (_copy_sign); the time ratio is reported beside."""
+    long_ = claim.param("long", LONG)
+    hi, lo = claim.param("confirm_slope", 0.7), claim.param("refute_slope", 0.3)
     cases = build_cases(run)
     if not cases:
         return missing(f"tags_build rows of {CONSTGROW} beside {VEC} (--tag-dist each64 "
                        "and each1024: long lists)", absent(run, CONSTGROW) or absent(run, VEC))
+    copies = copies_per_append(run)
     text = (f"tags_build time per tag {CONSTGROW} (+16) / {VEC} (x2), each one's median ns "
             "per tag in parentheses: " + "; ".join(
                 f"{label(n, dist)} {ci_text(ci)} ({fmt(mine.ns_per_op)} vs "
@@ -391,20 +427,27 @@ def _constgrow_appends(run, claim, ctx):
         return vd.Verdict(vd.PREMISE_NOT_EXERCISED, vd.premise_text(
             f"no case's lists averaged {fmt(long_)} tags or more (few +16 growths to copy)",
             "run tags_build with --tag-dist each64,each1024") + f" ({text})")
-    signs, whys, growth = [], {}, []
+    if not copies:
+        return missing(f"tags_build rows with the grow_copied_bytes count of {CONSTGROW} and "
+                       f"{VEC}", None)
+    signs, whys, times = [], {}, []
     for case in (c for c in cases if c[0] == longest):
         short = shorter_twin(cases, case)
-        sign, why, grows = _long_sign(case, short, same)
+        sign, excess, why, counted = _copy_sign(copies, case, short, hi, lo)
         at = label(*case[1:3])
-        text += grows
-        signs.append((at, sign, case[3], 1 + same))
+        text += counted + (f"; the time ratio grows {ci_text(widening(short, case))} from "
+                           f"{label(*short[1:3])}'s" if short is not None else "")
+        threshold = lo if sign == AGAINST else hi
+        value = None if excess is None else min(excess, 99.0)
+        signs.append((at, sign, None if value is None else
+                      bench_stats.RatioCI(value, value, value, 1.0), threshold))
         if why:
             whys[at] = why
-        if short is not None:
-            growth.append(f"the ratio grows {md.ci_short(widening(short, case))} from "
-                          f"{label(*short[1:3])}'s")
-    v = judged(signs, text, whys, what=f"build time per tag, {CONSTGROW} / {VEC}")
-    return vd.Verdict(v.verdict, v.measured, reason=vd.fit(v.verdict, v.reason, *growth))
+        times.append(f"time {at} {md.ci_short(case[3])}")
+    v = judged(signs, text, whys, what=f"copied bytes per append over list length, "
+               f"{CONSTGROW}'s slope − {VEC}'s (exact counts)",
+               show=lambda ci, digits=3: "Δslope " + fmt(ci.ratio, "", digits))
+    return vd.Verdict(v.verdict, v.measured, reason=vd.fit(v.verdict, v.reason, *times))
 
 
 # --- D8-D11: the DataComponent --------------------------------------------------------------
@@ -617,12 +660,12 @@ RULES = {
     "aoa_buddy_fit": Rule(_buddy_fit, "aoa_buddy / aoa_vec_of_vecs: tags_build and tags_churn "
                           "time CI below 1 + same (5%), tags_memory bytes per tag at most "
                           "1 + same times; every case"),
-    "aoa_constgrow_appends": Rule(_constgrow_appends, "tags_build time per tag "
-                                  "aoa_vec_add16 / aoa_vec_of_vecs at the longest lists (at "
-                                  "least long (64) tags): its CI above 1 + same (5%) and the CI "
-                                  "of its growth over the ratio at shorter lists of as many "
-                                  "tags above 1 + same confirmed, its CI below 1 + same "
-                                  "refuted"),
+    "aoa_constgrow_appends": Rule(_constgrow_appends, "tags_build bytes copied by "
+                                  "reallocation per append (exact counts), log-log slope over "
+                                  "list length from shorter lists to the longest (at least "
+                                  "long (64) tags) of as many tags, aoa_vec_add16's minus "
+                                  "aoa_vec_of_vecs': at least confirm_slope (0.7) confirmed, "
+                                  "below refute_slope (0.3) refuted; time ratio reported"),
     "dc_linear_search": Rule(_linear_search, "dc_get time dc_naive / dc_hashed_flat at up to "
                              "few (16) keys: CI above 1 confirmed, below refuted, per case"),
     "dc_soa_keys": Rule(_soa_keys, "dc_get time dc_hashed_flat / dc_soa: CI above 1 "

@@ -48,7 +48,49 @@ def _slopes(series, claim, label):
     return verdict, texts, why, signs
 
 
+def _swappop_twin(run, shift):
+    """A1's control of a shift container: the swap-and-pop one on the same storage (alloc
+    and layout), which erases the same items in the same order without shifting; None."""
+    m = run.axes(shift)
+    return next((c for c in sorted(run.meta) if run.is_bulk(c, ("swappop",))
+                 and (run.axes(c).alloc, run.axes(c).layout) == (m.alloc, m.layout)), None)
+
+
+def _excess_signs(run, series, claim, label):
+    """(signs, texts, whys) of A1 over every shift erase series {(container, elem, order,
+    ratio, pattern): {n: [ns per erase]}} of two or more n: its log-log slope minus its
+    swap-and-pop twin's over the n both have (stats.excess_slope_ci): CI above
+    confirm_slope holds, below refute_slope contradicts, else open; open too without the
+    twin at two of its n (whys {label: what is missing})."""
+    hi, lo = claim.param("confirm_slope", 0.7), claim.param("refute_slope", 0.3)
+    signs, texts, whys = [], [], {}
+    for key, reps in sorted(series.items()):
+        if len(reps) < 2:
+            continue
+        twin, name = _swappop_twin(run, key[0]), label(key)
+        ctl = {n: run.column(("erase", twin, n) + key[1:], "ns_per_op") for n in reps
+               if ("erase", twin, n) + key[1:] in run.cases}
+        ci = bench_stats.slope_ci(reps)
+        own = f"n^{md.fmt(ci.ratio)}" + (f" [{md.fmt(ci.low)}, {md.fmt(ci.high)}]"
+                                         if ci.low is not None else "")
+        if len(ctl) < 2:
+            whys[name] = "no control: the run has " + (
+                f"{twin} erase at {len(ctl)} of n={', '.join(map(str, sorted(reps)))}" if twin
+                else "no swap-and-pop container on the same storage (alloc, layout)")
+            signs.append((name, 0, None, hi))
+            texts.append(f"{name}: {own}; {whys[name]}")
+            continue
+        ci = bench_stats.excess_slope_ci({n: reps[n] for n in ctl}, ctl)
+        s = 1 if vd.side(ci, hi) == vd.ABOVE else -1 if vd.side(ci, lo) == vd.BELOW else 0
+        signs.append((name, s, ci, lo if s < 0 or vd.side(ci, hi) == vd.BELOW else hi))
+        texts.append(f"{name}: {own} from n={min(reps)} to {max(reps)}, "
+                     f"{md.excess_short(ci)} over {twin}'s at n={', '.join(map(str, sorted(ctl)))}")
+    return signs, texts, whys
+
+
 def _shift_erase(run, claim):
+    """A1: shift erase O(n) per erase: each series' slope of ns per erase over n minus its
+    swap-and-pop twin's (_excess_signs; the twin misses the same caches at the same n)."""
     erase = run.select("erase", lambda c: run.is_bulk(c, ("shift",)))
     series = _series_reps(run, erase, lambda k: (k[1],) + k[3:])
     if not any(len(s) >= 2 for s in series.values()):
@@ -56,20 +98,17 @@ def _shift_erase(run, claim):
         return Verdict(NOT_MEASURED, "shift erase measured at "
                        + (f"one n only ({ns[0]})" if ns else "no n")
                        + ": an O(n) fit needs two or more sizes")
-    verdict, texts, why, signs = _slopes(series, claim, lambda k: f"{k[0]} ({k[1]} B, "
-                                         f"{md.holes_text(k[3], k[4])} holes erased)")
-    text = "shift erase time per erase grows as: " + "; ".join(texts)
-    swap_text = ""
-    swap = _series_reps(run, run.select("erase", lambda c: run.is_bulk(c, ("swappop",))),
-                        lambda k: k[1])
-    if any(len(s) >= 2 for s in swap.values()):
-        name, reps = max(swap.items(), key=lambda i: (len(i[1]), i[0]))
-        slope = bench_stats.loglog_slope((n, bench_stats.median(v)) for n, v in reps.items())
-        text += f" (swap-and-pop {name}: n^{md.fmt(slope)})"
-        swap_text = f"swap-and-pop: n^{md.fmt(slope, '', 2)}"
+    signs, texts, whys = _excess_signs(run, series, claim, lambda k: f"{k[0]} ({k[1]} B, "
+                                       f"{md.holes_text(k[3], k[4])} holes erased)")
+    verdict, why = vd.across(signs)
+    open_ = [s[0] for s in signs if s[1] == 0]
+    if verdict == vd.UNDECIDED and open_[0] in whys:
+        why = f"{open_[0]}: {whys[open_[0]]}"
+    text = ("shift erase time per erase grows as (then its excess slope over swap-and-pop's "
+            "on the same storage): " + "; ".join(texts))
     return Verdict(verdict, vd.with_why(text, why), reason=vd.fit(verdict, vd.across_reason(
-        signs, "shift erase time per erase grows as", verdict, show=md.slope_short),
-        swap_text))
+        signs, "shift erase ns/erase slope over swap-and-pop's", verdict, whys,
+        show=md.excess_short)))
 
 
 def _swappop_table(run, claim):
@@ -505,7 +544,8 @@ def _block_lookup(run, claim):
 
 EVERY = "in every case: confirmed; against in every case: refuted; both: depends; else undecided"
 RULES = {
-    "shift_erase": plain_rule(_shift_erase, "log-log slope of shift erase ns/erase vs n, "
+    "shift_erase": plain_rule(_shift_erase, "log-log slope of shift erase ns/erase vs n "
+                              "minus swap-and-pop's on the same storage over the same n, "
                               "every series, 95% CI above confirm_slope (0.7) holds, below "
                               "refute_slope (0.3) contradicts; " + EVERY),
     "swappop_table": plain_rule(_swappop_table, "best swappop / each hash peer, every lookup "

@@ -34,12 +34,13 @@ HOSTED = results.role("list_hosted")
 POINTER = results.role("list_pointer")
 VECTOR = results.role("list_vector")[0]
 DEAD = results.role("list_dead")[0]
+BASE = results.role("baseline")[0]  # C8's control (CONTROL)
 STD_LIST = POINTER[0]
 STATE = "list_state"  # list_iterate's axis: as_is (default) or consolidated
 CHART = "lists_sorted_insert.png"
 INT_BYTES = 4        # C6: the article's payload, a 32-bit int; prev and next: 2 x 4 B
 SAME = 0.05          # C6, C7: bytes within 5% of the expected count are that count
-MAX_SLOPE = 0.2      # C8: per-op time growing slower than n^0.2 is flat (O(1))
+MAX_SLOPE = 0.2      # C8: per-op time growing under n^0.2 faster than plain_array's: O(1)
 FACTOR = 1.5         # C10: "significant" = at least 1.5x, in time and in bytes
 MEMORY_N = 1 << 20   # the memory sweep's n where x2 growth ends exactly: no slack
 LIST_SCENARIOS = ("list_build", "list_iterate", "list_erase_random", "list_insert_middle",
@@ -360,30 +361,59 @@ def _jumps(run, claim, ctx):
                   brief=[(s[0].split(" ")[0],) + s[1:] for s in signs])
 
 
+# C8's control of each timed scenario: BASE's like-for-like one (scenario, order): an
+# append is BASE's create (appends in sequence); a mark-dead at a held reference in random
+# order is BASE's lookup in random order (one random slot reached per op, no removal).
+CONTROL = {"list_build": ("create", "seq"), "list_erase_random": ("lookup", "random")}
+
+
+def _control_reps(run, scenario, elem, ns):
+    """(n used, {n: [ns per op]} of the design's control at those n, why or None): CONTROL's
+    case of BASE at the item size and each n of `ns` it has; why when under two n match."""
+    scn, order = CONTROL[scenario]
+    have = {n: run.column(k, "ns_per_op") for n in ns
+            if (k := (scn, BASE, n, elem, order, 0.0, "none")) in run.cases}
+    if len(have) >= 2:
+        return sorted(have), have, None
+    return [], {}, (f"no control: the run has {BASE} {scn} {order} {elem} B at "
+                    f"{len(have)} of n={', '.join(map(str, ns))} (sweeps/bench.txt)")
+
+
 def _slope_signs(run, container, scenarios, threshold):
-    """(signs, texts, ns) of the log-log slope of ns per op over n of each series (scenario,
-    item size, churn, axes) with two or more n: CI below threshold holds."""
+    """(signs, texts, ns, whys) of the log-log slope of ns per op over n of each series
+    (scenario, item size, churn, axes) with two or more n, minus its control's (CONTROL)
+    over the same n: CI below threshold holds, above fails; open without a control."""
     series, ns = {}, set()
     for scenario in scenarios:
         for k in cases_of(run, scenario, container):
             series.setdefault((scenario,) + k[3:], {})[k[2]] = run.column(k, "ns_per_op")
             ns.add(k[2])
-    signs, texts = [], []
+    signs, texts, whys = [], [], {}
     for key, reps in sorted(series.items()):
         if len(reps) < 2:
             continue
-        ci = bench_stats.slope_ci(reps)
         name = f"{key[0]} {key[1]} B"
+        own = slope_text(bench_stats.slope_ci(reps))
+        used, ctl, why = _control_reps(run, key[0], key[1], sorted(reps))
+        if why:
+            signs.append((name, OPEN, None, threshold))
+            whys[name] = why
+            texts.append(f"{name}: {own} from n={min(reps)} to {max(reps)}; {why}")
+            continue
+        ci = bench_stats.excess_slope_ci({n: reps[n] for n in used}, ctl, seed=results.SEED)
         signs.append((name, sign_of(ci, threshold, False), ci, threshold))
-        texts.append(f"{name}: {slope_text(ci)} from n={min(reps)} to {max(reps)}")
-    return signs, texts, sorted(ns)
+        texts.append(f"{name}: {own} from n={min(reps)} to {max(reps)}, "
+                     f"{md.excess_short(ci)} over {BASE}'s {CONTROL[key[0]][0]} "
+                     f"{CONTROL[key[0]][1]} at n={', '.join(map(str, used))}")
+    return signs, texts, sorted(ns), whys
 
 
 def _dead_constant(run, claim, ctx):
-    """C8: add (list_build) and mark-dead (list_erase_random) per-op time flat over n;
-    iteration over dead entries verified (list_iterate after churn)."""
-    signs, texts, ns = _slope_signs(run, DEAD, ("list_build", "list_erase_random"),
-                                    claim.param("max_slope", MAX_SLOPE))
+    """C8: add (list_build) and mark-dead (list_erase_random) O(1): per-op time's log-log
+    slope over n minus BASE's like-for-like control's (CONTROL) over the same n below
+    max_slope; iteration over dead entries verified (list_iterate after churn)."""
+    signs, texts, ns, whys = _slope_signs(run, DEAD, ("list_build", "list_erase_random"),
+                                          claim.param("max_slope", MAX_SLOPE))
     skip, skip_text = _checked(run, ("list_iterate",), (DEAD,), "walks over dead entries")
     walks = [k[5] for k in cases_of(run, "list_iterate", DEAD)] + [
         r["hole_ratio"] for r in run.unverified
@@ -398,8 +428,9 @@ def _dead_constant(run, claim, ctx):
         return vd.Verdict(vd.UNDECIDED, f"measured at one n only ({ns[0]}): the slope needs two "
                           f"or more; run list_build, list_erase_random on {DEAD} at "
                           "--n 1000,10000,100000" + (f"; {skip_text}" if skip else ""))
-    v = judged(signs, "per-op time grows as " + text, what=f"{DEAD} ns/op slope over n",
-               brief=[(s[0].split(" ")[0],) + s[1:] for s in signs], show=md.slope_short)
+    v = judged(signs, "per-op time grows as " + text, whys,
+               what=f"{DEAD} ns/op slope over n, over {BASE}'s",
+               brief=[(s[0].split(" ")[0],) + s[1:] for s in signs], show=md.excess_short)
     return vd.Verdict(v.verdict, v.measured, reason=vd.fit(v.verdict, v.reason, skip_text))
 
 
@@ -502,8 +533,10 @@ RULES = {
                             "n = 2^k: within same (5%) of the payload confirmed, else "
                             "refuted; needs dead entries (hole ratio > 0)"),
     "list_dead_constant": Rule(_dead_constant, "log-log slope of ns/op over n, list_build "
-                               "and list_erase_random of vec_dead_entries: CI below max_slope "
-                               "(0.2) confirmed; walks over dead entries verified"),
+                               "and list_erase_random of vec_dead_entries, minus plain_array's "
+                               "over the same n (create; random lookup), same item size: CI "
+                               "below max_slope (0.2) confirmed, above refuted; walks over "
+                               "dead entries verified"),
     "list_remaps": Rule(_remaps, "every consolidate rep verified (its remapped references "
                         "checked; else refuted), after churn (else premise not exercised)"),
     "list_significant": Rule(_significant, "std::list / hosted: iterate time after churn "

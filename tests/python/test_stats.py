@@ -89,3 +89,29 @@ def test_min_p_value():
     assert stats.min_p_value(3, 3) == pytest.approx(0.1)
     assert stats.min_p_value(5, 5) == pytest.approx(2 / 252)
     assert stats.compare_samples([1, 2, 3], [4, 5, 6]) == pytest.approx(0.1)  # that bound, reached
+
+
+def grows(base, power, ns, spread, seed):
+    """{n: 7 noisy reps of base x (n / ns[0]) ^ power}."""
+    return {n: noisy(base * (n / ns[0]) ** power, spread, 7, seed + i) for i, n in enumerate(ns)}
+
+
+def test_excess_slope_is_the_slope_over_the_controls():
+    """A design growing as n^0.39 beside a control growing as n^0.39 (plain_array's random
+    lookup, 100k to 1M) has no excess; as n^1 beside it, 0.61; each CI holds the true
+    excess and is seeded; the two sides must cover the same n."""
+    ns = (100000, 1000000)
+    control = grows(1.2, 0.39, ns, 0.02, seed=10)
+    same = stats.excess_slope_ci(grows(2.4, 0.39, ns, 0.02, seed=20), control)
+    assert same.low < 0 < same.high and abs(same.ratio) < 0.05 and same.high - same.low < 0.1
+    linear = stats.excess_slope_ci(grows(2.4, 1.0, ns, 0.02, seed=20), control)
+    assert linear.low < 0.61 < linear.high and linear.ratio == pytest.approx(0.61, abs=0.05)
+    assert stats.excess_slope_ci(grows(2.4, 1.0, ns, 0.02, seed=20), control) == linear
+    exact = stats.excess_slope_ci({1: [2.0] * 3, 10: [20.0] * 3}, {1: [1.0] * 3, 10: [1.0] * 3})
+    assert (exact.ratio, exact.low, exact.high) == (pytest.approx(1.0),) * 3
+    few = stats.excess_slope_ci({1: [2.0, 2.0], 10: [20.0] * 3}, {1: [1.0] * 3, 10: [1.0] * 3})
+    assert few.ratio == pytest.approx(1.0) and few.low is None
+    with pytest.raises(ValueError, match="same two or more"):
+        stats.excess_slope_ci(control, grows(1.0, 0.0, (100000, 300000), 0.02, seed=1))
+    with pytest.raises(ValueError, match="same two or more"):
+        stats.excess_slope_ci({1: [1.0] * 3}, {1: [1.0] * 3})

@@ -82,18 +82,39 @@ def copies(allocs_per, keys=4, n=30000):
     return dc(ac.SINGLE, "dc_copy", n, 40.0, keys, ops=n, allocs=round(allocs_per * n))
 
 
-def builds(n, dist, length, mine, base, jitter=TIGHT):
+def plus16(length):
+    """Bytes +16 growth copies to build one list of `length` 4-byte tags: 16 x 4 B x
+    (1 + 2 + ... + (m - 1)), m = length / 16 (the published run's count: 129024 at 1024)."""
+    m = length // 16
+    return 32 * m * (m - 1)
+
+
+def doubling(length):
+    """Bytes x2 growth copies for one list: 4 B x (1 + 2 + 4 + ... + length / 2)."""
+    return 4 * (length - 1)
+
+
+def builds(n, dist, length, mine, base, jitter=TIGHT, copies=(plus16, doubling)):
     """tags_build of aoa_vec_add16 (mine ns per tag) and aoa_vec_of_vecs (base) at n,
-    every entity `length` tags (--tag-dist dist)."""
-    return (tags(ac.CONSTGROW, "tags_build", n, mine, dist, ops=length * n, jitter=jitter)
-            + tags(VEC, "tags_build", n, base, dist, ops=length * n, jitter=jitter))
+    every entity `length` tags (--tag-dist dist), each with the bytes its growth copied
+    (copies: per-list functions of the length, for mine and base; None: no count)."""
+    counted = [{} if f is None else {"grow_copied_bytes": f(length) * n}
+               for f in copies or (None, None)]
+    return (tags(ac.CONSTGROW, "tags_build", n, mine, dist, ops=length * n, jitter=jitter,
+                 **counted[0])
+            + tags(VEC, "tags_build", n, base, dist, ops=length * n, jitter=jitter,
+                   **counted[1]))
 
 
-def long_lists(short_ratio, long_ratio, n=1000):
+def long_lists(short_ratio, long_ratio, n=1000, copies=(plus16, doubling)):
     """builds as sweeps/bench.txt's: each1024 at n, each64 at 16 n (the same tags), whose
     time ratios are long_ratio and short_ratio."""
-    return (builds(16 * n, "each64", 64, 20.0 * short_ratio, 20.0)
-            + builds(n, "each1024", 1024, 30.0 * long_ratio, 30.0))
+    return (builds(16 * n, "each64", 64, 20.0 * short_ratio, 20.0, copies=copies)
+            + builds(n, "each1024", 1024, 30.0 * long_ratio, 30.0, copies=copies))
+
+
+IN_PLACE = (doubling, doubling)  # +16 arrays grown in place: copies as x2's, O(1) per append
+HALFWAY = (lambda length: plus16(64) * round((length / 64) ** 1.5), doubling)  # as L^0.5
 
 
 def pair(scenario, mine, base, n=10000, jitter=TIGHT, ops=None):
@@ -156,16 +177,19 @@ CASES = {
         vd.UNDECIDED: lambda: pair("tags_build", 20.0, 20.0, jitter=WIDE),
         vd.NOT_MEASURED: lambda: tags(VEC, "tags_build", 10000, 20.0),
     },
-    "aoa_constgrow_appends": {
+    "aoa_constgrow_appends": {  # bytes copied per append over list length, +16 vs x2
         vd.CONFIRMED: lambda: long_lists(0.9, 2.5),
-        vd.REFUTED: lambda: long_lists(0.9, 1.0),
-        vd.DEPENDS: lambda: long_lists(0.9, 2.5) + long_lists(0.9, 0.95, n=2000),
-        vd.UNDECIDED: lambda: builds(10000, "each64", 64, 20.0, 20.0)
-        + builds(10000, "each1024", 1024, 31.0, 30.0, jitter=WIDE),
-        vd.UNDECIDED + " (the gap does not widen)": lambda: long_lists(3.0, 2.5),
+        vd.REFUTED: lambda: long_lists(0.9, 1.0, copies=IN_PLACE),
+        # the time ratio widens 2.8x (the old rule's "confirmed"), the copies do not grow
+        vd.REFUTED + " (time widens, copies do not)": lambda: long_lists(0.9, 2.5,
+                                                                         copies=IN_PLACE),
+        vd.DEPENDS: lambda: long_lists(0.9, 2.5) + long_lists(0.9, 0.95, n=2000,
+                                                              copies=IN_PLACE),
+        vd.UNDECIDED: lambda: long_lists(0.9, 1.5, copies=HALFWAY),
         vd.UNDECIDED + " (no shorter lists)": lambda: builds(10000, "each1024", 1024, 75.0, 30.0),
         vd.PREMISE_NOT_EXERCISED: lambda: builds(10000, "game", 4, 20.0, 20.0),
         vd.NOT_MEASURED: lambda: builds(10000, "each1024", 1024, 75.0, 30.0)[5:],  # VEC only
+        vd.NOT_MEASURED + " (no copy counts)": lambda: long_lists(0.9, 2.5, copies=None),
     },
     "dc_linear_search": {
         vd.CONFIRMED: lambda: gets(ac.NAIVE, ac.FLAT, 20.0, 5.0)
@@ -238,11 +262,16 @@ def test_measured_texts_say_what_decided(tmp_path):
     assert "70000 B per entity" in text and "the limit is 65532 B" in text
     _, text = judged(tmp_path, "aoa_constgrow_appends", vd.CONFIRMED)
     assert "n=16000 each64 0.9× [" in text and "n=1000 each1024 2.5× [" in text
-    assert "(75 vs 30 ns)" in text and "over n=16000 each64: the ratio grows 2.778× [" in text
-    _, text = judged(tmp_path, "aoa_constgrow_appends", vd.UNDECIDED + " (the gap does not widen)")
-    assert "does not grow from n=16000 each64" in text
+    assert "(75 vs 30 ns)" in text and "the time ratio grows 2.778× [" in text
+    # 384 B a list of 64 / 64, 129024 B a list of 1024 / 1024; x2: 4 (L - 1) B / L
+    assert ("copied bytes per append, n=1000 each1024 over n=16000 each64: aoa_vec_add16 "
+            "6 → 126, aoa_vec_of_vecs 3.938 → 3.996, excess slope over list length 1.09") in text
+    _, text = judged(tmp_path, "aoa_constgrow_appends", vd.UNDECIDED)
+    assert "lies between refute_slope (0.3) and confirm_slope (0.7)" in text
     _, text = judged(tmp_path, "aoa_constgrow_appends", vd.UNDECIDED + " (no shorter lists)")
     assert "--tag-dist each64" in text
+    _, text = judged(tmp_path, "aoa_constgrow_appends", vd.NOT_MEASURED + " (no copy counts)")
+    assert "grow_copied_bytes" in text
     _, text = judged(tmp_path, "aoa_constgrow_appends", vd.NOT_MEASURED)
     assert f"({ac.CONSTGROW} is not in this run)" in text
     _, text = judged(tmp_path, "aoa_constgrow_appends", vd.PREMISE_NOT_EXERCISED)

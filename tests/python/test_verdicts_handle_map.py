@@ -104,6 +104,30 @@ def per_op(scenario, ns_by_n, jitter=TIGHT, container=HM):
             for r in rows(container, scenario, n, ns * n / 1e6, jitter)]
 
 
+def control(scenario, ns_by_n, order="seq", elem=8, jitter=TIGHT, holes=(0.0, "none"),
+            container=BASE):
+    """Rows whose ns per op at each n is given, of one order, item size and holes (default
+    plain_array's: B6's control)."""
+    return [r for n, ns in ns_by_n.items()
+            for r in rows(container, scenario, n, ns * n / 1e6, jitter, elem=elem, order=order,
+                          holes=holes)]
+
+
+CACHE = 10 ** 0.39  # plain_array's random lookup from 100k to 1M in the published run: n^0.39
+FLAT = {1000: 1.0, 10000: 1.0, N: 1.0}  # a control whose time per op does not grow
+
+
+def cache_bound(scenario="lookup"):
+    """handle_map's random lookup (or its erase of half the items in random order) growing
+    from 100k to 1M exactly as plain_array's random lookup does (n^0.39, the cache misses
+    of a larger array), 16 B items: O(1) with a control, "not flat" without one."""
+    holes = (0.5, "random") if scenario == "erase" else (0.0, "none")
+    order = "seq" if scenario == "erase" else "random"
+    return (control(scenario, {N: 2.4, 1000000: 2.4 * CACHE}, order, 16, holes=holes,
+                    container=HM)
+            + control("lookup", {N: 1.2, 1000000: 1.2 * CACHE}, "random", 16))
+
+
 def validate(container, rejected, n=N):
     """validate rows: {old_handles: rejected of n}."""
     return [r for w, k in rejected.items()
@@ -175,11 +199,22 @@ CASES = {
         vd.UNDECIDED: lambda: defrag({30000: 300.0, N: 300.0 * (N / 30000) ** 1.5}, jitter=WIDE),
         vd.NOT_MEASURED: lambda: defrag({N: 3333.0}),
     },
-    "hm_constant": {
-        vd.CONFIRMED: lambda: per_op("create", {1000: 1.2, 10000: 1.2, N: 1.25}),
-        vd.REFUTED: lambda: per_op("create", {1000: 1.0, 10000: 10.0, N: 100.0}),
-        vd.DEPENDS: lambda: per_op("create", {1000: 1.2, 10000: 1.2, N: 5.0}),
-        vd.UNDECIDED: lambda: per_op("create", {1000: 1.2, 10000: 1.5}, WIDE),
+    "hm_constant": {  # ns/op slope per step of n minus plain_array's (control_key)
+        vd.CONFIRMED: lambda: per_op("create", {1000: 1.2, 10000: 1.2, N: 1.25})
+        + control("create", FLAT),
+        vd.CONFIRMED + " (growing as plain_array's random lookup)": cache_bound,
+        vd.CONFIRMED + " (an erase growing as plain_array's random lookup)":
+            lambda: cache_bound("erase"),
+        vd.REFUTED: lambda: per_op("create", {1000: 1.0, 10000: 10.0, N: 100.0})
+        + control("create", FLAT),
+        vd.REFUTED + " (growing faster than plain_array's random lookup)": lambda: control(
+            "lookup", {N: 2.4, 1000000: 2.4 * 10 ** 0.9}, "random", 16, container=HM)
+        + control("lookup", {N: 1.2, 1000000: 1.2 * CACHE}, "random", 16),
+        vd.DEPENDS: lambda: per_op("create", {1000: 1.2, 10000: 1.2, N: 5.0})
+        + control("create", FLAT),
+        vd.UNDECIDED: lambda: per_op("create", {1000: 1.2, 10000: 1.5}, WIDE)
+        + control("create", FLAT),
+        vd.UNDECIDED + " (no control)": lambda: per_op("create", {1000: 1.2, 10000: 1.2}),
         vd.NOT_MEASURED: lambda: per_op("create", {N: 1.2}),
     },
     "hm_indirection": {
@@ -303,6 +338,22 @@ def test_memmove_is_judged_on_the_articles_two_sided_band(tmp_path):
     verdict, measured = judge(tmp_path, "hm_memmove", defrag({30000: 300.0}, jitter=STILL)
                               + defrag({30000: 360.0}, jitter=STILL, container=ELEM))
     assert verdict == vd.REFUTED and "more than the claimed 10%" in measured
+
+
+def test_b6_judges_the_slope_over_plain_arrays(tmp_path):
+    """A lookup growing as n^0.39 from 100k to 1M, as plain_array's own does (its array
+    leaves the caches), is O(1): the excess slope is 0; an erase is paired with
+    plain_array's lookup in its own order; without plain_array's case the step is open and
+    says which case the run lacks."""
+    verdict, text = judge(tmp_path, "hm_constant", cache_bound())
+    assert verdict == vd.CONFIRMED, text
+    assert ("lookup random 16 B n=100000→1000000: n^0.39, Δslope 0 [-0.0174, 0.0174] over "
+            "plain_array's lookup") in text
+    _, text = judge(tmp_path, "hm_constant", cache_bound("erase"))
+    assert "erase random 16 B n=100000→1000000: n^0.39, Δslope 0 [" in text
+    verdict, text = judge(tmp_path, "hm_constant",
+                          CASES["hm_constant"][vd.UNDECIDED + " (no control)"]())
+    assert "no control: the run has no plain_array create seq 8 B at n=1000, 10000" in text
 
 
 def test_clear_is_judged_the_articles_way_and_says_so(tmp_path):
