@@ -356,8 +356,50 @@ def _realloc_waste(run, claim):
     return _growth_waste(run, claim, MOVING_ALLOC)
 
 
+GEO_FIRST = 64  # geoblocks' first block, in slots (containers/alloc/geoblocks.h; the
+# article's is 16): block b holds GEO_FIRST << b
+
+
+def last_block(n):
+    """(slots before the last block, the last block's slots) of geoblocks holding n items:
+    the fewest blocks of GEO_FIRST << b slots whose sum reaches n."""
+    before, size = 0, GEO_FIRST
+    while before + size < n:
+        before, size = before + size, size * 2
+    return before, size
+
+
 def _geo_waste(run, claim):
-    return _growth_waste(run, claim, "geoblocks")
+    """A16, "on average the last block will be 50% full": per geoblocks memory case, the
+    measured empty slots (_waste / a slot's bytes) against the last block's empty part
+    with every earlier block full (exact). Where they agree within (about - 1) of the
+    block, the waste is the last block's empty part alone, whose fill grows from one slot
+    to full as n crosses the block: 50% full averaged over n. More empty slots than that
+    (an earlier block or one beyond with room) contradicts it: the last block is not the
+    only empty memory, and on average more than half a block is empty."""
+    about = claim.param("about", ABOUT)
+    waste = _waste(run, "geoblocks")
+    if not waste:
+        return Verdict(NOT_MEASURED, "needs memory rows of geoblocks variants")
+    signs, parts, fills = [], [], []
+    for k, _, wasted, per in sorted(waste, key=lambda w: (w[0][1], w[0][2], w[0][3])):
+        before, size = last_block(k[2])
+        empty, expected = wasted / per, before + size - k[2]
+        fills.append(1 - expected / size)
+        ok = abs(empty - expected) <= (about - 1) * size
+        signs.append((f"{k[1]} n={k[2]} {k[3]} B", 1 if ok else -1, None, size))
+        parts.append(f"{k[1]} n={k[2]} {k[3]} B: {md.fmt(empty, '', 3)} empty slots, last "
+                     f"block of {size} {pct(1 - expected / size)} full")
+    verdict, why = vd.across(signs)
+    off = [s[0] for s in signs if s[1] < 0]
+    text = ("empty slots (waste / a slot's bytes) against the last block's empty part with "
+            "every earlier block full: " + "; ".join(parts))
+    main = (f"waste is the last block's empty part alone in {len(signs) - len(off)} of "
+            f"{len(signs)} cases (its fill runs from 0 to 100% across n: 50% on average); "
+            f"the last block is {pct(min(fills))}–{pct(max(fills))} full at these n")
+    return Verdict(verdict, vd.with_why(text, why), reason=vd.fit(
+        verdict, main, ("more empty than the last block at " + ", ".join(off[:2]))
+        if off else ""))
 
 
 def _realloc_moves(run, claim):
@@ -546,9 +588,10 @@ RULES = {
     "block_waste": plain_rule(_block_waste, "waste of holes on fixblocks in blocks of figure "
                               "slots (exact): within 1 ×/÷ (1 + same) confirmed, below bound "
                               "holds, above refuted"),
-    "geo_waste": plain_rule(_geo_waste, "largest wasted share of geoblocks' committed bytes "
-                            "(exact; the last block is about half the capacity): within figure "
-                            "×/÷ about (1.1) confirmed, below bound holds, above refuted"),
+    "geo_waste": plain_rule(_geo_waste, "per geoblocks memory case, empty slots (exact) "
+                            "against the last block's empty part with every earlier block "
+                            "full: within (about − 1) = 10% of the block holds (its fill runs "
+                            "0-100% over n: 50% on average), more contradicts; " + EVERY),
     "vm_indirection": plain_rule(_vm_indirection, "vm / realloc time, every iterate and lookup "
                                  "case without holes: CI below 1 + same (5%) holds, above "
                                  "contradicts; " + EVERY + ". The loops are the same; two "

@@ -49,6 +49,16 @@ def mem(container, n, per_slot=12.0, hole_ratio=0.0):
                 committed_bytes=round(per_slot * n), reserved_bytes=round(per_slot * n))
 
 
+def geo(n, slot=12, ahead=0, table=400):
+    """bulk_holes_geoblocks' memory at n: blocks of 64, 128, ... slots until they hold n
+    (bulk_claims.GEO_FIRST), plus `ahead` slots allocated before they are needed, of slot
+    bytes each, plus the block table (table bytes)."""
+    before, size = bulk_claims.last_block(n)
+    committed = (before + size + ahead) * slot + table
+    return case(GEO, "memory", n, 100.0, pattern="none", committed_bytes=committed,
+                reserved_bytes=committed)
+
+
 def judge(tmp_path, rule, rows, vectorization=None):
     """The Verdict of `rule` (its claim in claims.csv) on the crafted rows."""
     path = tb.write_csv(tmp_path / f"{rule}.csv", rows)
@@ -165,9 +175,10 @@ CASES = {
     "block_waste": {C: mem(HV, 16385) + mem(FIX, 16385, 24.0),
                     BH: mem(HV, 10000) + mem(FIX, 10000, 14.0),
                     R: mem(HV, 10000) + mem(FIX, 10000, 120.0), NM: mem(HV, 10000)},
-    "geo_waste": {C: mem(HV, 10000) + mem(GEO, 10000, 24.0),
-                  BH: mem(HV, 10000) + mem(GEO, 10000, 14.0),
-                  R: mem(HV, 10000) + mem(GEO, 10000, 48.0), NM: mem(HV, 10000)},
+    "geo_waste": {C: mem(HV, 10000) + geo(10000) + geo(1000000),
+                  R: mem(HV, 10000) + geo(10000, ahead=16384),
+                  D: mem(HV, 10000) + geo(10000) + geo(1000000, ahead=1048576),
+                  NM: mem(HV, 10000)},
     "vm_indirection": {C: pair(HV, HR, "iterate", 100000, 1.0, 1.0),
                        R: pair(HR, HV, "iterate", 100000, 1.0, 2.0),
                        D: pair(HV, HR, "iterate", 100000, 1.0, 1.0)
