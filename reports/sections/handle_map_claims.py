@@ -260,25 +260,50 @@ def _table_clear(run, claim, ctx):
                       + v.measured, reason=v.reason)
 
 
+def _factor(article_ms, st):
+    """RatioCI of the article's time / ours (our reps' bootstrap CI; the article's one
+    figure exact)."""
+    return bench_stats.ratio_ci(st.times_ns, [article_ms * 1e6] * len(st.times_ns),
+                                seed=results.SEED)
+
+
 def _speed_factors(run, article):
-    """{our_scenario: the article's ms / our median ms} of handle_map's other table rows
+    """{our_scenario: RatioCI of the article's ms / ours} of handle_map's other table rows
     (create, iterate, lookup, reset) at n = 100k, 8 B, seq: how much slower the article's
     machine and build ran each of them than this run."""
     out = {}
     for (scenario, container), a in sorted(article.items()):
         st = run.cases.get((scenario, HM, TABLE_N, TABLE_ELEM_BYTES, "seq", 0.0, "none"))
         if container == HM and scenario != "defragment" and st and st.median_ns > 0:
-            out[scenario] = a.ms / (st.median_ns / 1e6)
+            out[scenario] = _factor(a.ms, st)
     return out
+
+
+def _in_band(ci, lo, hi):
+    """(class, why) of a factor CI against the band from the lowest row's CI lo to the
+    highest's hi: CONFIRMED when clear of both edges inside, REFUTED when clear outside,
+    else UNDECIDED (the CIs overlap at an edge)."""
+    low, high = (ci.low, ci.high) if ci.low is not None else (ci.ratio, ci.ratio)
+    lo_hi = lo.high if lo.high is not None else lo.ratio
+    lo_lo = lo.low if lo.low is not None else lo.ratio
+    hi_lo = hi.low if hi.low is not None else hi.ratio
+    hi_hi = hi.high if hi.high is not None else hi.ratio
+    if low > lo_hi and high < hi_lo:
+        return vd.CONFIRMED, ""
+    if high < lo_lo or low > hi_hi:
+        return vd.REFUTED, (f"{x(ci.ratio)} lies {'below' if high < lo_lo else 'above'} the "
+                            f"article's other rows' {x(lo.ratio)}–{x(hi.ratio)}")
+    return vd.UNDECIDED, ("its CI overlaps the CI of the band's edge "
+                          f"({x(lo.ratio)} or {x(hi.ratio)}): more reps or a quieter machine")
 
 
 def _defrag_shuffled(run, claim, ctx):
     """B5: the article's 32539 ms for a shuffled 100k, against this run's time scaled by
-    the article's own other handle_map rows: its factor (article ms / ours) within the
+    the article's own other handle_map rows: its factor (article ms / ours, CI) inside the
     range of the factors of create, iterate, lookup and reset confirms (the figure fits the
-    article's machine and build), outside refutes. The swaps (about n for any shuffle) and
-    the time's growth over n (O(n^2) by construction) are reported, not judged: no run of
-    this design could fail them."""
+    article's machine and build), outside refutes, overlapping an edge is undecided
+    (_in_band). The swaps (about n for any shuffle) and the time's growth over n (O(n^2)
+    by construction) are reported, not judged: no run of this design could fail them."""
     article = ctx["article"].get(("defragment", HM))
     cases = {k[2]: (k, st) for k, st in cases_of(run, "defragment", HM,
                                                  elem_bytes=TABLE_ELEM_BYTES,
@@ -288,24 +313,23 @@ def _defrag_shuffled(run, claim, ctx):
         return vd.Verdict(vd.NOT_MEASURED, f"needs {HM} defragment rows at n={TABLE_N} and "
                           "two or more of its create, iterate, lookup and reset rows there")
     key, st = cases[TABLE_N]
-    swaps, mine = median_of(run, key, "swaps"), article.ms / (st.median_ns / 1e6)
-    lo, hi = min(factors.values()), max(factors.values())
-    verdict = vd.CONFIRMED if lo <= mine <= hi else vd.REFUTED
-    band = ", ".join(f"{s} {x(f)}" for s, f in sorted(factors.items(), key=lambda i: i[1]))
+    swaps, mine = median_of(run, key, "swaps"), _factor(article.ms, st)
+    ranked = sorted(factors.items(), key=lambda i: i[1].ratio)
+    lo, hi = ranked[0][1], ranked[-1][1]
+    verdict, why = _in_band(mine, lo, hi)
+    band = ", ".join(f"{s} {ci_text(f)}" for s, f in ranked)
     ns, slopes = sorted(cases), []
     for a, b in zip(ns, ns[1:]):
         ci = bench_stats.slope_ci({a: cases[a][1].times_ns, b: cases[b][1].times_ns})
         slopes.append(f"time grows as {slope_text(ci)} from n={a} to {b}")
     text = (f"{md.fmt_ns(st.median_ns)} at n={TABLE_N} (article {fmt(article.ms)} ms): the "
-            f"article's time is {x(mine)} ours; its other {HM} rows are {band} ours; "
+            f"article's time is {ci_text(mine)} ours; its other {HM} rows are {band} ours; "
             f"reported, not judged: {fmt(swaps)} swaps (article {fmt(article.swaps)}), "
             + "; ".join(slopes))
-    why = "" if verdict == vd.CONFIRMED else (
-        f"{x(mine)} lies {'below' if mine < lo else 'above'} the article's other rows' "
-        f"{x(lo)}–{x(hi)}")
     return vd.Verdict(verdict, vd.with_why(text, why), reason=vd.fit(
-        verdict, f"article's time / ours {x(mine)}, against its other {HM} rows' "
-        f"{x(lo)}–{x(hi)} (machine and build factor)", f"{fmt(swaps)} swaps (not judged)"))
+        verdict, f"article's time / ours {md.ci_short(mine)}, against its other {HM} rows' "
+        f"{x(lo.ratio)}–{x(hi.ratio)} (machine and build factor)",
+        f"{fmt(swaps)} swaps (not judged)"))
 
 
 # --- B6-B8: costs and clear ------------------------------------------------------------------
@@ -779,9 +803,10 @@ RULES = {
                             "article's definition) and clear's at n=100k: CI above 1 "
                             "confirmed, below 1 refuted"),
     "hm_defrag_shuffled": Rule(_defrag_shuffled, "defragment of a shuffled 100k: article "
-                                "ms / our median ms within the range of that factor over "
-                                "the article's other handle_map rows (create, iterate, "
-                                "lookup, reset) confirmed, outside refuted"),
+                                "ms / ours (CI) inside the range of that factor over the "
+                                "article's other handle_map rows (create, iterate, lookup, "
+                                "reset) confirmed, outside refuted, CIs overlapping an edge "
+                                "undecided"),
     "hm_constant": Rule(_constant, "log-log slope of ns/op over each step of n, create, "
                          "lookup, erase: CI below max_slope (0.2) everywhere confirmed"),
     "hm_indirection": Rule(_indirection, "handle_map / plain_array lookup time, every case "

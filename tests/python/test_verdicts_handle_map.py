@@ -188,6 +188,10 @@ CASES = {
     "hm_defrag_shuffled": {  # the article's ms / ours, against its other rows' factors
         vd.CONFIRMED: lambda: hm_rows() + defrag({30000: 300.0, N: 3000.0}),  # 10.8x
         vd.REFUTED: lambda: hm_rows() + defrag({30000: 420.0, N: 4674.0}),  # 7x, below 8.8x
+        vd.UNDECIDED: lambda: [r for s, ms in (("create", 0.5), ("iterate", 0.03),
+                                               ("lookup", 0.07), ("reset", 0.01))
+                               for r in rows(HM, s, N, ms, WIDE)]
+        + defrag({30000: 420.0, N: 4674.0}, jitter=WIDE),
         vd.NOT_MEASURED: lambda: defrag({30000: 300.0, N: 3000.0}),
     },
     "hm_constant": {
