@@ -287,55 +287,95 @@ def _full_copy(n, elem_bytes, step):
     return elem_bytes * step * growths * (growths - 1) / 2
 
 
-def _spike_case(run, key, floor):
-    """(label, sign, text) of one push_latency case of a geometric growth: the max of the
-    pushes that grew (grow_max_ns, per rep) against the max of the other pushes
-    (plain_max_ns) and the machine's floor (lap_noise's max_ns at that n, same run): a
-    spike holds when both CIs are above 1, is contradicted when the growth pushes are
-    clearly no slower than the plain ones."""
-    grow, plain = run.column(key, "grow_max_ns"), run.column(key, "plain_max_ns")
-    vs_plain, vs_floor = ratio(plain, grow), ratio(floor, grow)
-    label = f"{key[1]} n={key[2]}"
-    sides = (vd.side(vs_plain, 1.0), vd.side(vs_floor, 1.0))
-    sign = 1 if sides == (vd.ABOVE, vd.ABOVE) else -1 if sides[0] == vd.BELOW else 0
-    text = (f"{label}: growth pushes' max {md.fmt_ns(bench_stats.median(grow))}, "
-            f"{ci_text(vs_plain)} the other pushes', {ci_text(vs_floor)} the floor's")
-    undecided = vs_plain if sides[0] == vd.STRADDLES else vs_floor
-    return label, sign, undecided, text
+O1_ON = 0.5  # A10: a log-log slope over n below this is O(1), above it O(n): halfway
+# between the two classes the article contrasts (slope 0 and slope 1)
+
+
+def _push_series(run):
+    """{(container, item bytes, order, holes, pattern): {n: case key}} of the push_latency
+    cases of the realloc variants with the growth columns."""
+    push = run.select("push_latency", lambda c: run.is_bulk(c) and run.axes(c).alloc in
+                      (MOVING_ALLOC, MOVING_ALLOC + "_copy"))
+    out = {}
+    for k in push:
+        if run.column(k, "grow_max_ns"):
+            out.setdefault((k[1],) + k[3:], {})[k[2]] = k
+    return out
+
+
+def _slope_signs(run, series, column, want_above, copied_only=False):
+    """[(label, sign, slope CI, O1_ON)] of each step of n of each series: the log-log slope
+    of `column` (per rep) above O1_ON holds when want_above (grows as n), below it when
+    not (flat: O(1)); copied_only skips cases whose growths copied no byte."""
+    signs = []
+    for rest, keys in sorted(series.items()):
+        ns = [n for n in sorted(keys) if not copied_only or _copied(run, keys[n])]
+        for lo, hi in zip(ns, ns[1:]):
+            ci = bench_stats.slope_ci({lo: run.column(keys[lo], column),
+                                       hi: run.column(keys[hi], column)})
+            sign = {vd.ABOVE: 1, vd.BELOW: -1}.get(vd.side(ci, O1_ON), 0)
+            signs.append((f"{rest[0]} n={lo}→{hi}", sign if want_above else -sign, ci, O1_ON))
+    return signs
+
+
+def _spike_signs(run, series):
+    """[(label, sign, CI, 1)] per case whose growths copied: the worst push that grew
+    (grow_max_ns) over the worst of the others (plain_max_ns) above 1 holds (the spike is
+    at the reallocation points), below 1 contradicts."""
+    signs = []
+    for rest, keys in sorted(series.items()):
+        for n, k in sorted(keys.items()):
+            if _copied(run, k):
+                ci = ratio(run.column(k, "plain_max_ns"), run.column(k, "grow_max_ns"))
+                sign = {vd.ABOVE: 1, vd.BELOW: -1}.get(vd.side(ci, 1.0), 0)
+                signs.append((f"{rest[0]} n={n}", sign, ci, 1.0))
+    return signs
+
+
+def _both(parts):
+    """The class of a claim of parts [(name, class)]: a part refuted refutes it, every part
+    confirmed confirms it, else the first depends or undecided part's class."""
+    classes = [c for _, c in parts]
+    if REFUTED in classes:
+        return REFUTED
+    if all(c == CONFIRMED for c in classes):
+        return CONFIRMED
+    return next(c for c in (vd.DEPENDS, vd.UNDECIDED, NOT_MEASURED) if c in classes)
 
 
 def _realloc_spike(run, claim):
-    push = run.select("push_latency", lambda c: run.is_bulk(c) and run.axes(c).alloc in
-                      (MOVING_ALLOC, MOVING_ALLOC + "_copy"))
-    cases = [k for k in push if run.column(k, "grow_max_ns")]
-    if not cases:
+    """A10, two parts. Amortized O(1): total push time / n (ns_per_op) flat over n, every
+    step of n (slope CI below O1_ON). An O(n) spike at each reallocation: the worst
+    growing push's time grows with n (slope CI above O1_ON, growths that copied) and is
+    the worst push (grow_max_ns / plain_max_ns above 1). Each part by verdicts.across."""
+    series = _push_series(run)
+    if not series:
         return Verdict(NOT_MEASURED, "needs push_latency rows of a realloc variant with the "
                        "growth columns (grow_max_ns, plain_max_ns), which older runs lack")
-    signs, parts, idle = [], [], []
-    for k in sorted(cases, key=lambda k: (k[1], k[2])):
-        floor = [v for f in run.select("lap_noise", n=k[2]) for v in run.column(f, "max_ns")]
-        if not floor:
-            parts.append(f"{k[1]} n={k[2]}: no lap_noise floor at this n")
-        elif not _copied(run, k):
-            idle.append(f"{k[1]} n={k[2]}")
-        else:
-            label, sign, ci, text = _spike_case(run, k, floor)
-            signs.append((label, sign, ci, 1.0))
-            parts.append(text)
-    if idle:
-        parts.append("no byte copied (glibc's mremap) in " + ", ".join(idle))
-    if not signs:
-        return Verdict(PREMISE_NOT_EXERCISED if idle else NOT_MEASURED, "; ".join(parts) + (
-            "; " + vd.premise_text("no growth copied the elements", "run bulk_holes_realloc_"
-                                   "copy (grows as std::vector does) beside lap_noise")
-            if idle else "; needs lap_noise rows at the push_latency n"), reason=(
-                "no growth copied the elements (glibc's mremap grew them in place)" if idle
-                else "needs lap_noise rows at the push_latency n"))
-    verdict, why = vd.across(signs)
-    return Verdict(verdict, vd.with_why("pushes that grew by copying, per rep, against the "
-                                        "same run's floor and plain pushes: "
-                                        + "; ".join(parts), why), reason=vd.across_reason(
-        signs, "worst growth push / the other pushes' and the lap_noise floor", verdict))
+    amortized = _slope_signs(run, series, "ns_per_op", False)
+    grows = _slope_signs(run, series, "grow_max_ns", True, copied_only=True)
+    worst = _spike_signs(run, series)
+    if not amortized:
+        return Verdict(NOT_MEASURED, "needs push_latency rows of a realloc variant at two "
+                       "or more n")
+    if not grows and not worst:
+        why = vd.premise_text("no growth copied the elements (glibc's mremap grew them in "
+                              "place)", "run bulk_holes_realloc_copy (grows as std::vector "
+                              "does) at two or more n")
+        return Verdict(PREMISE_NOT_EXERCISED, why, reason=vd.fit(
+            PREMISE_NOT_EXERCISED, "no growth copied the elements"))
+    parts = [("amortized", vd.across(amortized)), ("spike grows", vd.across(grows)),
+             ("spike at growth", vd.across(worst))]
+    verdict = _both([(name, c) for name, (c, _) in parts])
+    text = "; ".join(
+        f"{name}: {c}" + (f" ({why})" if why else "") + ": "
+        + ", ".join(vd.case_text(s, md.slope_short if s[3] == O1_ON else md.ci_short)
+                    for s in signs[:4])
+        for (name, (c, why)), signs in zip(parts, (amortized, grows, worst)))
+    reason = "; ".join(f"{name} {c}" for name, (c, _) in parts)
+    return Verdict(verdict, "ns per push (total / n) slope per step of n below "
+                   f"{md.fmt(O1_ON)} = O(1); worst growing push slope above it = O(n), and "
+                   "the worst push: " + text, reason=vd.fit(verdict, reason))
 
 
 def _waste(run, alloc):
@@ -395,8 +435,50 @@ def _realloc_waste(run, claim):
     return _growth_waste(run, claim, MOVING_ALLOC)
 
 
+GEO_FIRST = 64  # geoblocks' first block, in slots (containers/alloc/geoblocks.h; the
+# article's is 16): block b holds GEO_FIRST << b
+
+
+def last_block(n):
+    """(slots before the last block, the last block's slots) of geoblocks holding n items:
+    the fewest blocks of GEO_FIRST << b slots whose sum reaches n."""
+    before, size = 0, GEO_FIRST
+    while before + size < n:
+        before, size = before + size, size * 2
+    return before, size
+
+
 def _geo_waste(run, claim):
-    return _growth_waste(run, claim, "geoblocks")
+    """A16, "on average the last block will be 50% full": per geoblocks memory case, the
+    measured empty slots (_waste / a slot's bytes) against the last block's empty part
+    with every earlier block full (exact). Where they agree within (about - 1) of the
+    block, the waste is the last block's empty part alone, whose fill grows from one slot
+    to full as n crosses the block: 50% full averaged over n. More empty slots than that
+    (an earlier block or one beyond with room) contradicts it: the last block is not the
+    only empty memory, and on average more than half a block is empty."""
+    about = claim.param("about", ABOUT)
+    waste = _waste(run, "geoblocks")
+    if not waste:
+        return Verdict(NOT_MEASURED, "needs memory rows of geoblocks variants")
+    signs, parts, fills = [], [], []
+    for k, _, wasted, per in sorted(waste, key=lambda w: (w[0][1], w[0][2], w[0][3])):
+        before, size = last_block(k[2])
+        empty, expected = wasted / per, before + size - k[2]
+        fills.append(1 - expected / size)
+        ok = abs(empty - expected) <= (about - 1) * size
+        signs.append((f"{k[1]} n={k[2]} {k[3]} B", 1 if ok else -1, None, size))
+        parts.append(f"{k[1]} n={k[2]} {k[3]} B: {md.fmt(empty, '', 3)} empty slots, last "
+                     f"block of {size} {pct(1 - expected / size)} full")
+    verdict, why = vd.across(signs)
+    off = [s[0] for s in signs if s[1] < 0]
+    text = ("empty slots (waste / a slot's bytes) against the last block's empty part with "
+            "every earlier block full: " + "; ".join(parts))
+    main = (f"waste is the last block's empty part alone in {len(signs) - len(off)} of "
+            f"{len(signs)} cases (its fill runs from 0 to 100% across n: 50% on average); "
+            f"the last block is {pct(min(fills))}–{pct(max(fills))} full at these n")
+    return Verdict(verdict, vd.with_why(text, why), reason=vd.fit(
+        verdict, main, ("more empty than the last block at " + ", ".join(off[:2]))
+        if off else ""))
 
 
 def _realloc_moves(run, claim):
@@ -567,9 +649,11 @@ RULES = {
     "static": plain_rule(_static, "fixed-capacity variants' memory rows (exact), smallest n: "
                          "committed bytes per live item > a slot × (1 + same) confirmed, else "
                          "refuted (running out: test_full)"),
-    "realloc_spike": plain_rule(_realloc_spike, "worst push realloc / worst non-moving, "
-                                "largest n: CI above 1 for every removal confirmed, for none "
-                                "refuted"),
+    "realloc_spike": plain_rule(_realloc_spike, "realloc push_latency: ns per push (total "
+                                "/ n) slope over each step of n CI below 0.5 (amortized O(1)), "
+                                "growing pushes' worst slope CI above 0.5 (O(n)) and above the "
+                                "other pushes' worst (CI > 1); each part over its cases, a "
+                                "part refuted refutes"),
     "realloc_waste": plain_rule(_realloc_waste, "largest wasted share of realloc's committed "
                                 "bytes (exact): within figure ×/÷ about (1.1) confirmed, below "
                                 "bound holds, above refuted"),
@@ -586,9 +670,10 @@ RULES = {
     "block_waste": plain_rule(_block_waste, "waste of holes on fixblocks in blocks of figure "
                               "slots (exact): within 1 ×/÷ (1 + same) confirmed, below bound "
                               "holds, above refuted"),
-    "geo_waste": plain_rule(_geo_waste, "largest wasted share of geoblocks' committed bytes "
-                            "(exact; the last block is about half the capacity): within figure "
-                            "×/÷ about (1.1) confirmed, below bound holds, above refuted"),
+    "geo_waste": plain_rule(_geo_waste, "per geoblocks memory case, empty slots (exact) "
+                            "against the last block's empty part with every earlier block "
+                            "full: within (about − 1) = 10% of the block holds (its fill runs "
+                            "0-100% over n: 50% on average), more contradicts; " + EVERY),
     "vm_indirection": plain_rule(_vm_indirection, "vm / realloc time, every iterate and lookup "
                                  "case without holes: CI below 1 + same (5%) holds, above "
                                  "contradicts; " + EVERY + ". The loops are the same; two "

@@ -179,10 +179,11 @@ CASES = {
                                                                      jitter=WIDE),
         vd.NOT_MEASURED: lambda: it(H, 100000, 1.0),
     },
-    "list_links": {
-        vd.CONFIRMED: lambda: mem(H, MEM_N, 16) + mem(H, MEM_N, 24, elem=16),
-        vd.REFUTED: lambda: mem(H, MEM_N, 24),
-        vd.DEPENDS: lambda: mem(H, MEM_N, 16) + mem(H, MEM_N, 32, elem=16),
+    "list_links": {  # the article's payload: a 4 B int; prev + next make its node 12 B, 3x
+        vd.CONFIRMED: lambda: mem(H, MEM_N, 12, elem=4),
+        vd.REFUTED: lambda: mem(H, MEM_N, 16, elem=4),  # 8 B-aligned links: 4x
+        vd.DEPENDS: lambda: mem(H, MEM_N, 12, elem=4) + mem(HC, MEM_N, 16, elem=4),
+        vd.PREMISE_NOT_EXERCISED: lambda: mem(H, MEM_N, 16) + mem(H, MEM_N, 24, elem=16),
         vd.NOT_MEASURED: lambda: mem(H, 1000000, 16),  # not 2^k: growth slack
     },
     "list_dead_bytes": {
@@ -217,18 +218,20 @@ CASES = {
         vd.PREMISE_NOT_EXERCISED: lambda: case(HC, "consolidate", 100000, 3.0),
         vd.NOT_MEASURED: lambda: it(HC, 100000, 1.0),
     },
-    "list_significant": {
-        vd.CONFIRMED: lambda: churn_pair(1.0, 2.0) + mem(H, MEM_N, 16) + mem(STD, MEM_N, 32),
-        vd.REFUTED: lambda: churn_pair(1.0, 1.2) + mem(H, MEM_N, 16) + mem(STD, MEM_N, 20),
-        vd.DEPENDS: lambda: churn_pair(1.0, 2.0) + mem(H, MEM_N, 16) + mem(STD, MEM_N, 20),
-        vd.UNDECIDED: lambda: churn_pair(1.0, 1.5, jitter=WIDE),
+    "list_significant": {  # a gain = a ratio the run resolves above 1 (no factor)
+        vd.CONFIRMED: lambda: churn_pair(1.0, 1.3) + mem(H, MEM_N, 16) + mem(STD, MEM_N, 20),
+        vd.REFUTED: lambda: churn_pair(1.0, 0.8) + mem(H, MEM_N, 16) + mem(STD, MEM_N, 16),
+        vd.DEPENDS: lambda: churn_pair(1.0, 2.0) + mem(H, MEM_N, 16) + mem(STD, MEM_N, 16),
+        vd.UNDECIDED: lambda: churn_pair(1.0, 1.05, jitter=WIDE),
         vd.NOT_MEASURED: lambda: mem(H, MEM_N, 16),
     },
 }
 
 
 @pytest.mark.parametrize("rule, label", [(r, c) for r, cls in CASES.items() for c in cls])
-def test_each_rule_gives_each_of_its_classes(tmp_path, rule, label):
+def test_each_rule_gives_each_of_its_classes(tmp_path, monkeypatch, rule, label):
+    # C6 at the article's 4 B int: rows of a harness that also built a 4 B size class
+    monkeypatch.setattr(res, "ELEM_BYTES", res.ELEM_BYTES + (lc.INT_BYTES,))
     verdict, measured = judge(tmp_path, rule, CASES[rule][label]())
     expected = next(c for c in vd.NAMES if label.startswith(c))
     assert verdict == expected, measured
@@ -244,8 +247,8 @@ def test_every_rule_can_refute_and_every_c_claim_has_a_tested_rule():
 def test_measured_texts_say_what_decided(tmp_path):
     _, text = judge(tmp_path, "list_stroustrup", CASES["list_stroustrup"][vd.DEPENDS]())
     assert "crossover: vector faster from n=10000 (the list faster up to n=1000)" in text
-    _, text = judge(tmp_path, "list_links", CASES["list_links"][vd.CONFIRMED]())
-    assert "8-byte key" in text and "8 B beyond the 8 B payload" in text
+    _, text = judge(tmp_path, "list_links", CASES["list_links"][vd.PREMISE_NOT_EXERCISED]())
+    assert "--elem-bytes 4" in text and "16 B/node at a 8 B payload (2×)" in text
     _, text = judge(tmp_path, "list_semantics",
                     CASES["list_semantics"][vd.REFUTED + " by a failed verification"]())
     assert "failed verification" in text
