@@ -234,6 +234,9 @@ CASES = {
                                                      vec_soa(aos=True)),
                  # 16x on a machine whose vectors hold 16 floats
                  C + " (16 lanes)": (kernel({"aos": 16, "soa": 1}, n=10000), vec_soa(64)),
+                 # a table without vector_bytes: the article's 8 floats
+                 C + " (no width)": (kernel({"aos": 8, "soa": 1}, n=10000),
+                                     {("particles_soa", "tick"): ["yes"]}),
                  PNE: (kernel({"aos": 8, "soa": 1}, n=10000), {("particles_soa", "tick"): ["no"]}),
                  NM: kernel({"aos": 8}, n=10000)},
     "not_80x": {C: two_n({"aos": 4, "soa": 1}, {"aos": 5, "soa": 1}) + probe(),
