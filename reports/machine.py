@@ -106,12 +106,16 @@ def vectorization_sidecar(csv_path):
     return re.sub(r"\.csv(\.xz|\.gz)?$", "", str(csv_path)) + ".vectorization.tsv"
 
 
+VECTOR_BYTES = "vector_bytes"  # vectorization()'s key of the vector loops' widths
+
+
 def vectorization(csv_paths):
     """The build's vectorization table beside the first CSV that has one (make bench copies
     build/rel/vectorization.tsv to results/bench-X.vectorization.tsv):
     {(container, scenario): ["yes" | "no" | "partly", one per loop, every size class]} and
-    the same per size class under (container, scenario, elem_bytes as an int), or None when
-    no CSV has one. Never raises: an unreadable or malformed table is skipped."""
+    the same per size class under (container, scenario, elem_bytes as an int), and the widths
+    of its vector loops in bytes (the vector_bytes column, e.g. 64 for AVX-512) under
+    (container, scenario, VECTOR_BYTES), or None when no CSV has one. Never raises: an unreadable or malformed table is skipped."""
     for path in csv_paths:
         text = _read(vectorization_sidecar(path))
         lines = [line.split("\t") for line in (text or "").splitlines()]
@@ -124,8 +128,18 @@ def vectorization(csv_paths):
                 table.setdefault((fields[0], fields[2]), []).append(fields[5])
                 if fields[1].isdigit():
                     table.setdefault((fields[0], fields[2], int(fields[1])), []).append(fields[5])
+                if len(fields) >= 7 and fields[6].isdigit() and fields[5] != "no":
+                    table.setdefault((fields[0], fields[2], VECTOR_BYTES), []).append(
+                        int(fields[6]))
         return table
     return None
+
+
+def widest_vector(table, container, scenario):
+    """The widest vector loop, in bytes, of the container's function timed by scenario in
+    the vectorization table (vectorization()), or None without a table, a line or a width."""
+    widths = (table or {}).get((container, scenario, VECTOR_BYTES))
+    return max(widths) if widths else None
 
 
 def has_vector_loop(table, *key):

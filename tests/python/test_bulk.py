@@ -171,6 +171,9 @@ def synthetic_rows():
     # The machine's floor: empty samples reach 50 µs at 16M (scenarios/lap_noise.c).
     rows += rows_of("plain_array", "lap_noise", 16000000, 16.0, p50_ns=10, p99_ns=20,
                     p999_ns=1900, max_ns=50000, samples=16000000)
+    # The bandwidth probe at its DRAM working set, 20 B/ns: SoA's tick and simulate at 4M
+    # (10 and 18 B/ns) are memory-bound, at 10000 (32 and 72) in cache (A20, A22).
+    rows += rows_of("plain_array", "stream_read", 2097152, 0.4)
     for layout in LAYOUTS:
         c = f"particles_{layout}"
         for i, n in enumerate((10000, 4000000)):
@@ -263,18 +266,19 @@ def test_article_file_has_every_claim_and_target_with_a_rule():
 EXPECTED = {
     "shift_erase": bulk_run.CONFIRMED, "swappop_table": bulk_run.CONFIRMED,
     "free_list_memory": bulk_run.CONFIRMED, "dense_vs_holes": bulk_run.CONFIRMED,
-    "worst_case": bulk_run.CONFIRMED, "runs": bulk_run.CONFIRMED, "weak_pointers": bulk_run.CONFIRMED,
+    # the article's holes (0.6 ns) against dense (0.5): 1.2x slower; the bitmask's 0.3 is ours
+    "worst_case": bulk_run.REFUTED, "runs": bulk_run.CONFIRMED, "weak_pointers": bulk_run.CONFIRMED,
     "static": bulk_run.NOT_MEASURED, "realloc_spike": bulk_run.CONFIRMED,
     "realloc_waste": bulk_run.CONFIRMED, "realloc_moves": bulk_run.CONFIRMED,
     "constant_growth": bulk_run.REFUTED, "never_move": bulk_run.CONFIRMED,
     "block_waste": bulk_run.CONFIRMED, "vm_indirection": bulk_run.CONFIRMED,
-    "soa_tick": vd.BOUND_HOLDS, "soa_simd": vd.BOUND_HOLDS, "not_80x": bulk_run.CONFIRMED,
+    # no vectorization table beside the synthetic run: whether SoA's loops are SIMD is unknown
+    "soa_tick": vd.BOUND_HOLDS, "soa_simd": vd.PREMISE_NOT_EXERCISED, "not_80x": bulk_run.CONFIRMED,
     "aosoa8_tick": vd.BOUND_HOLDS, "aosoa16": bulk_run.CONFIRMED, "soa_allocs": bulk_run.CONFIRMED,
     "soa_conflicts": bulk_run.CONFIRMED, "holes_simd": bulk_run.CONFIRMED,
     "block_soa": bulk_run.CONFIRMED, "defaults_general": bulk_run.CONFIRMED,
-    # every decided kernel slower than 1.1x the fastest, one of four open (at most a
-    # quarter may be: verdicts.OPEN_SHARE)
-    "defaults_simd": bulk_run.REFUTED, "geo_waste": vd.NOT_MEASURED,
+    # AoSoA-8 faster than AoS in every kernel and n (its distance to SoA is not judged)
+    "defaults_simd": bulk_run.CONFIRMED, "geo_waste": vd.NOT_MEASURED,
     "block_lookup": vd.NOT_MEASURED,
 }
 
@@ -423,7 +427,8 @@ def test_section_text_and_tables(rendered, synthetic):
     assert "The run of [What ran](#what-ran): " in section
     verdict_rows = [l for l in section.splitlines() if re.match(r"\| A\d+ \|", l)]
     assert len(verdict_rows) == len(BULK_CLAIMS) == len(EXPECTED) + 3  # 3 claims have no rule
-    assert "Totals: 20 confirmed, 2 refuted, 3 bound holds, 6 not measured." in section
+    assert ("Totals: 20 confirmed, 2 refuted, 2 bound holds, 1 premise not exercised, "
+            "6 not measured.") in section
     for c in BULK_CLAIMS:  # each row: the class and a one-line reason; the rule is not there
         row = next(l for l in verdict_rows if l.startswith(f"| {c.id} |"))
         cell = row.rstrip(" |").rsplit(" | ", 1)[1]

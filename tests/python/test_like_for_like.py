@@ -284,3 +284,23 @@ def test_the_levels_are_the_probes_run_beside_plain_arrays_iterate(tmp_path):
     # the iterate cases at the other probe's sizes still get their exact share
     got = lfl.case_share(cases, key_of(cases, "iterate", "plain_array", 100000))
     assert got[2:] == (800000, True) and got[0] == pytest.approx(0.5, rel=0.02)
+
+
+def test_the_vectorization_table_keeps_the_vector_loops_widths(tmp_path):
+    """machine.vectorization keeps each vector loop's vector_bytes (A21's bound: the floats a
+    vector of SoA's loop holds); a scalar loop has no width and the loop words are as before."""
+    import machine
+    csv_path = tmp_path / "bench.csv"
+    (tmp_path / "bench.vectorization.tsv").write_text(
+        "container\telem_bytes\tscenario\tfunction\tloop\tvectorized\tvector_bytes\treason\n"
+        "particles_soa\t40\ttick\tps_tick\tp.c:1\tno\t\tcontrol flow in loop\n"
+        "particles_soa\t40\ttick\tps_tick\tp.c:2\tyes\t64\t\n"
+        "particles_aos\t40\tsimulate\tps_simulate\tp.c:3\tyes\t8\t\n"
+        "particles_aos\t40\tupdate\tps_update\tp.c:4\tno\t\tcomplicated access pattern\n")
+    table = machine.vectorization([csv_path])
+    assert machine.widest_vector(table, "particles_soa", "tick") == 64
+    assert machine.widest_vector(table, "particles_aos", "simulate") == 8
+    assert machine.widest_vector(table, "particles_aos", "update") is None
+    assert machine.widest_vector(None, "particles_soa", "tick") is None
+    assert table[("particles_soa", "tick")] == ["no", "yes"]
+    assert machine.has_vector_loop(table, "particles_aos", "update") is False
