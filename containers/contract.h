@@ -32,8 +32,9 @@
  * extensions: the particle kernels moved to the first one (dod_ops.particles). Version 6
  * added the type ids extension (dod_ops.type_ids). Version 7 added the two families of
  * Allocation Adventures: the tags extension (dod_ops.tags, aoa_contract.h) and the
- * DataComponent extension (dod_ops.dc, dc_contract.h). */
-#define DOD_OPS_VERSION 7
+ * DataComponent extension (dod_ops.dc, dc_contract.h). Version 8 added item_addr (where an
+ * item is stored now: the pointer_hold scenario's measured moves). */
+#define DOD_OPS_VERSION 8
 
 /* Capability flags (dod_ops.caps). */
 enum {
@@ -138,6 +139,14 @@ struct dod_ops {
 	 * container, never prints. O(slots). NULL: the container has no check (the C++ peers,
 	 * whose libraries keep their own invariants); tests name such containers. */
 	int (*check)(const void *c, char *why, size_t why_len);
+
+	/* Untimed helper: the address at which the item a valid handle names is stored now
+	 * (its first 8 bytes are its key), or NULL when the handle is not valid. Lets a
+	 * scenario hold a pointer to an item across other operations and see whether the item
+	 * moved (pointer_hold), without trusting the container's own account. O(1); never
+	 * changes the container. NULL: the container does not expose item addresses (every
+	 * family but the Bulk data one). */
+	const void *(*item_addr)(const void *c, uint64_t handle);
 
 	/* ---- family extensions: NULL for a container outside the family ---- */
 	const struct dod_particle_ops *particles; /* DOD_EXT_PARTICLES */

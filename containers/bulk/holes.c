@@ -590,6 +590,12 @@ static int bh_lookup_sum(const void *c, const uint64_t *hs, size_t n, uint64_t *
 	return DOD_OK;
 }
 
+/* dod_ops.item_addr: the slot's item, where the store holds it now. */
+static const void *bh_item_addr(const void *c, uint64_t h)
+{
+	return check(c, h) == DOD_OK ? (const void *)item(c, bulk_weak_id(h)) : NULL;
+}
+
 static size_t bh_count_valid(const void *c, const uint64_t *hs, size_t n)
 {
 	return bulk_weak_count_valid(hs, n, ((const BH *)c)->n_slots, gen_of, c);
@@ -807,4 +813,5 @@ const struct dod_ops DOD_OPS_SYMBOL = {
 	.footprint_bytes = bh_footprint,
 	.reserved_bytes = bh_reserved,
 	.check = bh_check,
+	.item_addr = bh_item_addr,
 };

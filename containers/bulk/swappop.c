@@ -205,6 +205,14 @@ static int bd_lookup_sum(const void *c, const uint64_t *hs, size_t n, uint64_t *
 	return DOD_OK;
 }
 
+/* dod_ops.item_addr: the item the slot points at, where the store holds it now. */
+static const void *bd_item_addr(const void *c, uint64_t h)
+{
+	const BD *b = c;
+	return check(b, h) == DOD_OK ? (const void *)item(b, slot(b, bulk_weak_id(h))->index)
+	                             : NULL;
+}
+
 static size_t bd_count_valid(const void *c, const uint64_t *hs, size_t n)
 {
 	return bulk_weak_count_valid(hs, n, ((const BD *)c)->n_slots, gen_of, c);
@@ -300,4 +308,5 @@ const struct dod_ops DOD_OPS_SYMBOL = {
 	.footprint_bytes = bd_footprint,
 	.reserved_bytes = bd_reserved,
 	.check = bd_check,
+	.item_addr = bd_item_addr,
 };

@@ -185,6 +185,7 @@ extern "C" const struct dod_ops DOD_OPS_SYMBOL = {
 	.footprint_bytes = footprint,
 	.reserved_bytes = nullptr,
 	.check = nullptr, /* the library keeps its own invariants */
+	.item_addr = nullptr,
 	.particles = nullptr,
 	.type_ids = nullptr,
 	.list = nullptr,

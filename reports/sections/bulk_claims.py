@@ -8,11 +8,13 @@ import numpy as np
 
 import machine
 import md
+import results
 import stats as bench_stats
 from sections import bulk_layouts as lay
 import verdicts as vd
 from sections.bulk_run import (ABOUT, BULK, BOUND_HOLDS, CONFIRMED, HASH_PEERS, MOVING_ALLOC,
-                               NOT_MEASURED, PREMISE_NOT_EXERCISED, REFUTED, SAME, STABLE_ALLOCS,
+                               NOT_MEASURED, PREMISE_NOT_EXERCISED, REALLOC_ALLOCS, REFUTED, SAME,
+                               STABLE_ALLOCS,
                                TEST_FILE, Verdict, plain_rule,
                                above, below, brief_where, cases_text, ci_text, compare, direction,
                                direction_reason, memory_cases, pct, ratio, slice_order,
@@ -298,14 +300,49 @@ def _caps_tally(run, pick, cap):
     return names, [c for c in names if cap in run.axes(c).caps]
 
 
+def _count_cases(run, scenario, pick, **axes):
+    """{container: [(case key, checksums of its verified reps, ops)]} of `scenario`'s cases
+    of the containers pick(name) selects whose case axes equal `axes` (old_handles=...)."""
+    out = {}
+    for k, st in sorted(run.select(scenario, pick).items()):
+        given = dict(k[len(results.CASE_FIELDS):])
+        if any(given.get(results.AXIS_PREFIX + a) != v for a, v in axes.items()):
+            continue
+        out.setdefault(k[1], []).append((k, run.column(k, "checksum"), st.ops))
+    return out
+
+
+def _names(names, limit=4):
+    return ", ".join(names[:limit]) + (f" and {len(names) - limit} more"
+                                       if len(names) > limit else "")
+
+
 def _weak_pointers(run, claim):
-    names, ok = _caps_tally(run, run.is_bulk, "detects_stale")
-    if not names:
-        return Verdict(NOT_MEASURED, "no bulk variants in this run")
-    text = (f"{len(ok)} of {len(names)} bulk variants detect stale weak pointers (caps "
-            f"detects_stale); {TEST_FILE} test_weak_pointers rejects stale, forged and "
-            "foreign ones (a test, not a figure); the check's cost: target weak_lookup below")
-    return Verdict(CONFIRMED if len(ok) == len(names) else REFUTED, text)
+    """A8 from validate's rows (old handles erased: every old handle's slot reused by a
+    live item): a variant holds when every rep rejected all of its n old handles (the
+    checksum is the count rejected), contradicts when one rep accepted any."""
+    found = _count_cases(run, "validate", run.is_bulk, old_handles="erased")
+    if not found:
+        return Verdict(NOT_MEASURED, "needs validate rows (old handles erased) of Bulk data "
+                       "variants")
+    accepted = {c: max(ops - v for _, vals, ops in cases for v in vals)
+                for c, cases in found.items()}
+    handles = sum(ops * len(vals) for cases in found.values() for _, vals, ops in cases)
+    bad = sorted(c for c, a in accepted.items() if a > 0)
+    bulk = [c for c in run.meta if run.is_bulk(c)]
+    _, declared = _caps_tally(run, lambda c: c in found, "detects_stale")
+    text = (f"{len(found) - len(bad)} of {len(found)} Bulk data variants measured rejected "
+            f"every stale weak pointer after erase ({handles} checks over their reps, n = "
+            + ", ".join(map(str, sorted({k[2] for cs in found.values() for k, *_ in cs})))
+            + ", each slot reused by a live item)")
+    if bad:
+        text += "; accepted some: " + ", ".join(f"{c} ({accepted[c]})" for c in bad)
+    missing = sorted(set(bulk) - set(found))
+    if missing:
+        text += f"; no validate rows: {_names(missing)}"
+    text += (f"; cross-check: {len(declared)} of {len(found)} declare detects_stale (caps); "
+             "the check's cost: target weak_lookup below (exact counts)")
+    return Verdict(REFUTED if bad else CONFIRMED, text)
 
 
 def _static(run, claim):
@@ -540,15 +577,42 @@ def _geo_waste(run, claim):
         if off else ""))
 
 
+def _moves(run, allocs):
+    """{container: (most held items moved in one rep, items held, most growths the stores
+    counted in one rep, n measured)} of the pointer_hold rows of the Bulk data variants on
+    `allocs` (checksum: sampled items whose address changed; grows: the stores' own count
+    of reallocations, dod_growth)."""
+    found = _count_cases(run, "pointer_hold", lambda c: run.is_bulk(c)
+                         and run.axes(c).alloc in allocs)
+    return {c: (max(v for _, vals, _ in cases for v in vals), cases[0][2],
+                max((g for k, *_ in cases for g in run.column(k, "grows")), default=None),
+                sorted(k[2] for k, *_ in cases)) for c, cases in found.items()}
+
+
 def _realloc_moves(run, claim):
-    names, stable = _caps_tally(run, lambda c: run.is_bulk(c) and
-                                run.axes(c).alloc == MOVING_ALLOC, "stable_pointers")
-    if not names:
-        return Verdict(NOT_MEASURED, "no realloc variant in this run")
-    text = (f"{len(names) - len(stable)} of {len(names)} realloc variants lack "
-            f"stable_pointers; {TEST_FILE} test_stability shows realloc moving an element "
-            "as it grows (a test, not a figure)")
-    return Verdict(CONFIRMED if not stable else REFUTED, text)
+    """A12 from pointer_hold: a reallocating variant holds when some rep's growth moved a
+    held item; contradicts when none moved though its stores reallocated (grows > 0);
+    open when none moved and no growth was counted."""
+    moves = _moves(run, REALLOC_ALLOCS)
+    if not moves:
+        return Verdict(NOT_MEASURED, "needs pointer_hold rows of Bulk data variants that grow "
+                       "by reallocation (" + ", ".join(REALLOC_ALLOCS) + ")")
+    kept = sorted(c for c, (m, *_) in moves.items() if m == 0)
+    bad = [c for c in kept if moves[c][2]]
+    text = (f"{len(moves) - len(kept)} of {len(moves)} variants that grow by reallocation "
+            "moved a held item (the harness compares each of 64 sampled items' address at "
+            "insertion with its address after growth to n = "
+            + ", ".join(map(str, sorted({n for *_, ns in moves.values() for n in ns})))
+            + "): " + ", ".join(f"{c} {m} of {h}" for c, (m, h, *_) in sorted(moves.items())
+                                if m) + " at most in one rep")
+    if kept:
+        text += "; moved none: " + ", ".join(
+            f"{c} (its stores counted {moves[c][2] or 'no'} reallocations: their own count)"
+            for c in kept)
+    verdict = REFUTED if bad else vd.UNDECIDED if kept else CONFIRMED
+    why = ("" if verdict != vd.UNDECIDED else
+           "no held item moved and no growth was counted: a larger n would reallocate")
+    return Verdict(verdict, vd.with_why(text + " (exact counts)", why))
 
 
 def _constant_growth(run, claim):
@@ -594,16 +658,25 @@ def _constant_growth(run, claim):
 
 
 def _never_move(run, claim):
-    names, stable = _caps_tally(run, lambda c: run.is_hole(c) and
-                                run.axes(c).alloc in STABLE_ALLOCS, "stable_pointers")
-    if not names:
-        return Verdict(NOT_MEASURED, "no hole variant on fixblocks, geoblocks or vm in "
-                       "this run")
-    text = (f"{TEST_FILE} test_stability keeps an element's address while growing to 1M "
-            f"elements on fixblocks, geoblocks and vm (a test, not a figure); {len(stable)} "
-            f"of {len(names)} hole variants on them declare stable_pointers "
-            "(swappop and shift move items on erase whatever the storage)")
-    return Verdict(CONFIRMED if len(stable) == len(names) else REFUTED, text)
+    """A14 from pointer_hold: every variant on fixblocks, geoblocks or vm holds when no rep
+    moved a held item across growth to n, contradicts when one moved any."""
+    moves = _moves(run, STABLE_ALLOCS)
+    if not moves:
+        return Verdict(NOT_MEASURED, "needs pointer_hold rows of Bulk data variants on "
+                       "fixblocks, geoblocks or vm")
+    bad = sorted(c for c, (m, *_) in moves.items() if m)
+    ns = sorted({n for *_, ns in moves.values() for n in ns})
+    text = (f"{len(moves) - len(bad)} of {len(moves)} variants on fixblocks, geoblocks or vm "
+            f"moved none of the 64 items held while growing from empty to n = "
+            + ", ".join(map(str, ns)) + " (the harness compares each sampled item's address "
+            "at insertion with its address at the end)")
+    if bad:
+        text += "; moved some: " + ", ".join(f"{c} ({moves[c][0]} of {moves[c][1]})"
+                                             for c in bad)
+    _, declared = _caps_tally(run, lambda c: c in moves, "stable_pointers")
+    text += (f"; cross-check: {len(declared)} of {len(moves)} declare stable_pointers "
+             "(swappop and shift move items on erase, which growth does not measure)")
+    return Verdict(REFUTED if bad else CONFIRMED, text + " (exact counts)")
 
 
 def _block_waste(run, claim):
@@ -707,9 +780,10 @@ RULES = {
                        "run-skipping loop against a vector sweep (vectorization table) decides "
                        "only when faster; " + EVERY + "; no like-for-like decision: premise "
                        "not exercised"),
-    "weak_pointers": plain_rule(_weak_pointers, "confirmed by test test_weak_pointers "
-                                "(tests/test_bulk_alloc.c) when every bulk variant declares "
-                                "detects_stale; refuted when one does not"),
+    "weak_pointers": plain_rule(_weak_pointers, "validate rows, old handles erased (their "
+                                "slots reused by live items), every Bulk data variant "
+                                "measured (exact counts): every stale handle rejected in "
+                                "every rep confirmed; one accepted refuted"),
     "static": plain_rule(_static, "fixed-capacity variants' memory rows (exact), smallest n: "
                          "committed bytes per live item > a slot × (1 + same) confirmed, else "
                          "refuted (running out: test_full)"),
@@ -721,16 +795,18 @@ RULES = {
     "realloc_waste": plain_rule(_realloc_waste, "largest wasted share of realloc's committed "
                                 "bytes (exact): within figure ×/÷ about (1.1) confirmed, below "
                                 "bound holds, above refuted"),
-    "realloc_moves": plain_rule(_realloc_moves, "confirmed by test test_stability "
-                                "(tests/test_bulk_alloc.c) when no realloc variant declares "
-                                "stable_pointers; refuted when one does"),
+    "realloc_moves": plain_rule(_realloc_moves, "pointer_hold rows (64 items' addresses "
+                                "held by the harness while growing from empty to n, exact): "
+                                "every variant that grows by reallocation moved a held item "
+                                "in some rep confirmed; one that moved none though its stores "
+                                "reallocated refuted; none moved and no growth undecided"),
     "constant_growth": plain_rule(_constant_growth, "log-log slope of constgrow mean push vs "
                                   "n: ≥ confirm_slope (0.7) confirmed, < refute_slope (0.3) "
                                   "refuted"),
-    "never_move": plain_rule(_never_move, "confirmed by test test_stability "
-                             "(tests/test_bulk_alloc.c) when every hole variant on "
-                             "fixblocks/geoblocks/vm declares stable_pointers; refuted when "
-                             "one does not"),
+    "never_move": plain_rule(_never_move, "pointer_hold rows (64 items' addresses held by "
+                             "the harness while growing from empty to n, exact): every "
+                             "variant on fixblocks, geoblocks or vm moved none in every rep "
+                             "confirmed; one moved any refuted"),
     "block_waste": plain_rule(_block_waste, "waste of holes on fixblocks in blocks of figure "
                               "slots (exact): within 1 ×/÷ (1 + same) confirmed, below bound "
                               "holds, above refuted"),

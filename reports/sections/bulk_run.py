@@ -25,6 +25,7 @@ HOLE_REMOVALS = ("holes", "holes_runs", "holes_bitmask")
 DENSE_REMOVALS = ("swappop", "shift", "none")
 MOVING_ALLOC = "realloc"
 STABLE_ALLOCS = ("fixblocks", "geoblocks", "vm")   # never move (test_bulk_alloc: stability)
+REALLOC_ALLOCS = ("realloc", "realloc_copy", "constgrow", "constgrow_copy")  # grow by realloc
 ALLOC_ORDER = ("static", "realloc", "fixblocks", "geoblocks", "vm", "constgrow")
 PLAIN = results.role("baseline")[0]
 COLONY = results.role("colony")[0]

@@ -44,7 +44,7 @@ HM_ARTICLE = REPO / "reports" / "data" / "handle_map_article.csv"
 S2 = REPO / "tests" / "fixtures" / "schema2_sweep.csv"  # no bulk rows
 RUN = "bench-20261201T000000Z-test"
 HEADER = [*res.COLUMNS, *res.EXT_COLUMNS, *res.SCHEMA2_COLUMNS, *res.GROWTH_COLUMNS,
-          *res.GROWTH_LATENCY_COLUMNS]
+          *res.GROWTH_LATENCY_COLUMNS, "axis_old_handles"]
 JITTER = (0.99, 1.0, 1.01)  # three reps per case, 1% apart: tight CIs
 
 # name: family, removal, alloc, layout, caps
@@ -71,6 +71,7 @@ AXES = {
     "bulk_swappop_vm": ("bulk", "swappop", "vm", "aos", "handles|detects_stale"),
     "bulk_shift_realloc": ("bulk", "shift", "realloc", "aos", "handles|detects_stale|keeps_order"),
 }
+BULK_VARIANTS = tuple(sorted(c for c, axes in AXES.items() if axes[0] == "bulk"))
 LAYOUTS = ("aos", "soa", "aosoa8", "aosoa16", "aos_block_soa", "soa_staggered")
 for _layout in LAYOUTS + ("soa_pagealigned",):
     AXES[f"particles_{_layout}"] = ("particles", "holes", "realloc", _layout, "handles|holes")
@@ -133,6 +134,14 @@ def synthetic_rows():
             rows += rows_of(c, "iterate", 100000, r9, hole_ratio=0.9, pattern=pattern)
     rows += rows_of("plain_array", "iterate", 100000, 0.5)
     rows += rows_of("bulk_shift_realloc", "iterate", 100000, 0.52)
+    # A8, A12, A14: every old handle rejected after erase; held items moved by realloc
+    # growth (about 40 of 64 at 10k), none by the vm reserve or fixed blocks
+    for c in BULK_VARIANTS:
+        rows += rows_of(c, "validate", 10000, 0.9, checksum=10000, axis_old_handles="erased")
+        if AXES[c][2] != "static":
+            moved = 0 if AXES[c][2] in ("vm", "fixblocks") else 40
+            rows += [dict(r, ops="64") for r in rows_of(c, "pointer_hold", 10000, 1.0,
+                                                         checksum=moved, grows=7)]
     # the case: 1M 16-byte items, half erased at random
     rows += rows_of("peer_colony", "iterate", 1000000, 2.0, 16, hole_ratio=0.5, pattern="random")
     rows += rows_of("bulk_holes_bitmask_vm", "iterate", 1000000, 1.2, 16, hole_ratio=0.5,
@@ -313,8 +322,12 @@ def test_verdict_figures_are_computed_from_the_rows(synthetic):
     assert "24 tick/simulate cases with holes ran" in found["holes_simd"].measured
     # holes_runs: faster at 0.9 (1.0 vs 4.0), slower at 0.5 (1.5 vs 1.2)
     assert "0.25× [" in found["runs"].measured and "slower than holes at" in found["runs"].measured
-    assert found["weak_pointers"].measured.startswith("10 of 10 bulk variants")
-    assert "test_stability" in found["never_move"].measured
+    assert found["weak_pointers"].measured.startswith(
+        "11 of 11 Bulk data variants measured rejected every stale weak pointer after erase "
+        "(330000 checks")
+    assert "bulk_holes_realloc 40 of 64" in found["realloc_moves"].measured
+    assert found["never_move"].measured.startswith("6 of 6 variants on fixblocks, geoblocks "
+                                                   "or vm moved none of the 64 items")
     assert "update n=4000000 0.5× [" in found["soa_conflicts"].measured
     assert "update8 at n=4000000: 2× [" in found["block_soa"].measured
 

@@ -345,6 +345,32 @@ def test_holes_on_handle_map_and_peers(tmp_path):
     assert all(r["hole_pattern"] == "none" for r in rows if r["hole_ratio"] == "0")
 
 
+def test_pointer_hold_sees_reallocation_move_held_items(tmp_path):
+    """pointer_hold: the harness holds 64 items' addresses while growing from empty to n.
+    Growth by realloc_copy (a new block while the old one lives, then a copy) moves the
+    earlier items; the vm reserve moves none; a container without item_addr is skipped
+    with the reason, and a fixed capacity cannot grow from empty."""
+    out = tmp_path / "p.csv"
+    p = run("run", "--container", "bulk_holes_realloc_copy,bulk_holes_vm,bulk_holes_static,"
+            "handle_map", "--scenario", "pointer_hold", "--n", "10000", "--reps", "2",
+            "--warmup", "0", "--out", str(out), "--quiet")
+    assert p.returncode == 0, p.stdout + p.stderr
+    skipped = cannot_run(p.stdout)
+    assert skipped[("handle_map", "no item_addr: item addresses not exposed")] == (
+        ["pointer_hold"], 1)
+    assert ("bulk_holes_static", "fixed capacity: cannot grow from empty (inserts would hit "
+            "DOD_EFULL)") in skipped
+    rows = read_rows(out)
+    moved = {}
+    for r in rows:
+        assert r["verified"] == "1" and r["ops"] == "64", r
+        moved.setdefault(r["container"], []).append((int(r["checksum"]), int(r["grows"])))
+    assert set(moved) == {"bulk_holes_realloc_copy", "bulk_holes_vm"}
+    # every growth of realloc_copy moves the array: the items held before the last one
+    assert all(0 < m < 64 and g > 0 for m, g in moved["bulk_holes_realloc_copy"])
+    assert all(m == 0 for m, _ in moved["bulk_holes_vm"])
+
+
 def test_selection_globs_axis_filters_and_removal():
     def selected(*args):
         p = run("run", "--scenario", "iterate", "--n", "10", "--reps", "1", "--warmup", "0",
