@@ -26,6 +26,7 @@ negative, not a plain decimal, or beyond the C type the harness writes it with (
 scenario, a NUL byte anywhere.
 """
 import csv
+import dataclasses
 import functools
 import gzip
 import lzma
@@ -755,6 +756,36 @@ def bytes_source(stats):
     or all read committed_bytes, the container's footprint_bytes)."""
     return ("measured" if all("measured_bytes" in st.memory for st in stats
                               if "committed_bytes" in st.memory) else "declared")
+
+
+# The rules (claims.csv's rule column) that read a memory case's bytes (held_bytes).
+MEMORY_RULES = frozenset(("free_list_memory", "static", "realloc_waste", "geo_waste",
+                          "block_waste", "hm_fixed_overhead", "list_node_overhead",
+                          "list_links", "list_dead_bytes"))
+
+
+def memory_note(cases):
+    """What a memory rule's measured text adds about where its bytes came from, over the
+    {key: CaseStats} `cases` of a run: "" without memory cases; else that they are
+    measured by the process, or that (some) are the containers' declared footprint_bytes
+    for want of measured_bytes."""
+    stats = [st for st in cases.values() if "committed_bytes" in st.memory]
+    if not stats:
+        return ""
+    if bytes_source(stats) == "measured":
+        return " [bytes: measured by the process (measured_bytes)]"
+    missing = sum("measured_bytes" not in st.memory for st in stats)
+    return (f" [bytes: as the containers declare them (committed_bytes, footprint_bytes) in "
+            f"{missing} of {len(stats)} memory cases, which have no measured_bytes (a run "
+            "before the column, or a build without the allocator layer)]")
+
+
+def with_memory_note(verdict, rule, cases):
+    """verdict (a verdicts.Verdict) with memory_note(cases) after its measured text when
+    `rule` reads memory bytes (MEMORY_RULES); else verdict itself."""
+    if rule not in MEMORY_RULES:
+        return verdict
+    return dataclasses.replace(verdict, measured=verdict.measured + memory_note(cases))
 
 
 # The measured vs declared check: a container's footprint_bytes may differ from the
