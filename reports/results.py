@@ -761,7 +761,8 @@ def bytes_source(stats):
 # The rules (claims.csv's rule column) that read a memory case's bytes (held_bytes).
 MEMORY_RULES = frozenset(("free_list_memory", "static", "realloc_waste", "geo_waste",
                           "block_waste", "hm_fixed_overhead", "list_node_overhead",
-                          "list_links", "list_dead_bytes"))
+                          "list_links", "list_dead_bytes", "aoa_buddy_fit",
+                          "dc_packed_values"))
 
 
 def memory_note(cases):
