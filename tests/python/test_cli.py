@@ -341,6 +341,27 @@ def test_memory_rows_carry_the_bytes_the_process_measured(tmp_path):
             assert measured - declared >= 4 * n, r
 
 
+def test_dc_and_tags_memory_rows_carry_measured_bytes_too(tmp_path):
+    """dc_memory and tags_memory measure what their build holds as memory does: a
+    positive measured_bytes within 2x of the declared committed_bytes (glibc's per-block
+    bytes aside: the dc values and tag lists are many small blocks), empty without the
+    allocator layer."""
+    out = tmp_path / "m.csv"
+    p = run("run", "--container", "dc_soa,aoa_vec_of_vecs", "--scenario",
+            "dc_memory,tags_memory", "--n", "2000", "--reps", "1", "--quiet",
+            "--out", str(out))
+    assert p.returncode == 0, p.stdout + p.stderr
+    with out.open() as f:
+        rows = list(csv.DictReader(f))
+    assert {r["scenario"] for r in rows} == {"dc_memory", "tags_memory"}
+    for r in rows:
+        if r["placed_blocks"] == "":
+            assert r["measured_bytes"] == "", r
+            continue
+        measured, declared = int(r["measured_bytes"]), int(r["committed_bytes"])
+        assert declared / 2 <= measured <= declared * 2, r
+
+
 def test_holes_on_handle_map_and_peers(tmp_path):
     """The issue's check: iterate and lookup with holes, verified, on every container that
     can erase; plain_array (no erase) is skipped with the reason, not faked."""
