@@ -93,7 +93,8 @@ OPTIONAL_FLOAT_COLUMNS = {"pmu_scale", "sample_cost_ns", "clock_floor_ns", *LATE
 OPTIONAL_INT_COLUMNS = (({"tsc_cycles", "papi_tot_cyc", "papi_tot_ins", "papi_l1_dcm",
                           "papi_l2_dcm", "papi_l3_tcm", "swaps"} | set(EXT_COLUMNS + SCHEMA2_COLUMNS)
                          - EXT_TEXT_COLUMNS - OPTIONAL_FLOAT_COLUMNS) | set(GROWTH_COLUMNS)
-                        | {"passes", "min_region_ns", "short_region", "placed_blocks", "measured_bytes"})
+                        | {"passes", "min_region_ns", "short_region", "placed_blocks",
+                           "measured_bytes"})
 NON_NEGATIVE_COLUMNS = {"pmu_scale", "sample_cost_ns", "clock_floor_ns",
                         *LATENCY_COLUMNS}  # every integer too
 # A timed region takes time: zero is as impossible as negative (issue 8, defect 8).
