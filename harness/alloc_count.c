@@ -12,6 +12,7 @@
  * probing, backward-shift deletion), so free and realloc find the base again; a pointer
  * not in it is glibc's own. Under HB_PLACE_MALLOC with no placed block live, free pays one
  * test of the table's count. */
+#include <malloc.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
@@ -191,6 +192,23 @@ int hb_place_set(enum hb_place m, uint64_t seed)
 unsigned long long hb_placed_blocks(void)
 {
 	return n_placed;
+}
+
+/* The bytes glibc accounts for the chunk holding the block p (its size word, flag bits
+ * cleared): what mallinfo2 counts for it, in uordblks or hblkhd. */
+static size_t chunk_bytes(const void *p)
+{
+	size_t word;
+	memcpy(&word, (const char *)p - sizeof word, sizeof word);
+	return word & ~(size_t)7;
+}
+
+void hb_heap_bytes(long long *in_use, long long *obtained)
+{
+	struct mallinfo2 mi = mallinfo2();
+	size_t own = table ? chunk_bytes(table) : 0;
+	*in_use = (long long)(mi.uordblks + mi.hblkhd - own);
+	*obtained = (long long)(mi.arena + mi.hblkhd);
 }
 
 /* ---- the interposed entry points ---- */

@@ -121,7 +121,8 @@
 	X(clock_floor_ns, DBL, hb_clock_floor_ns())                                      \
 	X(min_region_ns, U64, hb_min_region_ns())                                        \
 	X(short_region, OPTLL, r->measured ? (long long)(r->region->elapsed_ns < hb_min_region_ns()) : -1) \
-	X(placed_blocks, OPTLL, r->placed_blocks)
+	X(placed_blocks, OPTLL, r->placed_blocks)                                        \
+	X(measured_bytes, OPTLL, r->measured_bytes)
 
 static void put_str(FILE *f, const char *s)
 {

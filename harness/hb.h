@@ -91,6 +91,12 @@ enum hb_place {
 int hb_place_set(enum hb_place mode, uint64_t seed) __attribute__((weak));
 /* Blocks placed (not HB_PLACE_MALLOC) since the process started. */
 unsigned long long hb_placed_blocks(void) __attribute__((weak));
+/* The heap as glibc's allocator accounts for it now (mallinfo2), bytes: *in_use the
+ * blocks handed out and not freed, chunk headers and alignment included (uordblks +
+ * hblkhd; the layer's own table of placed blocks left out), *obtained what it holds from
+ * the system for them (arena + hblkhd: brk and mmap'd chunks). Weak: absent in the
+ * sanitizer builds, whose allocators glibc's statistics do not see. */
+void hb_heap_bytes(long long *in_use, long long *obtained) __attribute__((weak));
 
 /* ---- environment (env.c) ---- */
 
@@ -234,6 +240,8 @@ struct hb_row {
 	double grow_p50_ns, grow_max_ns, plain_max_ns; /* marked ones; the others' max */
 	long long placed_blocks;  /* heap blocks placed by the axis place in the repetition
 	                             (hb_placed_blocks); < 0: no allocator layer (empty) */
+	long long measured_bytes; /* memory scenario: hb_process_bytes after the build less
+	                             before it; < 0: not measured (empty) */
 };
 
 /* Opens an output path for appending, before any work, by descriptor; every later check

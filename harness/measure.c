@@ -517,3 +517,29 @@ int hb_evict_caches(void)
 	return -1;
 #endif
 }
+
+/* The kernel's VmData of this process (/proc/self/status, kB), in bytes; -1 if unread. */
+static long long vm_data_bytes(void)
+{
+	FILE *f = fopen("/proc/self/status", "r");
+	if (!f)
+		return -1;
+	char line[256];
+	long long kb = -1;
+	while (kb < 0 && fgets(line, sizeof line, f))
+		if (sscanf(line, "VmData: %lld kB", &kb) != 1)
+			kb = -1;
+	fclose(f);
+	return kb < 0 ? -1 : kb * 1024;
+}
+
+long long hb_process_bytes(void)
+{
+	if (!hb_heap_bytes)
+		return -1;
+	long long data = vm_data_bytes(), in_use, obtained;
+	if (data < 0)
+		return -1;
+	hb_heap_bytes(&in_use, &obtained);
+	return in_use + (data - obtained);
+}

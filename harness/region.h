@@ -69,6 +69,14 @@ void hb_begin(struct hb_region *r);
 /* Ends it in reverse order and fills r. */
 void hb_end(struct hb_region *r);
 
+/* The bytes the process holds, as measured, not as any container declares them: the
+ * heap's in-use bytes (hb_heap_bytes, hb.h) plus the private writable mappings that are not the
+ * heap's (the kernel's VmData, /proc/self/status, less the heap's obtained bytes: a vm
+ * store's committed pages, mprotect'ed writable). Exact and not timing-dependent (no page
+ * residency is read); only a difference of two readings means anything. Returns -1
+ * without the allocator layer (the sanitizer builds) or without /proc. */
+long long hb_process_bytes(void);
+
 /* Makes room for `count` latency samples in r (call before hb_begin, untimed: the buffer
  * is allocated and touched so recording never faults). Returns 0, or -1 when the buffer
  * does not fit in memory. */

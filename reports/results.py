@@ -26,6 +26,7 @@ negative, not a plain decimal, or beyond the C type the harness writes it with (
 scenario, a NUL byte anywhere.
 """
 import csv
+import dataclasses
 import functools
 import gzip
 import lzma
@@ -65,7 +66,7 @@ GROWTH_LATENCY_COLUMNS = ("grow_p50_ns", "grow_max_ns", "plain_max_ns")
 # Schema 4 (harness/hb.h): K, the cache condition, the clock's floor and the region's
 # minimum (ns), and whether the region lasted less than that.
 SCHEMA4_COLUMNS = ("passes", "cache", "clock_floor_ns", "min_region_ns", "short_region",
-                   "placed_blocks")
+                   "placed_blocks", "measured_bytes")
 CACHE_CONDITIONS = ("warm", "cold", "setup")  # the cache column's words (docs/CSV.md)
 # Axis values that name the condition every section assumes: a row with one is of the case
 # without that axis (a warm iterate with its arrays on a cache line is the iterate every
@@ -79,7 +80,10 @@ REGION_TOTALS = ("elapsed_ns", "cpu_ns", "tsc_cycles", "papi_tot_cyc", "papi_tot
                  "sim_d1mr", "sim_d1mw", "sim_dlmr", "sim_dlmw", "minflt", "majflt", "allocs",
                  "frees", "grows", "grow_moves", "grow_copied_bytes")  # and ops (exact)
 STATUSES = ("ok", "failed", "crashed", "timeout", "oom")  # the status column's words
-MEMORY_COLUMNS = ("reserved_bytes", "committed_bytes", "allocs")  # the memory scenario's
+# The memory scenario's: committed_bytes as the container declares it (footprint_bytes),
+# measured_bytes as the process measured it (empty in older runs and sanitizer builds).
+MEMORY_COLUMNS = ("reserved_bytes", "committed_bytes", "allocs", "measured_bytes",
+                  "placed_blocks")
 EXT_TEXT_COLUMNS = {"sim_d1", "sim_ll", "governor", "turbo", "build_type", "papi_status",
                     "hole_pattern", "family", "removal", "alloc", "layout", "caps",
                     "invocation", "cache", *SCHEMA3_COLUMNS}
@@ -89,7 +93,8 @@ OPTIONAL_FLOAT_COLUMNS = {"pmu_scale", "sample_cost_ns", "clock_floor_ns", *LATE
 OPTIONAL_INT_COLUMNS = (({"tsc_cycles", "papi_tot_cyc", "papi_tot_ins", "papi_l1_dcm",
                           "papi_l2_dcm", "papi_l3_tcm", "swaps"} | set(EXT_COLUMNS + SCHEMA2_COLUMNS)
                          - EXT_TEXT_COLUMNS - OPTIONAL_FLOAT_COLUMNS) | set(GROWTH_COLUMNS)
-                        | {"passes", "min_region_ns", "short_region", "placed_blocks"})
+                        | {"passes", "min_region_ns", "short_region", "placed_blocks",
+                           "measured_bytes"})
 NON_NEGATIVE_COLUMNS = {"pmu_scale", "sample_cost_ns", "clock_floor_ns",
                         *LATENCY_COLUMNS}  # every integer too
 # A timed region takes time: zero is as impossible as negative (issue 8, defect 8).
@@ -735,6 +740,76 @@ class CaseStats:
     def unstable(self):
         """1.4826 MAD/median of the reps above stats.UNSTABLE (5%)."""
         return bench_stats.is_unstable(self.times_ns)
+
+
+def held_bytes(st):
+    """The bytes a memory case's container holds, as the rules read them: the measured
+    figure (measured_bytes: the process's own accounting, harness/region.h
+    hb_process_bytes) when its rows have it, else the container's declared
+    committed_bytes (a run before the column, or a build without the allocator layer);
+    None for a case without memory figures."""
+    return st.memory.get("measured_bytes", st.memory.get("committed_bytes"))
+
+
+def bytes_source(stats):
+    """How the rules' byte figures of these CaseStats were obtained, for a verdict's
+    measured text: "measured" when every case has measured_bytes, else "declared" (some
+    or all read committed_bytes, the container's footprint_bytes)."""
+    return ("measured" if all("measured_bytes" in st.memory for st in stats
+                              if "committed_bytes" in st.memory) else "declared")
+
+
+# The rules (claims.csv's rule column) that read a memory case's bytes (held_bytes).
+MEMORY_RULES = frozenset(("free_list_memory", "static", "realloc_waste", "geo_waste",
+                          "block_waste", "hm_fixed_overhead", "list_node_overhead",
+                          "list_links", "list_dead_bytes", "aoa_buddy_fit",
+                          "dc_packed_values"))
+
+
+def memory_note(cases):
+    """What a memory rule's measured text adds about where its bytes came from, over the
+    {key: CaseStats} `cases` of a run: "" without memory cases; else that they are
+    measured by the process, or that (some) are the containers' declared footprint_bytes
+    for want of measured_bytes."""
+    stats = [st for st in cases.values() if "committed_bytes" in st.memory]
+    if not stats:
+        return ""
+    if bytes_source(stats) == "measured":
+        return " [bytes: measured by the process (measured_bytes)]"
+    missing = sum("measured_bytes" not in st.memory for st in stats)
+    return (f" [bytes: as the containers declare them (committed_bytes, footprint_bytes) in "
+            f"{missing} of {len(stats)} memory cases, which have no measured_bytes (a run "
+            "before the column, or a build without the allocator layer)]")
+
+
+def with_memory_note(verdict, rule, cases):
+    """verdict (a verdicts.Verdict) with memory_note(cases) after its measured text when
+    `rule` reads memory bytes (MEMORY_RULES); else verdict itself."""
+    if rule not in MEMORY_RULES:
+        return verdict
+    return dataclasses.replace(verdict, measured=verdict.measured + memory_note(cases))
+
+
+# The measured vs declared check: a container's footprint_bytes may differ from the
+# measured bytes by the allocator's accounting only. glibc adds up to 24 B a block (an
+# 8-byte size word, a request rounded up to 16 B), the placement axis a line and its
+# offset (at most 64 + 4096 B) a placed block; a block glibc maps itself is rounded up to
+# a page (at most 1/32 of a block of its 128 KiB threshold or more), a vm store's pages
+# are whole. Beyond that the declared figure is wrong.
+GAP_PER_BLOCK, GAP_PER_PLACED, GAP_PAGE_SHARE, GAP_FLOOR = 24, 64 + 4096, 1 / 32, 4096
+
+
+def declared_gap(st):
+    """(measured - declared bytes, tolerance) of a memory case, None without measured
+    bytes. Tolerance = GAP_PER_BLOCK x allocs + GAP_PER_PLACED x placed blocks +
+    GAP_PAGE_SHARE x the larger figure + GAP_FLOOR (bytes); a gap beyond it in either
+    direction flags the container's footprint_bytes."""
+    mem = st.memory
+    if "measured_bytes" not in mem or "committed_bytes" not in mem:
+        return None
+    tol = (GAP_PER_BLOCK * mem.get("allocs", 0) + GAP_PER_PLACED * mem.get("placed_blocks", 0)
+           + GAP_PAGE_SHARE * max(mem["measured_bytes"], mem["committed_bytes"]) + GAP_FLOOR)
+    return mem["measured_bytes"] - mem["committed_bytes"], tol
 
 
 def judged_cases(cases):

@@ -35,16 +35,19 @@ static int run(const struct dod_ops *ops, const struct scn_params *p, struct hb_
 	if (scn_dc_setup(ops, p, false, &d, res))
 		return SCN_ERROR;
 	scn_dc_sets(&d, 0);
+	long long before = hb_process_bytes(); /* measured_bytes: see memory.c */
 	hb_begin(r);
 	int err = build(ops, &d);
 	DOD_CLOBBER();
 	hb_end(r);
+	long long after = hb_process_bytes();
 	res->ops = d.n;
 	int rc;
 	if (err) {
 		rc = scn_error(res, "build", err);
 	} else {
-		res->committed_bytes = (long long)ops->footprint_bytes(d.c);
+		res->measured_bytes = before >= 0 && after >= 0 ? after - before : -1;
+	res->committed_bytes = (long long)ops->footprint_bytes(d.c);
 		res->reserved_bytes = (long long)(ops->reserved_bytes ? ops->reserved_bytes(d.c)
 		                                                      : ops->footprint_bytes(d.c));
 		scn_dc_gets(&d, d.ents);

@@ -5,7 +5,11 @@
  * --hole-ratio of them by --hole-pattern in one erase_n; the CSV's allocs and frees count
  * the allocator calls of that build. Then (untimed) reserved_bytes (address space, vm
  * reservations included) and committed_bytes (ops->footprint_bytes: what the process
- * holds) are written to the CSV; bytes per live element = committed_bytes / ops.
+ * holds, as the container declares it) are written to the CSV, and measured_bytes: what the
+ * process itself holds after the build less before it (hb_process_bytes: the heap's
+ * in-use bytes by glibc's own statistics, and the writable pages mapped outside the heap,
+ * a vm store's committed ones; read outside the timed region; -1, an empty field, in a
+ * build without the allocator layer); bytes per live element = committed_bytes / ops.
  * ops = live items. Verification: size and the key sum by iteration are the survivors'.
  * Checksum: that sum. Peak RSS is not measured here: it is per process, and cases share
  * one process. */
@@ -36,6 +40,7 @@ static int run(const struct dod_ops *ops, const struct scn_params *p, struct hb_
 
 	void *c = NULL;
 	int err = m == (size_t)-1 ? DOD_ENOMEM : 0;
+	long long before = hb_process_bytes();
 	hb_begin(r);
 	if (!err)
 		err = ops->create(&c, 0);
@@ -50,6 +55,7 @@ static int run(const struct dod_ops *ops, const struct scn_params *p, struct hb_
 	}
 	DOD_CLOBBER();
 	hb_end(r);
+	long long after = hb_process_bytes();
 	res->ops = n - (m == (size_t)-1 ? 0 : m);
 	res->hole_ratio = p->hole_ratio > 0 && m != (size_t)-1 ? (double)m / (double)n : 0;
 	int rc = SCN_RAN;
@@ -57,6 +63,7 @@ static int run(const struct dod_ops *ops, const struct scn_params *p, struct hb_
 		rc = scn_error(res, "build", err);
 	} else {
 		res->committed_bytes = (long long)ops->footprint_bytes(c);
+		res->measured_bytes = before >= 0 && after >= 0 ? after - before : -1;
 		res->reserved_bytes = (long long)(ops->reserved_bytes ? ops->reserved_bytes(c)
 		                                                      : ops->footprint_bytes(c));
 		scn_check_sum(res, ops->iterate_sum(c), survivors);

@@ -126,6 +126,8 @@ struct scn_result {
 	double hole_ratio;     /* fraction of the n really erased in setup (0 without holes) */
 	long long swaps;       /* items moved by defragment; -1 when not applicable */
 	long long reserved_bytes, committed_bytes; /* the memory scenario's; -1 otherwise */
+	long long measured_bytes; /* the memory scenario's hb_process_bytes difference; -1
+	                           * otherwise, or without the allocator layer */
 	char why[200];         /* why verification failed, or the error of a failed call */
 	int err;               /* the DOD_E* error of a failed call (scn_error), else 0 */
 };

@@ -43,10 +43,12 @@ static int run(const struct dod_ops *ops, const struct scn_params *p, struct hb_
 	size_t refused = 0;
 	if (scn_tags_plan(ops, p, &t, res))
 		return SCN_ERROR;
+	long long before = hb_process_bytes(); /* measured_bytes: see memory.c */
 	hb_begin(r);
 	int err = build(ops, &t, &refused);
 	DOD_CLOBBER();
 	hb_end(r);
+	long long after = hb_process_bytes();
 	res->ops = t.stored ? t.stored : 1;
 	if (err) {
 		scn_tags_free(ops, &t);
@@ -54,6 +56,7 @@ static int run(const struct dod_ops *ops, const struct scn_params *p, struct hb_
 	}
 	struct dod_tags_memory mem;
 	ops->tags->memory(t.c, &mem);
+	res->measured_bytes = before >= 0 && after >= 0 ? after - before : -1;
 	res->committed_bytes = (long long)mem.held_bytes;
 	res->reserved_bytes = (long long)(ops->reserved_bytes ? ops->reserved_bytes(t.c)
 	                                                      : mem.held_bytes);

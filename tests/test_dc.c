@@ -4,7 +4,9 @@
  * past a 16-bit size, a buffer past 64 KiB: DOD_EFULL, nothing changed) where the other
  * designs take the same values, the errors of get (missing key, another type), set (key
  * 0, a bad type, a stale entity) on every design, dc_naive's path through a value, and
- * the key hashing and path splitting every design's caller uses. */
+ * the key hashing and path splitting every design's caller uses, and the flat designs'
+ * growth of an entity's arrays and of their scratch counted in dod_growth (every
+ * reallocation on the counted path, alloc/realloc.h). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -230,6 +232,48 @@ static void test_naive_path_conflicts(void **state)
 	ops->destroy(c);
 }
 
+/* dc_hashed_flat, dc_soa and dc_coalloc: an entity's arrays (at least 4 values) grown
+ * one key at a time past 4, and the scratch grown by a larger batch, are counted in
+ * dod_growth; the values read back. */
+static void test_flat_growth_counted(void **state)
+{
+	(void)state;
+	static const char *const names[] = {"k0", "k1", "k2", "k3", "k4", "k5", "k6", "k7"};
+	for (size_t k = 1; k <= 3; k++) {
+		const struct dod_ops *ops = tc_find(designs[k], 8);
+		void *c;
+		uint64_t e[2];
+		struct dod_dc_path p[8];
+		assert_int_equal(ops->create(&c, 0), DOD_OK);
+		assert_int_equal(ops->insert_n(c, 2, 7, e), DOD_OK);
+		uint64_t grows = dod_growth.grows;
+		for (size_t i = 0; i < 8; i++) {
+			p[i] = path(names[i]);
+			struct dod_dc_set s = set_of(e[0], &p[i],
+			                             (struct dod_dc_value){.type = DOD_DC_FLOAT, .f = (float)i});
+			assert_int_equal(ops->dc->set_n(c, &s, 1), DOD_OK);
+		}
+		assert_true(dod_growth.grows > grows); /* 4 values grown to 8 */
+		grows = dod_growth.grows;
+		struct dod_dc_set two[2] = {
+			set_of(e[1], &p[0], (struct dod_dc_value){.type = DOD_DC_STRING, .n = 2, .s = "ab"}),
+			set_of(e[1], &p[1], (struct dod_dc_value){.type = DOD_DC_STRING, .n = 2, .s = "cd"}),
+		};
+		assert_int_equal(ops->dc->set_n(c, two, 1), DOD_OK); /* scratch: one block */
+		grows = dod_growth.grows;
+		assert_int_equal(ops->dc->set_n(c, two, 2), DOD_OK); /* scratch: two blocks */
+		assert_true(dod_growth.grows > grows);
+		for (size_t i = 0; i < 8; i++) {
+			struct dod_dc_get g = get_of(e[0], &p[i], DOD_DC_FLOAT);
+			struct dod_dc_value v;
+			assert_int_equal(ops->dc->get_n(c, &g, 1, &v), DOD_OK);
+			assert_true(v.f == (float)i);
+		}
+		tc_check_ok(ops, c);
+		ops->destroy(c);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -238,6 +282,7 @@ int main(void)
 		cmocka_unit_test(test_packing_limits),
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_naive_path_conflicts),
+		cmocka_unit_test(test_flat_growth_counted),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

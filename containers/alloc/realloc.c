@@ -53,13 +53,17 @@ int dod_buffer_grow(char **p, size_t old_bytes, size_t new_bytes, int copy)
 			return DOD_ENOMEM;
 		moved = (uintptr_t)q != at;
 	}
-	if (old_bytes) {
-		dod_growth.grows++;
-		dod_growth.moves += moved;
-		dod_growth.copied_bytes += moved && !remapped ? old_bytes : 0;
-	}
+	if (old_bytes)
+		dod_growth_note(moved, moved && !remapped ? old_bytes : 0);
 	*p = q;
 	return DOD_OK;
+}
+
+void dod_growth_note(int moved, size_t copied_bytes)
+{
+	dod_growth.grows++;
+	dod_growth.moves += moved != 0;
+	dod_growth.copied_bytes += copied_bytes;
 }
 
 /* The capacity growth to want elements picks (want > cap): doubling from max(cap, 16)

@@ -29,6 +29,12 @@
  * (*p unchanged). Invalidates pointers into *p when it moves. */
 int dod_buffer_grow(char **p, size_t old_bytes, size_t new_bytes, int copy);
 
+/* Counts in dod_growth one growth of an existing buffer that a container made itself (a
+ * layout dod_buffer_grow cannot keep, e.g. several arrays moved into one new block):
+ * moved nonzero when the buffer now starts elsewhere, copied_bytes the bytes it copied.
+ * dod_buffer_grow counts its own growths through it. */
+void dod_growth_note(int moved, size_t copied_bytes);
+
 /* Grows the array *p of *cap elements of elem_bytes each so that it holds at least want
  * elements: capacity doubles from max(*cap, 16) until it suffices, never beyond
  * max_elems (then exactly want). Returns 0 (also when want <= *cap: nothing to do), or

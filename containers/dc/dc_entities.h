@@ -210,13 +210,14 @@ struct dc_scratch {
 	void *p;
 	size_t bytes;
 };
-/* s holds at least bytes: 0 or DOD_ENOMEM (unchanged). */
+/* s holds at least bytes: 0 or DOD_ENOMEM (unchanged). Grown by dod_buffer_grow, so
+ * dod_growth counts it as every container buffer's growth. */
 static inline int dc_scratch_room(struct dc_scratch *s, size_t bytes)
 {
 	if (bytes <= s->bytes)
 		return DOD_OK;
-	void *p = realloc(s->p, bytes);
-	if (!p)
+	char *p = (char *)s->p;
+	if (dod_buffer_grow(&p, s->bytes, bytes, 0))
 		return DOD_ENOMEM;
 	s->p = p;
 	s->bytes = bytes;

@@ -131,25 +131,20 @@ static inline long find(const struct comp *p, uint32_t key)
 
 /* ---- the arrays ---- */
 
-/* Capacity cap for the count values of p (cap >= count): 0 or DOD_ENOMEM, p unchanged. */
+/* Capacity cap >= p->cap for the count values of p: 0 or DOD_ENOMEM, p unchanged. Every
+ * growth goes through the counted path (alloc/realloc.h: dod_buffer_grow, or
+ * dod_growth_note for coalloc's move into one new block), so dod_growth sees it. */
 static int arrays_resize(struct comp *p, uint32_t cap)
 {
 #if DOD_LAYOUT_aos
-	struct entry *e = realloc(p->e, cap * sizeof *e);
-	if (!e)
+	if (dod_buffer_grow((char **)&p->e, p->cap * sizeof *p->e, cap * sizeof *p->e, 0))
 		return DOD_ENOMEM;
-	p->e = e;
 #elif DOD_LAYOUT_soa
-	uint32_t *k = realloc(p->keys, cap * sizeof *k);
-	if (k)
-		p->keys = k; /* a grown array with the old cap changes nothing */
-	union val *v = k ? realloc(p->vals, cap * sizeof *v) : NULL;
-	if (v)
-		p->vals = v;
-	uint8_t *t = v ? realloc(p->types, cap) : NULL;
-	if (!t)
+	/* a grown array with the old cap changes nothing: each is kept as it grows */
+	if (dod_buffer_grow((char **)&p->keys, p->cap * sizeof *p->keys, cap * sizeof *p->keys, 0) ||
+	    dod_buffer_grow((char **)&p->vals, p->cap * sizeof *p->vals, cap * sizeof *p->vals, 0) ||
+	    dod_buffer_grow((char **)&p->types, p->cap, cap, 0))
 		return DOD_ENOMEM;
-	p->types = t;
 #else
 	struct comp q = {.buf = malloc(arrays_bytes(cap)), .count = p->count, .cap = cap};
 	if (!q.buf)
@@ -159,6 +154,8 @@ static int arrays_resize(struct comp *p, uint32_t cap)
 		memcpy(keys_of(&q), keys_of(p), p->count * sizeof(uint32_t));
 		memcpy(type_p(&q, 0), type_p(p, 0), p->count);
 	}
+	if (p->buf)
+		dod_growth_note(1, p->count * ROW_BYTES);
 	free(p->buf);
 	p->buf = q.buf;
 #endif

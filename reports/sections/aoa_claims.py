@@ -32,6 +32,7 @@ import os
 import charts
 import md
 import results
+from results import held_bytes, with_memory_note
 import stats as bench_stats
 import verdicts as vd
 from md import DASH, ci_text, fmt, pct
@@ -320,7 +321,7 @@ def _buddy_fit(run, claim, ctx):
             parts.append(f"{scenario} {label(*nd)} {ci_text(ci)}")
     mine, base = tags_cases(run, "tags_memory", BUDDY), tags_cases(run, "tags_memory", VEC)
     for nd in sorted(set(mine) & set(base), key=case_order):
-        a, b = (st.memory.get("committed_bytes", 0) / st.ops for _, st in (mine[nd], base[nd]))
+        a, b = ((held_bytes(st) or 0) / st.ops for _, st in (mine[nd], base[nd]))
         signs.append((f"memory {label(*nd)}", FOR if a <= (1 + same) * b else AGAINST, None, 1))
         parts.append(f"bytes per tag {label(*nd)} {fmt(a)} vs {fmt(b)}")
     if not signs:
@@ -533,7 +534,7 @@ def _packed_values(run, claim, ctx):
     memory = dc_cases(run, "dc_memory", SINGLE)
     if not memory and not bad:
         return missing(f"dc_memory rows of {SINGLE}", absent(run, SINGLE))
-    sizes = {case: st.memory["committed_bytes"] / st.ops for case, st in memory.items()
+    sizes = {case: held_bytes(st) / st.ops for case, st in memory.items()
              if "committed_bytes" in st.memory}
     reason = (f"{text}; at most {fmt(max(sizes.values(), default=0))} B per entity, "
               f"{'beyond' if any(b > limit for b in sizes.values()) else 'within'} the "
@@ -704,4 +705,5 @@ RULES = {
 def verdicts(run, claims):
     """{claim id: verdicts.Verdict} of every claim of `claims` with a rule in RULES, the
     rule's text and the claim's chart filled in."""
-    return {c.id: RULES[c.rule].judge(run, c, {}) for c in claims if c.rule in RULES}
+    return {c.id: with_memory_note(RULES[c.rule].judge(run, c, {}), c.rule, run.cases)
+            for c in claims if c.rule in RULES}

@@ -10,6 +10,7 @@ import machine
 import md
 import results
 import stats as bench_stats
+from results import held_bytes, with_memory_note
 from sections import bulk_layouts as lay
 import verdicts as vd
 from sections.bulk_run import (ABOUT, BULK, BOUND_HOLDS, CONFIRMED, HASH_PEERS, MOVING_ALLOC,
@@ -153,7 +154,7 @@ def _slot_bytes(mem, run):
         m = run.axes(k[1])
         if m.family == BULK:
             key = (m.removal, m.layout, k[3])
-            out[key] = min(out.get(key, math.inf), st.memory["committed_bytes"] / k[2])
+            out[key] = min(out.get(key, math.inf), held_bytes(st) / k[2])
     return {key: max(1, math.floor(v)) for key, v in out.items()}
 
 
@@ -164,7 +165,7 @@ def _free_list_memory(run, claim):
     if not pairs:
         return Verdict(NOT_MEASURED, "needs memory rows of hole variants with and without "
                        "holes")
-    grew = [(k, st.memory["committed_bytes"] / base.memory["committed_bytes"] - 1)
+    grew = [(k, held_bytes(st) / held_bytes(base) - 1)
             for k, st, base in pairs]
     worst = max(grew, key=lambda g: g[1])
     text = (f"erasing into holes changed committed bytes by at most {pct(worst[1])} "
@@ -172,9 +173,9 @@ def _free_list_memory(run, claim):
             + ", ".join(sorted({f'{k[5]:g}' for k, *_ in pairs})) + ")")
     plain = {k: st for k, st in mem.items() if run.axes(k[1]).removal == "holes" and not k[5]}
     if plain:
-        k, st = min(plain.items(), key=lambda i: (i[1].memory["committed_bytes"] / i[0][2],
+        k, st = min(plain.items(), key=lambda i: (held_bytes(i[1]) / i[0][2],
                                                   i[0]))
-        per_slot = st.memory["committed_bytes"] / k[2]
+        per_slot = held_bytes(st) / k[2]
         text += (f"; {k[1]} holds {md.fmt(per_slot)} B per {k[3]} B item at n={k[2]}: "
                  f"{md.fmt(per_slot - k[3])} B beside each item (its generation, outside "
                  "the free-list link)")
@@ -362,7 +363,7 @@ def _static(run, claim):
                            "test_full, a test"))
     same = claim.param("same", SAME)
     k, st = min(mem.items(), key=lambda i: i[0][2])
-    per = st.memory["committed_bytes"] / st.ops
+    per = held_bytes(st) / st.ops
     m = run.axes(k[1])
     slot = _slot_bytes(memory_cases(run), run).get((m.removal, m.layout, k[3]), k[3])
     return Verdict(CONFIRMED if per > slot * (1 + same) else REFUTED,
@@ -485,7 +486,7 @@ def _waste(run, alloc):
         m = run.axes(k[1])
         if m.alloc == alloc:
             per = slot[(m.removal, m.layout, k[3])]
-            committed = st.memory["committed_bytes"]
+            committed = held_bytes(st)
             wasted = max(0.0, committed - k[2] * per)
             out.append((k, wasted / committed, wasted, per))
     return out
@@ -845,4 +846,5 @@ RULES.update(lay.RULES)
 def verdicts(run, claims, info):
     """{claim id: Verdict} for every claim of `claims` with a rule in RULES."""
     ctx = {"claims": claims, "info": info}
-    return {c.id: RULES[c.rule].judge(run, c, ctx) for c in claims if c.rule in RULES}
+    return {c.id: with_memory_note(RULES[c.rule].judge(run, c, ctx), c.rule, run.cases)
+            for c in claims if c.rule in RULES}

@@ -311,21 +311,43 @@ def _latency_table(cases, keys):
          + [fmt(cases[k].sample_cost_ns)] for k in latency])
 
 
+def _gap_text(st):
+    """The measured vs declared cell of a memory case: measured - declared bytes, with
+    "beyond slack" when the gap exceeds results.declared_gap's tolerance (the container's
+    footprint_bytes is wrong by more than the allocator's accounting); "" unmeasured."""
+    gap = results.declared_gap(st)
+    if gap is None:
+        return ""
+    return (f"{gap[0]:+d}" if gap[0] == int(gap[0]) else fmt(gap[0])) + (
+        " **beyond slack**" if abs(gap[0]) > gap[1] else "")
+
+
 def _memory_table(cases, keys):
-    """The memory table lines of a scenario (empty when no case recorded committed bytes)."""
+    """The memory table lines of a scenario (empty when no case recorded committed bytes):
+    declared and measured bytes, and the gap check (results.declared_gap)."""
     memory = [k for k in keys if "committed_bytes" in cases[k].memory]
     if not memory:
         return []
+    flagged = [k for k in memory if "beyond" in _gap_text(cases[k])]
     return ["", "Memory after the region (median over the reps): reserved = address space (a "
-            "vm reservation costs no memory until committed), committed = what the process "
-            "holds, per live = committed bytes / live items, allocs = allocator calls in the "
-            "region.", ""] + md.table(
+            "vm reservation costs no memory until committed), committed = what the container "
+            "declares it holds (footprint_bytes), measured = what the process measured it "
+            "holds (glibc's in-use heap bytes and the writable pages mapped outside the "
+            "heap; empty in a run or build without it), per live = the measured bytes (else "
+            "committed) / live items, allocs = allocator calls in the region. measured − "
+            "committed is marked beyond slack past "
+            f"{results.GAP_PER_BLOCK} B an allocator call, {results.GAP_PER_PLACED} B a "
+            f"placed block, 1/{round(1 / results.GAP_PAGE_SHARE)} of the bytes (page "
+            f"rounding) and {results.GAP_FLOOR} B: a footprint the allocator's accounting "
+            f"does not explain ({len(flagged)} of {len(memory)} cases here).", ""] + md.table(
         ["family", "container", "n", "elem_bytes", "holes", "live", "reserved bytes",
-         "committed bytes", "bytes per live", "allocs"],
+         "committed bytes", "measured bytes", "measured − committed", "bytes per live",
+         "allocs"],
         [[cases[k].family, k[1], str(k[2]), str(k[3]), holes_text(k[5], k[6]),
           fmt(cases[k].ops), fmt(cases[k].memory.get("reserved_bytes")),
-          fmt(cases[k].memory["committed_bytes"]),
-          fmt(cases[k].memory["committed_bytes"] / cases[k].ops if cases[k].ops else None),
+          fmt(cases[k].memory["committed_bytes"]), fmt(cases[k].memory.get("measured_bytes")),
+          _gap_text(cases[k]),
+          fmt(results.held_bytes(cases[k]) / cases[k].ops if cases[k].ops else None),
           fmt(cases[k].memory.get("allocs"))] for k in memory])
 
 

@@ -26,7 +26,8 @@ import results
 import stats as bench_stats
 import verdicts as vd
 from md import DASH, ci_text, fmt, x
-from results import TABLE_ELEM_BYTES, TABLE_N, ReportError
+from results import (TABLE_ELEM_BYTES, TABLE_N, ReportError, held_bytes,
+                     with_memory_note)
 from sections.bulk_run import Rule, lap_noise_max, ratio
 
 HM = results.role("hm_subject")[0]
@@ -630,7 +631,7 @@ def _overheads(run, container):
     out = {}
     for k, st in cases_of(run, "memory", container, hole_ratio=0.0).items():
         if "committed_bytes" in st.memory:
-            out.setdefault(k[2], {})[k[3]] = st.memory["committed_bytes"] / st.ops - k[3]
+            out.setdefault(k[2], {})[k[3]] = held_bytes(st) / st.ops - k[3]
     return out
 
 
@@ -868,5 +869,6 @@ def verdicts(run, claims, article):
     for c in claims:
         if c.rule in RULES:
             v = RULES[c.rule].judge(run, c, ctx)
-            out[c.id] = vd.Verdict(v.verdict, v.measured, RULES[c.rule].text, c.chart, v.reason)
+            out[c.id] = with_memory_note(vd.Verdict(v.verdict, v.measured, RULES[c.rule].text,
+                                                    c.chart, v.reason), c.rule, run.cases)
     return out

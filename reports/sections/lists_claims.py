@@ -23,6 +23,7 @@ import os
 import charts
 import md
 import results
+from results import held_bytes, with_memory_note
 import stats as bench_stats
 import verdicts as vd
 from md import DASH, ci_text, fmt
@@ -73,7 +74,7 @@ def _checked(run, scenarios, containers, what):
 
 def _bytes_per(st, per_slot_n=None):
     """Committed bytes per live item (ops), or per slot when per_slot_n (n) is given."""
-    return st.memory["committed_bytes"] / (per_slot_n or st.ops)
+    return held_bytes(st) / (per_slot_n or st.ops)
 
 
 def _memory(run, container, exact=False):
@@ -560,4 +561,5 @@ RULES = {
 def verdicts(run, claims):
     """{claim id: verdicts.Verdict} of every claim of `claims` with a rule in RULES, the
     rule's text and the claim's chart filled in."""
-    return {c.id: RULES[c.rule].judge(run, c, {}) for c in claims if c.rule in RULES}
+    return {c.id: with_memory_note(RULES[c.rule].judge(run, c, {}), c.rule, run.cases)
+            for c in claims if c.rule in RULES}

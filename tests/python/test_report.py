@@ -1307,6 +1307,49 @@ def test_memory_columns_make_a_memory_table(tmp_path):
         res.load_csvs([write_rows(tmp_path / "bad.csv", bad)])
 
 
+def test_measured_bytes_are_loaded_read_first_and_checked_against_the_declared(tmp_path):
+    """measured_bytes (the bytes the process measured) is loaded beside committed_bytes;
+    held_bytes reads it first, committed_bytes without it (an older run); the every-case
+    memory table shows both and marks a gap beyond the allocator's slack
+    (results.declared_gap): 12 B declared per item, 12 B + 1 measured is within it, 30 B
+    is not."""
+    rows = read_rows(S2)
+    header = rows[0] + ["reserved_bytes", "committed_bytes", "measured_bytes"]
+    ops_at, scenario_at = rows[0].index("ops"), rows[0].index("scenario")
+    container_at = rows[0].index("container")
+    body = []
+    for fields in rows[1:]:
+        ops = int(fields[ops_at])
+        measured = ops * 12 + 1 if fields[container_at] == "handle_map" else ops * 30
+        body.append(fields + ([str(ops * 12), str(ops * 12), str(measured)]
+                              if fields[scenario_at] == "trial_scenario" else ["", "", ""]))
+    path = write_rows(tmp_path / "mem.csv", [header] + body)
+    loaded = res.load_csvs([path])
+    cases = res.collect_cases(loaded, loaded[0]["run_id"])
+    mem = {k: st for k, st in cases.items() if "committed_bytes" in st.memory}
+    assert mem and all(res.held_bytes(st) == st.memory["measured_bytes"] for st in mem.values())
+    assert res.bytes_source(mem.values()) == "measured"
+    gaps = {k[1]: res.declared_gap(st) for k, st in mem.items()}
+    assert all(abs(g[0]) <= g[1] for c, g in gaps.items() if c == "handle_map")
+    assert all(abs(g[0]) > g[1] for c, g in gaps.items() if c != "handle_map")
+    md = tmp_path / "R.md"
+    assert report.main(["--results-md", str(md), "--out-dir", str(tmp_path / "out"),
+                        str(path)]) == 0
+    table = (tmp_path / "out" / "cases" / "trial_scenario.md").read_text().split(
+        "Memory after the region", 1)[1]
+    assert "measured − committed" in table and "beyond slack**" in table
+    flagged = [line for line in table.splitlines() if "beyond slack**" in line]
+    assert flagged and not any("| handle_map |" in line for line in flagged)
+    # An older run: no measured_bytes, the declared figure read instead.
+    old = [row[:-1] for row in [header] + body]
+    loaded = res.load_csvs([write_rows(tmp_path / "old.csv", old)])
+    cases = res.collect_cases(loaded, loaded[0]["run_id"])
+    mem = [st for st in cases.values() if "committed_bytes" in st.memory]
+    assert mem and all(res.held_bytes(st) == st.memory["committed_bytes"] for st in mem)
+    assert res.bytes_source(mem) == "declared" and res.declared_gap(mem[0]) is None
+    assert "no measured_bytes" in res.memory_note(cases)
+
+
 def test_one_run_id_from_two_hosts_is_warned_about(tmp_path, capsys):
     rows = read_rows(S2)
     host = rows[0].index("host")

@@ -7,6 +7,8 @@ cannot produce "refuted" fails test_every_rule_can_refute.
 Run from the repository root with Debian's interpreter:
     /usr/bin/python3 -m pytest -q tests/python/test_verdicts_bulk.py
 """
+import csv
+
 import pytest
 
 import test_bulk as tb
@@ -611,3 +613,45 @@ def test_growth_waste_takes_the_densest_slot_of_the_same_layout(tmp_path, rule, 
     slot's 12 B it is 50% (confirmed). Fails on a slot size keyed by removal alone."""
     rows = mem(HV, 1048577) + mem(subject, 1048577, 24.0) + mem("bulk_holes_vm_line", 1048577, 9.0)
     assert judge(tmp_path, rule, rows).verdict == vd.CONFIRMED
+
+
+def measured_mem(container, n, declared, measured, hole_ratio=0.0):
+    """A memory case declaring declared x n bytes (committed_bytes) where the process
+    measured measured x n (measured_bytes)."""
+    return case(container, "memory", n, 100.0, hole_ratio=hole_ratio,
+                pattern="random" if hole_ratio else "none",
+                committed_bytes=round(declared * n), reserved_bytes=round(declared * n),
+                measured_bytes=round(measured * n))
+
+
+def verdict_with_note(tmp_path, rule, rows):
+    """The Verdict of `rule` as bulk_claims.verdicts gives it (the bytes' source noted);
+    the rows are written with test_bulk's columns and measured_bytes when they have it."""
+    header = tb.HEADER + [c for c in ("measured_bytes",) if c in rows[0]]
+    path = tmp_path / f"{rule}.csv"
+    with open(path, "w", newline="") as f:
+        w = csv.writer(f, lineterminator="\n")
+        w.writerow(header)
+        w.writerows([r[c] for c in header] for r in rows)
+    loaded, run_id, cases = tb.run_of(path)
+    run = bulk_run.Run(loaded, run_id, cases)
+    claim = next(c for c in BULK_CLAIMS if c.rule == rule)
+    return bulk_claims.verdicts(run, [claim], {})[claim.id]
+
+
+@pytest.mark.parametrize("declared, measured, expected", [
+    ((12.0, 12.0), (12.0, 24.0), R),  # the holes held memory the container did not declare
+    ((12.0, 24.0), (12.0, 12.0), C),  # a footprint that overstates: the process held none
+])
+def test_free_list_memory_reads_the_measured_bytes(tmp_path, declared, measured, expected):
+    """A3 judges the bytes the process measured, not the container's footprint, and says
+    so; without measured_bytes (an older run) it reads the declared figure and says that."""
+    rows = (measured_mem(HV, 10000, declared[0], measured[0])
+            + measured_mem(HV, 10000, declared[1], measured[1], 0.5))
+    v = verdict_with_note(tmp_path, "free_list_memory", rows)
+    assert v.verdict == expected, v.measured
+    assert v.measured.endswith("[bytes: measured by the process (measured_bytes)]")
+    v = verdict_with_note(tmp_path, "free_list_memory",
+                          mem(HV, 10000, declared[0]) + mem(HV, 10000, declared[1], 0.5))
+    assert v.verdict == (C if declared[0] == declared[1] else R)
+    assert "declare them (committed_bytes, footprint_bytes) in 2 of 2 memory cases" in v.measured
