@@ -38,6 +38,7 @@ OP_UNITS = {
     "list_insert_middle": "ns per inserted item",
     "sorted_insert": "ns per item (its insert and its erase)",
     "validate": "ns per old handle checked", "churn": "ns per frame",
+    "pointer_hold": "ns per sampled item (the whole build / 64)",
     "tags_churn": "ns per frame", "defrag_frames": "ns per frame",
     "defrag_steps": "ns per defragment call",
     "consolidate": "ns per reference slot (live or dead)",

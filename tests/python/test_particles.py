@@ -181,7 +181,7 @@ def other_store_build(tmp_path_factory):
     rel = ROOT / "build" / "rel"
     assert (rel / "tests" / "test_conformance.o").exists(), \
         "run make build and make build/rel/test_conformance first"
-    kept = {name: variant_table()[name] for name in ("handle_map", "plain_array",
+    kept = {name: variant_table()[name] for name in ("handle_map", "plain_array", "bulk_holes_vm",
                                                      "particles_soa",
                                                      "vlist_hosted_compacting",
                                                      "aoa_fixed8", "dc_hashed_flat")}
