@@ -635,3 +635,17 @@ def test_dense_soa_erase_shows_the_simulated_misses_beside_the_times(tmp_path):
     v = judge(tmp_path, "dense_soa_erase",
               dense_erase(54, 56) + _erase_sim("soa", 50) + _erase_sim("aos", 5))
     assert v.verdict == R and "10×" in v.measured, v.measured
+
+
+@pytest.mark.parametrize("rule", ["soa_allocs", "soa_tick"])
+def test_layout_rules_leave_the_dense_particles_out(tmp_path, rule):
+    """The layout claims judge the particle layouts with holes: dense (swap-and-pop)
+    particles of the same layouts in the run, with contrary figures, change nothing."""
+    spec = CASES[rule][C]
+    dense = [dict(r, container=r["container"] + "_swappop", removal="swappop",
+                  caps="handles|detects_stale", allocs="1",
+                  ns_per_op=str(float(r["ns_per_op"]) * (50 if "soa" in r["layout"] else 1)),
+                  elapsed_ns=str(int(r["elapsed_ns"]) * (50 if "soa" in r["layout"] else 1)))
+             for r in spec if r["container"] in (AOS, SOA)]
+    assert dense
+    assert judge(tmp_path, rule, spec + dense).verdict == C
