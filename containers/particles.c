@@ -1,6 +1,7 @@
 /* particles.c - the particle of Our Machinery's "Bulk data" (Niklas Gray, "Data Structures
- * for game programmers: Bulk Data", section on layouts) in the article's five layouts,
- * with holes, a free list and weak pointers, and its three kernels:
+ * for game programmers: Bulk Data", sections on layouts and removal) in the article's
+ * five layouts, with holes and a free list or densely packed (swap-and-pop), and weak
+ * pointers, and its three kernels:
  *   tick()      t += dt            touches 4 of each particle's 40 bytes
  *   simulate()  pos += vel * dt    reads 24 bytes, writes 12
  *   update()    t += dt; pos += vel * dt - w (w = dt unless the colour is black), in
