@@ -1,6 +1,7 @@
 /* particles.c - the particle of Our Machinery's "Bulk data" (Niklas Gray, "Data Structures
- * for game programmers: Bulk Data", section on layouts) in the article's five layouts,
- * with holes, a free list and weak pointers, and its three kernels:
+ * for game programmers: Bulk Data", sections on layouts and removal) in the article's
+ * five layouts, with holes and a free list or densely packed (swap-and-pop), and weak
+ * pointers, and its three kernels:
  *   tick()      t += dt            touches 4 of each particle's 40 bytes
  *   simulate()  pos += vel * dt    reads 24 bytes, writes 12
  *   update()    t += dt; pos += vel * dt - w (w = dt unless the colour is black), in
@@ -24,6 +25,18 @@
  *                  writes the results back (the article's "alternative"); update runs
  *                  all its sub-steps on the converted block, so with steps > 1 the
  *                  conversion is paid once for several passes
+ *
+ * Removal (the variant table's removal column; this file adapts with #if):
+ *   holes    an erased particle leaves a hole (zeroed) on the free list; nothing moves
+ *   swappop  the particles stay dense in [0, live) (the article's "densely packed"): erase
+ *            moves the last particle into the erased one's place and zeroes the vacated
+ *            last place, so the kernels run over [0, live) rounded up to GROUP. In SoA that
+ *            move is one float in each of the ten field arrays (ten cache lines touched),
+ *            in AoS one 40-byte particle (one or two lines): the article's "erasing from
+ *            dense SoA moves every field array". Weak pointers go through the slot table
+ *            as in bulk/swappop.c: a live slot's `next` holds its dense index, and `ids`
+ *            (uint32_t per dense index) names the slot, so the move updates both. Costs
+ *            as holes; pointers are never stable (erase moves a particle).
  *
  * Holes and SIMD (the article's rule): the kernels run over every slot up to the
  * high-water mark rounded up to GROUP slots, holes included, without a branch. A hole
@@ -85,7 +98,15 @@
 #if ELEM_BYTES != 40
 #error "particles.c is the 40-byte particle: list it with size 40 only"
 #endif
+#if defined(DOD_REMOVAL_holes)
+#define DENSE 0
 DOD_STORE_CHECK_STABLE_POINTERS(0); /* an erased particle leaves a hole: none moves */
+#elif defined(DOD_REMOVAL_swappop)
+#define DENSE 1
+DOD_STORE_CHECK_STABLE_POINTERS(1); /* erase moves the last particle into the hole */
+#else
+#error "particles.c serves the removal strategies holes and swappop"
+#endif
 
 enum { F_T, F_PX, F_PY, F_PZ, F_VX, F_VY, F_VZ, F_CR, F_CG, F_CB, N_FIELDS };
 #define GROUP 16            /* slots per kernel step; cap is a multiple */
@@ -151,11 +172,15 @@ struct SFX(particles) {
 	float *scratch;     /* N_FIELDS x BLOCK floats: the SoA copy of one block */
 #endif
 	dod_store gen;      /* uint32_t per slot: odd = live (bulk/weak.h) */
-	dod_store next;     /* uint32_t per slot: the free-list link, a real field */
+	dod_store next;     /* uint32_t per slot: the free-list link, a real field; swappop:
+	                     * a live slot's dense index */
+#if DENSE
+	dod_store ids;      /* uint32_t per dense index: its particle's slot */
+#endif
 	size_t cap;         /* slots every store holds, zeroed unless live; a multiple of GROUP */
 	size_t n_slots;     /* slots in use or on the free list, slot 0 included */
 	size_t high;        /* slots ever handed out (their generations mean something) */
-	size_t live;
+	size_t live;        /* swappop: the particles are dense indices [0, live) */
 	size_t max_slots;   /* FIXED: create's capacity + slot 0 */
 };
 #define PS struct SFX(particles)
@@ -175,6 +200,9 @@ static inline uint32_t *next_at(const PS *s, size_t i)
 {
 	return (uint32_t *)store_at(&s->next, i, 4);
 }
+#if DENSE
+static inline uint32_t *id_at(const PS *s, size_t d) { return (uint32_t *)store_at(&s->ids, d, 4); }
+#endif
 
 /* Accessors for bulk/free_list.h and bulk/weak.h. */
 static uint32_t *gen_of(void *c, uint32_t id) { return gen(c, id); }
@@ -205,12 +233,58 @@ static inline void zero(PS *s, size_t i)
 		*fld(s, f, i) = 0;
 }
 
+/* Where particles live: holes, the slots [1, n_slots) whose generation is live; swappop,
+ * the dense indices [0, live), every one a particle. With DENSE a constant, the loops
+ * over them are the holes path's own when DENSE is 0. */
+static inline size_t first_pos(void) { return DENSE ? 0 : 1; }
+static inline size_t end_pos(const PS *s) { return DENSE ? s->live : s->n_slots; }
+static inline int holds(const PS *s, size_t i) { return DENSE || (*gen(s, i) & BULK_LIVE); }
+/* The particle position of live slot id: the slot itself (holes) or its dense index. */
+static inline size_t pos_of(const PS *s, uint32_t id) { return DENSE ? *next_at(s, id) : id; }
+
+#if DENSE
+/* Particle `from` copied over particle `to`: one 40-byte particle in AoS, one float in
+ * each of the ten field arrays in SoA (the article's point: a dense SoA erase touches
+ * every field array). */
+static inline void move_particle(PS *s, size_t to, size_t from)
+{
+#if L_AOS
+	*(PARTICLE *)store_at(&s->ps[0], to, P_EB) = *(PARTICLE *)store_at(&s->ps[0], from, P_EB);
+#else
+	for (int f = 0; f < N_FIELDS; f++)
+		*fld(s, f, to) = *fld(s, f, from);
+#endif
+}
+
+/* Swap-and-pop of the live particle of slot id: the last particle moves into its dense
+ * index (and the lookup table follows it), the vacated last index is zeroed (the kernels
+ * run over it), the slot goes on the free list. O(1). */
+static void erase_dense(PS *s, uint32_t id)
+{
+	size_t d = *next_at(s, id), last = s->live - 1;
+	if (d != last) {
+		move_particle(s, d, last);
+		uint32_t moved = *id_at(s, last);
+		*id_at(s, d) = moved;
+		*next_at(s, moved) = (uint32_t)d;
+	}
+	zero(s, last);
+	s->live = last;
+	*gen(s, id) = bulk_gen_next(*gen(s, id));
+	bulk_free_push(s, id, free_link, set_free_link);
+}
+#endif
+
 /* Slots every store holds, rounded down to GROUP. */
 static size_t slots_held(const PS *s)
 {
 	size_t cap = store_capacity(&s->gen);
 	if (store_capacity(&s->next) < cap)
 		cap = store_capacity(&s->next);
+#if DENSE
+	if (store_capacity(&s->ids) < cap)
+		cap = store_capacity(&s->ids);
+#endif
 	for (int k = 0; k < N_PSTORES; k++) {
 		size_t held = (store_capacity(&s->ps[k]) - LEAD(k)) * P_PER;
 		cap = held < cap ? held : cap;
@@ -232,6 +306,10 @@ static int size_stores(PS *s, size_t slots, int grow)
 		err = grow ? store_reserve_zeroed(&s->gen, slots, 4) : store_init_zeroed(&s->gen, 4, slots);
 	if (!err)
 		err = grow ? store_reserve_zeroed(&s->next, slots, 4) : store_init_zeroed(&s->next, 4, slots);
+#if DENSE
+	if (!err)
+		err = grow ? store_reserve_zeroed(&s->ids, slots, 4) : store_init_zeroed(&s->ids, 4, slots);
+#endif
 	if (!err)
 		s->cap = slots_held(s);
 	return err;
@@ -256,6 +334,9 @@ static void ps_destroy(void *c)
 #endif
 	store_free(&s->gen);
 	store_free(&s->next);
+#if DENSE
+	store_free(&s->ids);
+#endif
 	free(s);
 }
 
@@ -298,7 +379,14 @@ static int ps_insert_n(void *c, size_t n, uint64_t first_key, uint64_t *handles_
 		uint32_t i = bulk_slot_take(s, &s->n_slots, &s->high, free_link, set_free_link, gen_of);
 		uint32_t g = bulk_gen_next(*gen(s, i));
 		*gen(s, i) = g;
+#if DENSE
+		size_t d = s->live + k;
+		*next_at(s, i) = (uint32_t)d;
+		*id_at(s, d) = i;
+		put(s, d, first_key + k);
+#else
 		put(s, i, first_key + k);
+#endif
 		if (handles_out)
 			handles_out[k] = bulk_weak(i, g);
 	}
@@ -317,6 +405,10 @@ static int ps_erase_n(void *c, const uint64_t *hs, size_t n)
 	int err = bulk_weak_check_batch(hs, n, s->n_slots, gen_of, s);
 	if (err)
 		return err;
+#if DENSE
+	for (size_t k = 0; k < n; k++)
+		erase_dense(s, bulk_weak_id(hs[k]));
+#else
 	for (size_t k = 0; k < n; k++) {
 		uint32_t i = bulk_weak_id(hs[k]);
 		*gen(s, i) = bulk_gen_next(*gen(s, i));
@@ -324,6 +416,7 @@ static int ps_erase_n(void *c, const uint64_t *hs, size_t n)
 		bulk_free_push(s, i, free_link, set_free_link);
 	}
 	s->live -= n;
+#endif
 	return DOD_OK;
 }
 
@@ -331,8 +424,8 @@ static uint64_t ps_iterate_sum(const void *c)
 {
 	const PS *s = c;
 	uint64_t sum = 0;
-	for (size_t i = 1; i < s->n_slots; i++)
-		if (*gen(s, i) & BULK_LIVE)
+	for (size_t i = first_pos(); i < end_pos(s); i++)
+		if (holds(s, i))
 			sum += key_of(s, i);
 	return sum;
 }
@@ -346,7 +439,7 @@ static int ps_lookup_sum(const void *c, const uint64_t *hs, size_t n, uint64_t *
 		if (id - 1u >= s->n_slots - 1 || *gen(s, id) != bulk_weak_gen(hs[k]) ||
 		    !(bulk_weak_gen(hs[k]) & BULK_LIVE))
 			return check(s, hs[k]);
-		sum += key_of(s, id);
+		sum += key_of(s, pos_of(s, id));
 	}
 	*sum_out = sum;
 	return DOD_OK;
@@ -362,11 +455,19 @@ static size_t ps_count_valid(const void *c, const uint64_t *hs, size_t n)
 static int ps_clear(void *c)
 {
 	PS *s = c;
+#if DENSE
+	for (size_t d = 0; d < s->live; d++) {
+		uint32_t i = *id_at(s, d);
+		*gen(s, i) = bulk_gen_next(*gen(s, i));
+		zero(s, d);
+	}
+#else
 	for (size_t i = 1; i < s->n_slots; i++) {
 		if (*gen(s, i) & BULK_LIVE)
 			*gen(s, i) = bulk_gen_next(*gen(s, i));
 		zero(s, i);
 	}
+#endif
 	s->n_slots = 1;
 	s->live = 0;
 	set_free_link(s, 0, 0);
@@ -376,8 +477,8 @@ static int ps_clear(void *c)
 static void ps_dump_keys(const void *c, uint64_t *keys_out)
 {
 	const PS *s = c;
-	for (size_t i = 1; i < s->n_slots; i++)
-		if (*gen(s, i) & BULK_LIVE)
+	for (size_t i = first_pos(); i < end_pos(s); i++)
+		if (holds(s, i))
 			*keys_out++ = key_of(s, i);
 }
 
@@ -388,6 +489,9 @@ static size_t ps_size(const void *c) { return ((const PS *)c)->live; }
 static size_t bytes_held(const PS *s, size_t (*bytes)(const dod_store *))
 {
 	size_t b = sizeof *s + bytes(&s->gen) + bytes(&s->next);
+#if DENSE
+	b += bytes(&s->ids);
+#endif
 	for (int k = 0; k < N_PSTORES; k++)
 		b += bytes(&s->ps[k]);
 #if L_BLOCK
@@ -398,8 +502,9 @@ static size_t bytes_held(const PS *s, size_t (*bytes)(const dod_store *))
 static size_t ps_footprint(const void *c) { return bytes_held(c, store_committed_bytes); }
 static size_t ps_reserved(const void *c) { return bytes_held(c, store_reserved_bytes); }
 
-/* Slots the kernels process: the high-water mark rounded up to GROUP (<= cap). */
-static inline size_t kernel_slots(const PS *s) { return (s->n_slots + GROUP - 1) / GROUP * GROUP; }
+/* Slots the kernels process: the high-water mark (swappop: the live particles) rounded
+ * up to GROUP (<= cap). */
+static inline size_t kernel_slots(const PS *s) { return (end_pos(s) + GROUP - 1) / GROUP * GROUP; }
 
 /* Slots from slot i (a multiple of GROUP) whose fields [f0, f0 + nf) lie in one run of
  * their stores, at most n - i: a multiple of GROUP, since every strategy's blocks hold
@@ -647,8 +752,8 @@ static void ps_particle_sums(const void *c, double *t_sum, double *pos_sum)
 {
 	const PS *s = c;
 	double t = 0, pos = 0;
-	for (size_t i = 1; i < s->n_slots; i++)
-		if (*gen(s, i) & BULK_LIVE) {
+	for (size_t i = first_pos(); i < end_pos(s); i++)
+		if (holds(s, i)) {
 			t += *fld(s, F_T, i);
 			pos += (double)*fld(s, F_PX, i) + *fld(s, F_PY, i) + *fld(s, F_PZ, i);
 		}
@@ -656,12 +761,13 @@ static void ps_particle_sums(const void *c, double *t_sum, double *pos_sum)
 	*pos_sum = pos;
 }
 
-/* Every slot below cap that holds no particle (holes, slot 0, the slots past n_slots) is
- * zeros, except t, which the kernels advance harmlessly. */
+/* Every slot below cap that holds no particle (holes, slot 0, the slots past n_slots;
+ * swappop: the dense indices past live) is zeros, except t, which the kernels advance
+ * harmlessly. */
 static int check_holes_zero(const PS *s, char *why, size_t len)
 {
 	for (size_t i = 0; i < s->cap; i++) {
-		if (i < s->high && (*gen(s, i) & BULK_LIVE))
+		if (DENSE ? i < s->live : i < s->high && (*gen(s, i) & BULK_LIVE))
 			continue;
 		for (int f = F_PX; f < N_FIELDS; f++)
 			if (*fld(s, f, i) != 0)
@@ -671,11 +777,30 @@ static int check_holes_zero(const PS *s, char *why, size_t len)
 	return DOD_OK;
 }
 
+#if DENSE
+/* swappop: ids and the slots agree (slot ids[d] is live and its index is d, for every
+ * dense index d < live), so every live weak pointer reaches its particle. */
+static int check_dense(const PS *s, char *why, size_t len)
+{
+	for (size_t d = 0; d < s->live; d++) {
+		uint32_t i = *id_at(s, d);
+		if (i == 0 || i >= s->n_slots)
+			return dod_check_fail(why, len, "ids[%zu] = %u, outside [1, %zu)", d, i, s->n_slots);
+		if (!(*gen(s, i) & BULK_LIVE) || *next_at(s, i) != d)
+			return dod_check_fail(why, len, "ids[%zu] = %u, but slot %u is %s index %u", d, i, i,
+			                      *gen(s, i) & BULK_LIVE ? "live at" : "free, next",
+			                      *next_at(s, i));
+	}
+	return DOD_OK;
+}
+#endif
+
 /* The invariants of the opening comment, with the first violation's reason in why (see
  * dod_ops.check): counts (n_slots <= high <= cap <= what the stores hold, cap a multiple
  * of GROUP), generations (bulk_check_gens), holes and the slots past n_slots all zeros
  * (the kernels run over them), and the free list holding exactly the free slots below
- * n_slots (bulk_check_free_list). O(cap). */
+ * n_slots (bulk_check_free_list); swappop: ids and the slots agree (check_dense) and
+ * the dense indices past live are zeros. O(cap). */
 static int ps_check(const void *c, char *why, size_t len)
 {
 	const PS *s = c;
@@ -684,6 +809,10 @@ static int ps_check(const void *c, char *why, size_t len)
 		return dod_check_fail(why, len, "counts: n_slots %zu, high %zu, cap %zu, live %zu",
 		                      s->n_slots, s->high, s->cap, s->live);
 	int err = bulk_check_gens(s, gen_of, s->n_slots, s->high, s->live, why, len);
+#if DENSE
+	if (!err)
+		err = check_dense(s, why, len);
+#endif
 	if (!err)
 		err = check_holes_zero(s, why, len);
 	if (!err)
@@ -703,7 +832,12 @@ static const struct dod_particle_ops ps_kernels = {
 const struct dod_ops DOD_OPS_SYMBOL = {
 	DOD_DESCRIPTOR,
 	.source = "Niklas Gray, Data Structures for game programmers: Bulk Data (Our Machinery), "
+#if DENSE
+	          "layouts (AoS, SoA, AoSoA, AoS with block-wise SoA conversion), densely packed "
+	          "(swap-and-pop + id lookup table)",
+#else
 	          "layouts (AoS, SoA, AoSoA, AoS with block-wise SoA conversion)",
+#endif
 	.max_elems = BULK_MAX_SLOTS - 1,
 	.create = ps_create,
 	.destroy = ps_destroy,

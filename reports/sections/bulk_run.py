@@ -109,7 +109,16 @@ class Run:
         return self.is_bulk(c, DENSE_REMOVALS)
 
     def is_particles(self, c):
-        return self.axes(c).family == PARTICLES
+        """The particle layouts with holes, the layout claims' variants (not the dense
+        ones: is_dense_particles)."""
+        m = self.axes(c)
+        return m.family == PARTICLES and m.removal not in DENSE_REMOVALS
+
+    def is_dense_particles(self, c, layout=None):
+        """The dense (swap-and-pop) particle variants, of `layout` when given."""
+        m = self.axes(c)
+        return (m.family == PARTICLES and m.removal in DENSE_REMOVALS
+                and (layout is None or m.layout == layout))
 
     def select(self, scenario, pick=lambda c: True, **fixed):
         """{case key: CaseStats} of `scenario` for containers with pick(name) true and the

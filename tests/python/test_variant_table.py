@@ -44,7 +44,8 @@ def caps_of(fields):
 CASES = [("bulk_holes_vm", True), ("bulk_holes_realloc", False),
          ("bulk_holes_constgrow", False), ("bulk_holes_bitmask_static", True),
          ("bulk_swappop_vm", False), ("bulk_shift_fixblocks", False),
-         ("particles_aos", False), ("particles_soa_staggered", False)]
+         ("particles_aos", False), ("particles_soa_staggered", False),
+         ("particles_soa_swappop", False)]
 
 
 @pytest.mark.parametrize("name,stable", CASES)
@@ -58,3 +59,18 @@ def test_stable_pointers_must_agree_with_the_store(tmp_path, name, stable):
     bad = compile_line(tmp_path, with_caps(fields, flipped))
     assert bad.returncode != 0
     assert "containers/variants.tsv: stable_pointers must be set exactly when" in bad.stderr
+
+
+@pytest.mark.parametrize("name,stable", [("particles_soa", True), ("particles_soa_swappop", False)])
+def test_particle_removal_decides_stable_pointers_on_a_store_that_never_moves(
+        tmp_path, name, stable):
+    """On vm (a store that never moves) the particles with holes keep stable pointers and the
+    dense (swap-and-pop) ones, whose erase moves the last particle, must not claim them."""
+    fields = variant_table()[name]
+    fields = fields[:4] + ["vm"] + fields[5:]
+    caps = [c for c in caps_of(fields) if c != "stable_pointers"]
+    right = compile_line(tmp_path, with_caps(fields, caps + (["stable_pointers"] if stable else [])))
+    assert right.returncode == 0, right.stderr
+    wrong = compile_line(tmp_path, with_caps(fields, caps + ([] if stable else ["stable_pointers"])))
+    assert wrong.returncode != 0
+    assert "containers/variants.tsv: stable_pointers must be set exactly when" in wrong.stderr
