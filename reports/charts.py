@@ -39,6 +39,7 @@ OP_UNITS = {
     "sorted_insert": "ns per item (its insert and its erase)",
     "validate": "ns per old handle checked", "churn": "ns per frame",
     "pointer_hold": "ns per sampled item (the whole build / 64)",
+    "lookup_ptr": "ns per item (through a raw pointer)",
     "tags_churn": "ns per frame", "defrag_frames": "ns per frame",
     "defrag_steps": "ns per defragment call",
     "consolidate": "ns per reference slot (live or dead)",

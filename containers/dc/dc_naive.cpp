@@ -465,6 +465,7 @@ extern "C" const struct dod_ops DOD_OPS_SYMBOL = {
 	.footprint_bytes = footprint,
 	.reserved_bytes = nullptr,
 	.check = check,
+	.item_addr = nullptr,
 	.particles = nullptr,
 	.type_ids = nullptr,
 	.list = nullptr,

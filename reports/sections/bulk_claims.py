@@ -680,6 +680,40 @@ def _never_move(run, claim):
     return Verdict(REFUTED if bad else CONFIRMED, text + " (exact counts)")
 
 
+def _raw_pointer(run, claim):
+    """A19: on the variants whose stable storage pointer_hold measured (fixblocks, geoblocks,
+    vm: no held item moved), a raw pointer taken once from the handle (lookup_ptr: one load
+    an item) against the 32-bit index and its lookup (lookup: the weak pointer's check), in
+    the same case: lookup_ptr / lookup time with a CI below 1 holds (the pointer replaces
+    the lookup and is cheaper), above 1 contradicts, straddling is open; verdicts.across
+    over every case."""
+    moves = _moves(run, STABLE_ALLOCS)
+    stable = sorted(c for c, (moved, *_) in moves.items() if moved == 0)
+    if not stable:
+        return Verdict(NOT_MEASURED, "needs pointer_hold rows of Bulk data variants on "
+                       "fixblocks, geoblocks or vm that moved no held item")
+    signs, parts = [], []
+    for k, st in sorted(run.cases.items()):
+        twin = run.cases.get(("lookup",) + k[1:]) if k[0] == "lookup_ptr" else None
+        if twin is None or k[1] not in stable:
+            continue
+        ci = ratio(twin, st)
+        label = (f"{k[1]} n={k[2]} {k[3]} B {k[4]}"
+                 + (f", {k[5]:g} {k[6]} holes" if k[5] else ""))
+        signs.append((label, -vd.side(ci, 1.0), ci, 1.0))
+        parts.append(f"{label} {ci_text(ci)}")
+    if not signs:
+        return Verdict(NOT_MEASURED, "needs lookup_ptr rows beside lookup rows of the same "
+                       "case of a variant with stable storage (" + ", ".join(stable[:3])
+                       + (", ..." if len(stable) > 3 else "") + ")")
+    verdict, why = vd.across(signs)
+    text = ("raw-pointer / handle lookup time (lookup_ptr / lookup), on the variants whose "
+            f"held items never moved ({len(stable)}, pointer_hold): " + "; ".join(parts)
+            + "; the raw pointer gives up the generation check (stale detection, A8)")
+    return Verdict(verdict, vd.with_why(text, why), reason=vd.across_reason(
+        signs, "lookup_ptr / lookup time", verdict))
+
+
 def _block_waste(run, claim):
     same = claim.param("same", SAME)
     waste = _waste(run, "fixblocks")
@@ -849,6 +883,10 @@ RULES = {
     "constant_growth": plain_rule(_constant_growth, "log-log slope of constgrow mean push vs "
                                   "n: ≥ confirm_slope (0.7) confirmed, < refute_slope (0.3) "
                                   "refuted"),
+    "raw_pointer": plain_rule(_raw_pointer, "lookup_ptr / lookup time (a raw pointer taken "
+                              "once from the handle against the handle's lookup), every case "
+                              "of the variants pointer_hold measured stable: CI below 1 "
+                              "holds, above 1 contradicts; " + EVERY),
     "never_move": plain_rule(_never_move, "pointer_hold rows (64 items' addresses held by "
                              "the harness while growing from empty to n, exact): every "
                              "variant on fixblocks, geoblocks or vm moved none in every rep "
@@ -888,8 +926,6 @@ NO_RULE = {
     "A4": "a structural fact, checked by a test, not measured; the invariant check every hole "
           "variant runs after each step of tests/test_conformance.c (bulk_check_free_list) "
           "walks the list from slot 0's header back to 0 over every free slot",
-    "A19": "needs a lookup through raw 64-bit pointers beside the 32-bit weak pointers; the "
-           "harness times only lookups by handle",
 }
 RULES.update(lay.RULES)
 

@@ -86,6 +86,13 @@ def held(container, moved, grows, n=10000):
     return rows
 
 
+def raw(container, n, lookup_ns, ptr_ns, spread=None):
+    """lookup and lookup_ptr rows of one container at n, random order: ns per item through
+    the handle and through the raw pointer (`spread` widens the pointer's reps)."""
+    return (case(container, "lookup", n, lookup_ns, order="random")
+            + case(container, "lookup_ptr", n, ptr_ns, spread=spread, order="random"))
+
+
 def pair(a, b, scenario, n, ns_a, ns_b, elem=8, spread=None, **kw):
     """Rows of two containers in one case; `spread` widens b's reps."""
     return case(a, scenario, n, ns_a, elem, **kw) + case(b, scenario, n, ns_b, elem, spread,
@@ -264,6 +271,14 @@ CASES = {
     "never_move": {C: held(HV, 0, 0) + held(FIX, 0, 2, 1000000) + held(GEO, 0, 0) + held(HR, 52, 7),
                    R: held(HV, 0, 0) + held(FIX, 3, 2, 1000000),
                    NM: held(HR, 52, 7) + case(HV, "iterate", 1000, 1.0)},
+    # A19: lookup_ptr / lookup of a variant pointer_hold measured stable (FIX moved 3: not)
+    "raw_pointer": {C: held(HV, 0, 0) + raw(HV, 100000, 10.0, 6.0),
+                    R: held(HV, 0, 0) + raw(HV, 100000, 10.0, 12.0),
+                    D: held(HV, 0, 0) + raw(HV, 100000, 10.0, 6.0)
+                    + raw(HV, 1000000, 20.0, 30.0),
+                    U: held(HV, 0, 0) + raw(HV, 100000, 10.0, 10.0, WIDE),
+                    NM: held(FIX, 3, 2) + raw(FIX, 100000, 10.0, 6.0) + raw(HV, 100000, 10.0,
+                                                                           6.0)},
     "block_waste": {C: mem(HV, 16385) + mem(FIX, 16385, 24.0),
                     BH: mem(HV, 10000) + mem(FIX, 10000, 14.0),
                     R: mem(HV, 10000) + mem(FIX, 10000, 120.0), NM: mem(HV, 10000)},
@@ -380,6 +395,15 @@ def test_every_claim_with_a_rule_is_covered():
 
 def test_every_rule_can_refute():
     assert [r for r, by in CASES.items() if R not in by] == []
+
+
+def test_raw_pointer_names_what_it_gives_up_and_what_separates_the_cases(tmp_path):
+    """A19's text: the raw pointer gives up the generation check; depends names n."""
+    v = judge(tmp_path, "raw_pointer", CASES["raw_pointer"][D])
+    assert "gives up the generation check (stale detection, A8)" in v.measured
+    assert "separated by n: holds at n 100000, fails at n 1000000" in v.measured, v.measured
+    v = judge(tmp_path, "raw_pointer", CASES["raw_pointer"][NM])
+    assert "needs pointer_hold rows" in v.measured  # FIX moved items; HV has no pointer_hold
 
 
 def test_premise_and_undecided_texts_say_what_would_decide(tmp_path):
