@@ -681,17 +681,18 @@ def _never_move(run, claim):
 
 
 def _raw_pointer(run, claim):
-    """A19: on the variants whose stable storage pointer_hold measured (fixblocks, geoblocks,
-    vm: no held item moved), a raw pointer taken once from the handle (lookup_ptr: one load
+    """A19: on the hole variants (erase moves no item) whose stable storage pointer_hold
+    measured (fixblocks, geoblocks, vm: no held item moved), a raw pointer taken once from the handle (lookup_ptr: one load
     an item) against the 32-bit index and its lookup (lookup: the weak pointer's check), in
     the same case: lookup_ptr / lookup time with a CI below 1 holds (the pointer replaces
     the lookup and is cheaper), above 1 contradicts, straddling is open; verdicts.across
     over every case."""
     moves = _moves(run, STABLE_ALLOCS)
-    stable = sorted(c for c, (moved, *_) in moves.items() if moved == 0)
+    # holes only: swap-and-pop and shift move items on erase, which growth does not show
+    stable = sorted(c for c, (moved, *_) in moves.items() if moved == 0 and run.is_hole(c))
     if not stable:
-        return Verdict(NOT_MEASURED, "needs pointer_hold rows of Bulk data variants on "
-                       "fixblocks, geoblocks or vm that moved no held item")
+        return Verdict(NOT_MEASURED, "needs pointer_hold rows of hole variants (items never "
+                       "moved by erase) on fixblocks, geoblocks or vm that moved no held item")
     signs, parts = [], []
     for k, st in sorted(run.cases.items()):
         twin = run.cases.get(("lookup",) + k[1:]) if k[0] == "lookup_ptr" else None

@@ -404,6 +404,9 @@ def test_raw_pointer_names_what_it_gives_up_and_what_separates_the_cases(tmp_pat
     assert "separated by n: holds at n 100000, fails at n 1000000" in v.measured, v.measured
     v = judge(tmp_path, "raw_pointer", CASES["raw_pointer"][NM])
     assert "needs pointer_hold rows" in v.measured  # FIX moved items; HV has no pointer_hold
+    # swap-and-pop moves items on erase: growth keeping them is not a stable pointer
+    v = judge(tmp_path, "raw_pointer", held(SW, 0, 0) + raw(SW, 100000, 10.0, 6.0))
+    assert v.verdict == NM, v.measured
 
 
 def test_premise_and_undecided_texts_say_what_would_decide(tmp_path):
