@@ -30,12 +30,8 @@ static int run(const struct dod_ops *ops, const struct scn_params *p, struct hb_
                struct scn_result *res)
 {
 	struct scn_filled f;
-	if (scn_fill_holes(ops, p, &f, res))
+	if (scn_fill_ordered(ops, p, &f, res))
 		return SCN_ERROR;
-	if (p->order == SCN_RANDOM) {
-		uint64_t rng = p->seed;
-		dod_shuffle(f.live, f.n_live, sizeof *f.live, &rng);
-	}
 	struct ctx x = {ops, &f, 0};
 	struct scn_passes ps = {.pass = pass, .ctx = &x};
 	scn_run_passes(p, r, &ps);

@@ -56,12 +56,8 @@ static int run(const struct dod_ops *ops, const struct scn_params *p, struct hb_
                struct scn_result *res)
 {
 	struct scn_filled f;
-	if (scn_fill_holes(ops, p, &f, res))
+	if (scn_fill_ordered(ops, p, &f, res))
 		return SCN_ERROR;
-	if (p->order == SCN_RANDOM) {
-		uint64_t rng = p->seed;
-		dod_shuffle(f.live, f.n_live, sizeof *f.live, &rng);
-	}
 	const uint64_t **at;
 	int status = take_addresses(ops, &f, &at, res);
 	if (status == SCN_ERROR || !at) {
@@ -84,20 +80,13 @@ static int run(const struct dod_ops *ops, const struct scn_params *p, struct hb_
 	return SCN_RAN;
 }
 
-static const char *cannot_run(const struct dod_ops *ops)
-{
-	if (scn_needs_handles(ops))
-		return scn_needs_handles(ops);
-	return ops->item_addr ? NULL : "no item_addr: item addresses not exposed";
-}
-
 static const struct scn_scenario lookup_ptr = {
 	.name = "lookup_ptr",
 	.help = "visit every live item through a raw pointer taken once from its handle "
 	        "(--order seq|random), sum the keys",
 	.uses_order = true,
 	.uses_holes = true,
-	.cannot_run = cannot_run,
+	.cannot_run = scn_needs_item_addr,
 	.repeats = true,
 	.run = run,
 };

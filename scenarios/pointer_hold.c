@@ -98,19 +98,12 @@ static int run(const struct dod_ops *ops, const struct scn_params *p, struct hb_
 	return rc;
 }
 
-static const char *cannot_run(const struct dod_ops *ops)
-{
-	if (scn_needs_handles(ops))
-		return scn_needs_handles(ops);
-	return ops->item_addr ? NULL : "no item_addr: item addresses not exposed";
-}
-
 static const struct scn_scenario pointer_hold = {
 	.name = "pointer_hold",
 	.help = "grow from empty to n holding the addresses of 64 sampled items; checksum = "
 	        "sampled items that moved",
 	.grows_from_empty = true,
-	.cannot_run = cannot_run,
+	.cannot_run = scn_needs_item_addr,
 	.run = run,
 };
 SCN_REGISTER(pointer_hold)

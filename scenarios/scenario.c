@@ -230,6 +230,13 @@ const char *scn_needs_handles(const struct dod_ops *ops)
 	               : "no handles: the container offers push and iterate only";
 }
 
+const char *scn_needs_item_addr(const struct dod_ops *ops)
+{
+	if (scn_needs_handles(ops))
+		return scn_needs_handles(ops);
+	return ops->item_addr ? NULL : "no item_addr: item addresses not exposed";
+}
+
 const char *scn_needs_key_array(const struct dod_ops *ops)
 {
 	return ops->key_array && ops->elem_bytes == 8
@@ -407,6 +414,18 @@ int scn_fill_holes(const struct dod_ops *ops, const struct scn_params *p,
 	if (err) {
 		scn_filled_free(ops, f);
 		return scn_error(res, "hole setup (erase_n)", err);
+	}
+	return 0;
+}
+
+int scn_fill_ordered(const struct dod_ops *ops, const struct scn_params *p,
+                     struct scn_filled *f, struct scn_result *res)
+{
+	if (scn_fill_holes(ops, p, f, res))
+		return SCN_ERROR;
+	if (p->order == SCN_RANDOM) {
+		uint64_t rng = p->seed;
+		dod_shuffle(f->live, f->n_live, sizeof *f->live, &rng);
 	}
 	return 0;
 }

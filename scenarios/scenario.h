@@ -232,6 +232,12 @@ int scn_fill_dense(const struct dod_ops *ops, const struct scn_params *p,
                    struct scn_filled *f, struct scn_result *res);
 int scn_fill_holes(const struct dod_ops *ops, const struct scn_params *p,
                    struct scn_filled *f, struct scn_result *res);
+/* scn_fill_holes, then f->live in the order --order asks: insertion order (seq) or a
+ * shuffle seeded by p->seed (random); after a shuffle f->live_keys no longer follows
+ * f->live (f->live_key_sum still holds). The same returns. The lookup pair's setup
+ * (lookup.c, lookup_ptr.c): both visit the same survivors in the same order. */
+int scn_fill_ordered(const struct dod_ops *ops, const struct scn_params *p,
+                     struct scn_filled *f, struct scn_result *res);
 /* The key of the k-th survivor (f->live[k]). */
 static inline uint64_t scn_live_key(const struct scn_filled *f, size_t k)
 {
@@ -362,6 +368,9 @@ int scn_fail(struct scn_result *res, const char *fmt, ...)
 int scn_error(struct scn_result *res, const char *what, int err);
 /* Skip reasons for the common capability gaps. */
 const char *scn_needs_handles(const struct dod_ops *ops);
+/* scn_needs_handles, else NULL when the container exposes item addresses (ops->item_addr:
+ * pointer_hold, lookup_ptr), else the reason. */
+const char *scn_needs_item_addr(const struct dod_ops *ops);
 /* The bandwidth probe (stream_read.c) reads its n 8-byte words this many times: enough
  * passes to read at least SCN_STREAM_MIN_BYTES (~1 ms at L1 speed, far above the clock's
  * resolution), at least one. */
