@@ -6,7 +6,8 @@
  * 0, a bad type, a stale entity) on every design, dc_naive's path through a value, and
  * the key hashing and path splitting every design's caller uses, and the flat designs'
  * growth of an entity's arrays and of their scratch counted in dod_growth (every
- * reallocation on the counted path, alloc/realloc.h). */
+ * reallocation on the counted path, alloc/realloc.h), and dc_hashed_map's std::map keyed
+ * by the hash alone (D8's peer): its node per value and block per payload. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -22,7 +23,7 @@
 #include "cmocka_helpers.h"
 
 static const char *const designs[] = {"dc_naive", "dc_hashed_flat", "dc_soa", "dc_coalloc",
-                                      "dc_single_buffer"};
+                                      "dc_single_buffer", "dc_hashed_map"};
 #define N_DESIGNS (sizeof designs / sizeof designs[0])
 
 static struct dod_dc_path path(const char *text)
@@ -274,6 +275,46 @@ static void test_flat_growth_counted(void **state)
 	}
 }
 
+/* dc_hashed_map (D8's peer) keys its std::map by the request's hash, as dc_hashed_flat
+ * searches it: a request whose path text differs but whose key is the same hash finds
+ * the value; each value is a node, each string or array one block more, beside the tree;
+ * a batch setting one new key twice keeps the later value, and a replaced string's block
+ * is freed (the sanitizer build sees a leak otherwise). */
+static void test_hashed_map_keys(void **state)
+{
+	(void)state;
+	const struct dod_ops *ops = tc_find("dc_hashed_map", 8);
+	struct dod_dc_path p[3] = {path("stats.health"), path("name"), path("pos")};
+	struct dod_dc_path other = path("other");
+	uint64_t e, e2;
+	void *c = three_values(ops, &e, p);
+	struct dod_dc_get g = get_of(e, &other, DOD_DC_STRING);
+	g.key = p[1].hash; /* the path says "other", the key says "name" */
+	struct dod_dc_value v;
+	assert_int_equal(ops->dc->get_n(c, &g, 1, &v), DOD_OK);
+	assert_int_equal(v.n, 5);
+	assert_memory_equal(v.s, "Gimli", 5);
+	struct dod_dc_mem m;
+	ops->dc->mem(c, &m);
+	assert_int_equal(m.values, 3);
+	assert_int_equal(m.blocks, 1 + 3 + 2); /* the tree, 3 nodes, a string and an array */
+	struct dod_dc_set twice[2] = {
+		set_of(e, &other, (struct dod_dc_value){.type = DOD_DC_STRING, .n = 3, .s = "one"}),
+		set_of(e, &other, (struct dod_dc_value){.type = DOD_DC_BOOL, .b = 7}),
+	};
+	assert_int_equal(ops->dc->set_n(c, twice, 2), DOD_OK);
+	struct dod_dc_get gb = get_of(e, &other, DOD_DC_BOOL);
+	assert_int_equal(ops->dc->get_n(c, &gb, 1, &v), DOD_OK);
+	assert_int_equal(v.b, 1);
+	ops->dc->mem(c, &m);
+	assert_int_equal(m.values, 4);
+	assert_int_equal(m.blocks, 1 + 4 + 2);
+	assert_int_equal(ops->dc->copy_n(c, &e, 1, 9, &e2), DOD_OK);
+	assert_int_equal(ops->erase_n(c, &e, 1), DOD_OK);
+	read_back(ops, c, e2, p);
+	ops->destroy(c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -283,6 +324,7 @@ int main(void)
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_naive_path_conflicts),
 		cmocka_unit_test(test_flat_growth_counted),
+		cmocka_unit_test(test_hashed_map_keys),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
