@@ -23,7 +23,8 @@ case are its n entities.
 The containers are roles of reports/data/containers.csv: aoa_vector (the vector per
 entity designs; the first is the walk-cost reference), aoa_fixed, aoa_linked, aoa_chunk8,
 aoa_sorted, aoa_buddy, aoa_constgrow (+16 growth: a vector per entity, but not one of
-aoa_vector's x2 designs), dc_step (the DataComponent's steps in the article's order). A
+aoa_vector's x2 designs), dc_step (the DataComponent's steps in the article's order),
+dc_map_peer (D8's map: std::map keyed by the hashed key, dc_hashed_map). A
 container of a role that the run lacks (aoa_chunked8_sorted, aoa_buddy before they exist)
 makes its claim "not measured", naming it."""
 import math
@@ -49,6 +50,9 @@ SORTED = results.role("aoa_sorted")[0]
 BUDDY = results.role("aoa_buddy")[0]
 CONSTGROW = results.role("aoa_constgrow")[0]
 STEPS = results.role("dc_step")
+MAP_PEER = results.role("dc_map_peer")[0]  # D8: the article's peer, std::map<unsigned,
+# value> keyed by the hashed key (containers/dc/dc_hashed_map.cpp); a run without its
+# dc_get rows leaves D8 "not measured"
 NAIVE, FLAT, SOA, SINGLE = STEPS[0], STEPS[1], STEPS[2], STEPS[-1]
 FAMILY = "aoa"
 TAG_BYTES = 4          # a tag is a 32-bit hash
@@ -61,8 +65,6 @@ MAX_TAGS = 8           # D2: the fixed record's maximum
 CHUNK = 8              # D4: tags per chunk
 LONG = 64              # D7: lists of 64 tags or more (3 copies of +16 growth) are long
 FEW = 16               # D8: "a few keys": up to 16 values per component
-MAP_PEER = "dc_hashed_map"  # D8: the article's peer, std::map<unsigned, value> keyed by the
-# hashed key (no such container yet: D8 is "not measured" until a run has its rows)
 DC_LIMIT = 65532       # D10: dc_single_buffer's largest buffer (16-bit offsets)
 ALL_TYPES = 4          # D10: with 4 keys or more a component holds every type
 CHART = "aoa_walk.png"
@@ -491,9 +493,9 @@ def _dc_faster(run, slow, fast, keep=lambda case: True):
 def _linear_search(run, claim, ctx):
     """D8: dc_get, the article's map (std::map<unsigned, value> keyed by the 32-bit hash of
     the flattened key: MAP_PEER) time / the flat linear search's, at up to `few` keys, per
-    case. Without MAP_PEER rows: not measured, naming it; dc_naive's ratio (a tree of
-    std::map<std::string>, string compares: not the article's comparison) is reported,
-    not judged."""
+    case. Without MAP_PEER rows (a run from before it existed, or one that left it out):
+    not measured, naming it; dc_naive's ratio (a tree of std::map<std::string>, string
+    compares: not the article's comparison) is then reported, not judged."""
     few = claim.param("few", FEW)
     signs, texts = _dc_faster(run, MAP_PEER, FLAT, lambda case: case[2] <= few)
     if signs:

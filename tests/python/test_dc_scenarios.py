@@ -6,14 +6,22 @@ container at each --dc-keys (the scenario checks the sum of every value read bac
 its generator, and the container's check), ops are what each scenario's opening comment
 says, the memory scenario writes bytes and allocator calls, the other containers are
 skipped with the extension's reason, a bad --dc-keys is refused before any work, and make
-bench runs the scenarios on a line of their own. DODBENCH overrides the binary.
+bench runs the scenarios on a line of their own, D8's map (dc_hashed_map) among the dc
+containers those lines select, its copies allocating a node per value. DODBENCH overrides
+the binary.
 """
+
+import sys
+from pathlib import Path
 
 import pytest
 
 from test_cli import cannot_run, run
 from test_list_scenarios import (assert_refused_before_any_work, exts, rows_of, scenarios_of,
                                  sweep_lines)
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "reports"))
+from sections import aoa_claims as ac  # noqa: E402
 
 SCENARIOS = ["dc_set", "dc_get", "dc_copy", "dc_memory"]
 
@@ -94,3 +102,24 @@ def test_make_bench_runs_the_dc_scenarios_on_a_line_of_their_own():
     for s in SCENARIOS:
         assert f"-{s}" in scenarios_of(bench[0]), s
         assert any(s in scenarios_of(l) for l in bench[1:]), s
+
+
+def test_d8s_map_is_a_dc_container_the_bench_lines_run(tmp_path, dcs):
+    """The rule of D8 compares ac.MAP_PEER (std::map keyed by the hashed key) with the
+    linear search: it is registered with the dc extension, the bench's dc_get line selects
+    it (family=dc), and its copy allocates the tree, a node per value and a block per
+    string or array (8 keys: at least 1 + 8 calls per component), where dc_hashed_flat
+    allocates one array and the payload blocks."""
+    assert ac.MAP_PEER in dcs
+    line = next(l for l in sweep_lines("bench.txt") if "dc_get" in scenarios_of(l))
+    assert line[line.index("--container") + 1] == "family=dc", line
+    out = tmp_path / "c.csv"
+    p = run("run", "--container", f"{ac.MAP_PEER},dc_hashed_flat", "--scenario", "dc_copy",
+            "--n", "1000", "--dc-keys", "8", "--reps", "1", "--warmup", "0", "--out", str(out))
+    assert p.returncode == 0, p.stdout + p.stderr
+    rows = {r["container"]: r for r in rows_of(out)}
+    if not rows[ac.MAP_PEER]["allocs"]:
+        pytest.skip("allocator calls are not counted by this binary (sanitizer build)")
+    tree = int(rows[ac.MAP_PEER]["allocs"]) / 1000
+    flat = int(rows["dc_hashed_flat"]["allocs"]) / 1000
+    assert tree >= 9 and tree >= flat + 7, rows
