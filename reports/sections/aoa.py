@@ -156,11 +156,13 @@ def _dc_cell(run, scenario, c, n, keys, show):
 
 
 def _dc_steps(run):
-    """The DataComponent's steps in the article's order, or []."""
+    """The DataComponent's steps in the article's order, then D8's map (ac.MAP_PEER, not a
+    step: its row is labelled as the map) when the run has it, or []."""
     steps = [c for c in ac.STEPS if c in run.meta]
     keys = sorted({k[2] for c in steps for k in ac.dc_cases(run, "dc_get", c)})
     if not steps:
         return []
+    peer = [ac.MAP_PEER] if ac.MAP_PEER in run.meta else []
     n = max((k[0] for c in steps for k in ac.dc_cases(run, "dc_get", c)), default=None)
     mem_n = max((k[0] for c in steps for k in ac.dc_cases(run, "dc_memory", c)), default=None)
     mem_keys = sorted({k[2] for c in steps for k in ac.dc_cases(run, "dc_memory", c)})
@@ -169,19 +171,22 @@ def _dc_steps(run):
         return " / ".join(_dc_cell(run, scenario, c, at, k, show) for k in ks) or DASH
     def per_op(st):
         return fmt(st.ns_per_op)
-    rows = [[f"{i + 1}. {c}", cells("dc_get", c, n, keys, per_op),
+    rows = [[f"{i + 1}. {c}" if i < len(steps) else f"D8's map: {c}",
+             cells("dc_get", c, n, keys, per_op),
              cells("dc_set", c, n, keys, per_op), cells("dc_copy", c, n, keys, per_op),
              cells("dc_memory", c, mem_n, mem_keys,
                    lambda st: fmt(st.memory.get("committed_bytes", 0) / st.ops)),
              cells("dc_memory", c, mem_n, mem_keys,
                    lambda st: fmt(st.memory.get("allocs", 0) / st.ops))]
-            for i, c in enumerate(steps)]
+            for i, c in enumerate(steps + peer)]
     ks, mks = "/".join(map(str, keys)), "/".join(map(str, mem_keys))
     return (["", "### The DataComponent, step by step", "",
              f"Each step of the article as its own container, at n={n} entities with {ks} "
              f"values each (cells in that order): median ns per value read or replaced, per "
              f"component copied; bytes and allocator calls per entity of a build from "
-             f"nothing (n={mem_n}, {mks} values).", ""]
+             f"nothing (n={mem_n}, {mks} values)."
+             + (f" D8's map ({ac.MAP_PEER}: std::map keyed by the hashed key) is the "
+                "article's peer for the linear search, not a step." if peer else ""), ""]
             + md.table(["step", "get ns/value", "set ns/value", "copy ns/component",
                         "bytes per entity", "allocator calls per entity"], rows))
 
