@@ -401,7 +401,7 @@ def _static(run, claim):
             + "; ".join(t for _, _, t, _ in judged.values())
             + "; pushed past n, one at a time: refused (DOD_EFULL) when holding "
             + (", ".join(sorted({f"{h} items (n = {k[2]})" for k, hs in held.items()
-                                 for h in hs if h})) or "none: no push refused"))
+                                 for h in hs if h})) or "none: no push refused")
             + (f"; took an item past n: {_names(sorted(set(past)))}" if past else ""))
     shows = (f"wastes (bytes per live item below capacity > the full array's x "
              f"{1 + same:g}) in {len(wastes)} of {len(judged)} variants, runs out (push "
