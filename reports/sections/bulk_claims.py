@@ -375,10 +375,12 @@ def _static_group(key, rows, same):
     over = [per > ref * (1 + same) for _, per in below]
     wastes = (all(over) or (False if not any(over) else None)) if over else None
     held = [h for *_, hs in rows for h in hs]
-    out = all(0 < h <= n for h in held) or (False if all(h == 0 for h in held) else None)
+    out = (all(0 < h <= n for h in held) or (False if all(h == 0 for h in held) else None)
+           if held else None)
     figures = ([f"{md.fmt(full[0])} B at 100%"] if full else []) + [
         f"{md.fmt(per)} at {pct(f)}" for f, per in below]
-    text = f"{container} {elem} B: {', '.join(figures) or 'no measured bytes'}"
+    text = (f"{container} {elem} B: {', '.join(figures) or 'no measured bytes'}"
+            + ("" if full or not below else " (no full case: against the item's bytes)"))
     return wastes, out, text, held
 
 

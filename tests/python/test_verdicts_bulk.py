@@ -789,3 +789,12 @@ def test_static_says_which_part_the_run_shows_from_the_measured_bytes(tmp_path):
     v = judge(tmp_path, "static", rows)
     assert v.verdict == U and "in 0 of 1 variants" in v.reason, v.reason
     assert "bulk_holes_static 8 B: no measured bytes" in v.measured
+
+
+def test_static_without_a_full_case_compares_with_the_item_bytes(tmp_path):
+    """Without its 100% case a variant's waste is judged against the item's own bytes, and
+    the text says so: 8 B items at 32 B a live item waste; at 8.2 B they do not."""
+    v = judge(tmp_path, "static", fill(ST, 100000, 1600000, fills=(0.5,), refused=0))
+    assert v.verdict == C and "(no full case: against the item's bytes)" in v.measured
+    v = judge(tmp_path, "static", fill(ST, 100000, 410000, fills=(0.5,), refused=0))
+    assert v.verdict == R, v.measured
