@@ -40,6 +40,7 @@ OP_UNITS = {
     "validate": "ns per old handle checked", "churn": "ns per frame",
     "pointer_hold": "ns per sampled item (the whole build / 64)",
     "lookup_ptr": "ns per item (through a raw pointer)",
+    "fill_static": "ns per live item (the build: n inserted, the holes erased)",
     "tags_churn": "ns per frame", "defrag_frames": "ns per frame",
     "defrag_steps": "ns per defragment call",
     "consolidate": "ns per reference slot (live or dead)",

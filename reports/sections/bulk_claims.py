@@ -16,7 +16,7 @@ import verdicts as vd
 from sections.bulk_run import (ABOUT, BULK, BOUND_HOLDS, CONFIRMED, HASH_PEERS, MOVING_ALLOC,
                                NOT_MEASURED, PREMISE_NOT_EXERCISED, REALLOC_ALLOCS, REFUTED, SAME,
                                STABLE_ALLOCS,
-                               TEST_FILE, Verdict, plain_rule,
+                               Verdict, plain_rule,
                                above, below, brief_where, cases_text, ci_text, compare, direction,
                                direction_reason, memory_cases, pct, ratio, slice_order,
                                tally, where, x)
@@ -346,29 +346,76 @@ def _weak_pointers(run, claim):
     return Verdict(REFUTED if bad else CONFIRMED, text)
 
 
+def _fill_groups(run):
+    """{(container, elem_bytes, n): [(live items, measured bytes or None, [items held when a
+    push was refused, per verified rep: 0 = none refused])]} of the fill_static cases of the
+    fixed-capacity Bulk data variants (scenarios/fill_static.c: an array created for n
+    items, (1 - hole_ratio) n of them live). The bytes are measured_bytes only: the
+    container's own footprint_bytes is not read."""
+    out = {}
+    for k, st in sorted(run.select("fill_static", run.is_bulk).items()):
+        if "fixed_capacity" in run.axes(k[1]).caps:
+            out.setdefault((k[1], k[3], k[2]), []).append(
+                (st.ops, st.memory.get("measured_bytes"), run.column(k, "checksum")))
+    return out
+
+
+def _static_group(key, rows, same):
+    """One variant's fill_static cases judged: (wastes, runs out, text). wastes: True when
+    every case below capacity holds more measured bytes per live item than the reference
+    x (1 + same), False when none does, None when mixed or without a measured case below
+    capacity; the reference is the bytes per item of its full case (the slot as measured),
+    else the item's bytes. runs out: True when every rep refused a push at or before n
+    items, False when none did (an item past n was taken), None when mixed."""
+    container, elem, n = key
+    full = [b / live for live, b, _ in rows if live == n and b is not None]
+    ref = min(full) if full else elem
+    below = sorted(((live / n, b / live) for live, b, _ in rows if live < n and b is not None),
+                   reverse=True)
+    over = [per > ref * (1 + same) for _, per in below]
+    wastes = (all(over) or (False if not any(over) else None)) if over else None
+    held = [h for *_, hs in rows for h in hs]
+    out = (all(0 < h <= n for h in held) or (False if all(h == 0 for h in held) else None)
+           if held else None)
+    figures = ([f"{md.fmt(full[0])} B at 100%"] if full else []) + [
+        f"{md.fmt(per)} at {pct(f)}" for f, per in below]
+    text = (f"{container} {elem} B: {', '.join(figures) or 'no measured bytes'}"
+            + ("" if full or not below else " (no full case: against the item's bytes)"))
+    return wastes, out, text, held
+
+
 def _static(run, claim):
-    names, fixed = _caps_tally(run, run.is_bulk, "fixed_capacity")
-    if not fixed:
-        return Verdict(NOT_MEASURED, "no fixed-capacity variant in this run")
-    mem = memory_cases(run, lambda c: c in fixed)
-    text = (f"running out: {TEST_FILE} test_full (static full is a clean DOD_EFULL); "
-            f"{len(fixed)} fixed-capacity variants ({', '.join(fixed[:3])}"
-            f"{', ...' if len(fixed) > 3 else ''}) ")
-    if not mem:
-        return Verdict(NOT_MEASURED, text + "have no memory rows (the memory scenario grows "
-                       "from empty, which a fixed capacity cannot), so their waste is not "
-                       "measured", reason=vd.fit(
-                           NOT_MEASURED, "waste: the fixed-capacity variants have no memory "
-                           "rows (the memory scenario grows from empty); running out: "
-                           "test_full, a test"))
+    _, fixed = _caps_tally(run, run.is_bulk, "fixed_capacity")
+    groups = _fill_groups(run)
+    if not groups:
+        return Verdict(NOT_MEASURED, f"{len(fixed)} fixed-capacity variants, no fill_static "
+                       "rows (a fixed capacity filled below and pushed past its maximum)",
+                       reason=vd.fit(NOT_MEASURED, "no fill_static rows"))
     same = claim.param("same", SAME)
-    k, st = min(mem.items(), key=lambda i: i[0][2])
-    per = held_bytes(st) / st.ops
-    m = run.axes(k[1])
-    slot = _slot_bytes(memory_cases(run), run).get((m.removal, m.layout, k[3]), k[3])
-    return Verdict(CONFIRMED if per > slot * (1 + same) else REFUTED,
-                   text + f"hold {md.fmt(per)} B per live {k[3]} B item at n={k[2]} "
-                   f"({k[1]}; a slot needs {md.fmt(slot)} B; exact counts)")
+    judged = {k: _static_group(k, rows, same) for k, rows in groups.items()}
+    wastes = [k for k, (w, *_) in judged.items() if w]
+    runs_out = [k for k, (_, o, *_) in judged.items() if o]
+    neither = [k for k, (w, o, *_) in judged.items() if w is False and o is False]
+    held = {k: sorted(set(h)) for k, (*_, h) in judged.items()}
+    past = [k[0] for k, h in held.items() if 0 in h]
+    text = ("measured bytes per live item (measured_bytes / live items) of a static array "
+            "created for n items, by fill (live / n): "
+            + "; ".join(t for _, _, t, _ in judged.values())
+            + "; pushed past n, one at a time: refused (DOD_EFULL) when holding "
+            + (", ".join(sorted({f"{h} items (n = {k[2]})" for k, hs in held.items()
+                                 for h in hs if h})) or "none: no push refused")
+            + (f"; took an item past n: {_names(sorted(set(past)))}" if past else ""))
+    shows = (f"wastes (bytes per live item below capacity > the full array's x "
+             f"{1 + same:g}) in {len(wastes)} of {len(judged)} variants, runs out (push "
+             f"refused with DOD_EFULL at capacity) in {len(runs_out)} of {len(judged)}")
+    if neither:
+        cls = REFUTED
+    elif all(k in wastes or k in runs_out for k in judged):
+        cls = CONFIRMED
+    else:
+        cls = vd.UNDECIDED
+    return Verdict(cls, text, reason=vd.fit(cls, shows, "neither: " + _names(
+        [k[0] for k in neither]) if neither else ""))
 
 
 def _copied(run, key):
@@ -865,9 +912,12 @@ RULES = {
                                 "slots reused by live items), every Bulk data variant "
                                 "measured (exact counts): every stale handle rejected in "
                                 "every rep confirmed; one accepted refuted"),
-    "static": plain_rule(_static, "fixed-capacity variants' memory rows (exact), smallest n: "
-                         "committed bytes per live item > a slot × (1 + same) confirmed, else "
-                         "refuted (running out: test_full)"),
+    "static": plain_rule(_static, "fill_static rows of the fixed-capacity variants (exact): "
+                         "a variant wastes when every fill below capacity holds measured "
+                         "bytes per live item > its full array's × (1 + same), runs out when "
+                         "every push past capacity is refused (DOD_EFULL); every variant "
+                         "doing either (the article's 'or': which, said) confirmed, one doing "
+                         "neither refuted, else undecided"),
     "realloc_spike": plain_rule(_realloc_spike, "realloc push_latency: ns per push (total "
                                 "/ n) slope over each step of n CI below 0.5 (amortized O(1)), "
                                 "growing pushes' worst slope CI above 0.5 (O(n)) and above the "

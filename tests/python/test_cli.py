@@ -421,6 +421,36 @@ def test_pointer_hold_sees_reallocation_move_held_items(tmp_path):
     assert all(m == 0 for m, _ in moved["bulk_holes_vm"])
 
 
+def test_fill_static_measures_the_waste_and_where_a_fixed_capacity_runs_out(tmp_path):
+    """fill_static: a fixed-capacity variant created for n items, filled to (1 - hole_ratio)
+    n, then pushed past n one at a time. ops = live items; the checksum is the items held
+    when a push was refused with DOD_EFULL (n: exactly at capacity); the bytes the process
+    measured are the same array's at every fill (a build without the allocator layer
+    leaves them empty); a growing container is skipped with the reason."""
+    out = tmp_path / "f.csv"
+    p = run("run", "--container", "bulk_holes_static,bulk_swappop_static,bulk_holes_vm",
+            "--scenario", "fill_static", "--n", "10000", "--hole-ratio", "0,0.5,0.9",
+            "--hole-pattern", "random", "--reps", "2", "--warmup", "0", "--out", str(out),
+            "--quiet")
+    assert p.returncode == 0, p.stdout + p.stderr
+    assert ("bulk_holes_vm", "not a fixed capacity: nothing to fill or run out of") in (
+        cannot_run(p.stdout))
+    rows = read_rows(out)
+    assert len(rows) == 2 * 3 * 2
+    measured = {}
+    for r in rows:
+        assert r["verified"] == "1" and r["checksum"] == "10000", r
+        assert int(r["ops"]) == 10000 - round(float(r["hole_ratio"]) * 10000)
+        if r["placed_blocks"] == "":  # no allocator layer: nothing measured
+            assert r["measured_bytes"] == "", r
+            continue
+        measured.setdefault(r["container"], []).append(int(r["measured_bytes"]))
+    assert len(measured) in (0, 2)
+    for figures in measured.values():  # one array of at least n 8-byte items at every fill
+        assert len(figures) == 6 and min(figures) >= 10000 * 8, figures
+        assert max(figures) <= min(figures) * 1.05, figures
+
+
 def test_selection_globs_axis_filters_and_removal():
     def selected(*args):
         p = run("run", "--scenario", "iterate", "--n", "10", "--reps", "1", "--warmup", "0",

@@ -62,12 +62,34 @@ def geo(n, slot=12, ahead=0, table=400):
 
 
 def judge(tmp_path, rule, rows, vectorization=None):
-    """The Verdict of `rule` (its claim in claims.csv) on the crafted rows."""
-    path = tb.write_csv(tmp_path / f"{rule}.csv", rows)
+    """The Verdict of `rule` (its claim in claims.csv) on the crafted rows (with a
+    measured_bytes column when a row has one)."""
+    header = tb.HEADER + [c for c in ("measured_bytes",) if any(c in r for r in rows)]
+    path = tmp_path / f"{rule}.csv"
+    with open(path, "w", newline="") as f:
+        csv.writer(f, lineterminator="\n").writerows(
+            [header] + [[r.get(c, "") for c in header] for r in rows])
     loaded, run_id, cases = tb.run_of(path)
     run = bulk_run.Run(loaded, run_id, cases, vectorization)
     claim = next(c for c in BULK_CLAIMS if c.rule == rule)
     return bulk_claims.RULES[rule].judge(run, claim, {"claims": BULK_CLAIMS, "info": {}})
+
+
+def fill(container, n, array_bytes, fills=(1.0, 0.5, 0.1), refused=None, elem=8,
+         tracks=False, at=None):
+    """fill_static rows: an array created for n items holding fill x n live ones. The
+    bytes measured at a fill: at[fill] when given, else array_bytes (a static array), or
+    array_bytes x fill when it `tracks` the live items; the container declares
+    array_bytes. The checksum is the items held when a push was refused (n unless told;
+    0: none refused)."""
+    rows = []
+    for f in fills:
+        held = (at or {}).get(f, round(array_bytes * f) if tracks else array_bytes)
+        rows += case(container, "fill_static", n, 50.0, elem, hole_ratio=round(1 - f, 6),
+                     pattern="random" if f < 1 else "none", measured_bytes=held,
+                     committed_bytes=array_bytes, reserved_bytes=array_bytes,
+                     checksum=n if refused is None else refused)
+    return rows
 
 
 def validate(container, rejected, n=10000, old_handles="erased"):
@@ -107,6 +129,7 @@ def hpair(a, b, scenario, ns_a, ns_b, pattern="random", ratio=0.5, spread=None, 
 SWAP = "bulk_swappop_realloc"  # A1's control of bulk_shift_realloc
 SW, HM, HV, HR = "bulk_swappop_vm", "peer_unordered_map", "bulk_holes_vm", "bulk_holes_realloc"
 RUNS, FIX, GEO = "bulk_holes_runs_vm", "bulk_holes_fixblocks", "bulk_holes_geoblocks"
+ST = "bulk_holes_static"
 AOS, SOA, A8, A16 = "particles_aos", "particles_soa", "particles_aosoa8", "particles_aosoa16"
 PAGE, STAG, BLOCK = "particles_soa_pagealigned", "particles_soa_staggered", "particles_aos_block_soa"
 
@@ -242,9 +265,16 @@ CASES = {
                       # validate rows, but not of erased handles (B8's cleared ones)
                       NM: validate(HV, 10000, old_handles="cleared")
                       + validate("peer_stb_arr", 10000)},
-    "static": {C: mem(HV, 10000) + mem("bulk_holes_static", 10000, 64.0),
-               R: mem(HV, 10000) + mem("bulk_holes_static", 10000, 12.0),
-               NM: case("bulk_holes_static", "iterate", 1000, 1.0)},
+    # A9 as measured (n = 100k, 8 B items: a 16 B slot, 1.6 MB at every fill; refused at n)
+    "static": {C: fill(ST, 100000, 1600160),
+               C + " (wastes, never refused)": fill(ST, 100000, 1600160, refused=0),
+               C + " (runs out, no waste)": fill(ST, 100000, 1600160, tracks=True),
+               # memory that follows the live items and a push past n taken
+               R: fill(ST, 100000, 1600160, tracks=True, refused=0),
+               # waste at 10% fill but not at 50% (16.4 B a live item: within 5%), no
+               # refusal: neither part decided
+               U: fill(ST, 100000, 1600160, refused=0, at={0.5: 820000}),
+               NM: case(ST, "iterate", 1000, 1.0) + mem(HV, 10000)},
     "realloc_spike": {  # ns per push, worst growing push (the published run's magnitudes)
         C: pushes({1000000: 16.0, 4000000: 19.0}, {1000000: 2.2e6, 4000000: 9e6}),
         R: pushes({1000000: 16.0, 4000000: 64.0}, {1000000: 2.2e6, 4000000: 9e6}),
@@ -741,3 +771,30 @@ def test_layout_rules_leave_the_dense_particles_out(tmp_path, rule):
              for r in spec if r["container"] in (AOS, SOA)]
     assert dense
     assert judge(tmp_path, rule, spec + dense).verdict == C
+
+
+def test_static_says_which_part_the_run_shows_from_the_measured_bytes(tmp_path):
+    """A9 names the part of the article's "or" the run shows and prints the measured bytes
+    per live item at each fill; it reads measured_bytes, never the declared footprint: a
+    sanitizer build's rows (no measured_bytes) leave the waste unjudged."""
+    v = judge(tmp_path, "static", fill(ST, 100000, 1600160, refused=0))
+    assert v.verdict == C
+    assert "in 1 of 1 variants, runs out (push refused with DOD_EFULL at capacity) in 0 of 1" \
+        in v.reason
+    assert "bulk_holes_static 8 B: 16 B at 100%, 32 at 50.0%, 160 at 10.0%" in v.measured
+    assert "none: no push refused; took an item past n: bulk_holes_static" in v.measured
+    rows = fill(ST, 100000, 1600160, refused=0)
+    for r in rows:
+        r["measured_bytes"] = ""
+    v = judge(tmp_path, "static", rows)
+    assert v.verdict == U and "in 0 of 1 variants" in v.reason, v.reason
+    assert "bulk_holes_static 8 B: no measured bytes" in v.measured
+
+
+def test_static_without_a_full_case_compares_with_the_item_bytes(tmp_path):
+    """Without its 100% case a variant's waste is judged against the item's own bytes, and
+    the text says so: 8 B items at 32 B a live item waste; at 8.2 B they do not."""
+    v = judge(tmp_path, "static", fill(ST, 100000, 1600000, fills=(0.5,), refused=0))
+    assert v.verdict == C and "(no full case: against the item's bytes)" in v.measured
+    v = judge(tmp_path, "static", fill(ST, 100000, 410000, fills=(0.5,), refused=0))
+    assert v.verdict == R, v.measured
