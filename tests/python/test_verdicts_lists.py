@@ -109,6 +109,17 @@ def cache_bound(slope=0.39, build=True):
                for r in case(BASE, "lookup", n, ns, order="random", family="plain")])
 
 
+def changes(erase=None, insert=None):
+    """vlist_hosted's list_erase_random and list_insert_middle (ns per op at each n,
+    default flat at 10k and 1M) beside plain_array's random lookup flat at those n (their
+    control, lists_claims.CONTROL)."""
+    erase = erase or {10000: 20.0, 1000000: 20.0}
+    insert = insert or {10000: 30.0, 1000000: 30.0}
+    return (per_op(H, "list_erase_random", erase) + per_op(H, "list_insert_middle", insert)
+            + [r for n in sorted(set(erase) | set(insert))
+               for r in case(BASE, "lookup", n, 1.0, order="random", family="plain")])
+
+
 def write(path, case_rows, header=HEADER):
     with open(path, "w", newline="") as f:
         w = csv.writer(f, lineterminator="\n")
@@ -145,13 +156,16 @@ CASES = {
         vd.UNDECIDED: lambda: sorted_insert({VEC: 1.0, STD: 1.0}, (1000,), WIDE),
         vd.NOT_MEASURED: lambda: sorted_insert({VEC: 1.0}, (1000,)),
     },
-    "list_semantics": {
-        vd.CONFIRMED: lambda: REFS + churn_pair(1.0, 2.0),
-        vd.REFUTED: lambda: REFS + churn_pair(2.0, 1.0),
+    "list_semantics": {  # references verified, locality, O(1) changes over plain_array's
+        vd.CONFIRMED: lambda: changes() + churn_pair(1.0, 2.0),
+        vd.REFUTED: lambda: changes() + churn_pair(2.0, 1.0),
+        vd.REFUTED + " by an insert growing as n (a vector's shift)":
+            lambda: changes(insert={10000: 30.0, 1000000: 3000.0}) + churn_pair(1.0, 2.0),
         vd.REFUTED + " by a failed verification": lambda: failed(H, "list_erase_random")
         + churn_pair(1.0, 2.0),
-        vd.DEPENDS: lambda: REFS + churn_pair(1.0, 2.0) + churn_pair(2.0, 1.0, n=1000),
-        vd.UNDECIDED: lambda: REFS + churn_pair(1.0, 1.0, jitter=WIDE),
+        vd.DEPENDS: lambda: changes() + churn_pair(1.0, 2.0) + churn_pair(2.0, 1.0, n=1000),
+        vd.UNDECIDED: lambda: changes() + churn_pair(1.0, 1.0, jitter=WIDE),
+        vd.UNDECIDED + " (changes at one n)": lambda: REFS + churn_pair(1.0, 2.0),
         vd.NOT_MEASURED: lambda: churn_pair(1.0, 2.0),
     },
     "list_growth": {
