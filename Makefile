@@ -72,10 +72,13 @@ REL_OBJS := $(call objs,$(B)/rel)
 SIM_LOOKUP ?= plain_array handle_map packed_array slot_map sparse_set_paged slotmap_versioned \
               slotmap_inline bulk_holes_vm bulk_holes_vm_pow2 bulk_holes_vm_line \
               bulk_holes_runs_vm peer_colony peer_stb_arr
+# make bench's A17/A18 callgrind line (sweeps/bench.txt): loads per op of each store.
+SIM_STORES ?= bulk_swappop_vm bulk_swappop_realloc bulk_swappop_fixblocks bulk_holes_realloc \
+              bulk_holes_fixblocks
 comma := ,
 space := $(subst ,, )
 SIM_VARIANTS ?= $(filter particles_%,$(VARIANTS)) handle_map plain_array peer_malloc_ptrs \
-                peer_unordered_map $(SIM_LOOKUP)
+                peer_unordered_map $(SIM_LOOKUP) $(SIM_STORES)
 SIM_VARIANT_OBJS := $(if $(filter all,$(SIM_VARIANTS)),$(VARIANT_OBJS),\
                       $(filter $(foreach v,$(SIM_VARIANTS),v/$(v).%),$(VARIANT_OBJS)))
 SIM_OBJS := $(addprefix $(B)/sim/,$(SIM_VARIANT_OBJS)) $(patsubst %.c,$(B)/sim/%.o,$(PLAIN_C))

@@ -28,6 +28,7 @@ tb.AXES.update({
     # the dense (swap-and-pop) particles of A28
     "particles_aos_swappop": ("particles", "swappop", "realloc", "aos", "handles|detects_stale"),
     "particles_soa_swappop": ("particles", "swappop", "realloc", "soa", "handles|detects_stale"),
+    "bulk_swappop_fixblocks": ("bulk", "swappop", "fixblocks", "aos", "handles|detects_stale"),
 })
 
 
@@ -147,6 +148,27 @@ def dense_erase(aos, soa, n=100000, spread=None, with_holes=False):
 
 def lookups(a, b, ns_a, ns_b, n=100000, spread=None):
     return pair(a, b, "lookup", n, ns_a, ns_b, spread=spread, order="random")
+
+
+def sim(container, reads, instructions, scenario="lookup", n=1000000, order="seq"):
+    """One callgrind row (make bench's line: one rep) of a case: data reads and
+    instructions per op (exact counts), at 1M 8 B."""
+    row = case(container, scenario, n, 50.0, order=order, counter_source="callgrind",
+               sim_dr=reads * n, sim_ir=instructions * n, sim_d1mr=0, sim_d1mw=0)[0]
+    return [row]
+
+
+BASE = "plain_array"
+
+
+def blocks(realloc_ns, fix_ns, load_ns=3.0, n=100000, spread=None, removal="holes"):
+    """A18's rows: random lookup at n of the `removal` fixblocks and realloc variants and
+    plain_array's (one load), ns per lookup, and bulk_holes_vm's at twice realloc's (the
+    stores' aliasing: not the reference)."""
+    fix, ref = {"holes": (FIX, HR), "swappop": ("bulk_swappop_fixblocks", SWAP)}[removal]
+    return (lookups(ref, fix, realloc_ns, fix_ns, n, spread)
+            + case(BASE, "lookup", n, load_ns, order="random")
+            + case(HV, "lookup", n, 2 * realloc_ns, order="random"))
 
 
 def shift(ns, elem=8, control=(15.0, 15.0)):
@@ -316,15 +338,20 @@ CASES = {
                   R: mem(HV, 10000) + geo(10000, ahead=16384),
                   D: mem(HV, 10000) + geo(10000) + geo(1000000, ahead=1048576),
                   NM: mem(HV, 10000)},
-    "vm_indirection": {C: pair(HV, HR, "iterate", 100000, 1.0, 1.0),
-                       R: pair(HR, HV, "iterate", 100000, 1.0, 2.0),
-                       D: pair(HV, HR, "iterate", 100000, 1.0, 1.0)
-                       + pair(HR, HV, "iterate", 100000, 1.0, 2.0, 16),
-                       U: pair(HR, HV, "iterate", 100000, 1.0, 1.0, spread=WIDE),
-                       NM: case(HV, "iterate", 100000, 1.0)},
-    "block_lookup": {C: lookups(HV, FIX, 10, 11), R: lookups(HV, FIX, 10, 20),
-                     D: lookups(HV, FIX, 10, 11) + lookups(HV, FIX, 10, 20, n=1000000),
-                     U: lookups(HV, FIX, 10, 12, spread=WIDE), NM: lookups(HV, HR, 10, 10)},
+    # A17 is a count of loads (callgrind), not a time: vm 2.3x slower (the published seq
+    # lookup at 1M, the stores' aliasing) with the same 6 reads per lookup confirms
+    "vm_indirection": {C: sim(SW, 6, 19) + sim(SWAP, 6, 19) + pair(SWAP, SW, "lookup", 1000000, 1.0, 2.3),
+                       # an extra load per lookup, at the same time (a run has time rows)
+                       R: sim(SW, 7, 21) + sim(SWAP, 6, 19) + pair(SWAP, SW, "lookup", 1000000, 1.0, 1.0),
+                       D: sim(SW, 6, 19) + sim(SWAP, 6, 19) + sim(HV, 2, 4, "iterate")
+                       + sim(HR, 1, 3, "iterate") + pair(HR, HV, "iterate", 1000000, 1.0, 1.0),
+                       NM: pair(SWAP, SW, "lookup", 1000000, 1.0, 2.3)},
+    # A18: fixblocks / realloc against 1 + loads x plain_array's ns / realloc's ns (here
+    # 1 + 3 / 10 = 1.3 with the claim's one load); vm is not the reference
+    "block_lookup": {C: blocks(10, 11), R: blocks(10, 20),
+                     D: blocks(10, 11) + blocks(10, 20, n=1000000),
+                     U: blocks(10, 13, spread=WIDE),
+                     NM: lookups(HV, FIX, 10, 11) + case(BASE, "lookup", 100000, 3.0, order="random")},
     "soa_tick": {C: kernel({"aos": 10, "soa": 1}) + probe(), BH: kernel({"aos": 4, "soa": 1}) + probe(),
                  R: kernel({"aos": 20, "soa": 1}) + probe(),
                  U: kernel({"aos": 10, "soa": 1}, spread_of="soa") + probe(),
@@ -437,6 +464,33 @@ def test_raw_pointer_names_what_it_gives_up_and_what_separates_the_cases(tmp_pat
     # swap-and-pop moves items on erase: growth keeping them is not a stable pointer
     v = judge(tmp_path, "raw_pointer", held(SW, 0, 0) + raw(SW, 100000, 10.0, 6.0))
     assert v.verdict == NM, v.measured
+
+
+def test_vm_indirection_counts_loads_and_names_the_aliasing(tmp_path):
+    """A17 is judged on callgrind's reads per op; the time gap is reported, not judged,
+    with its measured mechanism (the stores' address aliasing); time alone decides nothing."""
+    v = judge(tmp_path, "vm_indirection", CASES["vm_indirection"][C])
+    assert "6 reads, 19 instructions per op (bulk_swappop_vm) against 6, 19" in v.measured
+    assert "time (not judged)" in v.measured and "2.3× [" in v.measured, v.measured
+    assert "lie exactly 64 GiB apart" in v.measured and "not page size" in v.measured
+    v = judge(tmp_path, "vm_indirection", CASES["vm_indirection"][NM])
+    assert v.measured.startswith("needs callgrind rows"), v.measured
+
+
+def test_block_lookup_bound_is_the_measured_cost_of_its_extra_loads(tmp_path):
+    """A18's bound: one load (plain_array's lookup ns) per extra read callgrind counted
+    (swappop's lookup reads two fixblocks stores: 2), else the claim's extra_loads (1);
+    fixblocks 1.5x realloc with loads of 0.3x realloc's time: 1.3 refutes, 1.6 confirms."""
+    rows = blocks(10, 15, removal="swappop")
+    v = judge(tmp_path, "block_lookup", rows)
+    assert v.verdict == R and "bound 1.3 (1 load of 3 ns)" in v.measured, v.measured
+    counted = sim("bulk_swappop_fixblocks", 8, 28) + sim(SWAP, 6, 19)
+    v = judge(tmp_path, "block_lookup", rows + counted)
+    assert v.verdict == C and "bound 1.6 (2 loads of 3 ns)" in v.measured, v.measured
+    assert "swappop 2 (callgrind reads per lookup)" in v.measured
+    # without plain_array's row in that n, size and order there is no bound
+    v = judge(tmp_path, "block_lookup", [r for r in rows if r["container"] != BASE])
+    assert v.verdict == NM and "plain_array" in v.measured, v.measured
 
 
 def test_premise_and_undecided_texts_say_what_would_decide(tmp_path):
