@@ -763,7 +763,7 @@ def bytes_source(stats):
 MEMORY_RULES = frozenset(("free_list_memory", "static", "realloc_waste", "geo_waste",
                           "block_waste", "hm_fixed_overhead", "list_node_overhead",
                           "list_links", "list_dead_bytes", "aoa_buddy_fit",
-                          "dc_packed_values"))
+                          "dc_packed_values", "aoa_fixed_waste", "aoa_chunk_share"))
 
 
 def memory_note(cases):
