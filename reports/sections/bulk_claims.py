@@ -924,9 +924,12 @@ RULES = {
 }
 # The claims no rule judges, and why: no row of the harness can show them.
 NO_RULE = {
-    "A4": "a structural fact, checked by a test, not measured; the invariant check every hole "
-          "variant runs after each step of tests/test_conformance.c (bulk_check_free_list) "
-          "walks the list from slot 0's header back to 0 over every free slot",
+    "A4": "a structural fact, checked by a test, not measured: tests/test_bulk_alloc.c "
+          "test_free_list_slot0 checks containers/bulk/free_list.h's list (header in slot 0, "
+          "header -> 2 -> 4 -> 0 back to the header, LIFO, a pop that finds 0 appends a slot: "
+          "grow) and every holes variant's reuse of erased slots in that order; the invariant "
+          "check every hole variant runs after each step of tests/test_conformance.c "
+          "(bulk_check_free_list) walks the list from slot 0 back to 0 over every free slot",
 }
 RULES.update(lay.RULES)
 

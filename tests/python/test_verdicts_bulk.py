@@ -434,6 +434,17 @@ def test_no_rule_claims_say_why():
     assert set(bulk_claims.NO_RULE) == {c.id for c in BULK_CLAIMS if not c.rule}
 
 
+def test_a4_names_the_c_test_that_proves_it():
+    """A4 is structural: its text names the C test that checks it, and that test exists
+    and is registered in its file's main."""
+    import re
+    path, name = re.search(r"(tests/\w+\.c) (test_\w+)", bulk_claims.NO_RULE["A4"]).groups()
+    source = (tb.REPO / path).read_text()
+    assert f"static void {name}(void **state)" in source
+    assert f"cmocka_unit_test({name})" in source
+    assert "slot 0" in bulk_claims.NO_RULE["A4"] and "grow" in bulk_claims.NO_RULE["A4"]
+
+
 # --- the helpers of reports/verdicts.py -------------------------------------------------------
 
 def ci(lo, hi):
