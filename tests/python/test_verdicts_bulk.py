@@ -62,14 +62,8 @@ def geo(n, slot=12, ahead=0, table=400):
 
 
 def judge(tmp_path, rule, rows, vectorization=None):
-    """The Verdict of `rule` (its claim in claims.csv) on the crafted rows (with
-    push_latency's grow_max_at and grow_max_copied_bytes when a row has them)."""
-    extra = [c for c in ("grow_max_at", "grow_max_copied_bytes") if any(c in r for r in rows)]
-    path = tmp_path / f"{rule}.csv"
-    with open(path, "w", newline="") as f:
-        w = csv.writer(f, lineterminator="\n")
-        w.writerow(tb.HEADER + extra)
-        w.writerows([r.get(c, "") for c in tb.HEADER + extra] for r in rows)
+    """The Verdict of `rule` (its claim in claims.csv) on the crafted rows."""
+    path = tb.write_csv(tmp_path / f"{rule}.csv", rows)
     loaded, run_id, cases = tb.run_of(path)
     run = bulk_run.Run(loaded, run_id, cases, vectorization)
     claim = next(c for c in BULK_CLAIMS if c.rule == rule)
