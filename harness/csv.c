@@ -122,7 +122,9 @@
 	X(min_region_ns, U64, hb_min_region_ns())                                        \
 	X(short_region, OPTLL, r->measured ? (long long)(r->region->elapsed_ns < hb_min_region_ns()) : -1) \
 	X(placed_blocks, OPTLL, r->placed_blocks)                                        \
-	X(measured_bytes, OPTLL, r->measured_bytes)
+	X(measured_bytes, OPTLL, r->measured_bytes)                                      \
+	X(grow_max_at, OPTLL, r->grow_max_at)                                            \
+	X(grow_max_copied_bytes, OPTLL, r->grow_max_copied)
 
 static void put_str(FILE *f, const char *s)
 {

@@ -242,6 +242,8 @@ struct hb_row {
 	                             (hb_placed_blocks); < 0: no allocator layer (empty) */
 	long long measured_bytes; /* memory scenario: hb_process_bytes after the build less
 	                             before it; < 0: not measured (empty) */
+	long long grow_max_at;    /* push_latency: items held before the slowest growing push */
+	long long grow_max_copied; /* and the bytes its growth copied; < 0: none (empty) */
 };
 
 /* Opens an output path for appending, before any work, by descriptor; every later check

@@ -201,6 +201,7 @@ static struct hb_row case_row(const struct hb_run *r, const struct hb_case *k, l
 		.seed = r->c->seed, .rep = rep, .region = reg, .prefault = r->c->prefault,
 		.interleave_pos = pos, .samples = -1, .swaps = -1, .reserved_bytes = -1,
 		.committed_bytes = -1, .placed_blocks = -1, .measured_bytes = -1,
+		.grow_max_at = -1, .grow_max_copied = -1,
 	};
 	memcpy(row.axis, k->axis, sizeof row.axis);
 	return row;
@@ -243,7 +244,7 @@ static struct done run_rep(struct hb_run *r, const struct job *j)
 	struct hb_case *k = &r->cases[j->i];
 	struct hb_region reg = {0};
 	struct scn_result res = {.swaps = -1, .reserved_bytes = -1, .committed_bytes = -1,
-	                         .measured_bytes = -1};
+	                         .measured_bytes = -1, .grow_max_at = -1, .grow_max_copied = -1};
 	long long placed;
 	int rc = run_placed(r, j, &reg, &res, &placed);
 	if (rc == SCN_RAN && res.ops == 0)
@@ -263,6 +264,8 @@ static struct done run_rep(struct hb_run *r, const struct job *j)
 		row.reserved_bytes = res.reserved_bytes;
 		row.committed_bytes = res.committed_bytes;
 		row.measured_bytes = res.measured_bytes;
+		row.grow_max_at = res.grow_max_at;
+		row.grow_max_copied = res.grow_max_copied;
 		row.placed_blocks = placed;
 		row.status = hb_status_names[d.verified ? HB_OK : d.oom ? HB_OOM : HB_FAILED];
 		row.status_detail = d.verified ? NULL : d.why;

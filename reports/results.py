@@ -64,9 +64,11 @@ SCHEMA3_COLUMNS = ["status", "status_detail"]
 GROWTH_COLUMNS = ("grows", "grow_moves", "grow_copied_bytes", "grow_pushes")
 GROWTH_LATENCY_COLUMNS = ("grow_p50_ns", "grow_max_ns", "plain_max_ns")
 # Schema 4 (harness/hb.h): K, the cache condition, the clock's floor and the region's
-# minimum (ns), and whether the region lasted less than that.
+# minimum (ns), and whether the region lasted less than that; then the heap's placed
+# blocks, the process's measured bytes, and push_latency's slowest growing push (the
+# items held before it, the bytes its growth copied; absent in older files: empty).
 SCHEMA4_COLUMNS = ("passes", "cache", "clock_floor_ns", "min_region_ns", "short_region",
-                   "placed_blocks", "measured_bytes")
+                   "placed_blocks", "measured_bytes", "grow_max_at", "grow_max_copied_bytes")
 CACHE_CONDITIONS = ("warm", "cold", "setup")  # the cache column's words (docs/CSV.md)
 # Axis values that name the condition every section assumes: a row with one is of the case
 # without that axis (a warm iterate with its arrays on a cache line is the iterate every
@@ -94,7 +96,7 @@ OPTIONAL_INT_COLUMNS = (({"tsc_cycles", "papi_tot_cyc", "papi_tot_ins", "papi_l1
                           "papi_l2_dcm", "papi_l3_tcm", "swaps"} | set(EXT_COLUMNS + SCHEMA2_COLUMNS)
                          - EXT_TEXT_COLUMNS - OPTIONAL_FLOAT_COLUMNS) | set(GROWTH_COLUMNS)
                         | {"passes", "min_region_ns", "short_region", "placed_blocks",
-                           "measured_bytes"})
+                           "measured_bytes", "grow_max_at", "grow_max_copied_bytes"})
 NON_NEGATIVE_COLUMNS = {"pmu_scale", "sample_cost_ns", "clock_floor_ns",
                         *LATENCY_COLUMNS}  # every integer too
 # A timed region takes time: zero is as impossible as negative (issue 8, defect 8).
@@ -765,7 +767,7 @@ def bytes_source(stats):
 MEMORY_RULES = frozenset(("free_list_memory", "static", "realloc_waste", "geo_waste",
                           "block_waste", "list_node_overhead",
                           "list_links", "list_dead_bytes", "aoa_buddy_fit",
-                          "dc_packed_values"))
+                          "dc_packed_values", "aoa_fixed_waste", "aoa_chunk_share"))
 
 
 def memory_note(cases):

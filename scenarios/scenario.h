@@ -128,6 +128,10 @@ struct scn_result {
 	long long reserved_bytes, committed_bytes; /* the memory scenario's; -1 otherwise */
 	long long measured_bytes; /* the memory scenario's hb_process_bytes difference; -1
 	                           * otherwise, or without the allocator layer */
+	long long grow_max_at;    /* push_latency: items held before the slowest push that
+	                           * grew (the size at that growth); -1 otherwise or none grew */
+	long long grow_max_copied; /* push_latency: bytes that push's growth copied
+	                            * (dod_growth.copied_bytes across it); -1 as grow_max_at */
 	char why[200];         /* why verification failed, or the error of a failed call */
 	int err;               /* the DOD_E* error of a failed call (scn_error), else 0 */
 };

@@ -19,6 +19,11 @@
  *                    elements
  *   weak_pointers    every bulk variant: stale, forged (even generation), id 0, past the
  *                    end, repeated in a batch, another container's handle
+ *   free_list_slot0  the article's free list (claim A4, bulk/free_list.h): its header is
+ *                    slot 0, the list runs from it through the holes and back to 0 (a
+ *                    circle through the header), a pop that finds 0 means "grow" (a slot
+ *                    is appended), LIFO; and every hole variant (holes.c, holes_bitmask
+ *                    included) reuses erased slots in that order, then appends
  */
 #include <malloc.h>
 #include <setjmp.h>
@@ -37,6 +42,7 @@
 #include "alloc/realloc.h"
 #include "alloc/static.h"
 #include "alloc/vm.h"
+#include "bulk/free_list.h"
 #include "dod_common.h"
 #include "hb.h"
 
@@ -334,6 +340,68 @@ static void test_weak_pointers(void **state)
 	assert_true(checked >= 20);
 }
 
+/* A bare slot table for free_list.h: link and generation per slot, slot 0 the header. */
+struct fl_table {
+	uint32_t link[8], gen[8];
+};
+static uint32_t fl_link(const void *c, uint32_t i) { return ((const struct fl_table *)c)->link[i]; }
+static void fl_set_link(void *c, uint32_t i, uint32_t next)
+{
+	((struct fl_table *)c)->link[i] = next;
+}
+static uint32_t *fl_gen(void *c, uint32_t i) { return &((struct fl_table *)c)->gen[i]; }
+
+/* A4: header in slot 0, the list circles back to it (0), 0 means grow. */
+static void test_free_list_slot0(void **state)
+{
+	(void)state;
+	struct fl_table t = {{0}, {0}};
+	size_t n_slots = 1, high = 1; /* slot 0 is the header: never an item */
+	/* Empty: the header links to itself (0), so a pop says "grow" and a slot is appended. */
+	assert_int_equal(bulk_free_pop(&t, fl_link, fl_set_link), 0);
+	for (uint32_t want = 1; want <= 5; want++)
+		assert_int_equal(bulk_slot_take(&t, &n_slots, &high, fl_link, fl_set_link, fl_gen),
+		                 want);
+	/* Holes 4 then 2: header -> 2 -> 4 -> 0, the last hole links back to the header. */
+	bulk_free_push(&t, 4, fl_link, fl_set_link);
+	bulk_free_push(&t, 2, fl_link, fl_set_link);
+	assert_int_equal(t.link[0], 2);
+	assert_int_equal(t.link[2], 4);
+	assert_int_equal(t.link[4], 0);
+	/* Taken LIFO from the header, then 0 again: the next take appends slot 6. */
+	assert_int_equal(bulk_slot_take(&t, &n_slots, &high, fl_link, fl_set_link, fl_gen), 2);
+	assert_int_equal(t.link[0], 4);
+	assert_int_equal(bulk_slot_take(&t, &n_slots, &high, fl_link, fl_set_link, fl_gen), 4);
+	assert_int_equal(t.link[0], 0);
+	assert_int_equal(bulk_slot_take(&t, &n_slots, &high, fl_link, fl_set_link, fl_gen), 6);
+	assert_int_equal(n_slots, 7);
+
+	/* Every hole variant through its ops: erased slots 4 then 2 come back 2, 4, then the
+	 * next insert appends slot 6 (a handle's low 32 bits are its slot, bulk/weak.h). */
+	size_t checked = 0;
+	for (size_t i = 0; i < hb_n_containers; i++) {
+		const struct dod_ops *ops = hb_containers[i].ops[0];
+		if (!ops || strcmp(ops->family, "bulk") != 0 ||
+		    strncmp(hb_containers[i].name, "bulk_holes", 10) != 0 ||
+		    strncmp(hb_containers[i].name, "bulk_holes_runs", 15) == 0)
+			continue;
+		void *c;
+		uint64_t h[5], again[3];
+		assert_int_equal(ops->create(&c, 8), DOD_OK);
+		assert_int_equal(ops->insert_n(c, 5, 10, h), DOD_OK);
+		assert_int_equal((uint32_t)h[0], 1); /* slot 0 is the header */
+		assert_int_equal(ops->erase_n(c, &h[3], 1), DOD_OK); /* slot 4 */
+		assert_int_equal(ops->erase_n(c, &h[1], 1), DOD_OK); /* slot 2 */
+		assert_int_equal(ops->insert_n(c, 3, 20, again), DOD_OK);
+		assert_int_equal((uint32_t)again[0], 2);
+		assert_int_equal((uint32_t)again[1], 4);
+		assert_int_equal((uint32_t)again[2], 6);
+		ops->destroy(c);
+		checked++;
+	}
+	assert_true(checked >= 8);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -343,6 +411,7 @@ int main(void)
 		cmocka_unit_test(test_aligned),
 		cmocka_unit_test(test_growth_counts),
 		cmocka_unit_test(test_weak_pointers),
+		cmocka_unit_test(test_free_list_slot0),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

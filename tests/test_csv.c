@@ -27,7 +27,8 @@ static const char header_v4[] =
 	"family,removal,alloc,layout,caps,invocation,reserved_bytes,committed_bytes,"
 	"status,status_detail,"
 	"grows,grow_moves,grow_copied_bytes,grow_pushes,grow_p50_ns,grow_max_ns,plain_max_ns,"
-	"passes,cache,clock_floor_ns,min_region_ns,short_region,placed_blocks,measured_bytes";
+	"passes,cache,clock_floor_ns,min_region_ns,short_region,placed_blocks,measured_bytes,"
+	"grow_max_at,grow_max_copied_bytes";
 
 /* The clock columns of a row (schema 4) after plain_max_ns: passes, cache, this process's
  * clock floor and minimum region (measured: never a constant of the test), short_region
@@ -43,14 +44,15 @@ static const char *clock_head(const char *passes, const char *cache, const char 
 	return out;
 }
 
-/* clock_head, then an empty placed_blocks and measured_bytes (the fixture's: no allocator
- * layer, not the memory scenario). */
+/* clock_head, then an empty placed_blocks, measured_bytes, grow_max_at and
+ * grow_max_copied_bytes (the fixture's: no allocator layer, not the memory scenario, not
+ * push_latency). */
 static const char *clock_fields(const char *passes, const char *cache, const char *short_region)
 {
 	static char buf[2][200];
 	static int which;
 	char *out = buf[which ^= 1];
-	snprintf(out, sizeof buf[0], "%s,", clock_head(passes, cache, short_region));
+	snprintf(out, sizeof buf[0], "%s,,,", clock_head(passes, cache, short_region));
 	return out;
 }
 
@@ -136,6 +138,7 @@ static void fixture_init(struct fixture *fx)
 		.rep = 3, .region = &fx->r, .measured = true, .checksum = 499500, .verified = true,
 		.ops = 500, .swaps = -1, .interleave_pos = -1, .samples = -1, .reserved_bytes = -1,
 		.committed_bytes = -1, .placed_blocks = -1, .measured_bytes = -1,
+		.grow_max_at = -1, .grow_max_copied = -1,
 	};
 }
 
@@ -253,12 +256,19 @@ static void test_row_clock_columns(void **state)
 	/* The blocks the heap placement moved (the axis place). */
 	fx.row.placed_blocks = 3;
 	s = write_to_string(row_fn, &fx.row);
-	assert_non_null(strstr(s, with_axes(cat(clock_head("40", "cold", "1"), "3,"), false)));
+	assert_non_null(strstr(s, with_axes(cat(clock_head("40", "cold", "1"), "3,,,"), false)));
 	free(s);
 	/* The bytes the process measured (the memory scenarios). */
 	fx.row.measured_bytes = 4096;
 	s = write_to_string(row_fn, &fx.row);
-	assert_non_null(strstr(s, with_axes(cat(clock_head("40", "cold", "1"), "3,4096"), false)));
+	assert_non_null(strstr(s, with_axes(cat(clock_head("40", "cold", "1"), "3,4096,,"), false)));
+	free(s);
+	/* push_latency's slowest growing push: the items held before it, the bytes it copied. */
+	fx.row.grow_max_at = 524288;
+	fx.row.grow_max_copied = 4194304;
+	s = write_to_string(row_fn, &fx.row);
+	assert_non_null(strstr(s, with_axes(cat(clock_head("40", "cold", "1"), "3,4096,524288,4194304"),
+	                                    false)));
 	free(s);
 }
 

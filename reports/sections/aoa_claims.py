@@ -12,8 +12,9 @@ so ns_per_op is ns per tag and ops / n the average list length (tags_build's too
 append); tags_memory's
 committed_bytes = what the container holds, its checksum = the bytes of the storage units
 that hold the tags (nodes, chunks, records, array capacities), so the share of bytes
-holding tags is 4 x ops / checksum (the article's utilization), and allocs = allocator
-calls of the build from nothing; tags_churn's p50/p99/max_ns are per frame. dc_get and
+holding tags is 4 x ops / checksum (the article's utilization; D2 and D4 read the units'
+bytes as measured: measured_bytes less the declared non-unit part, unit_bytes), and
+allocs = allocator calls of the build from nothing; tags_churn's p50/p99/max_ns are per frame. dc_get and
 dc_set: ns per value; dc_copy: ns per component; dc_memory: bytes and allocator calls per
 entity (ops = entities). Times are judged by the 95% CI of a ratio of medians (case by
 case, verdicts.across: both ways = depends); bytes and allocator calls are exact counts.
@@ -86,6 +87,44 @@ def share(run, key, st):
     unit bytes (the checksum), or None without a checksum."""
     unit = median_of(run, key, "checksum")
     return TAG_BYTES * st.ops / unit if unit else None
+
+
+def unit_bytes(run, key, st):
+    """What the storage units of a tags_memory case (aoa_fixed8's records, aoa_chunked8's
+    chunks) occupy by the process's own count, for D2 and D4: {"unit": bytes, "whole":
+    measured bytes, "declared": the checksum (the container's unit_bytes), "gap": (measured
+    - declared total, slack) or None, "off": the gap is beyond results.declared_gap's
+    slack}; None without a checksum. The process measures one total (measured_bytes:
+    entity slots, per-entity headers and the unit buffer with its spare capacity, all grown
+    x2 from empty); a unit's part of it is not measurable apart, so unit = the measured
+    total less the part the container declares outside its units (committed_bytes -
+    checksum), which holds only while the measured total agrees with the declared one
+    (off: then the split is not vouched for). A run without measured_bytes: the declared
+    checksum, gap None."""
+    declared = median_of(run, key, "checksum")
+    if not declared:
+        return None
+    gap = results.declared_gap(st)
+    if gap is None:
+        return {"unit": declared, "whole": None, "declared": declared, "gap": None,
+                "off": False}
+    whole = st.memory["measured_bytes"]
+    return {"unit": whole - (st.memory["committed_bytes"] - declared), "whole": whole,
+            "declared": declared, "gap": gap, "off": abs(gap[0]) > gap[1]}
+
+
+def unit_text(u, n):
+    """The declared cross-check of unit_bytes(...) u at n entities: 'measured 98.3 B per
+    entity in all; units declared 40 B per entity (measured − declared +56 B, slack
+    101909 B = 10.19 B per entity, the check's resolution)', flagged when off: the
+    measured total vouches for the declared split only to within the slack."""
+    if u["gap"] is None:
+        return "declared bytes only (no measured_bytes)"
+    flag = "; DISAGREE: the split is not vouched for" if u["off"] else ""
+    return (f"measured {fmt(u['whole'] / n)} B per entity in all; units declared "
+            f"{fmt(u['declared'] / n)} B per entity (measured − declared "
+            f"{u['gap'][0]:+.0f} B, slack {u['gap'][1]:.0f} B = "
+            f"{fmt(u['gap'][1] / n)} B per entity, the check's resolution{flag})")
 
 
 def case_order(nd):
@@ -204,29 +243,40 @@ def _alloc_per_list(run, claim, ctx):
 
 
 def _fixed_waste(run, claim, ctx):
-    """D2: the share of aoa_fixed8's record bytes holding no tag, where the average list
-    is below the maximum: at least `waste`."""
+    """D2: the share of aoa_fixed8's record bytes holding no tag, 1 - 4 x tags / record
+    bytes as measured (unit_bytes), where the average list is below the maximum: at
+    least `waste` for, below against; a case whose measured and declared totals disagree
+    is open. The whole entity's measured bytes (slot, record, x2 spare capacity) are
+    shown beside: their waste is at least 38% at any average below 8 (32 / 52 B), so it
+    could not fail, and the slot and the spare capacity are not the fixed maximum's."""
     most, waste = claim.param("max_tags", MAX_TAGS), claim.param("waste", WASTE)
-    signs, parts, empty, tags = [], [], [], []
+    signs, parts, empty, tags, whys = [], [], [], [], {}
     for n, dist, key, st in memory_of(run, FIXED):
-        used = share(run, key, st)
-        if used is None or st.ops / n >= most:
+        u = unit_bytes(run, key, st)
+        if u is None or st.ops / n >= most:
             continue
-        empty.append(1 - used)
+        lost, lab = 1 - TAG_BYTES * st.ops / u["unit"], label(n, dist)
         tags.append(st.ops / n)
-        signs.append((label(n, dist), FOR if 1 - used >= waste else AGAINST, None, 1))
-        parts.append(f"{label(n, dist)}: {fmt(st.ops / n)} tags per entity, "
-                     f"{pct(1 - used)} of the records hold no tag")
+        if u["off"]:
+            signs.append((lab, OPEN, None, 1))
+            whys[lab] = "the measured total disagrees with the declared one"
+        else:
+            empty.append(lost)
+            signs.append((lab, FOR if lost >= waste else AGAINST, None, 1))
+        whole = (f"; {pct(1 - TAG_BYTES * st.ops / u['whole'])} of the entity's measured "
+                 "bytes hold no tag" if u["whole"] else "")
+        parts.append(f"{lab}: {fmt(st.ops / n)} tags per entity, {pct(lost)} of the "
+                     f"records' bytes hold no tag ({unit_text(u, n)}){whole}")
     if not signs:
         if tags_cases(run, "tags_memory", FIXED):
             return vd.Verdict(vd.PREMISE_NOT_EXERCISED, vd.premise_text(
                 f"every {FIXED} case averages {fmt(most)} tags per entity or more",
                 "run tags_memory with --tag-dist three"))
         return missing(f"tags_memory rows of {FIXED}", absent(run, FIXED))
-    v = judged(signs, f"{FIXED}, waste from {pct(waste)}: " + "; ".join(parts))
+    v = judged(signs, f"{FIXED}, waste from {pct(waste)}: " + "; ".join(parts), whys)
     return vd.Verdict(v.verdict, v.measured, reason=vd.fit(
-        v.verdict, f"{FIXED}: {span(empty, pct)} of the record bytes hold no tag at "
-        f"{span(tags)} tags per entity (waste from {pct(waste)})"))
+        v.verdict, f"{FIXED}: {span(empty, pct) if empty else DASH} of the record bytes "
+        f"hold no tag at {span(tags)} tags per entity (waste from {pct(waste)})"))
 
 
 def _links(run, claim, ctx):
@@ -264,32 +314,42 @@ def _links(run, claim, ctx):
 
 
 def _chunk_share(run, claim, ctx):
-    """D4: aoa_chunked8 at 3 tags per entity (tag_dist three: one chunk each): the share
-    of chunk bytes holding tags within tol of 30%, and 4 x 8 / chunk bytes (full) of 80%."""
+    """D4: aoa_chunked8 at 3 tags per entity (tag_dist three: one chunk each), from the
+    chunk bytes as measured (unit_bytes): the share holding tags, 4 x tags / chunk bytes,
+    within tol of 30%, and 4 x 8 / chunk bytes per entity (full) within tol of 80%; a case
+    whose measured and declared totals disagree is open. The article's figures are a
+    chunk's (4 x 3 / 40, 4 x 8 / 40); the entity's measured bytes in all (its 16 B slot,
+    4 B head and chunk, x2 spare capacity) are shown beside, not judged."""
     tol, k = claim.param("share_tol", SHARE_TOL), claim.param("chunk", CHUNK)
     at3 = claim.figure if claim.figure is not None else 0.3
     full = claim.param("full", 0.8)
-    signs, parts = [], []
+    signs, parts, whys, at_three = [], [], {}, ""
     for n, dist, key, st in memory_of(run, CHUNK8):
-        used = share(run, key, st)
-        if used is None:
+        u = unit_bytes(run, key, st)
+        if u is None:
             continue
-        if dist == "three":
-            whole = TAG_BYTES * k / (median_of(run, key, "checksum") / n)
-            for what, got, want in (("3 tags", used, at3), ("full", whole, full)):
-                signs.append((f"{what} {label(n, dist)}", FOR if abs(got - want) <= tol
-                              else AGAINST, None, 1))
-            parts.append(f"{label(n, dist)}: {pct(used)} at 3 tags, {pct(whole)} full "
-                         f"(a chunk of {fmt(median_of(run, key, 'checksum') / n)} B)")
-            at_three = (f"at 3 tags a chunk's bytes hold {pct(used)} tags, full {pct(whole)} "
-                        f"(article {pct(at3)} and {pct(full)}, ± {tol * 100:g} points)")
-        else:
+        used = TAG_BYTES * st.ops / u["unit"]
+        if dist != "three":
             parts.append(f"{label(n, dist)}: {pct(used)}")
+            continue
+        whole = TAG_BYTES * k / (u["unit"] / n)
+        for what, got, want in (("3 tags", used, at3), ("full", whole, full)):
+            lab = f"{what} {label(n, dist)}"
+            signs.append((lab, OPEN if u["off"] else FOR if abs(got - want) <= tol
+                          else AGAINST, None, 1))
+            if u["off"]:
+                whys[lab] = "the measured total disagrees with the declared one"
+        entity = (f"; {pct(TAG_BYTES * st.ops / u['whole'])} of the entity's measured bytes "
+                  "hold tags" if u["whole"] else "")
+        parts.append(f"{label(n, dist)}: {pct(used)} at 3 tags, {pct(whole)} full "
+                     f"(a chunk of {fmt(u['unit'] / n)} B; {unit_text(u, n)}){entity}")
+        at_three = (f"at 3 tags a chunk's bytes hold {pct(used)} tags, full {pct(whole)} "
+                    f"(article {pct(at3)} and {pct(full)}, ± {tol * 100:g} points)")
     if not signs:
         return missing(f"tags_memory rows of {CHUNK8} at --tag-dist three (3 tags each: "
                        "one chunk per entity)" + (f"; measured: {'; '.join(parts)}"
                                                   if parts else ""), absent(run, CHUNK8))
-    v = judged(signs, "share of chunk bytes holding tags: " + "; ".join(parts))
+    v = judged(signs, "share of chunk bytes holding tags: " + "; ".join(parts), whys)
     return vd.Verdict(v.verdict, v.measured, reason=vd.fit(v.verdict, at_three))
 
 
@@ -667,16 +727,23 @@ RULES = {
                                "each vector-per-entity design: at least 1 − same (5%) "
                                "confirmed, else refuted"),
     "aoa_fixed_waste": Rule(_fixed_waste, "aoa_fixed8's share of record bytes holding no tag "
-                            "where the average list is below max_tags (8): at least waste "
-                            "(25%) confirmed, else refuted"),
+                            "(record bytes: the process's measured bytes less what the "
+                            "container declares outside its records: entity slots, spare "
+                            "capacity; open when measured and declared totals differ beyond "
+                            "the allocator's slack) where the average list is below max_tags "
+                            "(8): at least waste (25%) confirmed, else refuted"),
     "aoa_links": Rule(_links, "aoa_linked_nodes: share of node bytes holding tags within "
                       "share_tol (2 points) of 50% in every memory case (else refuted), "
                       "then walk time / aoa_vec_of_vecs' CI above 1 + same (5%) at the "
                       "largest n walked, every case: all confirmed, none refuted, both "
                       "depends"),
     "aoa_chunk_share": Rule(_chunk_share, "aoa_chunked8 at --tag-dist three (one chunk per "
-                            "entity): share of chunk bytes holding tags within share_tol "
-                            "(2 points) of 30%, and 4 × 8 B / chunk bytes of full (80%)"),
+                            "entity; chunk bytes: the process's measured bytes less what the "
+                            "container declares outside its chunks: 16 B entity slots, 4 B "
+                            "heads, spare capacity; open when measured and declared totals "
+                            "differ beyond the allocator's slack): share of chunk bytes "
+                            "holding tags within share_tol (2 points) of 30%, and 4 × 8 B / "
+                            "chunk bytes of full (80%)"),
     "aoa_sorted_chains": Rule(_sorted_chains, "walk time aoa_chunked8 / aoa_chunked8_sorted at "
                               "the largest n walked: CI above 1 + same (5%) confirmed, below "
                               "refuted"),

@@ -71,7 +71,7 @@ def test_it_is_a_csv_column_and_a_case_name_part(tmp_path):
     # Appended after the last fixed column, the registered axes (knob; list_state of
     # scenarios/list_iterate.c; tag_dist of scenarios/tags_common.c) after the table's,
     # by name.
-    at = header.index("measured_bytes")
+    at = header.index("grow_max_copied_bytes")
     assert all(c.startswith("axis_") for c in header[at + 1:])
     assert header.index("axis_knob") > header.index("axis_old_handles")
     assert header[-3:] == ["axis_knob", "axis_list_state", "axis_tag_dist"]

@@ -44,7 +44,8 @@ HM_ARTICLE = REPO / "reports" / "data" / "handle_map_article.csv"
 S2 = REPO / "tests" / "fixtures" / "schema2_sweep.csv"  # no bulk rows
 RUN = "bench-20261201T000000Z-test"
 HEADER = [*res.COLUMNS, *res.EXT_COLUMNS, *res.SCHEMA2_COLUMNS, *res.GROWTH_COLUMNS,
-          *res.GROWTH_LATENCY_COLUMNS, "axis_old_handles"]
+          *res.GROWTH_LATENCY_COLUMNS, "grow_max_at", "grow_max_copied_bytes",
+          "axis_old_handles"]
 JITTER = (0.99, 1.0, 1.01)  # three reps per case, 1% apart: tight CIs
 
 # name: family, removal, alloc, layout, caps
@@ -164,12 +165,20 @@ def synthetic_rows():
     for c, spike in (("bulk_holes_realloc", 30e6), ("bulk_holes_fixblocks", 6000.0),
                      ("bulk_holes_vm", 5000.0)):
         for n in (1000000, 16000000):
-            # realloc's worst push is its growth: copying 8 B x n, 30 ms at 16M, 1.9 ms at 1M
+            # realloc's worst push is its growth, at the last full capacity below n (2^k - 1
+            # items: slot 0 is the header), which every growth copied as std::vector does:
+            # 8 B an item, 30 ms at 16M, 1.9 ms at 1M
             worst = spike if n == 16000000 else 1.9e6 if c == "bulk_holes_realloc" else 4000
+            at = (1 << ((n - 1).bit_length() - 1)) - 1
             growth = {} if c != "bulk_holes_realloc" else dict(
-                grow_max_ns=worst, plain_max_ns=4000, grow_copied_bytes=8 * n)
+                grow_max_ns=worst, plain_max_ns=4000, grow_copied_bytes=16 * at,
+                grows=n.bit_length(), grow_moves=n.bit_length(), grow_max_at=at,
+                grow_max_copied_bytes=8 * at)
             rows += rows_of(c, "push_latency", n, 25.0, p50_ns=20, p99_ns=40, p999_ns=2000,
                             max_ns=worst, samples=n, minflt=70000, **growth)
+    for n in (1000000, 16000000):  # A10's control: plain_array's pushes, flat over n
+        rows += rows_of("plain_array", "push_latency", n, 12.5, p50_ns=10, p99_ns=20,
+                        p999_ns=1000, max_ns=4000, samples=n)
     # +128 per realloc: every growth copies the whole array, yet the mean push stays flat:
     # refuted.
     for n, ns in ((10000, 18.0), (1000000, 20.0)):
@@ -317,8 +326,12 @@ def test_verdict_figures_are_computed_from_the_rows(synthetic):
     # the 64 bytes of bookkeeping
     assert "holes 1 (n=1048577, 8 B)" in found["block_waste"].measured
     # 30 ms / 4 µs at 16M; the worst growing push 1.9 ms -> 30 ms over 1M -> 16M: O(n)
-    assert "bulk_holes_realloc n=16000000 7500× [" in found["realloc_spike"].measured
-    assert "bulk_holes_realloc n=1000000→16000000 n^0.995 [" in found["realloc_spike"].measured
+    # ... over the pushes' p999 of 2 µs; its copy 8 B per item held at both sizes
+    assert "bulk_holes_realloc n=16000000 15000× [" in found["realloc_spike"].measured
+    assert ("bulk_holes_realloc size 524287→8388607 (copied 8 B–8 B per item held) n^0.995 ["
+            in found["realloc_spike"].measured)
+    assert "bulk_holes_realloc n=1000000→16000000 over plain_array Δslope 0 [" in \
+        found["realloc_spike"].measured
     assert "tick at n=4000000: 5× [" in found["soa_tick"].measured
     assert "AoSoA-16 time / AoSoA-8 time 0.9×" in found["aosoa16"].measured
     assert "particles_soa 10, particles_aos 1" in found["soa_allocs"].measured

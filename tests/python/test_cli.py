@@ -23,7 +23,7 @@ SCHEMA2_APPENDED = ("hole_pattern,ops,p50_ns,p99_ns,p999_ns,max_ns,samples,sampl
 SCHEMA3_APPENDED = ["status", "status_detail", "grows", "grow_moves", "grow_copied_bytes",
                     "grow_pushes", "grow_p50_ns", "grow_max_ns", "plain_max_ns"]
 SCHEMA4_APPENDED = ["passes", "cache", "clock_floor_ns", "min_region_ns", "short_region",
-                    "placed_blocks", "measured_bytes"]
+                    "placed_blocks", "measured_bytes", "grow_max_at", "grow_max_copied_bytes"]
 V1_COLUMNS = ("schema,timestamp,host,cpu_model,compiler,cflags,git_rev,container,scenario,"
               "n,elem_bytes,hole_ratio,order,seed,rep,elapsed_ns,ns_per_op,tsc_cycles,"
               "counter_source,papi_tot_cyc,papi_tot_ins,papi_l1_dcm,papi_l2_dcm,papi_l3_tcm,"

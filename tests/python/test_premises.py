@@ -60,6 +60,30 @@ def test_growth_columns_say_whether_growth_moved_and_copied(tmp_path):
     assert copied[copying[1]] > 10 * copied[copying[0]]
 
 
+def test_the_slowest_growth_says_its_size_and_its_copy(tmp_path):
+    """push_latency writes, of the slowest push that grew, the items held before it
+    (grow_max_at) and the bytes its growth copied (grow_max_copied_bytes): for x2 growth
+    that copies every time (realloc_copy) a growth is at a full capacity (2^k - 1 items,
+    the first slot is the free list's header) and copies what the buffer held, the same
+    bytes per slot at every n (A10: the spike's copy grows with the size); a store
+    that never reallocates leaves both empty, as does a scenario without samples."""
+    out = tmp_path / "w.csv"
+    copying, still = by_alloc("realloc_copy"), by_alloc("vm")
+    p = run("run", "--container", f"{copying},{still}", "--scenario", "push_latency,create",
+            "--n", "5000,40000", "--reps", "2", "--warmup", "0", "--out", str(out))
+    assert p.returncode == 0, p.stdout + p.stderr
+    per_item = set()
+    for r in rows_of(out):
+        if r["container"] == copying and r["scenario"] == "push_latency":
+            at, copied = int(r["grow_max_at"]), int(r["grow_max_copied_bytes"])
+            assert 0 < at < int(r["n"]) and (at + 1) & at == 0, r  # 2^k - 1 items held
+            assert copied > 0 and copied % (at + 1) == 0, r  # every slot, the header's too
+            per_item.add(copied // (at + 1))
+        else:
+            assert r["grow_max_at"] == "" and r["grow_max_copied_bytes"] == "", r
+    assert len(per_item) == 1, per_item  # the copy is proportional to the size
+
+
 def test_the_noise_floor_is_never_a_growth(tmp_path):
     out = tmp_path / "n.csv"
     p = run("run", "--container", "plain_array", "--scenario", "lap_noise,create",

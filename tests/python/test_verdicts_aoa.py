@@ -49,17 +49,31 @@ def walk(container, n, ns_per_tag, dist="game", jitter=TIGHT):
     return tags(container, "tags_walk", n, ns_per_tag, dist, jitter=jitter)
 
 
-def memory(container, n, share, per_entity=4.0, dist="game", held_per_tag=16, allocs=None):
-    """A tags_memory case: per_entity tags each, `share` of the unit bytes holding tags."""
+def memory(container, n, share, per_entity=4.0, dist="game", held_per_tag=16, allocs=None,
+           gap=None):
+    """A tags_memory case: per_entity tags each, `share` of the unit bytes holding tags;
+    gap: measured_bytes = the declared committed_bytes + gap (None: no measured_bytes)."""
     ops = round(per_entity * n)
     extra = {"allocs": allocs} if allocs is not None else {}
+    held = round(held_per_tag * ops)
+    if gap is not None:
+        extra["measured_bytes"] = held + gap
     return tags(container, "tags_memory", n, 100.0, dist, ops=ops, checksum=round(4 * ops / share),
-                committed_bytes=held_per_tag * ops, reserved_bytes=held_per_tag * ops, **extra)
+                committed_bytes=held, reserved_bytes=held, **extra)
 
 
-def chunk(n, chunk_bytes):
-    """aoa_chunked8's tags_memory at 3 tags per entity, one chunk of chunk_bytes each."""
-    return memory(ac.CHUNK8, n, 12 / chunk_bytes, 3.0, "three")
+def chunk(n, chunk_bytes, gap=None):
+    """aoa_chunked8's tags_memory at 3 tags per entity, one chunk of chunk_bytes each; the
+    entity holds 98 B in all (the published run's: slot, head, chunk and x2 spare
+    capacity), measured as declared + gap (None: not measured)."""
+    return memory(ac.CHUNK8, n, 12 / chunk_bytes, 3.0, "three", 98 / 3, gap=gap)
+
+
+def records(n, per_entity, gap=56):
+    """aoa_fixed8's tags_memory: per_entity tags in a 36 B record each, 85 B an entity in
+    all (the published run's), measured as declared + gap."""
+    return memory(ac.FIXED, n, 4 * per_entity / 36, per_entity, "three", 85 / per_entity,
+                  gap=gap)
 
 
 def dc(container, scenario, n, ns, keys=4, jitter=TIGHT, ops=None, **extra):
@@ -132,11 +146,15 @@ CASES = {
         vd.NOT_MEASURED: lambda: memory(ac.CHUNK8, 10000, 0.3, allocs=22)
         + memory(VEC, 10000, 0.8),
     },
-    "aoa_fixed_waste": {
-        vd.CONFIRMED: lambda: memory(ac.FIXED, 10000, 1 / 3, 3.0, "three"),
-        vd.REFUTED: lambda: memory(ac.FIXED, 10000, 0.9, 3.0, "three"),
-        vd.DEPENDS: lambda: memory(ac.FIXED, 10000, 1 / 3, 3.0)
-        + memory(ac.FIXED, M, 0.9, 3.0),
+    "aoa_fixed_waste": {  # record bytes: measured less the declared non-record part
+        vd.CONFIRMED: lambda: records(10000, 3.0),
+        vd.CONFIRMED + " (declared only: no measured_bytes)": lambda: records(10000, 3.0,
+                                                                             None),
+        vd.REFUTED: lambda: records(10000, 7.0),  # 28 of 36 B: 22% empty
+        # measured 50 kB above the declared total (slack 31 kB at 850 kB): the split is
+        # not vouched for; the declared records alone would say 67% empty, confirmed
+        vd.UNDECIDED: lambda: records(10000, 3.0, 50000),
+        vd.DEPENDS: lambda: records(10000, 3.0) + records(M, 7.0),
         vd.PREMISE_NOT_EXERCISED: lambda: memory(ac.FIXED, 10000, 0.89, 8.0, "upto8"),
         vd.NOT_MEASURED: lambda: memory(VEC, 10000, 0.8),
     },
@@ -154,9 +172,12 @@ CASES = {
         vd.NOT_MEASURED: lambda: walk(ac.LINKED, M, 100.0) + walk(VEC, M, 7.0),
     },
     "aoa_chunk_share": {
-        vd.CONFIRMED: lambda: chunk(10000, 40) + memory(ac.CHUNK8, M, 0.336),
-        vd.REFUTED: lambda: chunk(10000, 64),
-        vd.DEPENDS: lambda: chunk(10000, 40) + chunk(1000, 64),
+        vd.CONFIRMED: lambda: chunk(10000, 40, 56) + memory(ac.CHUNK8, M, 0.336),
+        vd.CONFIRMED + " (declared only: no measured_bytes)": lambda: chunk(10000, 40),
+        vd.REFUTED: lambda: chunk(10000, 64, 56),
+        # measured 60 kB below the declared total (slack 35 kB at 980 kB): not vouched for
+        vd.UNDECIDED: lambda: chunk(10000, 40, -60000),
+        vd.DEPENDS: lambda: chunk(10000, 40, 56) + chunk(1000, 64, 56),
         vd.NOT_MEASURED: lambda: memory(ac.CHUNK8, M, 0.336),
     },
     "aoa_sorted_chains": {
@@ -229,7 +250,11 @@ CASES = {
 
 
 def judged(tmp_path, rule, label):
-    return judge(tmp_path, rule, CASES[rule][label](), ac, CLAIMS, HEADER)
+    """(class, measured text) of rule on CASES[rule][label]'s rows, written with the
+    measured_bytes column when a row has it."""
+    rows = CASES[rule][label]()
+    header = HEADER + [c for c in ("measured_bytes",) if any(r.get(c) for r in rows)]
+    return judge(tmp_path, rule, rows, ac, CLAIMS, header)
 
 
 @pytest.mark.parametrize("rule, label", [(r, c) for r, cls in CASES.items() for c in cls])
@@ -247,6 +272,21 @@ def test_every_rule_can_refute_and_every_d_claim_has_a_tested_rule():
         assert {vd.CONFIRMED, vd.REFUTED, vd.NOT_MEASURED} <= set(cls), rule
 
 
+def test_d2_d4_read_the_measured_bytes_and_flag_a_declared_gap(tmp_path):
+    """D2 and D4 judge unit bytes = measured_bytes less the container's declared
+    non-unit part, show the entity's measured bytes beside, and leave a case open when
+    measured and declared totals differ beyond results.declared_gap's slack."""
+    _, text = judged(tmp_path, "aoa_fixed_waste", vd.CONFIRMED)
+    assert "measured 85.01 B per entity in all; units declared 36 B per entity" in text
+    assert "85.9% of the entity's measured bytes hold no tag" in text
+    for rule in ("aoa_fixed_waste", "aoa_chunk_share"):
+        _, text = judged(tmp_path, rule, vd.UNDECIDED)
+        assert "DISAGREE: the split is not vouched for" in text
+        assert "the measured total disagrees with the declared one" in text
+        _, text = judged(tmp_path, rule, vd.CONFIRMED + " (declared only: no measured_bytes)")
+        assert "declared bytes only (no measured_bytes)" in text
+
+
 def test_measured_texts_say_what_decided(tmp_path):
     _, text = judged(tmp_path, "aoa_sorted_chains", vd.NOT_MEASURED)
     assert f"({ac.SORTED} is not in this run)" in text
@@ -255,7 +295,9 @@ def test_measured_texts_say_what_decided(tmp_path):
     _, text = judged(tmp_path, "aoa_sorted_chains", vd.CONFIRMED)
     assert f"{ac.SORTED} / {VEC} 1.143×" in text
     _, text = judged(tmp_path, "aoa_chunk_share", vd.CONFIRMED)
-    assert "30.0% at 3 tags, 80.0% full (a chunk of 40 B)" in text
+    assert "30.0% at 3 tags, 80.0% full (a chunk of 40.01 B; measured 98.01 B per entity" in text
+    assert "measured − declared +56 B, slack 34723 B = 3.472 B per entity" in text
+    assert "12.2% of the entity's measured bytes hold tags" in text
     assert "n=1000000 game: 33.6%" in text
     _, text = judged(tmp_path, "aoa_links", vd.UNDECIDED)
     assert "straddles 1.05" in text
