@@ -373,10 +373,11 @@ def _legend_text(baseline):
 
 
 SHARE_LEGEND = (
-    "share of the probe [95% CI] = this case's bytes per ns (elem_bytes / ns per op: the "
-    "live items' payload) over the bandwidth probe's (`stream_read`, 8 / its ns per op) in "
-    "the same run at the same working set (n x elem_bytes, n the slots before erasure; the "
-    "probe's n x 8) and the same cache condition, with a bootstrap 95% CI over both cases' "
+    "share of the probe [95% CI] = this case's bytes per ns (the bytes it must read per op "
+    "/ ns per op; here {what}; n the slots before erasure) over the bandwidth probe's "
+    "(`stream_read`, 8 / its ns per op) in "
+    "the same run at the same working set (the probe's n x 8) "
+    "and the same cache condition, with a bootstrap 95% CI over both cases' "
     "reps; (nearest: SIZE): no probe of that working set in the run, the share against the "
     "probe at the nearest one, without a CI; — = no probe of that cache condition in the "
     "run (`make bench` measures the probe at every iterate working set).")
@@ -386,7 +387,7 @@ def render_scenario_page(scenario, cases, info, baseline, chart_links, probes=No
     """The page of one scenario (markdown, newline-ended): its table of every case, the
     latency and memory tables where recorded, and its charts (chart_links: [(what, link
     relative to the page)]). The pages of like_for_like.SHARE_SCENARIOS (iterate,
-    iterate_inline) get a column of each case's share of the bandwidth probe, against the
+    iterate_inline, list_iterate, tags_walk and the particle kernels) get a column of each case's share of the bandwidth probe, against the
     stream_read cases of probes ({case key: CaseStats}; default: those in cases)."""
     keys = sorted((k for k in cases if k[0] == scenario), key=_case_order(cases))
     if scenario in like_for_like.SHARE_SCENARIOS:
@@ -400,7 +401,9 @@ def render_scenario_page(scenario, cases, info, baseline, chart_links, probes=No
            f"`{info['cpu_model']}`, compiler `{info['compiler']}`, git `{info['git_rev']}`, "
            f"counter_source `{info['counter_source']}`; {reps} reps per case; "
            f"{info.get('method', 'method not recorded')}.", "",
-           _legend_text(baseline) + (" " + SHARE_LEGEND if probes is not None else "")]
+           _legend_text(baseline)
+           + (" " + SHARE_LEGEND.format(what=like_for_like.SHARE_DEFINITION[scenario])
+              if probes is not None else "")]
     if not any(k[1] == baseline for k in cases):
         out += ["", f"The run has no rows of the baseline container `{baseline}`; choose "
                 "another with `--baseline NAME`."]

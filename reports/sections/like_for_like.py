@@ -10,8 +10,10 @@ share of the bandwidth (case_share) is its bytes per ns (elem_bytes / ns_per_op:
 read per element) over the probe's at the same working set (n x elem_bytes = the probe's
 n x 8) and the same cache condition, with a bootstrap CI; without a probe of that size,
 the probe nearest in log scale, marked "nearest" and without a CI (docs/ARCHITECTURE.md,
-"The bandwidth probe"). The every-case pages of iterate and iterate_inline
-(sections/cases.py) show it for every case. RESULTS.md gets the probe's range, the
+"The bandwidth probe"). The other iterate-like scenarios (list_iterate, tags_walk, the
+particle kernels tick, simulate, update) get the same share of the useful bytes they must
+read (SHARE_BYTES). The every-case pages of SHARE_SCENARIOS (sections/cases.py) show it
+for every case; the page also has the other scenarios' best case at each n. RESULTS.md gets the probe's range, the
 fastest iterate at the handle_map article's size against it and the scalar loops, in a
 few lines; the page like_for_like.md in the report's directory has the tables: the probe at every
 working set, the fastest iterate of each family, every container.
@@ -168,7 +170,58 @@ def vector_word(vectorization, container, elem_bytes, scenario="iterate"):
     return md.DASH if has is None else "vector" if has else "scalar"
 
 
-SHARE_SCENARIOS = ("iterate", "iterate_inline")  # the iterate-like scenarios given a share
+def _payload(key, st):
+    return key[3]  # elem_bytes: the item's payload, one item per operation
+
+
+def _slots(key, st):
+    return key[2] * key[3]  # n x elem_bytes: n the slots before erasure
+
+
+def _field_bytes(nbytes):
+    return lambda key, st: nbytes
+
+
+def _field_slots(nbytes):
+    return lambda key, st: key[2] * nbytes  # n slots x the bytes each must read
+
+
+# What an iterate-like case must read per operation (the useful bytes, the ones a dense
+# array of exactly that data would stream) and its working set in bytes (that dense array:
+# the slots x the useful bytes), as functions of (case key, CaseStats): scenario -> (bytes
+# per op, working set). Headers, links, holes' bytes, node overhead and the fields a kernel
+# skips count in neither, so a container or layout that drags more than the useful bytes
+# through the caches shows a lower share (an AoS tick moves 40 B lines for its 4 B of t).
+#   iterate, iterate_inline, list_iterate: the item's payload (elem_bytes) per live item
+#     visited; working set n x elem_bytes (the payload of the n slots, not the nodes).
+#   tags_walk: 4 B per tag visited (a uint32_t tag); working set the tags stored x 4 B
+#     (ops per pass = the tags stored: scenarios/tags_walk.c), the tags as one dense array.
+#   tick: 4 B (t); simulate: 24 B (pos[3], vel[3]); update: 40 B (all ten floats): the
+#     fields each kernel reads (containers/particles.c); working set n x those bytes (the
+#     fields' streams of the n slots, holes included), not the store's n x 40 B: the probe
+#     at the store's size would be the DRAM one for a SoA tick whose t stream sits in a
+#     cache. update8 has none: its 8 sub-steps re-read each block from the cache.
+# Declared or measured footprints are not used: these scenarios' rows do not carry them.
+SHARE_BYTES = {
+    "iterate": (_payload, _slots),
+    "iterate_inline": (_payload, _slots),
+    "list_iterate": (_payload, _slots),
+    "tags_walk": (_field_bytes(4), lambda key, st: round(st.ops) * 4),
+    "tick": (_field_bytes(4), _field_slots(4)),
+    "simulate": (_field_bytes(24), _field_slots(24)),
+    "update": (_field_bytes(40), _field_slots(40)),
+}
+SHARE_SCENARIOS = tuple(SHARE_BYTES)  # the iterate-like scenarios given a share
+_ITEM = "elem_bytes per live item visited (its payload), working set n x elem_bytes"
+_PARTICLE = "B per particle, working set n x that (the fields' streams, holes included)"
+# SHARE_BYTES in words, for the every-case pages' legend.
+SHARE_DEFINITION = {
+    "iterate": _ITEM, "iterate_inline": _ITEM,
+    "list_iterate": _ITEM + " (the payload, not the node or its links)",
+    "tags_walk": "4 B per tag visited, working set the tags stored x 4 B",
+    "tick": "4 " + _PARTICLE + ": t", "simulate": "24 " + _PARTICLE + ": pos, vel",
+    "update": "40 " + _PARTICLE + ": all ten floats",
+}
 CACHE_AXIS = "axis_cache"
 
 
@@ -187,23 +240,25 @@ def case_share(cases, key, probes=None):
     """The share of the bandwidth probe an iterate-like case reads: (share, stats.RatioCI
     or None, probe working set in bytes, exact), or None when no probe case has the case's
     cache condition. cases: {case key: CaseStats} holding key; probes: {case key:
-    CaseStats} whose stream_read cases are the probe (default: cases).
+    CaseStats} whose stream_read cases are the probe (default: cases); key's scenario one
+    of SHARE_SCENARIOS (KeyError otherwise).
 
-    The case reads elem_bytes per operation: bytes per ns = elem_bytes / ns_per_op (with
-    holes, ops are the live items: their payload only). Its working set is n x elem_bytes,
-    n being the slots before erasure. The probe reads 8 / its ns_per_op bytes per ns at n x
-    8 bytes. Only probe cases of the same cache condition (axis_cache: warm unless the key
-    says otherwise) at the default heap placement count. exact True: a probe at exactly the
-    case's working set; share = (elem_bytes / 8) x the probe's median ns per op / the
+    The case reads B bytes per operation, bytes per ns = B / ns_per_op, at a working set
+    of W bytes, B and W from SHARE_BYTES (iterate: B = elem_bytes, the live items' payload
+    only; W = n x elem_bytes, n being the slots before erasure). The probe reads 8 / its
+    ns_per_op bytes per ns at n x 8 bytes. Only probe cases of the same cache condition
+    (axis_cache: warm unless the key says otherwise) at the default heap placement count.
+    exact True: a probe at exactly W; share = (B / 8) x the probe's median ns per op / the
     case's, its CI the bootstrap over both cases' per-rep ns per op (stats.ratio_ci, seed
-    SEED; low and high None under stats.MIN_REPS reps). exact False: no probe at that
-    size, the one nearest in log scale (nearest_probe), ratio of medians, no CI (None)."""
+    SEED; low and high None under stats.MIN_REPS reps) scaled by B / 8. exact False: no
+    probe at W, the one nearest in log scale (nearest_probe), ratio of medians, no CI."""
     st = cases[key]
+    per_op, working_set = SHARE_BYTES[key[0]]
     cache = _axis(key, CACHE_AXIS, "warm")
     mine = {k[2] * WORD_BYTES: p for k, p in (cases if probes is None else probes).items()
             if k[0] == PROBE and k[3] == WORD_BYTES and _axis(k, CACHE_AXIS, "warm") == cache
             and _axis(k, PLACE_AXIS, DEFAULT_PLACE) == DEFAULT_PLACE}
-    ws, scale = key[2] * key[3], key[3] / WORD_BYTES
+    ws, scale = working_set(key, st), per_op(key, st) / WORD_BYTES
     if not mine or ws <= 0:
         return None
     probe = mine.get(ws)
@@ -243,6 +298,46 @@ def iterate_rows(cases, vectorization, n=TABLE_N, elem=TABLE_ELEM_BYTES):
         out.append((container, st.family, st.ns_per_op, ke / st.ns_per_op,
                     got[0] if got else None, vector_word(vectorization, container, ke), got))
     return sorted(out, key=lambda r: r[2])
+
+
+OTHER_SHARE_SCENARIOS = tuple(s for s in SHARE_SCENARIOS if s not in ("iterate",
+                                                                       "iterate_inline"))
+
+
+def other_share_rows(cases):
+    """[(scenario, n, container, axes text, bytes per op, working set bytes, bytes per ns,
+    case_share's tuple or None)]: for each scenario of OTHER_SHARE_SCENARIOS and n, the case
+    without holes reading the most useful bytes per ns (SHARE_BYTES), scenario order, n
+    ascending. Axes text: the case's appended axes as name:value, comma-joined ('' none)."""
+    best = {}
+    for key, st in cases.items():
+        if key[0] not in OTHER_SHARE_SCENARIOS or key[5] != 0 or not st.ns_per_op:
+            continue
+        per_op, working_set = SHARE_BYTES[key[0]]
+        rate = per_op(key, st) / st.ns_per_op
+        slot = (OTHER_SHARE_SCENARIOS.index(key[0]), key[2])
+        if slot not in best or rate > best[slot][6]:
+            axes = ", ".join(f"{c[len('axis_'):]}:{v}" for c, v in key[len(CASE_FIELDS):])
+            best[slot] = (key[0], key[2], key[1], axes, per_op(key, st),
+                          working_set(key, st), rate, case_share(cases, key))
+    return [best[slot] for slot in sorted(best)]
+
+
+def _other_lines(rows):
+    """The page's table of other_share_rows (empty without rows)."""
+    if not rows:
+        return []
+    lines = ["", "The other iterate-like scenarios, the case reading the most useful bytes per "
+             "ns at each n (no holes): the bytes each operation must read (list_iterate: the "
+             "item's payload, not its node; tags_walk: 4 B a tag; tick 4 B, simulate 24 B, "
+             "update 40 B: the particle fields the kernel reads) and the working set "
+             "(the n slots x those bytes; tags_walk: the tags stored x 4 B), against the probe at that working set "
+             "(like_for_like.SHARE_BYTES):", ""]
+    return lines + md.table(
+        ["scenario", "n", "container", "axes", "bytes per op", "working set", "bytes per ns",
+         "share of the probe [95% CI]"],
+        [[sc, str(n), c, axes or md.DASH, str(b), md.fmt_bytes(ws), md.fmt(rate),
+          share_text(got)] for sc, n, c, axes, b, ws, rate, got in rows])
 
 
 def _probe_lines(probes, machine):
@@ -346,7 +441,8 @@ def render_text(cases, machine, vectorization, page_link, all_cases=None, levels
              "same working set and cache condition (95% CI; nearest: no probe of that size "
              "in the run, the nearest one's), and whether gcc vectorized its loop:", ""]
     page += _iterate_table(sorted(best.values(), key=lambda r: r[2]))
-    page += ["", "Every container:", ""] + _iterate_table(rows) + [""]
+    page += ["", "Every container:", ""] + _iterate_table(rows)
+    page += _other_lines(other_share_rows(cases)) + [""]
     if placed:
         places = sorted({p for r in placed for p in r[4]})
         page += ["Heap placement: ns per operation of each case under each placement "

@@ -304,3 +304,79 @@ def test_the_vectorization_table_keeps_the_vector_loops_widths(tmp_path):
     assert machine.widest_vector(None, "particles_soa", "tick") is None
     assert table[("particles_soa", "tick")] == ["no", "yes"]
     assert machine.has_vector_loop(table, "particles_aos", "update") is False
+
+
+def rows_per_pass(container, scenario, n, ns_per_op, ops, elem=8):
+    """rows_of's three reps of one case whose operations per pass are ops (not n): a
+    tags_walk visits the tags stored, not the entities."""
+    out = tb.rows_of(container, scenario, n, ns_per_op, elem=elem)
+    for row, f in zip(out, tb.JITTER):
+        elapsed = round(ns_per_op * ops * f)
+        row.update(ops=str(ops), elapsed_ns=str(elapsed), ns_per_op=f"{elapsed / ops:.6g}")
+    return out
+
+
+@pytest.fixture
+def more_cases(tmp_path, monkeypatch):
+    """The probe at 400 KB and 2.4 MB (100 bytes per ns) and a case of each other
+    iterate-like scenario reading 50 useful bytes per ns at one of them (40 at neither)."""
+    monkeypatch.setitem(tb.AXES, "vlist_hosted", ("list", "hosted", "realloc", "node",
+                                                  "handles|keeps_order"))
+    monkeypatch.setitem(tb.AXES, "aoa_fixed8", ("tags", "none", "realloc", "aoa", "handles"))
+    rows = (probe(50000, 100.0) + probe(300000, 100.0)
+            # 50k items of 8 B payload: 400 KB at 8 / 0.16 = 50 B per ns
+            + tb.rows_of("vlist_hosted", "list_iterate", 50000, 0.16)
+            # 1000 entities, 100k tags of 4 B: 400 KB of tags at 4 / 0.08 = 50 B per ns
+            + rows_per_pass("aoa_fixed8", "tags_walk", 1000, 0.08, 100000)
+            # the particle kernels: n x the fields read = 400 KB or 2.4 MB
+            + tb.rows_of("particles_soa", "tick", 100000, 0.08, elem=40)
+            + tb.rows_of("particles_soa", "simulate", 100000, 0.48, elem=40)
+            + tb.rows_of("particles_aos", "update", 10000, 0.8, elem=40)
+            + tb.rows_of("particles_aos", "update8", 10000, 0.8, elem=40)
+            + tb.rows_of("particles_soa", "tick", 1000000, 0.1, elem=40))
+    return cases_of(tmp_path, rows)
+
+
+@pytest.mark.parametrize("scenario, container, n, elem, ws", [
+    ("list_iterate", "vlist_hosted", 50000, 8, 400000),  # 8 B payload per item
+    ("tags_walk", "aoa_fixed8", 1000, 8, 400000),  # the 100k tags stored x 4 B
+    ("tick", "particles_soa", 100000, 40, 400000),  # 4 B of t per particle
+    ("simulate", "particles_soa", 100000, 40, 2400000),  # pos and vel: 24 B
+    ("update", "particles_aos", 10000, 40, 400000)])  # all ten floats: 40 B
+def test_other_iterate_like_scenarios_read_their_useful_bytes(more_cases, scenario,
+                                                              container, n, elem, ws):
+    share, ci, got_ws, exact = lfl.case_share(more_cases, key_of(more_cases, scenario,
+                                                                 container, n, elem))
+    assert (got_ws, exact) == (ws, True) and share == pytest.approx(0.5, rel=0.02)
+    assert ci.low <= share <= ci.high
+
+
+def test_other_iterate_like_scenarios_take_the_nearest_probe(more_cases):
+    # 1M particles x 4 B of t = 4 MB: the 2.4 MB probe is the nearest; 4 / 0.1 = 40 B per ns
+    got = lfl.case_share(more_cases, key_of(more_cases, "tick", "particles_soa", 1000000, 40))
+    assert got[1:] == (None, 2400000, False) and got[0] == pytest.approx(0.4, rel=0.02)
+    assert lfl.share_text(got) == f"40% (nearest: {lfl.md.fmt_bytes(2400000)})"
+    assert "update8" not in lfl.SHARE_SCENARIOS  # its sub-steps re-read the block in cache
+
+
+def test_other_iterate_like_pages_and_the_like_for_like_page_show_the_share(tmp_path,
+                                                                           more_cases):
+    from sections import cases as cs
+    info = {"run_id": tb.RUN, "timestamp": "t", "host": "h", "cpu_model": "c",
+            "compiler": "g", "git_rev": "r", "counter_source": "none"}
+    for scenario, definition in (("list_iterate", "the payload, not the node"),
+                                 ("tags_walk", "4 B per tag visited"),
+                                 ("tick", "4 B per particle")):
+        page = cs.render_scenario_page(scenario, more_cases, info, "plain_array", [])
+        header = next(line for line in page.splitlines() if line.startswith("| family |"))
+        assert header.endswith("| share of the probe [95% CI] |") and definition in page
+        row = next(line for line in page.splitlines() if line.startswith("| ")
+                   and f"| {scenario} |" not in line and "---" not in line
+                   and "family" not in line)
+        assert row.split("|")[-2].strip().startswith(("50% [", "40% (nearest"))
+    update8 = cs.render_scenario_page("update8", more_cases, info, "plain_array", [])
+    assert "share of the probe" not in update8
+    page = lfl.render_text(more_cases, {}, VEC, "p.md")[1]
+    assert ("| tags_walk | 1000 | aoa_fixed8 | — | 4 | 390.6 KiB | 50 | 50% [" in page)
+    assert "| tick | 1000000 | particles_soa | — | 4 | 3.815 MiB | 40 | 40% (nearest:" in page
+    assert "| update8 |" not in page
