@@ -75,10 +75,13 @@ SIM_LOOKUP ?= plain_array handle_map packed_array slot_map sparse_set_paged slot
 # make bench's A17/A18 callgrind line (sweeps/bench.txt): loads per op of each store.
 SIM_STORES ?= bulk_swappop_vm bulk_swappop_realloc bulk_swappop_fixblocks bulk_holes_realloc \
               bulk_holes_fixblocks
+# make bench's D3 callgrind line: D1 misses per tag of the linked nodes' walk (and the
+# vector of vectors' beside it).
+SIM_AOA ?= aoa_linked_nodes aoa_vec_of_vecs
 comma := ,
 space := $(subst ,, )
 SIM_VARIANTS ?= $(filter particles_%,$(VARIANTS)) handle_map plain_array peer_malloc_ptrs \
-                peer_unordered_map $(SIM_LOOKUP) $(SIM_STORES)
+                peer_unordered_map $(SIM_LOOKUP) $(SIM_STORES) $(SIM_AOA)
 SIM_VARIANT_OBJS := $(if $(filter all,$(SIM_VARIANTS)),$(VARIANT_OBJS),\
                       $(filter $(foreach v,$(SIM_VARIANTS),v/$(v).%),$(VARIANT_OBJS)))
 SIM_OBJS := $(addprefix $(B)/sim/,$(SIM_VARIANT_OBJS)) $(patsubst %.c,$(B)/sim/%.o,$(PLAIN_C))

@@ -62,6 +62,15 @@ def memory(container, n, share, per_entity=4.0, dist="game", held_per_tag=16, al
                 committed_bytes=held, reserved_bytes=held, **extra)
 
 
+def misses(container, per_tag, dist="game", n=100000):
+    """A callgrind tags_walk row (make bench's D3 line: one rep) of 4 n tags with per_tag
+    simulated D1 misses each (reads), under a 32 KiB 8-way D1 of 64 B lines."""
+    ops = 4 * n
+    return tags(container, "tags_walk", n, 100.0, dist, ops=ops, jitter=(1.0,),
+                counter_source="callgrind", sim_d1mr=round(per_tag * ops), sim_d1mw=0,
+                sim_d1="32768:8:64")
+
+
 def chunk(n, chunk_bytes, gap=None):
     """aoa_chunked8's tags_memory at 3 tags per entity, one chunk of chunk_bytes each; the
     entity holds 98 B in all (the published run's: slot, head, chunk and x2 spare
@@ -158,18 +167,24 @@ CASES = {
         vd.PREMISE_NOT_EXERCISED: lambda: memory(ac.FIXED, 10000, 0.89, 8.0, "upto8"),
         vd.NOT_MEASURED: lambda: memory(VEC, 10000, 0.8),
     },
-    "aoa_links": {  # one statement: links half the bytes, and the walk misses
-        vd.CONFIRMED: lambda: memory(ac.LINKED, M, 0.5) + walk(ac.LINKED, M, 100.0)
-        + walk(VEC, M, 7.0),
-        vd.REFUTED: lambda: memory(ac.LINKED, M, 0.5) + walk(ac.LINKED, M, 5.0)
-        + walk(VEC, M, 7.0),
-        "refuted by the share": lambda: memory(ac.LINKED, M, 0.8) + walk(ac.LINKED, M, 100.0)
-        + walk(VEC, M, 7.0),
-        vd.DEPENDS: lambda: memory(ac.LINKED, M, 0.5) + walk(ac.LINKED, M, 100.0)
-        + walk(VEC, M, 7.0) + walk(ac.LINKED, M, 5.0, "three") + walk(VEC, M, 7.0, "three"),
-        vd.UNDECIDED: lambda: memory(ac.LINKED, M, 0.5) + walk(ac.LINKED, M, 7.2, jitter=WIDE)
-        + walk(VEC, M, 7.0, jitter=WIDE),
+    "aoa_links": {  # one statement: links half the measured bytes, and the walk misses
+        vd.CONFIRMED: lambda: memory(ac.LINKED, M, 0.5, gap=56) + misses(ac.LINKED, 1.007)
+        + misses(VEC, 0.336) + walk(ac.LINKED, M, 100.0) + walk(VEC, M, 7.0),
+        # the nodes walked in order: a line per 8 nodes, 0.15 misses a tag
+        vd.REFUTED: lambda: memory(ac.LINKED, M, 0.5, gap=56) + misses(ac.LINKED, 0.15)
+        + walk(ac.LINKED, M, 100.0) + walk(VEC, M, 7.0),
+        "refuted by the share": lambda: memory(ac.LINKED, M, 0.8, gap=56)
+        + misses(ac.LINKED, 1.007) + walk(ac.LINKED, M, 100.0) + walk(VEC, M, 7.0),
+        vd.DEPENDS: lambda: memory(ac.LINKED, M, 0.5, gap=56) + misses(ac.LINKED, 1.007)
+        + misses(ac.LINKED, 0.15, "three"),
+        # 0.4 misses a tag: more than a sequential walk's, fewer than most hops
+        vd.UNDECIDED: lambda: memory(ac.LINKED, M, 0.5, gap=56) + misses(ac.LINKED, 0.4),
         vd.NOT_MEASURED: lambda: walk(ac.LINKED, M, 100.0) + walk(VEC, M, 7.0),
+        vd.NOT_MEASURED + " (no callgrind rows)": lambda: memory(ac.LINKED, M, 0.5, gap=56)
+        + walk(ac.LINKED, M, 100.0) + walk(VEC, M, 7.0),
+        # 1000 entities of 4 tags: 32 KB of nodes, inside the simulated 32 KiB D1
+        vd.NOT_MEASURED + " (nodes inside the D1)": lambda: memory(ac.LINKED, M, 0.5, gap=56)
+        + misses(ac.LINKED, 1.007, n=1000),
     },
     "aoa_chunk_share": {
         vd.CONFIRMED: lambda: chunk(10000, 40, 56) + memory(ac.CHUNK8, M, 0.336),
@@ -300,7 +315,13 @@ def test_measured_texts_say_what_decided(tmp_path):
     assert "12.2% of the entity's measured bytes hold tags" in text
     assert "n=1000000 game: 33.6%" in text
     _, text = judged(tmp_path, "aoa_links", vd.UNDECIDED)
-    assert "straddles 1.05" in text
+    assert "0.4: more than a sequential walk's 0.25 bound, fewer than most hops (0.5)" in text
+    _, text = judged(tmp_path, "aoa_links", vd.CONFIRMED)
+    assert ("walk n=100000 game: 1.007 simulated D1 misses per tag (most hops miss from 0.5; "
+            "a sequential walk 0.125), aoa_vec_of_vecs 0.336") in text
+    assert "aoa_linked_nodes / aoa_vec_of_vecs 14.29× [" in text and "(reported)" in text
+    _, text = judged(tmp_path, "aoa_links", vd.NOT_MEASURED + " (nodes inside the D1)")
+    assert "its nodes fit the simulated D1 at n=1000 game" in text
     _, text = judged(tmp_path, "aoa_fixed_waste", vd.PREMISE_NOT_EXERCISED)
     assert "--tag-dist three" in text
     _, text = judged(tmp_path, "dc_packed_values", vd.REFUTED + " past the 16-bit offsets")
