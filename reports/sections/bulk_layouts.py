@@ -45,11 +45,9 @@ def _up_to(cases, claim, default, what=""):
     return verdict, why, vd.up_to_reason(labelled, bound, about, verdict, what)
 
 
-# Bytes a SoA kernel moves per particle, read + written (tick: t; simulate: pos, vel read,
-# pos written): set against the bandwidth probe, which only reads, so a case at or below the
-# probe's rate is one a read stream from DRAM could feed (memory-bound).
-SOA_BYTES = {"tick": 8, "simulate": 36}
-# Bytes of a particle each kernel reads in the article's arithmetic (tick: t of 40 B).
+# Bytes of a particle each kernel reads, in the article's arithmetic (tick: t of 40 B;
+# simulate: pos and vel). The premise "memory-bound" sets these read streams, not the
+# writes, against the bandwidth probe, which only reads (_memory_bound).
 KERNEL_READS = {"tick": 4, "simulate": 24}
 PARTICLE_BYTES = 40
 
@@ -62,27 +60,44 @@ def _dram_probe(run):
 
 
 def _soa_rate(run, kernel, n):
-    """Bytes per ns the SoA kernel moves at n without holes (SOA_BYTES / ns per particle),
-    or None without the case."""
+    """Bytes per ns the SoA kernel reads at n without holes (KERNEL_READS / ns per particle:
+    the read streams alone, as the read-only probe measures), or None without the case."""
     names = [c for c in run.meta if run.is_particles(c) and run.axes(c).layout == "soa"]
     st = run.cases.get((kernel, names[0], n, PARTICLE_BYTES, "seq", 0.0, "none")) if names \
         else None
-    return SOA_BYTES[kernel] / st.ns_per_op if st else None
+    return KERNEL_READS[kernel] / st.ns_per_op if st else None
+
+
+def _llc_bytes(run):
+    """The last-level cache's bytes from the run's machine file (sysfs's 'l3', e.g.
+    '32768K'), or None when the file has no such size."""
+    value = str(run.machine.get("l3") or "")
+    scale = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30}.get(value[-1:].upper(), 1)
+    digits = value[:-1] if scale > 1 else value
+    return int(digits) * scale if digits.isdigit() and int(digits) else None
 
 
 def _memory_bound(run, cases, probe):
-    """(cases whose SoA kernel moves at most the DRAM probe's bytes per ns, [texts of every
-    case's rate]) of cases [(kernel, n, elem, RatioCI)]: the premise "memory-bound" checked
-    from the run; a case faster than the probe sits in a cache."""
-    keep, texts = [], []
+    """(cases whose SoA kernel is memory-bound, [texts of every case's rate]) of cases
+    [(kernel, n, elem, RatioCI)]: the premise "memory-bound" checked from the run. A case
+    is memory-bound when the arrays its kernel reads (n x KERNEL_READS) exceed the LLC the
+    machine file gives (a stream that outgrows the last level misses it on every pass), or,
+    without that size, when its read streams move at most the read-only DRAM probe's bytes
+    per ns; a case faster than the probe and inside the LLC sits in a cache."""
+    keep, texts, llc = [], [], _llc_bytes(run)
     for case in cases:
         rate = _soa_rate(run, case[0], case[1])
         if rate is None:
             continue
-        bound = rate <= probe[1]
-        texts.append(f"SoA {case[0]} at n={case[1]} moves {md.fmt(rate)} B/ns "
-                     f"({SOA_BYTES[case[0]]} B a particle read + written), "
-                     + ("at or below" if bound else "above") + " the DRAM probe")
+        arrays = case[1] * KERNEL_READS[case[0]]
+        beyond = llc is not None and arrays > llc
+        bound = beyond or rate <= probe[1]
+        texts.append(f"SoA {case[0]} at n={case[1]} reads {md.fmt(rate)} B/ns "
+                     f"({KERNEL_READS[case[0]]} B a particle), "
+                     + ("at or below" if rate <= probe[1] else "above") + " the DRAM probe, "
+                     f"from arrays of {md.fmt_bytes(arrays)}"
+                     + (f" ({'beyond' if beyond else 'within'} the {md.fmt_bytes(llc)} LLC)"
+                        if llc else "") + (": memory-bound" if bound else ": in cache"))
         if bound:
             keep.append(case)
     return keep, texts
@@ -111,11 +126,12 @@ def _soa_tick(run, claim):
             + _probe_text(probe) + "; " + "; ".join(rates))
     if not keep:
         return Verdict(PREMISE_NOT_EXERCISED, text + "; " + vd.premise_text(
-            "SoA tick is faster than the DRAM probe at every n: it reads from a cache, so "
-            "no case is memory-bound", "a larger n (SoA's t array beyond the LLC)"),
-            reason=vd.fit(PREMISE_NOT_EXERCISED, "SoA tick moves more bytes per ns than the "
-                          f"run's DRAM probe ({md.fmt(probe[1])} B/ns) at every n: in cache, "
-                          "not memory-bound", "; ".join(rates)))
+            "at every n SoA's t array fits the LLC and its tick reads faster than the DRAM "
+            "probe: it reads from a cache, so no case is memory-bound", "a larger n (SoA's "
+            "t array beyond the LLC)"),
+            reason=vd.fit(PREMISE_NOT_EXERCISED, "SoA tick reads from a cache at every n "
+                          f"(its t array within the LLC, faster than the run's DRAM probe, "
+                          f"{md.fmt(probe[1])} B/ns): not memory-bound", "; ".join(rates)))
     verdict, why, reason = _up_to(keep, claim, 10, "SoA / AoS speed-up, memory-bound")
     return Verdict(verdict, vd.with_why(text + " (the bound is the byte ratio, 40 B / 4 B; "
                                         "judged: the memory-bound cases)", why), reason=reason)

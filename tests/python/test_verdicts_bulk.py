@@ -62,16 +62,16 @@ def geo(n, slot=12, ahead=0, table=400):
                 reserved_bytes=committed)
 
 
-def judge(tmp_path, rule, rows, vectorization=None):
+def judge(tmp_path, rule, rows, vectorization=None, machine=None):
     """The Verdict of `rule` (its claim in claims.csv) on the crafted rows (with a
-    measured_bytes column when a row has one)."""
+    measured_bytes column when a row has one), machine: the machine file's fields."""
     header = tb.HEADER + [c for c in ("measured_bytes",) if any(c in r for r in rows)]
     path = tmp_path / f"{rule}.csv"
     with open(path, "w", newline="") as f:
         csv.writer(f, lineterminator="\n").writerows(
             [header] + [[r.get(c, "") for c in header] for r in rows])
     loaded, run_id, cases = tb.run_of(path)
-    run = bulk_run.Run(loaded, run_id, cases, vectorization)
+    run = bulk_run.Run(loaded, run_id, cases, vectorization, machine)
     claim = next(c for c in BULK_CLAIMS if c.rule == rule)
     return bulk_claims.RULES[rule].judge(run, claim, {"claims": BULK_CLAIMS, "info": {}})
 
@@ -250,7 +250,7 @@ def vec_soa(width=32, aos=False):
 
 def probe(ns=0.4):
     """The bandwidth probe at its largest working set (16 MiB): 8 / ns bytes per ns (0.4:
-    20 B/ns; SoA tick at 1 ns a particle moves 8 B/ns, memory-bound; at 0.1 ns, 80: cached)."""
+    20 B/ns; SoA tick at 1 ns a particle reads 4 B/ns, memory-bound; at 0.1 ns, 40: cached)."""
     return case("plain_array", "stream_read", 2097152, ns)
 
 
@@ -528,6 +528,22 @@ def test_premise_and_undecided_texts_say_what_would_decide(tmp_path):
     assert "above the DRAM probe" in v.measured and "to make it occur: a larger n" in v.measured
     v = judge(tmp_path, "realloc_spike", CASES["realloc_spike"][U])
     assert "amortized: not decided at this precision" in v.measured and "straddles 0.5" in v.measured
+
+
+def test_soa_tick_beyond_the_llc_is_memory_bound_whatever_its_rate(tmp_path):
+    """A20's premise: SoA tick at 16M particles reads a 64 MB t array, beyond a 32 MiB LLC,
+    so it streams from DRAM even when it reads faster (40 B/ns) than the one-stream probe
+    (20 B/ns); without the machine's LLC size only the rate decides: in cache."""
+    rows = kernel({"aos": 1.0, "soa": 0.1}, n=16000000) + probe()
+    v = judge(tmp_path, "soa_tick", rows, machine={"l3": "32768K"})
+    assert v.verdict == C, v.measured
+    assert "from arrays of 61.04 MiB (beyond the 32 MiB LLC): memory-bound" in v.measured
+    v = judge(tmp_path, "soa_tick", rows)
+    assert v.verdict == PNE and "above the DRAM probe" in v.measured, v.measured
+    # the same kernel at 4M: a 16 MB t array inside the LLC, faster than the probe: cached
+    v = judge(tmp_path, "soa_tick", kernel({"aos": 1.0, "soa": 0.1}) + probe(),
+              machine={"l3": "32768K"})
+    assert v.verdict == PNE and "(within the 32 MiB LLC): in cache" in v.measured, v.measured
 
 
 def test_realloc_spike_is_refuted_by_a_spike_that_does_not_grow_with_n(tmp_path):
