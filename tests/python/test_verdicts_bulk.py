@@ -218,13 +218,25 @@ M4 = {1000000: 4.7e6, 4000000: 2.0e7}  # the slowest growth at 1M and 4M (measur
 CTL = {1000000: 9.8, 4000000: 16.2}  # plain_array's ns per push there (measured)
 
 
-def growth(ns, container="bulk_holes_constgrow_copy", copied=None):
-    """push_latency of constant growth at n = 10k, 100k; copied None: every growth copied
-    the whole array (8 B x 128 x (1 + 2 + ...)), else that many bytes."""
-    full = lambda n: 8 * 128 * -(-n // 128) * (-(-n // 128) - 1) // 2  # noqa: E731
-    return [r for n, v in zip((10000, 100000), ns) for r in case(
-        container, "push_latency", n, v, p50_ns=20, max_ns=4000, samples=n,
-        grow_copied_bytes=full(n) if copied is None else copied)]
+def growth(ns, container="bulk_holes_constgrow_copy", per_push=None, moved=True, elem=8,
+           twin=(15.0, 36.0)):
+    """push_latency of constant growth (+128) at n = 10k, 100k, ns {n: ns per push} in
+    that order: every growth moved (moved; else 1 of them: glibc's mremap grew in place)
+    and copied the whole array (8 B x 128 x (1 + 2 + ...)), or per_push[i] bytes per push
+    at the i-th n; with its x2 twin (realloc for constgrow) at twin's ns per push (None:
+    no twin), copying as x2 does (about 16 B a push)."""
+    rows, name = [], container.replace("constgrow", "realloc")
+    for i, (n, v) in enumerate(zip((10000, 100000), ns)):
+        grows = -(-n // 128)
+        full = elem * 128 * grows * (grows - 1) // 2
+        copied = full if per_push is None else round(per_push[i] * n)
+        rows += case(container, "push_latency", n, v, elem, p50_ns=20, max_ns=4000, samples=n,
+                     grows=grows, grow_moves=grows if moved else 1, grow_copied_bytes=copied)
+        if twin:
+            rows += case(name, "push_latency", n, twin[i], elem, p50_ns=20, max_ns=4000,
+                         samples=n, grows=n.bit_length(), grow_moves=n.bit_length(),
+                         grow_copied_bytes=elem * ((1 << (n.bit_length() - 1)) - 1) * 2)
+    return rows
 
 
 def creates(aos, soa, n=100000, grows=0):
@@ -347,9 +359,18 @@ CASES = {
                       R: held(HR, 0, 7, 1000000) + held(SWAP, 41, 21),
                       U: held(HR, 0, 0, 1000) + held(SWAP, 41, 21),
                       NM: held(HV, 0, 0) + validate(HR, 10000)},
-    "constant_growth": {C: growth((10, 100)), R: growth((18, 19)), U: growth((10, 31.6)),
-                        D: growth((10, 100)) + growth((18, 19), "bulk_holes_constgrow"),
-                        PNE: growth((18, 19), "bulk_holes_constgrow", copied=0),
+    # A13 at the published magnitudes (constgrow_copy 28.6 and 209 ns per push at 10k and
+    # 100k, realloc_copy 15 and 36); copies of the whole array every +128 confirm
+    "constant_growth": {C: growth((28.6, 209.0)),
+                        # no x2 twin in the run: the count's own slope
+                        C + " (no twin)": growth((28.6, 209.0), twin=None),
+                        # slower with n, but the copies per push do not grow (a growth
+                        # moving a fixed-size part): the time does not decide
+                        R: growth((28.6, 209.0), per_push=(20.0, 21.0)),
+                        U: growth((28.6, 209.0), per_push=(300.0, 950.0)),
+                        D: growth((28.6, 209.0))
+                        + growth((30.0, 60.0), elem=16, per_push=(40.0, 41.0)),
+                        PNE: growth((18, 19), "bulk_holes_constgrow", moved=False),
                         NM: growth((18,))},
     # A14: fixblocks' stores count the growth of their block table (2 at 1M)
     "never_move": {C: held(HV, 0, 0) + held(FIX, 0, 2, 1000000) + held(GEO, 0, 0) + held(HR, 52, 7),
@@ -791,11 +812,24 @@ def test_constant_growth_that_copied_a_little_is_not_judged(tmp_path):
     hundreds a full copy takes in a real run): that series is left out, not read as a
     refutation."""
     v = judge(tmp_path, "constant_growth",
-              growth((18, 19), "bulk_holes_constgrow", copied=70000))
+              growth((18, 19), "bulk_holes_constgrow", moved=False, per_push=(7.6, 0.8)))
     assert v.verdict == PNE and "bulk_holes_constgrow" in v.measured
-    v = judge(tmp_path, "constant_growth",
-              growth((10, 100)) + growth((18, 19), "bulk_holes_constgrow", copied=70000))
+    v = judge(tmp_path, "constant_growth", growth((28.6, 209.0)) + growth(
+        (18, 19), "bulk_holes_constgrow", moved=False, per_push=(7.6, 0.8)))
     assert v.verdict == C, v.measured
+    assert "not judged (a growth that did not move" in v.measured, v.measured
+
+
+def test_constant_growth_judges_the_copies_not_the_time(tmp_path):
+    """A13 is about work: copied bytes per push 315 B at 10k and 3127 B at 100k (slope 1
+    over n; the x2 twin's about 0) confirm whatever the time does, and the time's excess
+    slope over the twin's is printed beside; the old rule read the time's slope alone."""
+    v = judge(tmp_path, "constant_growth", growth((28.6, 29.0)))
+    assert v.verdict == C, v.measured
+    assert "copied bytes per push 315 B at n=10000, 3127 B at n=100000 (slope 0.996" \
+        in v.measured, v.measured
+    assert "time per push Δslope" in v.measured and "over bulk_holes_realloc_copy's" \
+        in v.measured, v.measured
 
 
 def test_soa_conflicts_reads_the_largest_n_of_several(tmp_path):
