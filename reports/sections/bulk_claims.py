@@ -820,8 +820,8 @@ def _constant_growth(run, claim):
               if _every_growth_moved(run, keys.values())
               and all(_per_push(run, k) for k in keys.values())}
     idle = sorted(s[0] for s in series if s not in judged)
-    skipped = (f"; not judged (a growth that did not move or copy: glibc grows large blocks "
-               f"in place, by mremap; or no grows/grow_copied_bytes columns): "
+    skipped = ("; not judged (a growth that did not move or copy: glibc grows large blocks "
+               "in place, by mremap; or no grows/grow_copied_bytes columns): "
                + ", ".join(idle)) if idle else ""
     if not judged:
         return Verdict(PREMISE_NOT_EXERCISED, vd.premise_text(
