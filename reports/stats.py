@@ -150,6 +150,16 @@ def loglog_slope(points):
     return float(np.polyfit(np.log(xs), np.log(ys), 1)[0])
 
 
+def count_slope(points):
+    """loglog_slope of exact counts [(x, count)] (e.g. bytes copied per append over list
+    length or n): no CI, a count has no noise; None with fewer than two points or a count
+    missing (None) or 0 (no work to grow from)."""
+    points = list(points)
+    if len(points) < 2 or any(not y for _, y in points):
+        return None
+    return loglog_slope(points)
+
+
 def slope_ci(reps, seed=1):
     """RatioCI-shaped (slope, low, high) of loglog_slope over {x: [y per rep]}: the
     slope of the medians, with a 95% percentile bootstrap CI from resampling each x's reps

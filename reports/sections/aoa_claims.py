@@ -496,10 +496,8 @@ def _count_slope(copies, container, short, long):
     """Log-log slope of a container's copied bytes per append from the short lists' case to
     the long lists' (build_cases entries) over their average list length; None when either
     count is missing or 0 (no copy to grow from)."""
-    a, b = (copies.get((container,) + c[1:3]) for c in (short, long))
-    if not a or not b:
-        return None
-    return math.log(b / a) / math.log(long[0] / short[0])
+    return bench_stats.count_slope((c[0], copies.get((container,) + c[1:3]))
+                                   for c in (short, long))
 
 
 def _copy_sign(copies, long, short, hi, lo):
