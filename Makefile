@@ -21,7 +21,7 @@ OPT_SIM   ?= -O3 -march=native -mno-avx512f -falign-loops=64
 SAN       := -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 # The size classes (payload bytes): the one list. The variant table's sizes column names
 # some of them; the registry, --help and --elem-bytes take them from here (build/gen/sizes.h).
-SIZES     := 8 16 40 64 256
+SIZES     := 4 8 16 40 64 256
 BENCH_N   ?= 100000
 BENCH_REPS?= 11
 BENCH_WARMUP ?= 2

@@ -110,14 +110,19 @@ static inline double dod_particle_update_dpos(uint64_t k, int axis, float dt)
 
 #ifdef ELEM_BYTES
 /* Which classes exist is the Makefile's SIZES (checked against the variant table by
- * scripts/gen-variants.sh); a payload needs its 8-byte key and 8-byte alignment. */
-#if ELEM_BYTES < 8 || ELEM_BYTES % 8 != 0
-#error "ELEM_BYTES must be a multiple of 8, at least 8 (the key): a size class of SIZES"
+ * scripts/gen-variants.sh); a payload needs its 8-byte key and 8-byte alignment, except
+ * class 4: a 32-bit int (the list articles' payload) whose key is the item number's low
+ * 32 bits, for containers that hold fewer than 2^32 items (the hosted lists: 2^31). */
+#if ELEM_BYTES != 4 && (ELEM_BYTES < 8 || ELEM_BYTES % 8 != 0)
+#error "ELEM_BYTES must be 4 or a multiple of 8, at least 8 (the key): a size class of SIZES"
 #endif
 #define SFX(name) DOD_CAT(name, ELEM_BYTES)
 
-/* The payload of size class ELEM_BYTES: an 8-byte key then padding. */
-#if ELEM_BYTES == 8
+/* The payload of size class ELEM_BYTES: an 8-byte key then padding (class 4: a 4-byte
+ * key, nothing else). */
+#if ELEM_BYTES == 4
+typedef struct { uint32_t key; } SFX(dod_elem);
+#elif ELEM_BYTES == 8
 typedef struct { uint64_t key; } SFX(dod_elem);
 #else
 typedef struct { uint64_t key; unsigned char pad[ELEM_BYTES - 8]; } SFX(dod_elem);
@@ -128,7 +133,11 @@ typedef struct { uint64_t key; unsigned char pad[ELEM_BYTES - 8]; } SFX(dod_elem
  * padding are real work and a scrambled copy is visible. */
 static inline void SFX(dod_elem_init)(DOD_ELEM *e, uint64_t i)
 {
+#if ELEM_BYTES == 4
+	e->key = (uint32_t)i; /* class 4's containers hold fewer than 2^32 items */
+#else
 	e->key = i;
+#endif
 #if ELEM_BYTES > 8
 	for (size_t b = 0; b < sizeof e->pad; b++)
 		e->pad[b] = (unsigned char)i;

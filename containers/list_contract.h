@@ -56,8 +56,9 @@ struct dod_list_ops {
 	/* The first half of Stroustrup's experiment: for i = 0..n-1, walks the sequence from
 	 * the front to the first item whose key is greater than keys[i] (linear search) and
 	 * inserts keys[i] before it (at the end if there is none), so a sequence sorted
-	 * ascending stays sorted. refs_out as insert_at_n. Returns 0, DOD_ENOMEM or DOD_EFULL
-	 * (nothing changed). O(size) per item. */
+	 * ascending stays sorted. refs_out as insert_at_n. Returns 0, DOD_ENOMEM, DOD_EFULL
+	 * or DOD_EINVAL (a key wider than the payload's: size class 4 holds 32-bit keys), nothing
+	 * changed. O(size) per item. */
 	int (*insert_sorted_n)(void *c, const uint64_t *keys, size_t n, uint64_t *refs_out);
 	/* The second half: for i = 0..n-1, walks positions[i] items from the front (linear
 	 * search, as Stroustrup's removal) and erases the item there. Every positions[i] must

@@ -481,7 +481,7 @@ size_t hb_axis_id(const char *name)
 
 /* ---- values ---- */
 
-/* The size classes as "8, 16, 40, 64, 256", or with last_sep " or " before the last. */
+/* The size classes as "4, 8, 16, 40, 64, 256", or with last_sep " or " before the last. */
 static char *size_list(char *buf, size_t len, const char *last_sep)
 {
 	size_t at = 0;

@@ -109,7 +109,7 @@ U64_MAX, I64_MAX = 2 ** 64 - 1, 2 ** 63 - 1
 # The size classes of the harness (the Makefile's SIZES, which the registry's hb_elem_sizes
 # is generated from; a test keeps the two equal): the list every reader checks elem_bytes
 # against.
-ELEM_BYTES = (8, 16, 40, 64, 256)
+ELEM_BYTES = (4, 8, 16, 40, 64, 256)
 NAME_COLUMNS = ("container", "scenario")  # a case without them names nothing
 # The harness writes plain ASCII decimals (%llu, %zu, %.6g); Python's int() and float() also
 # take spaces, underscores, other scripts' digits, "inf" and "nan", none of which it writes.

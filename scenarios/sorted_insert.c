@@ -62,8 +62,9 @@ static int plan_expect(struct sorted_plan *s)
 	return DOD_OK;
 }
 
-/* Returns 0 or DOD_ENOMEM (s freed). */
-static int plan_make(struct sorted_plan *s, size_t n, uint64_t seed)
+/* Keys of key_bits bits (62; 32 for a size class whose key holds 32: the 4 B int).
+ * Returns 0 or DOD_ENOMEM (s freed). */
+static int plan_make(struct sorted_plan *s, size_t n, uint64_t seed, unsigned key_bits)
 {
 	*s = (struct sorted_plan){.n = n, .calls = (n + SORTED_ERASE_BATCH - 1) / SORTED_ERASE_BATCH};
 	s->keys = scn_alloc_touched(n, sizeof *s->keys);
@@ -76,7 +77,7 @@ static int plan_make(struct sorted_plan *s, size_t n, uint64_t seed)
 	}
 	uint64_t rng = seed ^ 0x5724057ull;
 	for (size_t i = 0; i < n; i++) {
-		s->keys[i] = dod_rng_next(&rng) >> 2;
+		s->keys[i] = dod_rng_next(&rng) >> (64 - key_bits);
 		s->positions[i] = dod_rng_below(&rng, n - i);
 	}
 	if (plan_expect(s)) {
@@ -126,7 +127,7 @@ static int run(const struct dod_ops *ops, const struct scn_params *p, struct hb_
 {
 	struct sorted_plan s;
 	void *c;
-	if (plan_make(&s, p->n, p->seed))
+	if (plan_make(&s, p->n, p->seed, ops->elem_bytes < 8 ? 32 : 62))
 		return scn_error(res, "sorted_insert setup", DOD_ENOMEM);
 	int err = ops->create(&c, 0);
 	if (err) {

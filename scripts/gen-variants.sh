@@ -5,7 +5,7 @@
 #   OUTDIR/variants.inc     the registry table (extern declarations + one entry a variant)
 #   OUTDIR/variants.mk      VARIANTS, VARIANT_OBJS and one object rule per variant and size
 #   OUTDIR/sizes.h          HB_N_SIZES and HB_SIZE_CLASSES for harness/hb.h
-# SIZES (the Makefile's SIZES, the one list of size classes: "8 16 40 64 256") are the
+# SIZES (the Makefile's SIZES, the one list of size classes: "4 8 16 40 64 256") are the
 # size classes a line may name, in the registry's order.
 # A bad line stops the build with "TABLE:LINE: message" and exit status 1. Files whose
 # content did not change are not rewritten, so nothing recompiles without reason.

@@ -341,6 +341,31 @@ static void test_bad_references_fail_whole(void **state)
 	}
 }
 
+/* Size class 4 (the article's int payload): the hosted lists hold 32-bit keys, up to
+ * UINT32_MAX, and refuse a wider key whole (DOD_EINVAL, nothing changed) rather than store
+ * it truncated. */
+static void test_int_payload_keys(void **state)
+{
+	(void)state;
+	static const char *const names[] = {"vlist_hosted", "vlist_hosted_compacting"};
+	for (size_t i = 0; i < 2; i++) {
+		const struct dod_ops *ops = tc_find(names[i], 4);
+		void *c;
+		assert_int_equal(ops->elem_bytes, 4);
+		assert_int_equal(ops->create(&c, 0), DOD_OK);
+		const uint64_t keys[] = {7, UINT32_MAX, 3}, wide[] = {9, (uint64_t)UINT32_MAX + 1};
+		assert_int_equal(ops->list->insert_sorted_n(c, keys, 3, NULL), DOD_OK);
+		assert_int_equal(ops->list->insert_sorted_n(c, wide, 2, NULL), DOD_EINVAL);
+		assert_int_equal(ops->size(c), 3);
+		assert_int_equal(ops->iterate_sum(c), 10 + (uint64_t)UINT32_MAX);
+		uint64_t got[3];
+		ops->dump_keys(c, got);
+		assert_true(got[0] == 3 && got[1] == 7 && got[2] == UINT32_MAX);
+		tc_check_ok(ops, c);
+		ops->destroy(c);
+	}
+}
+
 /* The checks name a broken link, a cycle and a lost dead entry, and pass once undone. */
 static void test_checks_catch_corruption(void **state)
 {
@@ -386,6 +411,7 @@ int main(void)
 		cmocka_unit_test(test_dead_entry_encoding),
 		cmocka_unit_test(test_bad_references_fail_whole),
 		cmocka_unit_test(test_checks_catch_corruption),
+		cmocka_unit_test(test_int_payload_keys),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -250,6 +250,11 @@ static int vlist_insert_at_n(void *c, const uint64_t *refs, size_t n, int where,
 static int vlist_insert_sorted_n(void *c, const uint64_t *keys, size_t n, uint64_t *refs_out)
 {
 	VL *l = c;
+#if ELEM_BYTES == 4
+	for (size_t k = 0; k < n; k++)
+		if (keys[k] > UINT32_MAX)
+			return DOD_EINVAL; /* the 4 B int holds 32 bits: it would compare truncated */
+#endif
 	int err = reserve_nodes(l, n);
 	if (err)
 		return err;

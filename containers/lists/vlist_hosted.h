@@ -10,7 +10,7 @@
  * cVectorWithDeadEntries::consolidate (list_contract.h's consolidate extension).
  *
  *   nodes [ n0 | n1 | n2 | n3 | n4 | ... n(n_nodes-1) | capacity - n_nodes unused ]
- *   node  { DOD_ELEM value; uint32_t prev, next; }     16 B at 8-byte values, 24 B at 16
+ *   node  { DOD_ELEM value; uint32_t prev, next; }     12 B at 4-byte values, 16 B at 8, 24 B at 16
  *
  *   head -> n2 <-> n0 <-> n4 <-> ... <- tail   the sequence: next from head (NIL ends it),
  *                                              prev from tail; prev of head is NIL

@@ -108,7 +108,8 @@ def _probe_text(probe):
 
 def _soa_tick(run, claim):
     """A20: SoA / AoS tick speed-up at every n without holes where SoA's tick is
-    memory-bound (at or below the run's DRAM probe), against the article's 10x."""
+    memory-bound (_memory_bound: its t array beyond the LLC, or without that size at or below
+    the run's DRAM probe), against the article's 10x."""
     sp = layout_speedups(run, ("tick",))
     cases = [(k[0], k[1], k[2], ci) for k, (_, ci) in sorted(sp.items())
              if k[5] == "soa" and k[3] == 0]
@@ -174,7 +175,7 @@ def _soa_simd(run, claim):
             "loading lane by lane: " + _speedup_list(cases))
     if not judged:
         return Verdict(PREMISE_NOT_EXERCISED, text + "; " + vd.premise_text(
-            "no in-cache case (above the DRAM probe) whose SoA loop is a vector loop "
+            "no in-cache case (not memory-bound) whose SoA loop is a vector loop "
             "(build/rel/vectorization.tsv)", "a build with vectorization, a smaller n"),
             reason="no in-cache case with a SoA vector loop")
     about = claim.param("about", ABOUT)
@@ -234,7 +235,7 @@ def _not_80x(run, claim):
         brief.append(f"{kernel} {md.ci_short(both)} vs {md.ci_short(prod)}")
     if not signs:
         why = ("no bandwidth probe (stream_read) rows: memory-bound is not known" if probe is None
-               else "no kernel has a memory-bound SoA case (at or below the DRAM probe) beside "
+               else "no kernel has a memory-bound SoA case (arrays beyond the LLC) beside "
                "an in-cache one")
         return Verdict(PREMISE_NOT_EXERCISED, vd.premise_text(
             why + ("; " + "; ".join(notes) if notes else ""), "a larger n (SoA's arrays "
@@ -563,22 +564,25 @@ def _defaults_simd(run, claim):
         signs, "AoSoA-8 speed-up over AoS (SIMD-friendly, a gain)", verdict))
 
 
+# The premise "memory-bound" as _memory_bound decides it, for the printed rules.
+MEMORY_BOUND = ("the arrays its SoA kernel reads, n × bytes read a particle, beyond the "
+                "machine file's LLC; without that size: its read streams' bytes per ns at or "
+                "below the run's DRAM probe, stream_read at its largest working set")
 UP_TO = ("whole CI beyond figure × about (1.1) or below 1 refuted; within figure ×/÷ about "
          "confirmed; every case below it with a gain bound holds; else undecided")
 EVERY = "in every case: confirmed; against in every case: refuted; both: depends; else undecided"
 RULES = {
     "soa_tick": plain_rule(_soa_tick, "SoA / AoS tick speed-up, no holes, every n where SoA's "
-                           "tick is memory-bound (its bytes read + written per ns at or below "
-                           "the run's DRAM probe, stream_read at its largest working set): "
-                           + UP_TO + "; none memory-bound: premise not exercised"),
+                           "tick is memory-bound (" + MEMORY_BOUND + "): " + UP_TO
+                           + "; none memory-bound: premise not exercised"),
     "soa_simd": plain_rule(_soa_simd, "SoA (packed) / AoS (loads lane by lane: its 40 B "
-                           "stride) speed-up of every kernel at the smallest n, in cache (above "
-                           "the DRAM probe), whose SoA loop is a vector loop, against the floats "
+                           "stride) speed-up of every kernel at the smallest n, in cache (not "
+                           "memory-bound), whose SoA loop is a vector loop, against the floats "
                            "a vector holds (vectorization table's vector_bytes / 4; the "
                            "article's 8 is AVX's): " + UP_TO + "; none such: premise not "
                            "exercised"),
     "not_80x": plain_rule(_not_80x, "per kernel, combined SoA / AoS gain at the largest "
-                          "memory-bound n (at or below the DRAM probe) / (byte ratio 40 B / "
+                          "memory-bound n (" + MEMORY_BOUND + ") / (byte ratio 40 B / "
                           "bytes read × SIMD gain SoA / AoS at the smallest n): CI below 1 / "
                           "about (1.1) holds, above contradicts; " + EVERY + "; no memory-bound "
                           "case: premise not exercised"),

@@ -331,8 +331,10 @@ def _node_overhead(run, claim, ctx):
 
 
 def _links(run, claim, ctx):
-    """C6, at the article's payload (a 4 B int): hosted bytes per node / the payload
-    within same of the figure (3×) at n = 2^k without holes. Without 4 B rows the premise
+    """C6, at the article's payload (a 4 B int): hosted bytes per node (held_bytes: the
+    measured figure when the rows have it) / the payload within same of the figure (3×) at
+    n = 2^k without holes; the other payloads' cases reported beside, not judged. Without
+    4 B rows the premise
     is not exercised: the links measured at the payloads run are reported, not judged (an
     8 B payload's node of 16 B is 2×; 3× would only follow by substituting 4 B)."""
     same = claim.param("same", SAME)
@@ -364,8 +366,10 @@ def _links(run, claim, ctx):
                 vd.PREMISE_NOT_EXERCISED, f"no {INT_BYTES} B payload in the run; at the "
                 "payloads run: " + ", ".join(other[:2])))
     v = judged(signs, f"bytes per node / the {INT_BYTES} B int payload, against "
-               f"{fmt(figure, '×')}: " + "; ".join(parts))
-    return vd.Verdict(v.verdict, v.measured, reason=vd.fit(v.verdict, "; ".join(parts)))
+               f"{fmt(figure, '×')} within {fmt(same * 100)}%: " + "; ".join(parts))
+    beside = "; beside, not judged: " + "; ".join(other) if other else ""
+    return vd.Verdict(v.verdict, v.measured + beside, reason=vd.fit(v.verdict,
+                                                                    "; ".join(parts)))
 
 
 def _dead_bytes(run, claim, ctx):

@@ -568,7 +568,7 @@ def _article_rows():
     (3, "hole_pattern", "zigzag", "column 'hole_pattern': expected one of none, random, "
                                   "clustered, oldest or empty, got 'zigzag'"),
     (4, "elem_bytes", "7", "column 'elem_bytes': expected a size class of the harness "
-                           "(8, 16, 40, 64, 256) or empty, got '7'"),
+                           "(4, 8, 16, 40, 64, 256) or empty, got '7'"),
     (5, "claim", "Holes\0", "column 'claim': NUL byte in the field (a damaged line?)"),
 ])
 def test_malformed_article_file(synthetic, tmp_path, capsys, line, column, value, message):

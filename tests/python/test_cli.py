@@ -220,7 +220,7 @@ def test_help_documents_every_option():
     (["run", "--n", "99999999999999999999999"], "not a positive integer"),
     (["run", "--container", "peer_unordered_map", "--n", "1000000000000000"], "GiB"),
     (["run", "--container", "handle_map", "--n", "5000000000"], "exceeds handle_map's limit"),
-    (["run", "--elem-bytes", "32"], "not one of 8, 16, 40, 64, 256"),
+    (["run", "--elem-bytes", "32"], "not one of 4, 8, 16, 40, 64, 256"),
     (["run", "--order", "sideways"], "not seq or random"),
     (["run", "--reps", "0"], "--reps"),
     (["run", "--warmup", "x"], "--warmup"),

@@ -158,7 +158,7 @@ def test_elapsed_ns_past_64_bits_exits_2_not_a_traceback(tmp_path):
 @pytest.mark.parametrize("line, column, value, message", [
     (2, "rep", "-1", "expected a non-negative integer, got '-1'"),
     (3, "seed", "-1", "expected a non-negative integer, got '-1'"),
-    (4, "elem_bytes", "7", "expected a size class of the harness (8, 16, 40, 64, 256), "
+    (4, "elem_bytes", "7", "expected a size class of the harness (4, 8, 16, 40, 64, 256), "
                            "got '7'"),
     (5, "container", "", "empty (expected a name)"),
     (6, "scenario", "", "empty (expected a name)"),

@@ -299,7 +299,7 @@ BAD = {
                     "x.csv:4: column 'seed': expected a non-negative integer, got '-1'"),
     "csv elem_bytes 7": (lambda t: (JSON, _csv_with(t, 5, "elem_bytes", "7")),
                          "x.csv:5: column 'elem_bytes': expected a size class of the harness "
-                         "(8, 16, 40, 64, 256), got '7'"),
+                         "(4, 8, 16, 40, 64, 256), got '7'"),
     "csv empty container": (lambda t: (JSON, _csv_with(t, 6, "container", "")),
                             "x.csv:6: column 'container': empty (expected a name)"),
     "csv NUL byte": (lambda t: (JSON, _csv_with(t, 7, "git_rev", "4d5\0")),

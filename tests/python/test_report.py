@@ -931,7 +931,7 @@ IMPOSSIBLE = [  # (file line, column, value, message after "column '...': ")
                          f"64-bit value), got '{'9' * 5000}'"),
     (6, "rep", "-1", "expected a non-negative integer, got '-1'"),
     (7, "seed", "-1", "expected a non-negative integer, got '-1'"),
-    (8, "elem_bytes", "7", "expected a size class of the harness (8, 16, 40, 64, 256), "
+    (8, "elem_bytes", "7", "expected a size class of the harness (4, 8, 16, 40, 64, 256), "
                            "got '7'"),
     (9, "container", "", "empty (expected a name)"),
     (10, "scenario", "", "empty (expected a name)"),

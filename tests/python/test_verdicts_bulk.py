@@ -587,7 +587,7 @@ def test_premise_and_undecided_texts_say_what_would_decide(tmp_path):
     assert "no constant growth copied the elements; to make it occur: run " \
            "bulk_holes_constgrow_copy" in v.measured
     v = judge(tmp_path, "soa_simd", *CASES["soa_simd"][PNE])
-    assert "no in-cache case (above the DRAM probe) whose SoA loop is a vector loop" in v.measured
+    assert "no in-cache case (not memory-bound) whose SoA loop is a vector loop" in v.measured
     v = judge(tmp_path, "soa_tick", CASES["soa_tick"][PNE])
     assert "above the DRAM probe" in v.measured and "to make it occur: a larger n" in v.measured
     v = judge(tmp_path, "realloc_spike", CASES["realloc_spike"][U])
@@ -608,6 +608,21 @@ def test_soa_tick_beyond_the_llc_is_memory_bound_whatever_its_rate(tmp_path):
     v = judge(tmp_path, "soa_tick", kernel({"aos": 1.0, "soa": 0.1}) + probe(),
               machine={"l3": "32768K"})
     assert v.verdict == PNE and "(within the 32 MiB LLC): in cache" in v.measured, v.measured
+
+
+def test_memory_bound_rules_print_what_decides_memory_bound(tmp_path):
+    """A20, A21 and A22 print the premise their code applies: beyond the machine's LLC (the
+    probe's rate only without that size), not "read + written bytes at or below the
+    probe", which the 16M case (reads faster than the probe, memory-bound) contradicts."""
+    for rule in ("soa_tick", "not_80x"):
+        text = bulk_claims.RULES[rule].text
+        assert "beyond the machine file's LLC" in text and "read + written" not in text, text
+    assert "(not memory-bound)" in bulk_claims.RULES["soa_simd"].text
+    # A22 without a memory-bound case says why in the same terms
+    v = judge(tmp_path, "not_80x", kernel({"aos": 1.0, "soa": 0.1}) + probe(),
+              machine={"l3": "32768K"})
+    assert v.verdict == PNE and "memory-bound SoA case (arrays beyond the LLC)" in v.measured, \
+        v.measured
 
 
 def test_realloc_spike_is_refuted_by_a_spike_that_does_not_grow_with_n(tmp_path):

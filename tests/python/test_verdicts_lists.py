@@ -243,9 +243,7 @@ CASES = {
 
 
 @pytest.mark.parametrize("rule, label", [(r, c) for r, cls in CASES.items() for c in cls])
-def test_each_rule_gives_each_of_its_classes(tmp_path, monkeypatch, rule, label):
-    # C6 at the article's 4 B int: rows of a harness that also built a 4 B size class
-    monkeypatch.setattr(res, "ELEM_BYTES", res.ELEM_BYTES + (lc.INT_BYTES,))
+def test_each_rule_gives_each_of_its_classes(tmp_path, rule, label):
     verdict, measured = judge(tmp_path, rule, CASES[rule][label]())
     expected = next(c for c in vd.NAMES if label.startswith(c))
     assert verdict == expected, measured
@@ -263,6 +261,18 @@ def test_measured_texts_say_what_decided(tmp_path):
     assert "crossover: vector faster from n=10000 (the list faster up to n=1000)" in text
     _, text = judge(tmp_path, "list_links", CASES["list_links"][vd.PREMISE_NOT_EXERCISED]())
     assert "--elem-bytes 4" in text and "16 B/node at a 8 B payload (2×)" in text
+    # C6 judged at the 4 B int; the 8 B payload's node reported beside, not judged
+    verdict, text = judge(tmp_path, "list_links", mem(H, MEM_N, 12, elem=4) + mem(H, MEM_N, 16))
+    assert verdict == vd.CONFIRMED and "12 B/node, 3× the 4 B int" in text, text
+    assert "within 5%" in text and "beside, not judged: " in text, text
+    assert "16 B/node at a 8 B payload (2×)" in text, text
+    # the process's measured bytes decide, not the container's declared committed_bytes
+    rows = mem(H, MEM_N, 12, elem=4)
+    for r in rows:
+        r["measured_bytes"] = str(16 * MEM_N)
+    verdict, text = judge(tmp_path, "list_links", rows,
+                          header=HEADER + list(res.SCHEMA4_COLUMNS))
+    assert verdict == vd.REFUTED and "16 B/node, 4× the 4 B int" in text, text
     _, text = judge(tmp_path, "list_semantics",
                     CASES["list_semantics"][vd.REFUTED + " by a failed verification"]())
     assert "failed verification" in text
