@@ -246,13 +246,55 @@ def _not_80x(run, claim):
         verdict, "combined SoA gain (memory-bound) vs bytes × SIMD gains: " + "; ".join(brief)))
 
 
+# A25: AoSoA-8's tick reads a block's 8 t values (32 B) from one 64 B line of the block's
+# 320 B: the bytes that come from memory per particle when it streams.
+AOSOA8_TICK_READS = 8
+
+
 def _aosoa8_tick(run, claim):
+    """A25: AoSoA-8 / AoS tick speed-up at the largest n, no holes, against the article's
+    ~5x (a 64 B line per 320 B block read, against the whole block): a bound on memory
+    traffic, so judged only where AoSoA-8's tick is memory-bound: the lines it reads (n x
+    AOSOA8_TICK_READS) beyond the machine's LLC, or, without that size, read at most at the
+    DRAM probe's rate (_memory_bound's premise, for this layout); none: premise not
+    exercised; neither a probe nor an LLC size: not measured."""
     cases = _layout_case(run, "aosoa8", ("tick",), max)
     if not cases:
         return _no_layout("aosoa8")
-    verdict, why, reason = _up_to(cases, claim, 5, "AoSoA-8 / AoS speed-up, largest n")
-    return Verdict(verdict, vd.with_why("AoSoA-8 / AoS speed-up at the largest n: "
-                                        + _speedup_list(cases), why), reason=reason)
+    text = "AoSoA-8 / AoS speed-up at the largest n: " + _speedup_list(cases)
+    probe, llc = _dram_probe(run), _llc_bytes(run)
+    if probe is None and llc is None:
+        return Verdict(NOT_MEASURED, text + "; no bandwidth probe (stream_read) rows and no "
+                       "LLC size: whether a case is memory-bound is not known")
+    keep, rates = [], []
+    for case in cases:
+        st = _layout_stats(run, "aosoa8", case[0], case[1])
+        lines = case[1] * AOSOA8_TICK_READS
+        rate = AOSOA8_TICK_READS / st.ns_per_op if st else None
+        beyond = llc is not None and lines > llc
+        slow = probe is not None and rate is not None and rate <= probe[1]
+        rates.append(f"AoSoA-8 tick at n={case[1]} reads {md.fmt_bytes(lines)} of lines"
+                     + (f" ({'beyond' if beyond else 'within'} the {md.fmt_bytes(llc)} LLC)"
+                        if llc else "") + (f", {md.fmt(rate)} B/ns" if rate else "")
+                     + (": memory-bound" if (beyond if llc is not None else slow)
+                        else ": in cache"))
+        if beyond if llc is not None else slow:
+            keep.append(case)
+    text += "; " + "; ".join(rates)
+    if not keep:
+        return Verdict(PREMISE_NOT_EXERCISED, text + "; " + vd.premise_text(
+            "AoSoA-8's tick reads from a cache at the largest n: the line bound is not "
+            "exercised", "a larger n (its lines beyond the LLC)"),
+            reason="AoSoA-8's tick reads from a cache: the ~5× line bound is not exercised")
+    verdict, why, reason = _up_to(keep, claim, 5, "AoSoA-8 / AoS speed-up, memory-bound")
+    return Verdict(verdict, vd.with_why(text, why), reason=reason)
+
+
+def _layout_stats(run, layout, kernel, n):
+    """The CaseStats of the particle `layout`'s kernel at n, no holes, or None."""
+    names = [c for c in run.meta if run.is_particles(c) and run.axes(c).layout == layout]
+    return run.cases.get((kernel, names[0], n, PARTICLE_BYTES, "seq", 0.0, "none")) \
+        if names else None
 
 
 def _aosoa16(run, claim):
@@ -587,7 +629,10 @@ RULES = {
                           "about (1.1) holds, above contradicts; " + EVERY + "; no memory-bound "
                           "case: premise not exercised"),
     "aosoa8_tick": plain_rule(_aosoa8_tick, "AoSoA-8 / AoS tick speed-up at the largest n, no "
-                              "holes: " + UP_TO),
+                              "holes, where its tick is memory-bound (the 64 B lines it reads, "
+                              "8 B a particle, beyond the machine file's LLC, or without that "
+                              "size read at most at the DRAM probe's rate): " + UP_TO
+                              + "; none: premise not exercised"),
     "aosoa16": plain_rule(_aosoa16, "AoSoA-16 / AoSoA-8 tick time at the largest n: CI below "
                           "1 confirmed, above 1 refuted, else undecided"),
     "soa_allocs": plain_rule(_soa_allocs, "allocator calls of particles_soa − particles_aos "

@@ -443,10 +443,15 @@ CASES = {
                 # SoA at 4M moves 80 B/ns against a 20 B/ns probe: not memory-bound
                 PNE: two_n({"aos": 4, "soa": 1}, {"aos": 0.5, "soa": 0.1}) + probe(),
                 NM: kernel({"aos": 1}, n=10000)},
-    "aosoa8_tick": {C: kernel({"aos": 5, "aosoa8": 1}), BH: kernel({"aos": 2, "aosoa8": 1}),
-                    R: kernel({"aos": 1, "aosoa8": 2}),
-                    U: kernel({"aos": 4.5, "aosoa8": 1}, spread_of="aosoa8"),
-                    NM: kernel({"aos": 5})},
+    # AoSoA-8 at 1 ns a particle reads its lines at 8 B/ns, below the 20 B/ns probe:
+    # memory-bound; at 0.1 ns, 80 B/ns: in cache
+    "aosoa8_tick": {C: kernel({"aos": 5, "aosoa8": 1}) + probe(),
+                    BH: kernel({"aos": 2, "aosoa8": 1}) + probe(),
+                    R: kernel({"aos": 1, "aosoa8": 2}) + probe(),
+                    U: kernel({"aos": 4.5, "aosoa8": 1}, spread_of="aosoa8") + probe(),
+                    PNE: kernel({"aos": 0.5, "aosoa8": 0.1}) + probe(),
+                    NM: kernel({"aos": 5}),
+                    NM + " (no probe)": kernel({"aos": 5, "aosoa8": 1})},
     "aosoa16": {C: kernel({"aos": 4, "aosoa8": 1, "aosoa16": 0.5}),
                 R: kernel({"aos": 4, "aosoa8": 1, "aosoa16": 2}),
                 U: kernel({"aos": 4, "aosoa8": 1, "aosoa16": 1}, spread_of="aosoa16"),
@@ -592,6 +597,18 @@ def test_premise_and_undecided_texts_say_what_would_decide(tmp_path):
     assert "above the DRAM probe" in v.measured and "to make it occur: a larger n" in v.measured
     v = judge(tmp_path, "realloc_spike", CASES["realloc_spike"][U])
     assert "amortized: not decided at this precision" in v.measured and "straddles 0.5" in v.measured
+
+
+def test_aosoa8_tick_judges_its_line_bound_where_it_streams(tmp_path):
+    """A25's ~5x is a bound on lines read from memory: at 16M particles its lines (128 MB)
+    are beyond a 32 MiB LLC, memory-bound however fast; at 1M (8 MB of lines) inside it:
+    in cache, the bound not exercised, whatever the probe says."""
+    rows = kernel({"aos": 0.5, "aosoa8": 0.1}, n=16000000) + probe()
+    v = judge(tmp_path, "aosoa8_tick", rows, machine={"l3": "32768K"})
+    assert v.verdict == C and "(beyond the 32 MiB LLC), 80 B/ns: memory-bound" in v.measured
+    rows = kernel({"aos": 5, "aosoa8": 1}, n=1000000) + probe()
+    v = judge(tmp_path, "aosoa8_tick", rows, machine={"l3": "32768K"})
+    assert v.verdict == PNE and "(within the 32 MiB LLC), 8 B/ns: in cache" in v.measured
 
 
 def test_soa_tick_beyond_the_llc_is_memory_bound_whatever_its_rate(tmp_path):
