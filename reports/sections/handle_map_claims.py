@@ -771,53 +771,76 @@ def _two_array_handles(run):
 
 
 def _two_array_bytes(run):
-    """(signs, parts) of B15's "less": at every n and item size both measured, the
-    two-array design's bytes beside each item (held_bytes: measured) below handle_map's
-    holds, not below fails (exact counts)."""
+    """[text] of the bytes beside each item (held_bytes: measured) of the two-array design
+    against handle_map's, at every n and item size both measured: reported, not judged
+    (the commenters claimed less code, not fewer bytes)."""
     mine, theirs = _overheads(run, TWO_ARRAY), _overheads(run, HM)
-    signs, parts = [], []
-    for n in sorted(set(mine) & set(theirs)):
-        for e in sorted(set(mine[n]) & set(theirs[n])):
-            signs.append((f"memory n={n} {e} B", FOR if mine[n][e] < theirs[n][e] else AGAINST,
-                          None, 1.0))
-            parts.append(f"n={n} {e} B: {fmt(round(mine[n][e], 2))} vs "
-                         f"{fmt(round(theirs[n][e], 2))} B beside each item")
-    return signs, parts
+    return [f"n={n} {e} B: {fmt(round(mine[n][e], 2))} vs {fmt(round(theirs[n][e], 2))}"
+            for n in sorted(set(mine) & set(theirs)) for e in sorted(set(mine[n]) & set(theirs[n]))]
+
+
+VARIANTS_TSV = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__)))), "containers", "variants.tsv")
+COMMENT = re.compile(r"/\*.*?\*/|//[^\n]*", re.S)
+
+
+def code_lines(container):
+    """Lines of code of the container's own source in this tree: the file containers/
+    variants.tsv names for it and the header of the same stem beside it, without blank and
+    comment-only lines (shared infrastructure: the allocators, contract.h, dod_common.h,
+    not counted: every container uses it). None when the table or the file is missing."""
+    try:
+        with open(VARIANTS_TSV) as f:
+            rows = [ln.split() for ln in f if ln.strip() and not ln.startswith("#")]
+        src = next(r[1] for r in rows if r[0] == container)
+    except (OSError, StopIteration, IndexError):
+        return None
+    root = os.path.dirname(os.path.dirname(VARIANTS_TSV))
+    total = 0
+    for path in (src, os.path.splitext(src)[0] + ".h"):
+        try:
+            with open(os.path.join(root, path)) as f:
+                text = COMMENT.sub("", f.read())
+        except OSError:
+            if path == src:
+                return None
+            continue
+        total += sum(1 for ln in text.splitlines() if ln.strip())
+    return total
 
 
 def _two_array(run, claim, ctx):
-    """B15: the commenters' two-array design "does the same with less" (they claimed the
-    same O(1) operations with less code). The same: its create, lookup and erase O(1) as
-    B6 judges handle_map's (slope_cases: ns per op's slope over plain_array's, CI below
-    max_slope). Less: fewer bytes beside each item than handle_map (measured; code size is
-    not measured), every n and item size. Both confirmed confirms, either refuted refutes,
-    else the open or mixed part's class. Speed against handle_map and old handles rejected
-    are reported, not judged."""
+    """B15: the commenters' two-array design "does the same with less": they claimed the
+    same O(1) operations with less code. The same: its create, lookup and erase O(1) as B6
+    judges handle_map's (slope_cases: ns per op's slope over plain_array's, CI below
+    max_slope). Less: fewer lines of code of its own source than handle_map's (code_lines,
+    counted in this tree; exact). Both confirmed confirms, either refuted refutes, else the
+    open or mixed part's class. Bytes beside each item, speed against handle_map and old
+    handles rejected are reported, not judged."""
     threshold = claim.param("max_slope", MAX_SLOPE)
     same, same_parts, whys = slope_cases(run, TWO_ARRAY, threshold)
-    less, less_parts = _two_array_bytes(run)
-    if not same or not less:
+    mine, theirs = code_lines(TWO_ARRAY), code_lines(HM)
+    if not same or mine is None or theirs is None or TWO_ARRAY not in run.meta:
         return vd.Verdict(vd.NOT_MEASURED, f"needs {TWO_ARRAY} create, lookup or erase rows "
-                          f"at two or more n (with {BASE}'s controls) and memory rows of "
-                          f"{TWO_ARRAY} and {HM} in the same case")
+                          f"at two or more n (with {BASE}'s controls) and both designs' "
+                          "sources in this tree")
     v_same = judged(same, "", whys, show=md.excess_short)
-    v_less = judged(less, "")
-    classes = (v_same.verdict, v_less.verdict)
+    less = vd.CONFIRMED if mine < theirs else vd.REFUTED
+    classes = (v_same.verdict, less)
     verdict = (vd.REFUTED if vd.REFUTED in classes else vd.CONFIRMED
                if classes == (vd.CONFIRMED, vd.CONFIRMED) else vd.DEPENDS
                if vd.DEPENDS in classes else vd.UNDECIDED)
     _, times = _two_array_times(run, 0.0)
     _, handles = _two_array_handles(run)
-    count = {k: f"{sum(s[1] == FOR for s in g)} of {len(g)}" for k, g in
-             (("same", same), ("less", less))}
+    nsame = f"{sum(s[1] == FOR for s in same)} of {len(same)}"
+    code = f"{mine} lines of code vs {HM}'s {theirs} (its own source, this tree)"
     text = (f"the same (O(1): ns/op slope over {BASE}'s below {fmt(threshold)}): "
-            f"{v_same.verdict} ({count['same']}: " + "; ".join(same_parts)
-            + f"); less (fewer bytes beside each item than {HM}): {v_less.verdict} "
-            f"({count['less']}: " + "; ".join(less_parts) + "); reported, not judged: time "
-            f"{TWO_ARRAY} / {HM} " + "; ".join(times) + (f"; {handles}" if handles else ""))
+            f"{v_same.verdict} ({nsame}: " + "; ".join(same_parts) + f"); less code: {less} "
+            f"({code}); reported, not judged: bytes beside each item {TWO_ARRAY} vs {HM} "
+            + ("; ".join(_two_array_bytes(run)) or DASH) + f"; time {TWO_ARRAY} / {HM} "
+            + "; ".join(times) + (f"; {handles}" if handles else ""))
     return vd.Verdict(verdict, text, reason=vd.fit(
-        verdict, f"O(1) as {BASE} in {count['same']} steps of n; fewer bytes than {HM} in "
-        f"{count['less']} cases"))
+        verdict, f"O(1) as {BASE} in {nsame} steps of n; {code}"))
 
 
 # --- the defrag_steps chart, the rules ------------------------------------------------------
@@ -905,9 +928,10 @@ RULES = {
                          "max_swaps: CI below far (0.1) confirmed, above refuted"),
     "hm_two_array": Rule(_two_array, "two-array design: the same = create, lookup, erase "
                           "ns/op slope over plain_array's CI below max_slope (0.2) every step "
-                          "of n (as B6); less = fewer bytes beside each item than handle_map "
-                          "(measured), every case; both confirmed, either refuted refutes; "
-                          "speed reported, not judged"),
+                          "of n (as B6); less = fewer lines of code in its own source than "
+                          "handle_map's (the commenters' claim; counted in this tree, without "
+                          "blank and comment lines); both confirmed, either refuted refutes; "
+                          "bytes beside each item and speed reported, not judged"),
 }
 
 
