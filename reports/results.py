@@ -762,8 +762,6 @@ def bytes_source(stats):
 
 
 # The rules (claims.csv's rule column) that read a memory case's bytes (held_bytes).
-# hm_fixed_overhead (B12) is not one: it reads the declared committed_bytes (sizeof the
-# struct), since the measured bytes carry allocator headers and harness bytes per case.
 MEMORY_RULES = frozenset(("free_list_memory", "static", "realloc_waste", "geo_waste",
                           "block_waste", "list_node_overhead",
                           "list_links", "list_dead_bytes", "aoa_buddy_fit",

@@ -9,6 +9,8 @@
  *
  * Tests (the contract checked is the one documented in handle_map.h):
  *   handle_layout          hmap_id bits, accessors, integer comparison, issued handles
+ *   fixed_overhead_fields  the article's 11 bytes beside the three arrays: free-list front
+ *                          and back, type id, fragmented flag
  *   differential_seed_*    4 seeds x 60,000 random operations against a reference model
  *                          that predicts every handle, the dense order and every error
  *   stale_handles          erase / reuse / clear / reset; foreign, out of range, free bit
@@ -184,6 +186,23 @@ static void assert_all_live(const HM *m, const hmap_id *hs, size_t n, uint64_t k
 /* ------------------------------------------------------------------------------------ */
 /* 1. Handle layout                                                                     */
 /* ------------------------------------------------------------------------------------ */
+
+/* The handle_map article's "(at least) 11 bytes of additional overhead" per container
+ * beside its three arrays: the free list's front and back (4 + 4 B), the type id (2 B) and
+ * the fragmented flag (1 B), each set by create and kept by the operations. A structural
+ * fact of the container, not a measurement (RESULTS.md's B12 names this test). */
+static void test_fixed_overhead_fields(void **state)
+{
+	(void)state;
+	HM *m = NULL;
+	assert_int_equal(sizeof m->free_front + sizeof m->free_back + sizeof m->type_id
+			 + sizeof m->fragmented, 11);
+	assert_int_equal(F(create)(&m, 7, 4), DOD_OK);
+	assert_int_equal(m->type_id, 7);
+	assert_true(m->free_front == HMAP_END && m->free_back == HMAP_END);
+	assert_false(m->fragmented);
+	F(destroy)(m);
+}
 
 static void test_handle_layout(void **state)
 {
@@ -1566,6 +1585,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_handle_layout),
+		cmocka_unit_test(test_fixed_overhead_fields),
 		{"differential_seed_0", test_differential, NULL, NULL, (void *)&diff_seeds[0]},
 		{"differential_seed_1", test_differential, NULL, NULL, (void *)&diff_seeds[1]},
 		{"differential_seed_2", test_differential, NULL, NULL, (void *)&diff_seeds[2]},

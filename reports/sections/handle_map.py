@@ -187,7 +187,7 @@ def render_markdown(stats, info, article, chart_link, verdicts=()):
 def claim_rows(run, claims, article, chart_link):
     """{claim id: ClaimRow} of every claim of the article: its rule's verdict, or "not
     measured" for a claim no rule judges. chart_link(claim) -> link or ""."""
-    return index_rows(hmc.verdicts(run, claims, article), claims, chart_link)
+    return index_rows(hmc.verdicts(run, claims, article), claims, chart_link, hmc.NO_RULE)
 
 
 RULES_NOTE = ("Each claim is judged on every case of the run it covers (rules: "

@@ -633,7 +633,7 @@ def _adaptive(run, claim, ctx):
                   what="defragment time near-sorted / shuffled")
 
 
-# --- B12, B13, B15: memory, detection, the two-array design ---------------------------------
+# --- B13, B15: detection, the two-array design (B12: NO_RULE) ---------------------------------
 
 def _overheads(run, container):
     """{n: {elem_bytes: committed bytes per item - elem_bytes}} of the memory rows
@@ -643,77 +643,6 @@ def _overheads(run, container):
         if "committed_bytes" in st.memory:
             out.setdefault(k[2], {})[k[3]] = held_bytes(st) / st.ops - k[3]
     return out
-
-
-def _container_overhead(run, container):
-    """[(n, capacity, committed − capacity × item bytes)] of a container's memory rows
-    without holes, at each n with two or more item sizes: the capacity is the committed
-    bytes' difference over the item sizes' (every size of an n has the same capacity, an
-    exact count), and what remains is capacity × the bytes beside each slot + the bytes
-    per container. Empty without such n."""
-    by_n = {}
-    for k, st in cases_of(run, "memory", container, hole_ratio=0.0).items():
-        if "committed_bytes" in st.memory:
-            by_n.setdefault(k[2], {})[k[3]] = st.memory["committed_bytes"]
-    out = []
-    for n, per in sorted(by_n.items()):
-        (e1, c1), (e2, c2) = min(per.items()), max(per.items())
-        if e2 > e1 and c2 > c1:
-            cap = round((c2 - c1) / (e2 - e1))
-            out.append((n, cap, c1 - cap * e1))
-    return out
-
-
-def _per_container(run, container):
-    """[(n1, n2, cap1, cap2, bytes per container, bytes beside each slot)] of a container's
-    memory rows (committed bytes: its declared footprint, sizeof its struct included), from
-    each two n of different capacities (_container_overhead): remainder = capacity x bytes
-    beside each slot + bytes per container, solved from the two."""
-    points = _container_overhead(run, container)
-    out = []
-    for (n1, cap1, r1), (n2, cap2, r2) in zip(points, points[1:]):
-        if cap2 != cap1:
-            slot = (r2 - r1) / (cap2 - cap1)
-            out.append((n1, n2, cap1, cap2, r1 - cap1 * slot, slot))
-    return out
-
-
-def _fixed_overhead(run, claim, ctx):
-    """B12: the bytes of a handle_map beside its three arrays (the article's "(at least)
-    11 bytes of additional overhead": free-list front and back, type id, fragmented flag,
-    4 + 4 + 2 + 1 B beside three std::vectors). Read from rows: handle_map's bytes per
-    container (_per_container) less three times BASE's (one array's own bookkeeping:
-    pointer, length, capacity, as a std::vector's), each measured the same way. Our
-    handle_map shares one length and capacity between dense and meta, so the remainder is
-    a lower bound of its fields beside the arrays. At least figure (11 B) confirms, fewer
-    refutes (exact). Reads committed_bytes, not measured_bytes: what the article counts
-    is the struct's fields, and the measured bytes of a case carry allocator headers per
-    block and the harness's own bytes (plain_array's fit: 112 B, not its 24)."""
-    least = claim.figure if claim.figure is not None else 11
-    mine, base = _per_container(run, HM), _per_container(run, BASE)
-    if not mine or not base:
-        return vd.Verdict(vd.NOT_MEASURED, f"needs {HM} and {BASE} memory rows at two item "
-                          "sizes of each of two n of different capacities")
-    array = bench_stats.median([b[4] for b in base])
-    signs, parts = [], []
-    for n1, n2, cap1, cap2, fixed, slot in mine:
-        beside = fixed - 3 * array
-        label = f"n={n1}→{n2}"
-        signs.append((f"{label} {fmt(beside)} B", FOR if beside >= least else AGAINST, None,
-                      least))
-        parts.append(f"{label} (capacity {cap1}→{cap2}): {fmt(fixed)} B per container − 3 × "
-                     f"{fmt(array)} B = {fmt(beside)} B beside the arrays ({fmt(slot)} B "
-                     "beside each slot)")
-    v = judged(signs, f"bytes per container from committed bytes (declared: the footprint, "
-               "sizeof the struct + capacities; the measured bytes add allocator headers and "
-               "harness bytes a case that this fit cannot tell from the struct) = capacity × "
-               f"(item + bytes beside each slot) + bytes per container; one array's "
-               f"bookkeeping = {BASE}'s "
-               f"bytes per container, {fmt(array)} B: " + "; ".join(parts))
-    return vd.Verdict(v.verdict, v.measured, reason=vd.fit(
-        v.verdict, f"bytes beside the three arrays ({HM}'s per container less 3 × {BASE}'s "
-        f"{fmt(array)} B), against the article's at least {fmt(least)} B (exact): "
-        + ", ".join(f"n={p[0]}→{p[1]} {fmt(p[4] - 3 * array)} B" for p in mine)))
 
 
 def _stale_foreign(run, claim, ctx):
@@ -917,11 +846,6 @@ RULES = {
     "hm_max_swaps": Rule(_max_swaps, "per input and n: smallest max_swaps' worst call below "
                           "the unbounded call and within budget_ns (a tenth of a 60 Hz "
                           "frame; excess within lap_noise undecided)"),
-    "hm_fixed_overhead": Rule(_fixed_overhead, "bytes per container beside the three "
-                               "arrays: handle_map's bytes per container less 3 × plain_array's "
-                               "(one array's pointer, length, capacity), each from committed "
-                               "bytes at two item sizes and two capacities (exact): at least "
-                               "figure (11 B) confirmed, fewer refuted"),
     "hm_stale_foreign": Rule(_stale_foreign, "validate: every old handle rejected after "
                               "erase and clear and every foreign one; any accepted refutes"),
     "hm_adaptive": Rule(_adaptive, "near-sorted / shuffled defrag_steps time, every n and "
@@ -932,6 +856,17 @@ RULES = {
                           "handle_map's (the commenters' claim; counted in this tree, without "
                           "blank and comment lines); both confirmed, either refuted refutes; "
                           "bytes beside each item and speed reported, not judged"),
+}
+
+
+# Claims with no rule, each with its reason (the claim index shows it).
+NO_RULE = {
+    "B12": "a structural fact of the container, checked by a test, not measured: "
+           "tests/test_handle_map.c test_fixed_overhead_fields (free-list front and back, "
+           "type id, fragmented flag: 4 + 4 + 2 + 1 = 11 B beside the three arrays, set by "
+           "create); the process's measured bytes cannot resolve 11 B under the allocator's "
+           "headers, and the container's declared bytes would judge our struct by its own "
+           "report",
 }
 
 
