@@ -412,20 +412,24 @@ def _chunk_share(run, claim, ctx):
 
 
 def _sorted_chains(run, claim, ctx):
-    """D5: aoa_chunked8 walk time / aoa_chunked8_sorted's at the largest n walked: CI
-    above 1 + same confirmed, below refuted."""
+    """D5, "removes the misses": aoa_chunked8_sorted walks like contiguous lists, its walk
+    time per tag / aoa_vec_of_vecs' (each entity's tags in one array: no miss between
+    them) at the largest n walked, per case: CI below 1 + same holds, above contradicts
+    (misses remain). A gain over unsorted aoa_chunked8 only shows that sorting reduces
+    them: reported, not judged."""
     same = claim.param("same", SAME)
     n = largest_walk_n(run, SORTED)
-    pairs = walk_pair(run, CHUNK8, SORTED, n)
+    pairs = walk_pair(run, SORTED, VEC, n)
     if not pairs:
-        return missing(f"tags_walk rows of {SORTED} beside {CHUNK8} at the same n",
-                       absent(run, SORTED))
-    signs = [(label(m, dist), sign_of(ci, 1 + same), ci, 1 + same) for m, dist, ci in pairs]
-    vs = walk_pair(run, SORTED, VEC, n)
-    return judged(signs, f"walk time {CHUNK8} / {SORTED}: " + "; ".join(
+        return missing(f"tags_walk rows of {SORTED} beside {VEC} at the same n",
+                       absent(run, SORTED) or absent(run, VEC))
+    signs = [(label(m, dist), -sign_of(ci, 1 + same), ci, 1 + same) for m, dist, ci in pairs]
+    gain = walk_pair(run, CHUNK8, SORTED, n)
+    return judged(signs, f"walk time {SORTED} / {VEC} (contiguous lists): " + "; ".join(
         f"{label(m, dist)} {ci_text(ci)}" for m, dist, ci in pairs)
-        + "".join(f"; {SORTED} / {VEC} {ci_text(ci)}" for _, _, ci in vs[:1]),
-        what=f"walk time {CHUNK8} / {SORTED}")
+        + ("; reported, not judged: sorting's gain, " + f"{CHUNK8} / {SORTED} " + "; ".join(
+            f"{label(m, dist)} {ci_text(ci)}" for m, dist, ci in gain) if gain else ""),
+        what=f"walk time {SORTED} / {VEC}")
 
 
 def _buddy_fit(run, claim, ctx):
@@ -802,9 +806,10 @@ RULES = {
                             "differ beyond the allocator's slack): share of chunk bytes "
                             "holding tags within share_tol (2 points) of 30%, and 4 × 8 B / "
                             "chunk bytes of full (80%)"),
-    "aoa_sorted_chains": Rule(_sorted_chains, "walk time aoa_chunked8 / aoa_chunked8_sorted at "
-                              "the largest n walked: CI above 1 + same (5%) confirmed, below "
-                              "refuted"),
+    "aoa_sorted_chains": Rule(_sorted_chains, "walk time per tag aoa_chunked8_sorted / "
+                              "aoa_vec_of_vecs (contiguous lists: no misses) at the largest n "
+                              "walked, every case: CI below 1 + same (5%) holds, above "
+                              "contradicts; the gain over unsorted aoa_chunked8 reported"),
     "aoa_buddy_fit": Rule(_buddy_fit, "aoa_buddy / aoa_vec_of_vecs: tags_build and tags_churn "
                           "time CI below 1 + same (5%), tags_memory bytes per tag at most "
                           "1 + same times; every case"),
