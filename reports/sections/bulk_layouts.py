@@ -60,9 +60,7 @@ def _dram_probe(run):
 def _soa_rate(run, kernel, n):
     """Bytes per ns the SoA kernel reads at n without holes (KERNEL_READS / ns per particle:
     the read streams alone, as the read-only probe measures), or None without the case."""
-    names = [c for c in run.meta if run.is_particles(c) and run.axes(c).layout == "soa"]
-    st = run.cases.get((kernel, names[0], n, PARTICLE_BYTES, "seq", 0.0, "none")) if names \
-        else None
+    st = _layout_stats(run, "soa", kernel, n)
     return KERNEL_READS[kernel] / st.ns_per_op if st else None
 
 
