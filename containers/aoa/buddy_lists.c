@@ -38,6 +38,7 @@
 #include <string.h>
 
 #include "alloc/buddy.h"
+#include "alloc/realloc.h" /* dod_growth_note */
 
 struct aoa_store {
 	size_t tags;        /* stored, over every entity */
@@ -141,9 +142,7 @@ static int bl_rebuild(struct aoa *a, size_t want)
 	a->s.arena = arena;
 	a->s.arena_bytes = arena_bytes;
 	a->s.tree_bytes = tree;
-	dod_growth.grows++;
-	dod_growth.moves++;
-	dod_growth.copied_bytes += copied;
+	dod_growth_note(1, copied);
 	return DOD_OK;
 }
 
@@ -165,11 +164,8 @@ static int bl_grow(struct aoa *a, uint32_t i)
 	}
 	if (err)
 		return err;
-	if (old_bytes) {
-		dod_growth.grows++;
-		dod_growth.moves += p != h->a;
-		dod_growth.copied_bytes += p != h->a ? old_bytes : 0;
-	}
+	if (old_bytes)
+		dod_growth_note(p != h->a, p != h->a ? old_bytes : 0);
 	h->a = p;
 	h->cap = cap;
 	a->s.array_bytes += bytes - old_bytes;
