@@ -145,16 +145,29 @@ int dod_exts_check(const struct dod_ops *ops, char *why, size_t why_len)
 	return DOD_OK;
 }
 
+static void swap_bytes(unsigned char *x, unsigned char *y, size_t elem_bytes)
+{
+	for (size_t b = 0; b < elem_bytes; b++) {
+		unsigned char t = x[b];
+		x[b] = y[b];
+		y[b] = t;
+	}
+}
+
 void dod_shuffle(void *base, size_t n, size_t elem_bytes, uint64_t *rng)
 {
 	unsigned char *a = base;
 	for (size_t i = n; i > 1; i--) {
 		size_t j = (size_t)dod_rng_below(rng, i);
-		unsigned char *x = a + (i - 1) * elem_bytes, *y = a + j * elem_bytes;
-		for (size_t b = 0; b < elem_bytes; b++) {
-			unsigned char t = x[b];
-			x[b] = y[b];
-			y[b] = t;
-		}
+		swap_bytes(a + (i - 1) * elem_bytes, a + j * elem_bytes, elem_bytes);
+	}
+}
+
+void dod_shuffle_prefix(void *base, size_t n, size_t k, size_t elem_bytes, uint64_t *rng)
+{
+	unsigned char *a = base;
+	for (size_t j = 0; j < k && j < n; j++) {
+		size_t t = j + (size_t)dod_rng_below(rng, n - j);
+		swap_bytes(a + j * elem_bytes, a + t * elem_bytes, elem_bytes);
 	}
 }

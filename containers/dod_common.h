@@ -79,9 +79,15 @@ static inline uint64_t dod_rng_below(uint64_t *state, uint64_t bound)
 	return (uint64_t)(((u128)dod_rng_next(state) * bound) >> 64);
 }
 
-/* Seeded Fisher-Yates shuffle of n elements of elem_bytes each at base (the one shuffle
- * of dodbench's setup code; containers shuffle their own parallel arrays). Advances *rng. */
+/* Seeded Fisher-Yates shuffle of n elements of elem_bytes each at base (with
+ * dod_shuffle_prefix, the shuffles of dodbench's setup code; containers shuffle their own
+ * parallel arrays). Advances *rng. */
 void dod_shuffle(void *base, size_t n, size_t elem_bytes, uint64_t *rng);
+/* Seeded partial Fisher-Yates from the front: afterwards base's first k of its n elements
+ * (elem_bytes each; k <= n) are a uniform sample without replacement, in random order,
+ * and the other n - k hold the rest. Draws k numbers: dod_rng_below(rng, n - j) for
+ * j = 0 .. k - 1. Advances *rng. */
+void dod_shuffle_prefix(void *base, size_t n, size_t k, size_t elem_bytes, uint64_t *rng);
 
 /* The particle of the layout containers (containers/particles.c) holding key k, and the
  * reference the tick and simulate scenarios verify against: t = 0, pos and vel small

@@ -56,8 +56,8 @@ static int churn_alloc(struct churn *ch, size_t n)
 	return DOD_ENOMEM;
 }
 
-/* Victims per frame: k distinct positions (a partial Fisher-Yates); the keys simulated,
- * so each frame's expected sum is known before the region. */
+/* Victims per frame: k distinct positions (dod_shuffle_prefix: a partial Fisher-Yates);
+ * the keys simulated, so each frame's expected sum is known before the region. */
 static void churn_plan(struct churn *ch, uint64_t seed)
 {
 	size_t n = ch->n, k = ch->k;
@@ -65,9 +65,8 @@ static void churn_plan(struct churn *ch, uint64_t seed)
 	for (size_t i = 0; i < n; i++)
 		ch->perm[i] = i, ch->keys[i] = i;
 	for (size_t f = 0; f < ch->frames; f++) {
+		dod_shuffle_prefix(ch->perm, n, k, sizeof *ch->perm, &rng);
 		for (size_t j = 0; j < k; j++) {
-			size_t t = j + (size_t)dod_rng_below(&rng, n - j), x = ch->perm[j];
-			ch->perm[j] = ch->perm[t], ch->perm[t] = x;
 			ch->pos[f * k + j] = ch->perm[j];
 			sum -= ch->keys[ch->perm[j]];
 			ch->keys[ch->perm[j]] = next_key;
