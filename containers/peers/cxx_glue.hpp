@@ -1,5 +1,13 @@
 /* cxx_glue.hpp - what every C++ peer adapter shares: making a container behind a void *
- * without letting an exception cross into C. */
+ * without letting an exception cross into C, and ops tables that name only what they
+ * implement.
+ *
+ * A C++ peer fills its ops tables (struct dod_ops, a family's extension table) as the C
+ * containers do: C++20 designated initializers, in the members' order, naming only the
+ * members it implements; every member it leaves out is null (zero-initialized), so a
+ * member added to a table edits no peer. gcc's -Wextra warns about omitted members in C++
+ * (-Wmissing-field-initializers), never in C: the warning is off for the files that
+ * include this header. */
 #ifndef DOD_PEERS_CXX_GLUE_HPP
 #define DOD_PEERS_CXX_GLUE_HPP
 
@@ -10,6 +18,8 @@
 extern "C" {
 #include "dod_common.h"
 }
+
+#pragma GCC diagnostic ignored "-Wmissing-field-initializers"
 
 /* *out = new T, then reserve(t, capacity_elems). Returns DOD_OK, or DOD_ENOMEM when the
  * allocation or the reservation throws bad_alloc or length_error (nothing is leaked). */

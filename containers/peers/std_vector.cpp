@@ -25,7 +25,7 @@
  * the old one freed), reserved geometrically before a batch changes anything, so
  * bad_alloc or length_error becomes DOD_ENOMEM at the C boundary (dod_cxx_nothrow) with
  * the vector unchanged; exceptions never cross into C. No invariant check: the library
- * keeps its own (check is nullptr, as for the other C++ peers).
+ * keeps its own (check stays null).
  * Costs: append O(1) amortized; insert or erase at position p O(size - p) moves; iterate
  * O(size), contiguous; insert_sorted_n and erase_at_positions_n O(size) per item.
  * Compiled once per size class (-DELEM_BYTES=N) with extern "C" linkage for the table.
@@ -271,20 +271,8 @@ extern "C" const struct dod_ops DOD_OPS_SYMBOL = {
 	.erase_n = erase_n,
 	.count_valid = count_valid,
 	.clear = clear,
-	.reset = nullptr,
-	.shuffle = nullptr,
-	.defragment = nullptr,
 	.dump_keys = dump_keys,
-	.key_array = nullptr,
 	.size = size,
 	.footprint_bytes = footprint,
-	.reserved_bytes = nullptr,
-	.check = nullptr, /* the library keeps its own invariants */
-	.item_addr = nullptr,
-	.particles = nullptr,
-	.type_ids = nullptr,
 	.list = &list_ops,
-	.consolidate = nullptr,
-	.tags = nullptr,
-	.dc = nullptr,
 };

@@ -16,7 +16,7 @@
  * and pop_back's; a destroyed entity's vector is emptied and its memory released
  * (shrink_to_fit on a swap with an empty one). add_n is all or nothing: a push_back that
  * throws bad_alloc or length_error is caught at the C boundary (dod_cxx_nothrow) after
- * the tags added so far are popped again. No invariant check (check is nullptr, as for
+ * the tags added so far are popped again. No invariant check (check stays null, as for
  * the other C++ peers): the library keeps its own. Costs: add O(1) amortized (libstdc++
  * doubles from 1: a new block, a copy, the old one deleted), remove and has O(tags of the
  * entity), the walk follows one pointer an entity. Compiled once per size class
@@ -324,20 +324,8 @@ extern "C" const struct dod_ops DOD_OPS_SYMBOL = {
 	.erase_n = erase_n,
 	.count_valid = count_valid,
 	.clear = clear,
-	.reset = nullptr,
-	.shuffle = nullptr,
-	.defragment = nullptr,
 	.dump_keys = dump_keys,
-	.key_array = nullptr,
 	.size = size,
 	.footprint_bytes = footprint,
-	.reserved_bytes = nullptr,
-	.check = nullptr, /* the library keeps its own invariants */
-	.item_addr = nullptr,
-	.particles = nullptr,
-	.type_ids = nullptr,
-	.list = nullptr,
-	.consolidate = nullptr,
 	.tags = &tags_ops,
-	.dc = nullptr,
 };

@@ -176,20 +176,8 @@ extern "C" const struct dod_ops DOD_OPS_SYMBOL = {
 	.erase_n = erase_n,
 	.count_valid = count_valid,
 	.clear = clear,
-	.reset = nullptr,
-	.shuffle = nullptr,
-	.defragment = nullptr,
 	.dump_keys = dump_keys,
-	.key_array = nullptr,
 	.size = size,
 	.footprint_bytes = footprint,
-	.reserved_bytes = nullptr,
-	.check = nullptr, /* the library keeps its own invariants */
-	.item_addr = nullptr,
-	.particles = nullptr,
-	.type_ids = nullptr,
-	.list = nullptr,
-	.consolidate = nullptr,
-	.tags = nullptr,
-	.dc = nullptr,
+	/* no check: the library keeps its own invariants */
 };
