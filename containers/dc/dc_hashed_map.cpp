@@ -34,12 +34,7 @@
 #include <utility>
 #include <vector>
 
-#include "peers/cxx_glue.hpp"
-
-extern "C" {
-#include "contract.h"
-#include "dc/dc_entities.h"
-}
+#include "dc/dc_cxx_glue.hpp"
 
 namespace {
 
@@ -75,27 +70,26 @@ struct Tree {
 };
 using Node = std::map<uint32_t, Val>::iterator;
 
-struct Comp {
-	Tree *t;
+/* The design (dc/dc_cxx_glue.hpp holds the rest): a std::map keyed by hash per entity. */
+struct Hashed {
+	static constexpr char source[] =
+		"Niklas Gray, \"Allocation Adventures\" (Bitsquid, 2015), the DataComponent: "
+		"the map its linear search is compared with, std::map keyed by the hashed key";
+	/* set_n's and copy_n's scratch, kept between calls. */
+	struct Scratch : dc_cxx_scratch<Tree> {
+		std::vector<Val *> leaves;                 /* per set: its node */
+		std::vector<Blob *> blobs;                 /* per payload set: its new block */
+		std::vector<std::pair<Tree *, Node>> made; /* nodes this call made */
+		size_t bytes() const
+		{
+			return leaves.capacity() * sizeof(Val *) + blobs.capacity() * sizeof(Blob *) +
+			       made.capacity() * sizeof made[0];
+		}
+	};
+	DC_CXX_DESIGN_OPS(Tree);
 };
-/* set_n's and copy_n's scratch, kept between calls. */
-struct Scratch {
-	std::vector<Val *> leaves;                       /* per set: its node */
-	std::vector<Blob *> blobs;                       /* per payload set: its new block */
-	std::vector<std::pair<Tree *, Node>> made;       /* nodes this call made */
-	std::vector<size_t> roots;                       /* slots whose tree this call made */
-	std::vector<std::unique_ptr<Tree>> copies;
-};
-struct Dcm {
-	struct dc_ents ents; /* first: the core operations take the container */
-	Scratch *x;
-};
-
-Dcm *of(void *c) { return static_cast<Dcm *>(c); }
-const Dcm *of(const void *c) { return static_cast<const Dcm *>(c); }
-Comp *comp_of(const Dcm *d, uint64_t h) { return static_cast<Comp *>(dc_comp_at(&d->ents, dc_index(h))); }
-Tree *tree_at(const Dcm *d, size_t slot) { return static_cast<Comp *>(dc_comp_at(&d->ents, slot))->t; }
-bool live(const Dcm *d, size_t slot) { return dc_slot_at(&d->ents, slot)->next == DC_LIVE; }
+using Scratch = Hashed::Scratch;
+using Dcm = dc_cxx<Hashed>;
 
 /* A block holding v's payload (n and type of v, data copied from v->s). Throws bad_alloc. */
 Blob *blob_of(const dod_dc_value &v)
@@ -112,7 +106,7 @@ Blob *blob_of(const dod_dc_value &v)
 }
 
 /* A copy of t: its own nodes and blocks. Throws bad_alloc (nothing leaked). */
-std::unique_ptr<Tree> clone(const Tree &t)
+std::unique_ptr<Tree> Hashed::clone(const Tree &t)
 {
 	auto c = std::make_unique<Tree>();
 	for (const auto &[k, v] : t.m) {
@@ -133,100 +127,26 @@ std::unique_ptr<Tree> clone(const Tree &t)
 	return c;
 }
 
-int create(void **out, size_t capacity_elems)
-{
-	return dod_cxx_nothrow([&]() -> int {
-		auto d = std::make_unique<Dcm>();
-		auto x = std::make_unique<Scratch>();
-		int err = dc_ents_init(&d->ents, sizeof(Comp), capacity_elems);
-		if (err) {
-			dc_ents_free(&d->ents);
-			return err;
-		}
-		d->x = x.release();
-		*out = d.release();
-		return DOD_OK;
-	});
-}
-
-void destroy(void *c)
-{
-	Dcm *d = of(c);
-	if (!d)
-		return;
-	for (size_t i = 0; i < d->ents.n_slots; i++)
-		if (live(d, i))
-			delete tree_at(d, i);
-	dc_ents_free(&d->ents);
-	delete d->x;
-	delete d;
-}
-
-int erase_n(void *c, const uint64_t *hs, size_t n)
-{
-	Dcm *d = of(c);
-	int err = dc_ents_mark(&d->ents, hs, n);
-	for (size_t k = 0; !err && k < n; k++) {
-		delete comp_of(d, hs[k])->t;
-		comp_of(d, hs[k])->t = nullptr;
-		dc_ents_release(&d->ents, dc_index(hs[k]));
-	}
-	return err;
-}
-
-/* Every entity erased (old handles stay detectable: their generations move on). */
-int clear(void *c)
-{
-	Dcm *d = of(c);
-	for (size_t i = 0; i < d->ents.n_slots; i++)
-		if (live(d, i)) {
-			delete tree_at(d, i);
-			static_cast<Comp *>(dc_comp_at(&d->ents, i))->t = nullptr;
-			dc_ents_release(&d->ents, i);
-		}
-	return DOD_OK;
-}
-
 /* libstdc++'s red-black node header (colour, parent, left, right). */
 constexpr size_t NODE_HEADER = 32;
 
-/* The components' heap bytes and blocks (dod_dc_mem): a tree, its nodes, its blocks. */
-void mem(const void *c, dod_dc_mem *out)
+/* t's heap bytes, blocks and values added to *m: the tree, its nodes, its blocks. */
+void Hashed::mem(const Tree &t, dod_dc_mem *m)
 {
-	const Dcm *d = of(c);
-	*out = dod_dc_mem{};
-	out->entities = d->ents.live;
-	for (size_t i = 0; i < d->ents.n_slots; i++) {
-		const Tree *t = tree_at(d, i);
-		if (!live(d, i) || !t)
-			continue;
-		out->data_bytes += sizeof(Tree);
-		out->blocks++;
-		for (const auto &[k, v] : t->m) {
-			out->values++;
-			out->data_bytes += NODE_HEADER + sizeof(std::pair<const uint32_t, Val>);
-			out->blocks++;
-			if (dc_has_payload(v.type)) {
-				dod_dc_value p{};
-				p.type = v.type;
-				p.n = v.blob->n;
-				out->data_bytes += sizeof(Blob) + dc_payload_bytes(&p);
-				out->blocks++;
-			}
+	m->data_bytes += sizeof(Tree);
+	m->blocks++;
+	for (const auto &[k, v] : t.m) {
+		m->values++;
+		m->data_bytes += NODE_HEADER + sizeof(std::pair<const uint32_t, Val>);
+		m->blocks++;
+		if (dc_has_payload(v.type)) {
+			dod_dc_value p{};
+			p.type = v.type;
+			p.n = v.blob->n;
+			m->data_bytes += sizeof(Blob) + dc_payload_bytes(&p);
+			m->blocks++;
 		}
 	}
-}
-
-size_t footprint(const void *c)
-{
-	const Dcm *d = of(c);
-	dod_dc_mem m;
-	mem(c, &m);
-	const Scratch &x = *d->x;
-	return sizeof *d + sizeof x + dc_ents_bytes(&d->ents) + m.data_bytes +
-	       x.leaves.capacity() * sizeof(Val *) + x.blobs.capacity() * sizeof(Blob *) +
-	       x.made.capacity() * sizeof x.made[0] + x.roots.capacity() * sizeof(size_t) +
-	       x.copies.capacity() * sizeof x.copies[0];
 }
 
 /* ---- set_n ---- */
@@ -241,25 +161,21 @@ void undo(Dcm *d, Scratch &x) noexcept
 		x.made.back().first->m.erase(x.made.back().second);
 		x.made.pop_back();
 	}
-	for (size_t slot : x.roots) {
-		Comp *p = static_cast<Comp *>(dc_comp_at(&d->ents, slot));
-		delete p->t;
-		p->t = nullptr;
-	}
+	d->undo_roots();
 }
 
 /* The node of set s (made where missing, recorded in x) and its block, if any. Throws
  * bad_alloc (what it made is in x). */
 void prepare(Dcm *d, const dod_dc_set &s, Scratch &x)
 {
-	Comp *p = comp_of(d, s.entity);
-	if (!p->t) {
-		p->t = new Tree;
+	Tree *&t = d->root_of(s.entity);
+	if (!t) {
+		t = new Tree;
 		x.roots.push_back(dc_index(s.entity)); /* reserved: does not throw */
 	}
-	auto [it, made] = p->t->m.try_emplace(s.key);
+	auto [it, made] = t->m.try_emplace(s.key);
 	if (made)
-		x.made.emplace_back(p->t, it); /* reserved */
+		x.made.emplace_back(t, it); /* reserved */
 	x.leaves.push_back(&it->second);   /* reserved */
 	if (dc_has_payload(s.value.type))
 		x.blobs.push_back(blob_of(s.value)); /* reserved */
@@ -285,9 +201,9 @@ void apply(const dod_dc_set *sets, size_t n, Scratch &x) noexcept
 	x.blobs.clear();
 }
 
-int set_n(void *c, const dod_dc_set *sets, size_t n)
+int Hashed::set_n(void *c, const dod_dc_set *sets, size_t n)
 {
-	Dcm *d = of(c);
+	Dcm *d = Dcm::of(c);
 	size_t blobs = 0;
 	for (size_t k = 0; k < n; k++) {
 		if (int err = dc_set_error(&d->ents, &sets[k]))
@@ -316,16 +232,16 @@ int set_n(void *c, const dod_dc_set *sets, size_t n)
 	});
 }
 
-/* ---- get_n, get_sum_n, copy_n ---- */
+/* ---- get_n, get_sum_n (dc_cxx_gets) ---- */
 
 /* The value of get g, or its error: one std::map::find of the hashed key. */
-inline int get_one(const void *c, const dod_dc_get *gp, dod_dc_value *out)
+int Hashed::get_one(const void *c, const dod_dc_get *gp, dod_dc_value *out)
 {
-	const Dcm *d = of(c);
+	const Dcm *d = Dcm::of(c);
 	const dod_dc_get &g = *gp;
 	if (int err = dc_get_error(&d->ents, &g))
 		return err;
-	const Tree *t = comp_of(d, g.entity)->t;
+	const Tree *t = d->root_of(g.entity);
 	if (!t)
 		return DOD_ENOKEY;
 	auto it = t->m.find(g.key);
@@ -345,79 +261,20 @@ inline int get_one(const void *c, const dod_dc_get *gp, dod_dc_value *out)
 	return DOD_OK;
 }
 
-DC_GET_LOOPS(get_sum_n, get_n, get_one)
-
-/* Every tree is copied before a slot is taken. */
-int copy_n(void *c, const uint64_t *src, size_t n, uint64_t first_key, uint64_t *handles_out)
-{
-	Dcm *d = of(c);
-	if (int err = dc_copy_check(&d->ents, src, n))
-		return err;
-	Scratch &x = *d->x;
-	x.copies.clear();
-	int err = dod_cxx_nothrow([&]() -> int {
-		x.copies.reserve(n);
-		for (size_t k = 0; k < n; k++) {
-			const Tree *t = comp_of(d, src[k])->t;
-			x.copies.push_back(t ? clone(*t) : nullptr);
-		}
-		for (size_t k = 0; k < n; k++) {
-			handles_out[k] = dc_ents_take(&d->ents, first_key + k);
-			comp_of(d, handles_out[k])->t = x.copies[k].release();
-		}
-		return DOD_OK;
-	});
-	x.copies.clear(); /* after a bad_alloc: the copies made so far are freed */
-	return err;
-}
-
-const struct dod_dc_ops dc_ops = {
-	.version = DOD_DC_OPS_VERSION,
-	.set_n = set_n,
-	.get_sum_n = get_sum_n,
-	.get_n = get_n,
-	.copy_n = copy_n,
-	.mem = mem,
-};
-
 /* ---- dod_ops.check ---- */
 
-int check(const void *c, char *why, size_t len)
+/* One entity's tree: non-empty, keys non-zero, types valid, payload blocks present. */
+int Hashed::check(const Tree &t, size_t slot, char *why, size_t len)
 {
-	const Dcm *d = of(c);
-	int err = dc_ents_check(&d->ents, why, len);
-	for (size_t i = 0; !err && i < d->ents.n_slots; i++) {
-		const Tree *t = tree_at(d, i);
-		if (!live(d, i) || !t)
-			continue;
-		if (t->m.empty())
-			return dod_check_fail(why, len, "slot %zu: an empty tree", i);
-		for (const auto &[k, v] : t->m)
-			if (!k || !dc_type_ok(v.type) || (dc_has_payload(v.type) && !v.blob))
-				return dod_check_fail(why, len, "slot %zu: key %#x, type %u", i, k,
-				                      (unsigned)v.type);
-	}
-	return err;
+	if (t.m.empty())
+		return dod_check_fail(why, len, "slot %zu: an empty tree", slot);
+	for (const auto &[k, v] : t.m)
+		if (!k || !dc_type_ok(v.type) || (dc_has_payload(v.type) && !v.blob))
+			return dod_check_fail(why, len, "slot %zu: key %#x, type %u", slot, k,
+			                      (unsigned)v.type);
+	return DOD_OK;
 }
 
 } // namespace
 
-extern "C" const struct dod_ops DOD_OPS_SYMBOL = {
-	DOD_DESCRIPTOR,
-	.source = "Niklas Gray, \"Allocation Adventures\" (Bitsquid, 2015), the DataComponent: "
-	          "the map its linear search is compared with, std::map keyed by the hashed key",
-	.max_elems = DC_MAX_SLOTS,
-	.create = create,
-	.destroy = destroy,
-	.insert_n = dc_insert_n,
-	.iterate_sum = dc_iterate_sum,
-	.lookup_sum = dc_lookup_sum,
-	.erase_n = erase_n,
-	.count_valid = dc_count_valid,
-	.clear = clear,
-	.dump_keys = dc_dump_keys,
-	.size = dc_size,
-	.footprint_bytes = footprint,
-	.check = check,
-	.dc = &dc_ops,
-};
+extern "C" constinit const struct dod_ops DOD_OPS_SYMBOL = dc_cxx_ops<Hashed>;

@@ -38,12 +38,7 @@
 #include <utility>
 #include <vector>
 
-#include "peers/cxx_glue.hpp"
-
-extern "C" {
-#include "contract.h"
-#include "dc/dc_entities.h"
-}
+#include "dc/dc_cxx_glue.hpp"
 
 namespace {
 
@@ -61,25 +56,27 @@ struct Value {
 	std::unique_ptr<Object> obj;
 };
 
-struct Comp {
-	Object *root;
+/* The design (dc/dc_cxx_glue.hpp holds the rest): a tree of std::map per entity. */
+struct Naive {
+	static constexpr char source[] =
+		"Niklas Gray, \"Allocation Adventures\" (Bitsquid, 2015), the DataComponent's "
+		"naive start: a tree of std::map<std::string, value>";
+	/* set_n's and copy_n's scratch, kept between calls. */
+	struct Scratch : dc_cxx_scratch<Object> {
+		std::vector<std::pair<Value *, bool>> leaves; /* per set: its node, assigned in place */
+		std::vector<Value> fresh;                      /* per set: the value to move in */
+		std::vector<std::pair<Object *, Object::iterator>> made; /* nodes this call made */
+		size_t bytes() const
+		{
+			return leaves.capacity() * sizeof leaves[0] + fresh.capacity() * sizeof(Value) +
+			       made.capacity() * sizeof made[0];
+		}
+	};
+	DC_CXX_DESIGN_OPS(Object);
 };
-/* set_n's and copy_n's scratch, kept between calls. */
-struct Scratch {
-	std::vector<std::pair<Value *, bool>> leaves; /* per set: its node, assigned in place */
-	std::vector<Value> fresh;                      /* per set: the value to move in */
-	std::vector<std::pair<Object *, Object::iterator>> made; /* nodes this call made */
-	std::vector<size_t> roots;                     /* slots whose root this call made */
-	std::vector<std::unique_ptr<Object>> copies;
-};
-struct Dcn {
-	struct dc_ents ents; /* first: the core operations take the container */
-	Scratch *x;
-};
+using Scratch = Naive::Scratch;
+using Dcn = dc_cxx<Naive>;
 
-Dcn *of(void *c) { return static_cast<Dcn *>(c); }
-const Dcn *of(const void *c) { return static_cast<const Dcn *>(c); }
-Comp *comp_of(const Dcn *d, uint64_t h) { return static_cast<Comp *>(dc_comp_at(&d->ents, dc_index(h))); }
 std::string_view part(const dod_dc_path *p, uint32_t i) { return {p->part[i], p->part_len[i]}; }
 bool depth_ok(const dod_dc_path *p) { return p->depth >= 1 && p->depth <= DOD_DC_MAX_DEPTH; }
 
@@ -97,8 +94,7 @@ const Value *find_value(const Object *o, const dod_dc_path *p)
 	return nullptr;
 }
 
-std::unique_ptr<Object> clone(const Object &o);
-Value clone(const Value &v)
+Value clone_value(const Value &v)
 {
 	Value c;
 	c.type = v.type;
@@ -107,74 +103,23 @@ Value clone(const Value &v)
 	c.s = v.s;
 	c.a = v.a;
 	if (v.obj)
-		c.obj = clone(*v.obj);
+		c.obj = Naive::clone(*v.obj);
 	return c;
 }
-std::unique_ptr<Object> clone(const Object &o)
+std::unique_ptr<Object> Naive::clone(const Object &o)
 {
 	auto c = std::make_unique<Object>();
 	for (const auto &[k, v] : o)
-		c->emplace(k, clone(v));
+		c->emplace(k, clone_value(v));
 	return c;
-}
-
-int create(void **out, size_t capacity_elems)
-{
-	return dod_cxx_nothrow([&]() -> int {
-		auto d = std::make_unique<Dcn>();
-		auto x = std::make_unique<Scratch>();
-		int err = dc_ents_init(&d->ents, sizeof(Comp), capacity_elems);
-		if (err) {
-			dc_ents_free(&d->ents);
-			return err;
-		}
-		d->x = x.release();
-		*out = d.release();
-		return DOD_OK;
-	});
-}
-
-void destroy(void *c)
-{
-	Dcn *d = of(c);
-	if (!d)
-		return;
-	for (size_t i = 0; i < d->ents.n_slots; i++)
-		if (dc_slot_at(&d->ents, i)->next == DC_LIVE)
-			delete static_cast<Comp *>(dc_comp_at(&d->ents, i))->root;
-	dc_ents_free(&d->ents);
-	delete d->x;
-	delete d;
-}
-
-int erase_n(void *c, const uint64_t *hs, size_t n)
-{
-	Dcn *d = of(c);
-	int err = dc_ents_mark(&d->ents, hs, n);
-	for (size_t k = 0; !err && k < n; k++) {
-		delete comp_of(d, hs[k])->root;
-		dc_ents_release(&d->ents, dc_index(hs[k]));
-	}
-	return err;
-}
-
-int clear(void *c)
-{
-	Dcn *d = of(c);
-	for (size_t i = 0; i < d->ents.n_slots; i++)
-		if (dc_slot_at(&d->ents, i)->next == DC_LIVE) {
-			delete static_cast<Comp *>(dc_comp_at(&d->ents, i))->root;
-			dc_ents_release(&d->ents, i);
-		}
-	return DOD_OK;
 }
 
 /* libstdc++'s red-black node header (colour, parent, left, right). */
 constexpr size_t NODE_HEADER = 32;
 constexpr size_t SSO = 15;
 
-/* o's heap bytes and blocks, its values added to *values. */
-void tree_mem(const Object &o, dod_dc_mem *m)
+/* o's heap bytes, blocks and values added to *m. */
+void Naive::mem(const Object &o, dod_dc_mem *m)
 {
 	m->data_bytes += sizeof(Object);
 	m->blocks++;
@@ -188,34 +133,10 @@ void tree_mem(const Object &o, dod_dc_mem *m)
 		if (v.a.capacity())
 			m->data_bytes += v.a.capacity() * sizeof(float), m->blocks++;
 		if (v.obj)
-			tree_mem(*v.obj, m);
+			mem(*v.obj, m);
 		else
 			m->values++;
 	}
-}
-
-void mem(const void *c, dod_dc_mem *out)
-{
-	const Dcn *d = of(c);
-	*out = dod_dc_mem{};
-	out->entities = d->ents.live;
-	for (size_t i = 0; i < d->ents.n_slots; i++) {
-		const Object *root = static_cast<const Comp *>(dc_comp_at(&d->ents, i))->root;
-		if (dc_slot_at(&d->ents, i)->next == DC_LIVE && root)
-			tree_mem(*root, out);
-	}
-}
-
-size_t footprint(const void *c)
-{
-	const Dcn *d = of(c);
-	dod_dc_mem m;
-	mem(c, &m);
-	const Scratch &x = *d->x;
-	return sizeof *d + sizeof x + dc_ents_bytes(&d->ents) + m.data_bytes +
-	       x.leaves.capacity() * sizeof x.leaves[0] + x.fresh.capacity() * sizeof(Value) +
-	       x.made.capacity() * sizeof x.made[0] + x.roots.capacity() * sizeof(size_t) +
-	       x.copies.capacity() * sizeof x.copies[0];
 }
 
 /* ---- set_n ---- */
@@ -224,12 +145,12 @@ size_t footprint(const void *c)
  * runs through a value or ends at an object. Throws bad_alloc (what it made is in x). */
 Value *make_path(Dcn *d, const dod_dc_set &s, Scratch &x)
 {
-	Comp *p = comp_of(d, s.entity);
-	if (!p->root) {
-		p->root = new Object;
+	Object *&root = d->root_of(s.entity);
+	if (!root) {
+		root = new Object;
 		x.roots.push_back(dc_index(s.entity)); /* reserved: does not throw */
 	}
-	Object *o = p->root;
+	Object *o = root;
 	for (uint32_t i = 0;; i++) {
 		bool last = i + 1 == s.path->depth;
 		auto it = o->find(part(s.path, i));
@@ -258,11 +179,7 @@ void undo(Dcn *d, Scratch &x) noexcept
 		x.made.back().first->erase(x.made.back().second);
 		x.made.pop_back();
 	}
-	for (size_t slot : x.roots) {
-		Comp *p = static_cast<Comp *>(dc_comp_at(&d->ents, slot));
-		delete p->root;
-		p->root = nullptr;
-	}
+	d->undo_roots();
 }
 
 /* The node and the value of set s: assigned in place (same type, storage reserved) or
@@ -310,9 +227,9 @@ void apply(const dod_dc_set *sets, size_t n, Scratch &x) noexcept
 	}
 }
 
-int set_n(void *c, const dod_dc_set *sets, size_t n)
+int Naive::set_n(void *c, const dod_dc_set *sets, size_t n)
 {
-	Dcn *d = of(c);
+	Dcn *d = Dcn::of(c);
 	for (size_t k = 0; k < n; k++) {
 		int err = dc_set_error(&d->ents, &sets[k]);
 		if (err || !depth_ok(sets[k].path))
@@ -347,16 +264,16 @@ int set_n(void *c, const dod_dc_set *sets, size_t n)
 	});
 }
 
-/* ---- get_n, get_sum_n, copy_n ---- */
+/* ---- get_n, get_sum_n (dc_cxx_gets) ---- */
 
-int get_one(const void *c, const dod_dc_get *gp, dod_dc_value *out)
+int Naive::get_one(const void *c, const dod_dc_get *gp, dod_dc_value *out)
 {
-	const Dcn *d = of(c);
+	const Dcn *d = Dcn::of(c);
 	const dod_dc_get &g = *gp;
 	int err = dc_get_error(&d->ents, &g);
 	if (err || !depth_ok(g.path))
 		return err ? err : DOD_EINVAL;
-	const Value *v = find_value(comp_of(d, g.entity)->root, g.path);
+	const Value *v = find_value(d->root_of(g.entity), g.path);
 	if (!v)
 		return DOD_ENOKEY;
 	if (v->type != g.type)
@@ -377,43 +294,9 @@ int get_one(const void *c, const dod_dc_get *gp, dod_dc_value *out)
 	return DOD_OK;
 }
 
-DC_GET_LOOPS(get_sum_n, get_n, get_one)
-
-/* Every tree is deep-copied before a slot is taken. */
-int copy_n(void *c, const uint64_t *src, size_t n, uint64_t first_key, uint64_t *handles_out)
-{
-	Dcn *d = of(c);
-	if (int err = dc_copy_check(&d->ents, src, n))
-		return err;
-	Scratch &x = *d->x;
-	x.copies.clear();
-	return dod_cxx_nothrow([&]() -> int {
-		x.copies.reserve(n);
-		for (size_t k = 0; k < n; k++) {
-			const Object *root = comp_of(d, src[k])->root;
-			x.copies.push_back(root ? clone(*root) : nullptr);
-		}
-		for (size_t k = 0; k < n; k++) {
-			handles_out[k] = dc_ents_take(&d->ents, first_key + k);
-			comp_of(d, handles_out[k])->root = x.copies[k].release();
-		}
-		x.copies.clear();
-		return DOD_OK;
-	});
-}
-
-const struct dod_dc_ops dc_ops = {
-	.version = DOD_DC_OPS_VERSION,
-	.set_n = set_n,
-	.get_sum_n = get_sum_n,
-	.get_n = get_n,
-	.copy_n = copy_n,
-	.mem = mem,
-};
-
 /* ---- dod_ops.check ---- */
 
-int check_tree(const Object &o, size_t slot, char *why, size_t len)
+int Naive::check(const Object &o, size_t slot, char *why, size_t len)
 {
 	if (o.empty())
 		return dod_check_fail(why, len, "slot %zu: an empty object", slot);
@@ -423,42 +306,12 @@ int check_tree(const Object &o, size_t slot, char *why, size_t len)
 			return dod_check_fail(why, len, "slot %zu: member \"%s\": type %u, obj %d, mark %d",
 			                      slot, k.c_str(), v.type, v.obj != nullptr, v.rebuilt);
 		if (is_obj)
-			if (int err = check_tree(*v.obj, slot, why, len))
+			if (int err = check(*v.obj, slot, why, len))
 				return err;
 	}
 	return DOD_OK;
 }
 
-int check(const void *c, char *why, size_t len)
-{
-	const Dcn *d = of(c);
-	int err = dc_ents_check(&d->ents, why, len);
-	for (size_t i = 0; !err && i < d->ents.n_slots; i++) {
-		const Object *root = static_cast<const Comp *>(dc_comp_at(&d->ents, i))->root;
-		if (dc_slot_at(&d->ents, i)->next == DC_LIVE && root)
-			err = check_tree(*root, i, why, len);
-	}
-	return err;
-}
-
 } // namespace
 
-extern "C" const struct dod_ops DOD_OPS_SYMBOL = {
-	DOD_DESCRIPTOR,
-	.source = "Niklas Gray, \"Allocation Adventures\" (Bitsquid, 2015), the DataComponent's "
-	          "naive start: a tree of std::map<std::string, value>",
-	.max_elems = DC_MAX_SLOTS,
-	.create = create,
-	.destroy = destroy,
-	.insert_n = dc_insert_n,
-	.iterate_sum = dc_iterate_sum,
-	.lookup_sum = dc_lookup_sum,
-	.erase_n = erase_n,
-	.count_valid = dc_count_valid,
-	.clear = clear,
-	.dump_keys = dc_dump_keys,
-	.size = dc_size,
-	.footprint_bytes = footprint,
-	.check = check,
-	.dc = &dc_ops,
-};
+extern "C" constinit const struct dod_ops DOD_OPS_SYMBOL = dc_cxx_ops<Naive>;

@@ -448,5 +448,4 @@ const struct dod_ops DOD_OPS_SYMBOL = {
 	.footprint_bytes = mlist_footprint,
 	.check = mlist_check,
 	.list = &mlist_list_ops,
-	.consolidate = NULL,
 };
