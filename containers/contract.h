@@ -136,8 +136,10 @@ struct dod_ops {
 	 * handle resolving to it (handle_map: dense, sparse and meta agree). Returns 0 when
 	 * all hold; otherwise non-zero, with a NUL-terminated reason written to why[0 ..
 	 * why_len) (why may be NULL when why_len is 0; truncated to fit). Never changes the
-	 * container, never prints. O(slots). NULL: the container has no check (the C++ peers,
-	 * whose libraries keep their own invariants); tests name such containers. */
+	 * container, never prints. O(slots). NULL: the container has no check (only peers
+	 * may: the library wrappers peer_unordered_map, peer_colony, peer_std_vector and
+	 * peer_std_vector_vector, whose libraries keep their own invariants);
+	 * test_conformance fails on any other and names them. */
 	int (*check)(const void *c, char *why, size_t why_len);
 
 	/* Untimed helper: the address at which the item a valid handle names is stored now
