@@ -38,9 +38,7 @@ from results import held_bytes, with_memory_note
 import stats as bench_stats
 import verdicts as vd
 from md import DASH, ci_text, fmt, pct
-from sections.bulk_run import Rule, ratio
-from sections.handle_map_claims import (AGAINST, FOR, OPEN, axis, cases_of, judged, median_of,
-                                        sign_of)
+from toolkit import AGAINST, FOR, OPEN, Rule, axis, cases_of, judged, median_of, ratio, sign_of
 
 VECTORS = results.role("aoa_vector")
 VEC = VECTORS[0]

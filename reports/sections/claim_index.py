@@ -15,7 +15,7 @@ import os
 import md
 import verdicts as vd
 from sections import ClaimRow, Section, replicated
-from sections.bulk_run import figure_text
+from toolkit import figure_text
 
 NAME = "claim_index"
 HEADING = "## Claim index"

@@ -20,10 +20,10 @@ from md import DASH, fmt
 from results import SEED, TABLE_ELEM_BYTES, TABLE_N
 from sections import Section, replicated, scope_line
 from sections import handle_map_claims as hmc
-from sections.bulk_run import Run
 from sections.claim_index import claim_rows as index_rows, verdict_table, write_details
 from sections.handle_map_claims import (BASE, HM, PEERS,
                                         article_speedup, load_article)
+from toolkit import Run
 
 NAME = "handle_map"
 SCENARIOS = ("create", "iterate", "lookup", "clear", "reset", "defragment")

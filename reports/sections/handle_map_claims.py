@@ -28,7 +28,8 @@ import verdicts as vd
 from md import DASH, ci_text, fmt, x
 from results import (TABLE_ELEM_BYTES, TABLE_N, ReportError, held_bytes,
                      with_memory_note)
-from sections.bulk_run import Rule, lap_noise_max, ratio
+from toolkit import (AGAINST, FOR, OPEN, Rule, all_of, axis, cases_of, judged, lap_noise_max,
+                     median_of, ratio, sign_of, twin)
 
 HM = results.role("hm_subject")[0]
 PEERS = results.role("hm_peer")
@@ -44,8 +45,6 @@ FREE = 0.1           # B10: a call on an unchanged map costs under 10% of a sort
 BUDGET_NS = 16.7e6 / 10  # B11: a tenth of a 60 Hz frame
 SPREAD = 4.0         # B5: swaps within 4 sd of a shuffle's expected count (p > 0.9999)
 FAR = 0.1            # B14: near-sorted input at under a tenth of the shuffled time
-FOR, AGAINST, OPEN = 1, -1, 0  # a case's sign for verdicts.across
-SIGN = {vd.ABOVE: FOR, vd.BELOW: AGAINST, vd.STRADDLES: OPEN}  # side() of a CI that should be above
 INPUTS = ("shuffled", "near_sorted")  # defrag_steps inputs that move items (B11, chart)
 
 
@@ -106,94 +105,7 @@ def article_speedup(article, scenario, peer):
     return theirs.ms / ours.ms, ours.our_scenario
 
 
-# --- cases and signs -------------------------------------------------------------------------
-
-def axis(key, name):
-    """The value of case axis `name` (defrag_input, max_swaps, old_handles) in a case key."""
-    return dict(key[len(results.CASE_FIELDS):]).get(results.AXIS_PREFIX + name)
-
-
-def cases_of(run, scenario, container, **fixed):
-    """{case key: CaseStats} of one container's `scenario`, fixed fields as Run.select,
-    plus axes=value filters (defrag_input="shuffled")."""
-    case_fixed = {k: v for k, v in fixed.items() if k in results.CASE_FIELDS}
-    axes = {k: v for k, v in fixed.items() if k not in results.CASE_FIELDS}
-    return {k: st for k, st in run.select(scenario, lambda c: c == container,
-                                          **case_fixed).items()
-            if all(axis(k, a) == str(v) for a, v in axes.items())}
-
-
-def twin(key, container, **axes):
-    """The key of the same case for another container (and other axis values)."""
-    rest = tuple((c, str(axes.get(c[len(results.AXIS_PREFIX):], v)))
-                 for c, v in key[len(results.CASE_FIELDS):])
-    return key[:1] + (container,) + key[2:len(results.CASE_FIELDS)] + rest
-
-
-def median_of(run, key, column):
-    """The median of `column` over a case's verified reps, or None."""
-    values = run.column(key, column)
-    return bench_stats.median(values) if values else None
-
-
-def sign_of(ci, threshold, want_above=True):
-    """FOR when the CI is wholly on the wanted side of threshold, AGAINST when wholly on
-    the other, OPEN when it straddles it or has no CI."""
-    s = SIGN[vd.side(ci, threshold)]
-    return s if want_above else -s
-
-
-def all_of(parts):
-    """(class, why) of a claim made of parts [(label, sign, why if open)]: REFUTED when a
-    part fails, UNDECIDED (the first open part's why) when one is open, else CONFIRMED."""
-    if any(s == AGAINST for _, s, _ in parts):
-        return vd.REFUTED, ""
-    open_ = [p for p in parts if p[1] == OPEN]
-    if open_:
-        return vd.UNDECIDED, f"{open_[0][0]}: {open_[0][2]}"
-    return vd.CONFIRMED, ""
-
-
-def names(labels, limit=4):
-    """Case labels grouped by their first word: 'iterate (3 cases), memory n=1048576 8 B'."""
-    groups = {}
-    for label in labels:
-        groups.setdefault(label.split(" ")[0], []).append(label)
-    parts = [g[0] if len(g) == 1 else f"{word} ({len(g)} cases)" for word, g in groups.items()]
-    return ", ".join(parts[:limit]) + (f" and {len(parts) - limit} more" if len(parts) > limit
-                                       else "")
-
-
-def judged(signs, text, whys=None, what="", brief=None, show=md.ci_short):
-    """A Verdict from verdicts.across over signs [(label, sign, CI, threshold)], with the
-    cases for and against named when they differ (what the claim depends on) and what
-    would decide an open one (whys: {label: why} for cases whose CI is not the point). Its
-    reason: verdicts.across_reason of `brief` (the same signs with shorter labels, in the
-    same order; default signs), `what` the quantity the CIs are of, show(CI) their
-    format."""
-    verdict, why = vd.across(signs)
-    if verdict == vd.DEPENDS:
-        why = ("holds at " + names(s[0] for s in signs if s[1] == FOR)
-               + "; fails at " + names(s[0] for s in signs if s[1] == AGAINST))
-    open_ = [s[0] for s in signs if s[1] == OPEN]
-    if verdict == vd.UNDECIDED and whys and open_[0] in whys:
-        why = (f"{sum(s[1] == FOR for s in signs)} cases for, "
-               f"{sum(s[1] == AGAINST for s in signs)} against, {len(open_)} undecided "
-               f"({open_[0]}: {whys[open_[0]]})")
-    brief = brief or signs
-    short = {s[0]: b[0] for s, b in zip(signs, brief)}
-    reason = vd.across_reason(brief, what, verdict, {short[k]: v for k, v in (whys or {}).items()
-                                                     if k in short}, show)
-    return vd.Verdict(verdict, vd.with_why(text, why), reason=reason)
-
-
-def slope_text(ci):
-    """'n^1.97 [1.9, 2.05]' of a slope CI."""
-    if ci.ratio is None:
-        return DASH
-    return (f"n^{fmt(ci.ratio)}" + (f" [{fmt(ci.low)}, {fmt(ci.high)}]"
-                                    if ci.low is not None else ""))
-
+# --- notes ---------------------------------------------------------------------------------
 
 def gap_note(ours, theirs, factor):
     """The note of a magnitude beyond `factor` of the article's, or ""."""

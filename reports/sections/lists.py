@@ -12,10 +12,9 @@ import stats as bench_stats
 from md import DASH, ci_text, fmt
 from sections import Section, scope_line
 from sections import lists_claims as lc
-from sections.bulk_run import Run, ratio
 from sections.claim_index import (article_rows, details_path, on_page, verdict_table,
                                   write_details)
-from sections.handle_map_claims import cases_of, twin
+from toolkit import Run, cases_of, ratio, twin
 
 NAME = "lists"
 ARTICLE = "Vector hosted lists"  # the claims' article in claims.csv

@@ -27,9 +27,8 @@ from results import held_bytes, with_memory_note
 import stats as bench_stats
 import verdicts as vd
 from md import DASH, ci_text, fmt
-from sections.bulk_run import Rule, ratio
-from sections.handle_map_claims import (AGAINST, FOR, OPEN, cases_of, judged, sign_of,
-                                        slope_text, twin)
+from toolkit import (AGAINST, FOR, OPEN, Rule, cases_of, judged, ratio, sign_of, slope_text,
+                     twin)
 
 HOSTED = results.role("list_hosted")
 POINTER = results.role("list_pointer")
