@@ -40,6 +40,8 @@ import verdicts as vd
 from md import DASH, ci_text, fmt, pct
 from toolkit import AGAINST, FOR, OPEN, Rule, axis, cases_of, judged, median_of, ratio, sign_of
 
+PART_OF = "aoa"  # a part of the aoa section (sections.registry)
+
 VECTORS = results.role("aoa_vector")
 VEC = VECTORS[0]
 FIXED = results.role("aoa_fixed")[0]

@@ -11,7 +11,7 @@ import os
 
 import md
 import stats as bench_stats
-from sections import Section, replicated, scope_line
+from sections import Registration, Section, replicated, scope_line
 from sections import bulk_charts as bc
 from sections.bulk_claims import NO_RULE, verdicts
 from sections.bulk_run import COLONY, KERNELS, layout_order, layout_speedups
@@ -22,6 +22,7 @@ from sections.bulk_targets import (ARTICLE, fastest_hole_rows, load_article, sum
 from toolkit import Run
 
 NAME = "bulk"        # the RESULTS.md section
+SECTION = Registration(NAME, "Bulk data", place=50)
 CHART_DIR = "bulk"   # charts go to <out-dir>/bulk/
 ARTICLE_NAME = "Bulk data"  # the claims' article in claims.csv
 HEADING = ('## Bulk data (Niklas Gray, Our Machinery, "Data Structures for game '

@@ -28,6 +28,8 @@ from sections.bulk_run import (ALLOC_ORDER, COLONY, HASH_PEERS, KERNELS, LAYOUT_
                                layout_speedups)
 from toolkit import lap_noise_max, memory_cases
 
+PART_OF = "bulk"  # a part of the bulk section (sections.registry)
+
 ARTICLE_LINES = {  # rule of claims.csv: (kernels the figure is about, legend text)
     "soa_tick": (("tick",), "article: SoA tick, memory-bound: up to"),
     "soa_simd": (("tick", "simulate"), "article: SIMD, compute-bound: up to"),

@@ -21,6 +21,8 @@ from toolkit import (ABOUT, BULK, SAME, above, below, brief_where, cases_text, c
 from verdicts import (BOUND_HOLDS, CONFIRMED, NOT_MEASURED, PREMISE_NOT_EXERCISED, REFUTED,
                       Verdict)
 
+PART_OF = "bulk"  # a part of the bulk section (sections.registry)
+
 
 def _series_reps(run, cases, series_of):
     """{series: {n: [ns per op of each rep]}} of `cases` grouped by series_of(key)."""

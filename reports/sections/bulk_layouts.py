@@ -12,6 +12,8 @@ from toolkit import ABOUT, SAME, above, compare, plain_rule, ratio, vector_loop,
 from verdicts import CONFIRMED, NOT_MEASURED, PREMISE_NOT_EXERCISED, REFUTED, Verdict
 import stats as bench_stats
 
+PART_OF = "bulk"  # a part of the bulk section (sections.registry)
+
 
 def _layout_case(run, layout, kernels, pick_n):
     """The speed-ups of `layout` for `kernels` at n = pick_n(ns measured), no holes:

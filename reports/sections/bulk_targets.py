@@ -20,6 +20,8 @@ from toolkit import (MET, MISSED, UNCLEAR, above, best, by_slice, cases_text, co
                      with_container)
 from verdicts import NOT_MEASURED
 
+PART_OF = "bulk"  # a part of the bulk section (sections.registry)
+
 ARTICLE = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "data",
                        "bulk_article.csv")
 ARTICLE_COLUMNS = ("id", "kind", "topic", "claim", "figure", "unit", "n", "elem_bytes",

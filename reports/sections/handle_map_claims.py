@@ -31,6 +31,8 @@ from results import (TABLE_ELEM_BYTES, TABLE_N, ReportError, held_bytes,
 from toolkit import (AGAINST, FOR, OPEN, Rule, all_of, axis, cases_of, judged, lap_noise_max,
                      median_of, ratio, sign_of, twin)
 
+PART_OF = "handle_map"  # a part of the handle_map section (sections.registry)
+
 HM = results.role("hm_subject")[0]
 PEERS = results.role("hm_peer")
 BASE = results.role("baseline")[0]

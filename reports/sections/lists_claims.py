@@ -30,6 +30,8 @@ from md import DASH, ci_text, fmt
 from toolkit import (AGAINST, FOR, OPEN, Rule, cases_of, judged, ratio, sign_of, slope_text,
                      twin)
 
+PART_OF = "lists"  # a part of the lists section (sections.registry)
+
 HOSTED = results.role("list_hosted")
 POINTER = results.role("list_pointer")
 VECTOR = results.role("list_vector")[0]
