@@ -28,8 +28,8 @@ import verdicts as vd
 from md import DASH, ci_text, fmt, x
 from results import (TABLE_ELEM_BYTES, TABLE_N, ReportError, held_bytes,
                      with_memory_note)
-from toolkit import (AGAINST, FOR, OPEN, Rule, all_of, axis, cases_of, judged, lap_noise_max,
-                     median_of, ratio, sign_of, twin)
+from toolkit import (AGAINST, FOR, OPEN, Rule, all_of, axis, case_of, cases_of, judged,
+                     lap_noise_max, median_of, ratio, sign_of, twin)
 
 PART_OF = "handle_map"  # a part of the handle_map section (sections.registry)
 
@@ -137,10 +137,10 @@ def _table_rank(run, claim, article, scenario, hm_scenarios):
                     continue
                 ci = ratio(run.cases[hk], pst)  # peer time / handle_map time
                 label = (f"{peer} {scenario} / {HM} {hm_scenario}"
-                         + (f", order {pk[4]}" if scenario == "lookup" else ""))
+                         + (f", order {case_of(pk).order}" if scenario == "lookup" else ""))
                 signs.append((label, sign_of(ci, 1.0), ci, 1.0))
                 brief.append((peer + (f" {hm_scenario}" if len(hm_scenarios) > 1 else "")
-                               + (f", order {pk[4]}" if scenario == "lookup" else ""),)
+                               + (f", order {case_of(pk).order}" if scenario == "lookup" else ""),)
                              + signs[-1][1:])
                 parts.append(f"{label}: {ci_text(ci)} (article {x(theirs)})")
                 notes = notes or gap_note(ci.ratio, theirs, factor)
@@ -230,7 +230,7 @@ def _defrag_shuffled(run, claim, ctx):
     ratio of n/4 moves per insert it is, an O(n log n) defragment would be 100× under.
     Either part failing refutes (all_of)."""
     article = ctx["article"]
-    cases = {k[2]: (k, st) for k, st in cases_of(run, "defragment", HM,
+    cases = {case_of(k).n: (k, st) for k, st in cases_of(run, "defragment", HM,
                                                  elem_bytes=TABLE_ELEM_BYTES,
                                                  hole_ratio=0.0).items()}
     create = run.cases.get(("create", HM, TABLE_N, TABLE_ELEM_BYTES, "seq", 0.0, "none"))
@@ -266,10 +266,11 @@ def control_key(key):
     size and order (create for create; lookup for lookup; for erase, which removes items
     one at a time in random order, or oldest first, BASE's lookup in random order, or in
     sequence: the same slots visited the same way, without the removal's work), no holes."""
-    scenario, order = key[0], key[4]
+    at = case_of(key)
+    scenario, order = at.scenario, at.order
     if scenario == "erase":
-        scenario, order = "lookup", "seq" if key[6] == "oldest" else "random"
-    return (scenario, BASE, key[2], key[3], order, 0.0, "none")
+        scenario, order = "lookup", "seq" if at.hole_pattern == "oldest" else "random"
+    return (scenario, BASE, at.n, at.elem_bytes, order, 0.0, "none")
 
 
 def _step_sign(run, keys, lo, hi, threshold):
@@ -342,7 +343,9 @@ def _indirection(run, claim, ctx):
         ci = ratio(base, st)
         costs, bounded = sign_of(ci, 1.0), sign_of(ci, most, False)
         s = AGAINST if AGAINST in (costs, bounded) else OPEN if OPEN in (costs, bounded) else FOR
-        label = f"n={k[2]}, {k[3]} B, order {k[4]}" + (f", {k[5]:g} holes" if k[5] else "")
+        at = case_of(k)
+        label = (f"n={at.n}, {at.elem_bytes} B, order {at.order}"
+                 + (f", {at.hole_ratio:g} holes" if at.hole_ratio else ""))
         signs.append((label, s, ci, 1.0 if costs == OPEN else most))
         parts.append(f"{label}: {ci_text(ci)}")
     if not signs:
@@ -399,7 +402,7 @@ def _memmove(run, claim, ctx):
         if other not in run.cases:
             continue
         swaps = (median_of(run, k, "swaps"), median_of(run, other, "swaps"))
-        label = f"n={k[2]}, {k[3]} B"
+        label = f"n={case_of(k).n}, {case_of(k).elem_bytes} B"
         if swaps[0] != swaps[1]:
             parts.append(f"{label}: swaps differ ({fmt(swaps[0])} vs {fmt(swaps[1])}), "
                          "not compared")
@@ -430,7 +433,7 @@ def _input_pairs(run, mine, theirs, threshold, note):
         if other not in run.cases:
             continue
         ci = ratio(run.cases[other], st)
-        label = f"n={k[2]}, max_swaps {axis(k, 'max_swaps')}"
+        label = f"n={case_of(k).n}, max_swaps {axis(k, 'max_swaps')}"
         signs.append((label, sign_of(ci, threshold, False), ci, threshold))
         parts.append(f"{label}: {ci_text(ci)} ({note(k, other)})")
     return signs, parts
@@ -451,7 +454,7 @@ def _fragmented_flag(run, claim, ctx):
 
 def _floor(run):
     """The worst lap_noise max of the run (the machine's interruption floor), or None."""
-    values = [lap_noise_max(run, n) for n in {k[2] for k in run.select("lap_noise")}]
+    values = [lap_noise_max(run, n) for n in {case_of(k).n for k in run.select("lap_noise")}]
     return max(values) if values else None
 
 
@@ -555,7 +558,8 @@ def _overheads(run, container):
     out = {}
     for k, st in cases_of(run, "memory", container, hole_ratio=0.0).items():
         if "committed_bytes" in st.memory:
-            out.setdefault(k[2], {})[k[3]] = held_bytes(st) / st.ops - k[3]
+            at = case_of(k)
+            out.setdefault(at.n, {})[at.elem_bytes] = held_bytes(st) / st.ops - at.elem_bytes
     return out
 
 
@@ -582,7 +586,8 @@ def _two_array_times(run, same):
         for k, st in sorted(cases_of(run, scenario, HM).items()):
             if len(k) == len(results.CASE_FIELDS) and twin(k, TWO_ARRAY) in run.cases:
                 ci = ratio(st, run.cases[twin(k, TWO_ARRAY)])
-                res.append((f"{scenario} n={k[2]} {k[3]} B {k[4]}", ci))
+                at = case_of(k)
+                res.append((f"{scenario} n={at.n} {at.elem_bytes} B {at.order}", ci))
         signs += [(label, sign_of(ci, 1 + same, False), ci, 1 + same) for label, ci in res]
         if res:
             head = max(res, key=lambda r: r[1].ratio)
@@ -700,7 +705,7 @@ def chart_defrag_steps(run, info, out_dir, budget_ns=BUDGET_NS):
             swaps = int(axis(k, "max_swaps"))
             values = run.column(k, "max_ns")
             if swaps > 0 and values:
-                lines.setdefault((name, k[2]), []).append(
+                lines.setdefault((name, case_of(k).n), []).append(
                     (swaps, bench_stats.median_ci(values, seed=results.SEED)))
     if not lines:
         return None
