@@ -54,12 +54,10 @@ import machine
 import md
 import results
 import verdicts as vd
-from sections import DOCUMENT, MODULES, ORDER, Context, Repeat
+from sections import (ABSENT_HOW, DOCUMENT, MODULES, ORDER, RULES, STAGES, TITLES, Context,
+                      Repeat)
 from sections import bulk_targets
-from sections.aoa_claims import RULES as AOA_RULES
-from sections.bulk_claims import RULES
-from sections.handle_map_claims import RULES as HM_RULES, load_article
-from sections.lists_claims import RULES as LIST_RULES
+from sections.handle_map_claims import load_article
 
 PUBLISHED = os.path.join("published", "bench.csv.xz")  # in --results-dir
 REPEAT_SUFFIX = "-repeat"  # bench.csv.xz's repeat: bench-repeat.csv.xz
@@ -148,8 +146,7 @@ def _load(args, paths):
     """The Context of the CSVs read (rows, run, cases, machine, claims); the data files
     (--claims, --article, --bulk-article) are checked first, before any work on the rows,
     whether or not the run has rows for their sections."""
-    claims = claims_data.load_claims(args.claims, set(RULES) | set(HM_RULES) | set(LIST_RULES)
-                                     | set(AOA_RULES))
+    claims = claims_data.load_claims(args.claims, set(RULES))
     load_article(args.article)
     bulk_targets.load_article(args.bulk_article)
     rows = results.load_csvs(paths)
@@ -190,11 +187,11 @@ def _render(name, ctx=None):
 
 
 def render_sections(ctx, claims_only=False):
-    """{name: Section or None} of every section, in sections.ORDER (the claim index last,
-    with the claim rows of the others). claims_only: leave out the all-cases section (a
+    """{name: Section or None} of every section, in sections.ORDER (the later stages last:
+    the claim index, the answers, with the claim rows of the others). claims_only: leave out the all-cases section (a
     chart per scenario and no claim: a repeat run is read for its classes only)."""
     global _side_ctx
-    out, side, pool = {}, None, None
+    out, side, pool, stage0_done = {}, None, None, False
     if claims_only:
         out[SIDE_SECTION] = None
     elif SIDE_SECTION in ORDER and len(os.sched_getaffinity(0)) > 1:
@@ -203,7 +200,8 @@ def render_sections(ctx, claims_only=False):
         side = pool.apply_async(_render, (SIDE_SECTION,))
     try:
         for name in ORDER:
-            if name == "claim_index":
+            if STAGES[name] and not stage0_done:  # the first section of a later stage
+                stage0_done = True
                 if side is not None:
                     out[SIDE_SECTION] = side.get()
                 ctx.claim_rows = {k: v for s in out.values() if s for k, v in s.claims.items()}
@@ -295,21 +293,6 @@ def _heading_of(text):
         if line.startswith("## ") or line.startswith("# "):
             return line
     return None
-
-
-# The sections by the names a reader knows (the contents' closing list), and what adds one
-# that the runs read have no rows for.
-TITLES = {"answers": "Which container? The short answer", "header": "What ran",
-          "claim_index": "Claim index", "handle_map": "handle_map", "bulk": "Bulk data",
-          "lists": "Vector-hosted lists", "handle_designs": "Handle designs",
-          "aoa": "Arrays of arrays", "calibration": "Calibration",
-          "like_for_like": "Like for like", "complexity": "Complexity",
-          "sim_caches": "Simulated caches (callgrind)",
-          "process": "Whole-process timing (hyperfine)", "all_cases": "Every case"}
-ABSENT_HOW = {
-    "sim_caches": "`make bench-sim` on the same machine and revision adds it",
-    "process": "`make bench-process` on the same machine and revision adds it",
-}
 
 
 def assemble(rendered, absent=None):

@@ -6,26 +6,128 @@ ctx is the loaded run (its rows, run id, cases, run info), the machine, the clai
 the output paths; Section is the section's markdown (marker lines included, ending in a
 newline), the charts it wrote and the verdict rows of the claims it judges. None means
 the inputs hold no rows for the section: report.py then leaves it out and names it.
-report.py calls the sections in ORDER (claim_index and answers last: they read every other
-section's verdict rows) and assembles the document in DOCUMENT order.
+
+A section registers itself: its module holds SECTION = Registration(...) (its marker
+name, title, place in the document, stage). Every other module of this package holds
+PART_OF = "NAME", the section it serves (an article's rules, charts, targets). registry()
+finds the modules (pkgutil) and refuses one with neither; ORDER, DOCUMENT, MODULES,
+TITLES, ABSENT_HOW and RULES (every module's claims.csv rule table) derive from it.
+report.py calls the sections in ORDER (stage 0 in document order, then the later stages:
+claim_index and answers read every other section's verdict rows) and assembles the
+document in DOCUMENT order (by place).
 """
+import functools
+import importlib
 import os
+import pkgutil
 from dataclasses import dataclass, field
 
 import results
 import verdicts as vd
 
-# Rendering order: claim_index and answers need every other section's claim rows.
-ORDER = ("header", "handle_map", "bulk", "lists", "handle_designs", "aoa", "calibration",
-         "like_for_like", "complexity", "sim_caches", "process", "all_cases", "claim_index",
-         "answers")
-# Document order: the answer page, what ran, the claim index, then per article, then the
-# method sections (the table of contents goes after the first).
-DOCUMENT = ("answers", "header", "claim_index", "handle_map", "bulk", "lists",
-            "handle_designs", "aoa", "calibration", "like_for_like", "complexity", "sim_caches",
-            "process", "all_cases")
-# The module of each section whose marker name is not its module's name.
-MODULES = {"process": "hyperfine", "all_cases": "cases"}
+
+@dataclass(frozen=True)
+class Registration:
+    """A section's record (the module-level SECTION of its module): name, the marker name
+    (md.markers) and the key of report.py's tables; title, how the contents' closing list
+    names it when the runs read hold no rows for it; place, its rank in the document
+    (DOCUMENT is sorted by it; two sections cannot share one); stage, 0 for a section
+    rendered from the run alone, 1, 2 ... for one that reads the verdict rows of every
+    stage-0 section (ctx.claim_rows: claim_index, answers), rendered after them in stage
+    order; absent_how: what adds the section when it has no rows ("" for nothing to say)."""
+    name: str
+    title: str
+    place: int
+    stage: int = 0
+    absent_how: str = ""
+
+
+@dataclass(frozen=True)
+class Entry:
+    """A registered section: its Registration and the name of its module in this package."""
+    section: Registration
+    module: str
+
+
+def discover(path=None, package=__name__):
+    """([Entry] of every section module in DOCUMENT order, {rule name: Rule} of every
+    module's RULES) of the modules of the package at `path` (default: this one). Raises
+    ImportError naming the module when one holds neither SECTION (a Registration) nor
+    PART_OF (the name of a registered section), when two sections share a name or a
+    place, or when two modules define different rules of one name."""
+    path = path or os.path.dirname(os.path.abspath(__file__))
+    entries, parts, rules = [], {}, {}
+    for info in sorted(pkgutil.iter_modules([path]), key=lambda i: i.name):
+        module = importlib.import_module(f"{package}.{info.name}")
+        where = f"{package}.{info.name} ({os.path.join(path, info.name)}.py)"
+        reg = getattr(module, "SECTION", None)
+        if isinstance(reg, Registration):
+            entries.append(Entry(reg, info.name))
+        elif isinstance(getattr(module, "PART_OF", None), str):
+            parts[where] = module.PART_OF
+        else:
+            raise ImportError(f"{where}: neither SECTION = sections.Registration(...) (a "
+                              "section of RESULTS.md) nor PART_OF = \"NAME\" (the section "
+                              "it serves): every module of the package registers")
+        for name, rule in getattr(module, "RULES", {}).items():
+            if rules.get(name, rule) is not rule:  # one table may include another's
+                raise ImportError(f"{where}: rule {name!r} is defined twice")
+            rules[name] = rule
+    _check(entries, parts)
+    return sorted(entries, key=lambda e: e.section.place), rules
+
+
+def _check(entries, parts):
+    """Raise ImportError when two sections share a name or a place, or a PART_OF names
+    no section."""
+    for what in ("name", "place"):
+        seen = {}
+        for e in entries:
+            key = getattr(e.section, what)
+            if key in seen:
+                raise ImportError(f"sections {seen[key]} and {e.module} share the {what} "
+                                  f"{key!r}")
+            seen[key] = e.module
+    names = {e.section.name for e in entries}
+    for where, part_of in parts.items():
+        if part_of not in names:
+            raise ImportError(f"{where}: PART_OF {part_of!r} names no section")
+
+
+@functools.cache
+def registry():
+    """discover() of this package, once."""
+    return discover()
+
+
+def _derived(name):
+    """The tables every section's registration gives (module __getattr__: on first use,
+    once the package is loaded)."""
+    entries, rules = registry()
+    by_stage = sorted(entries, key=lambda e: (e.section.stage, e.section.place))
+    return {
+        # Rendering order: a stage after 0 reads every stage-0 section's claim rows.
+        "ORDER": tuple(e.section.name for e in by_stage),
+        # Document order: the answer page, what ran, the claim index, then per article,
+        # then the method sections (the table of contents goes after the first).
+        "DOCUMENT": tuple(e.section.name for e in entries),
+        "STAGES": {e.section.name: e.section.stage for e in entries},
+        # The module of each section (its marker name need not be its module's name).
+        "MODULES": {e.section.name: e.module for e in entries},
+        "TITLES": {e.section.name: e.section.title for e in entries},
+        "ABSENT_HOW": {e.section.name: e.section.absent_how for e in entries
+                       if e.section.absent_how},
+        "RULES": rules,
+    }[name]
+
+
+DERIVED = ("ORDER", "DOCUMENT", "STAGES", "MODULES", "TITLES", "ABSENT_HOW", "RULES")
+
+
+def __getattr__(name):
+    if name in DERIVED:
+        return _derived(name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 @dataclass

@@ -15,10 +15,11 @@ import verdicts as vd
 import workloads as workloads_data
 from md import fmt
 from results import SEED
-from sections import Section
+from sections import Registration, Section
 from sections.cases import safe_name
 
 NAME = "answers"
+SECTION = Registration(NAME, "Which container? The short answer", place=10, stage=2)
 HEADING = "## Which container? The short answer"
 # How the article table groups the verdict classes (verdicts.CLASSES explains each).
 GROUPS = (("held", (vd.CONFIRMED, vd.BOUND_HOLDS)), ("refuted", (vd.REFUTED,)),

@@ -13,14 +13,14 @@ reaches report.HEADLINE_LINES without one."""
 import md
 import stats as bench_stats
 from md import DASH, ci_text, fmt, fmt_ns, pct
-from sections import Section, scope_line
+from sections import Registration, Section, scope_line
 from sections import aoa_claims as ac
-from sections.bulk_run import Run
 from sections.claim_index import (article_rows, details_path, on_page, verdict_table,
                                   write_details)
-from sections.handle_map_claims import median_of
+from toolkit import Run, median_of
 
 NAME = "aoa"
+SECTION = Registration(NAME, "Arrays of arrays", place=80)
 ARTICLE = "Allocation Adventures"  # the claims' article in claims.csv
 HEADING = '## Arrays of arrays (Niklas Gray, Bitsquid, "Allocation Adventures", 2015)'
 SCENARIOS = ac.TAGS_SCENARIOS + ac.DC_SCENARIOS

@@ -30,6 +30,7 @@ container of a role that the run lacks (aoa_chunked8_sorted, aoa_buddy before th
 makes its claim "not measured", naming it."""
 import math
 import os
+from typing import NamedTuple
 
 import charts
 import md
@@ -38,9 +39,10 @@ from results import held_bytes, with_memory_note
 import stats as bench_stats
 import verdicts as vd
 from md import DASH, ci_text, fmt, pct
-from sections.bulk_run import Rule, ratio
-from sections.handle_map_claims import (AGAINST, FOR, OPEN, axis, cases_of, judged, median_of,
-                                        sign_of)
+from toolkit import (AGAINST, FOR, OPEN, Rule, axis, case_of, cases_of, judged, median_of, ratio,
+                     sign_of)
+
+PART_OF = "aoa"  # a part of the aoa section (sections.registry)
 
 VECTORS = results.role("aoa_vector")
 VEC = VECTORS[0]
@@ -78,9 +80,44 @@ NO_RULE = {}  # every D claim has a rule
 
 # --- what the rows hold ---------------------------------------------------------------------
 
+class TagPoint(NamedTuple):
+    """Where a tags case is: its entities (n) and --tag-dist (None: a row without the axis)."""
+    n: int
+    dist: str | None
+
+
+class Tagged(NamedTuple):
+    """One container's case at a TagPoint: its case key and CaseStats."""
+    key: tuple
+    stats: object
+
+
+class BuildCase(NamedTuple):
+    """A tags_build case both CONSTGROW and VEC built (build_cases): the average list
+    length (CONSTGROW's tags / n), where, the RatioCI of CONSTGROW's time / VEC's, and each
+    one's CaseStats."""
+    length: float
+    n: int
+    dist: str | None
+    ci: object
+    mine: object
+    base: object
+
+    @property
+    def point(self):
+        return TagPoint(self.n, self.dist)
+
+
+class DcCase(NamedTuple):
+    """Where a DataComponent case is: entities, order of access, keys per component."""
+    n: int
+    order: str
+    keys: int
+
+
 def tags_cases(run, scenario, container, **fixed):
-    """{(n, tag_dist): (key, CaseStats)} of one container's tags scenario."""
-    return {(k[2], axis(k, DIST)): (k, st)
+    """{TagPoint: Tagged} of one container's tags scenario."""
+    return {TagPoint(case_of(k).n, axis(k, DIST)): Tagged(k, st)
             for k, st in cases_of(run, scenario, container, **fixed).items()}
 
 
@@ -130,8 +167,8 @@ def unit_text(u, n):
 
 
 def case_order(nd):
-    """Sort key of an (n, tag_dist) pair (tag_dist None for a row without the axis)."""
-    return nd[0], nd[1] or ""
+    """Sort key of a TagPoint (tag_dist None for a row without the axis)."""
+    return nd.n, nd.dist or ""
 
 
 def memory_of(run, container):
@@ -165,7 +202,7 @@ def absent(run, container):
 def reps(run, scenarios, container):
     """(verified reps, unverified reps) of the container's rows of `scenarios`."""
     good = sum(len(run.rows.get(k, ())) for k in run.cases
-               if k[0] in scenarios and k[1] == container)
+               if case_of(k).scenario in scenarios and case_of(k).container == container)
     bad = sum(r["scenario"] in scenarios and r["container"] == container for r in run.unverified)
     return good, bad
 
@@ -189,11 +226,12 @@ def walk_ratio(run, n, dist=DEFAULT_DIST):
     for c in single_buffer(run):
         mine = tags_cases(run, "tags_walk", c).get((n, dist))
         if mine is not None:
-            (found if mine[1].ops >= base[1].ops else fewer).append((mine[1].median_ns, c, mine[1]))
+            (found if mine.stats.ops >= base.stats.ops else fewer).append(
+                (mine.stats.median_ns, c, mine.stats))
     if not found:
         return None
     _, best, st = min(found)
-    return best, ratio(per_tag(base[1]), per_tag(st)), [c for _, c, _ in sorted(fewer)]
+    return best, ratio(per_tag(base.stats), per_tag(st)), [c for _, c, _ in sorted(fewer)]
 
 
 def per_tag(st):
@@ -205,8 +243,8 @@ def walk_pair(run, mine, theirs, n=None):
     """[(n, dist, RatioCI of mine's walk time per tag / theirs')] at every case both
     walked (at n only, when given)."""
     a, b = tags_cases(run, "tags_walk", mine), tags_cases(run, "tags_walk", theirs)
-    return [(nd[0], nd[1], ratio(per_tag(b[nd][1]), per_tag(a[nd][1])))
-            for nd in sorted(a, key=case_order) if nd in b and (n is None or nd[0] == n)]
+    return [(nd.n, nd.dist, ratio(per_tag(b[nd].stats), per_tag(a[nd].stats)))
+            for nd in sorted(a, key=case_order) if nd in b and (n is None or nd.n == n)]
 
 
 def largest_walk_n(run, container):
@@ -440,12 +478,12 @@ def _buddy_fit(run, claim, ctx):
     for scenario in ("tags_build", "tags_churn"):
         mine, base = tags_cases(run, scenario, BUDDY), tags_cases(run, scenario, VEC)
         for nd in sorted(set(mine) & set(base), key=case_order):
-            ci = ratio(base[nd][1], mine[nd][1])
+            ci = ratio(base[nd].stats, mine[nd].stats)
             signs.append((f"{scenario} {label(*nd)}", sign_of(ci, 1 + same, False), ci, 1 + same))
             parts.append(f"{scenario} {label(*nd)} {ci_text(ci)}")
     mine, base = tags_cases(run, "tags_memory", BUDDY), tags_cases(run, "tags_memory", VEC)
     for nd in sorted(set(mine) & set(base), key=case_order):
-        a, b = ((held_bytes(st) or 0) / st.ops for _, st in (mine[nd], base[nd]))
+        a, b = ((held_bytes(t.stats) or 0) / t.stats.ops for t in (mine[nd], base[nd]))
         signs.append((f"memory {label(*nd)}", FOR if a <= (1 + same) * b else AGAINST, None, 1))
         parts.append(f"bytes per tag {label(*nd)} {fmt(a)} vs {fmt(b)}")
     if not signs:
@@ -458,12 +496,12 @@ def _buddy_fit(run, claim, ctx):
 # --- D7: growth by a constant ------------------------------------------------------------
 
 def build_cases(run):
-    """[(average list length, n, dist, RatioCI of CONSTGROW's tags_build time / VEC's,
-    CONSTGROW's CaseStats, VEC's)] of every case both built, by list length, then n (a
+    """[BuildCase] of every case both CONSTGROW and VEC built, by list length, then n (a
     case is one plan, the same tags for both, so the time ratio is the ratio per append)."""
     mine, base = tags_cases(run, "tags_build", CONSTGROW), tags_cases(run, "tags_build", VEC)
-    return sorted((mine[nd][1].ops / nd[0], nd[0], nd[1], ratio(base[nd][1], mine[nd][1]),
-                   mine[nd][1], base[nd][1]) for nd in set(mine) & set(base))
+    return sorted(BuildCase(mine[nd].stats.ops / nd.n, nd.n, nd.dist,
+                            ratio(base[nd].stats, mine[nd].stats), mine[nd].stats,
+                            base[nd].stats) for nd in set(mine) & set(base))
 
 
 def shorter_twin(cases, long):
@@ -471,16 +509,16 @@ def shorter_twin(cases, long):
     (the same appends and bytes of lists, spread over more entities; sweeps/bench.txt
     builds each64 at 16 times each1024's n), the shortest lists on a tie; None without
     shorter lists."""
-    shorter = [c for c in cases if c[0] < long[0]]
-    return min(shorter, key=lambda c: (abs(math.log(c[4].ops / long[4].ops)), c[0]),
+    shorter = [c for c in cases if c.length < long.length]
+    return min(shorter, key=lambda c: (abs(math.log(c.mine.ops / long.mine.ops)), c.length),
                default=None)
 
 
 def widening(short, long):
     """RatioCI of how much the time ratio grows from the short lists' case to the long
     lists' (build_cases entries): above 1, the gap widens with the list."""
-    return bench_stats.widening_ci(short[5].times_ns, short[4].times_ns, long[5].times_ns,
-                                   long[4].times_ns, seed=results.SEED)
+    return bench_stats.widening_ci(short.base.times_ns, short.mine.times_ns,
+                                   long.base.times_ns, long.mine.times_ns, seed=results.SEED)
 
 
 def copies_per_append(run):
@@ -489,10 +527,10 @@ def copies_per_append(run):
     of the allocator layer, docs/CSV.md); cases without the counter are left out."""
     out = {}
     for c in (CONSTGROW, VEC):
-        for nd, (key, st) in tags_cases(run, "tags_build", c).items():
+        for nd, (key, st) in tags_cases(run, "tags_build", c).items():  # TagPoint: Tagged
             copied = median_of(run, key, "grow_copied_bytes")
             if copied is not None and st.ops:
-                out[(c, nd[0], nd[1])] = copied / st.ops
+                out[(c, nd.n, nd.dist)] = copied / st.ops
     return out
 
 
@@ -500,7 +538,7 @@ def _count_slope(copies, container, short, long):
     """Log-log slope of a container's copied bytes per append from the short lists' case to
     the long lists' (build_cases entries) over their average list length; None when either
     count is missing or 0 (no copy to grow from)."""
-    return bench_stats.count_slope((c[0], copies.get((container,) + c[1:3]))
+    return bench_stats.count_slope((c.length, copies.get((container,) + c.point))
                                    for c in (short, long))
 
 
@@ -509,16 +547,16 @@ def _copy_sign(copies, long, short, hi, lo):
     shorter twin: CONSTGROW's copied bytes per append, its log-log slope over the average
     list length minus VEC's (exact counts: O(L) copies per append against x2's O(1) give
     1): at least hi FOR, below lo AGAINST (no copy at the long lists: AGAINST), else OPEN."""
-    at = label(*long[1:3])
-    mine = copies.get((CONSTGROW,) + long[1:3])
+    at = label(*long.point)
+    mine = copies.get((CONSTGROW,) + long.point)
     if mine is None:
         return OPEN, None, "no grow_copied_bytes count of its rows", ""
     if short is None:
         return (OPEN, None, "a case of shorter lists (--tag-dist each64) would show whether "
                 "the copies per append grow with the list", "")
-    text = (f"; copied bytes per append, {at} over {label(*short[1:3])}: {CONSTGROW} "
-            f"{fmt(copies.get((CONSTGROW,) + short[1:3]))} → {fmt(mine)}, {VEC} "
-            f"{fmt(copies.get((VEC,) + short[1:3]))} → {fmt(copies.get((VEC,) + long[1:3]))}")
+    text = (f"; copied bytes per append, {at} over {label(*short.point)}: {CONSTGROW} "
+            f"{fmt(copies.get((CONSTGROW,) + short.point))} → {fmt(mine)}, {VEC} "
+            f"{fmt(copies.get((VEC,) + short.point))} → {fmt(copies.get((VEC,) + long.point))}")
     if not mine:
         return AGAINST, None, None, text + f" ({CONSTGROW} copied nothing: no O(L) copy)"
     own, base = (_count_slope(copies, c, short, long) for c in (CONSTGROW, VEC))
@@ -552,7 +590,7 @@ def _constgrow_appends(run, claim, ctx):
             "per tag in parentheses: " + "; ".join(
                 f"{label(n, dist)} {ci_text(ci)} ({fmt(mine.ns_per_op)} vs "
                 f"{fmt(base.ns_per_op)} ns)" for _, n, dist, ci, mine, base in cases))
-    longest = cases[-1][0]
+    longest = cases[-1].length
     if longest < long_:
         return vd.Verdict(vd.PREMISE_NOT_EXERCISED, vd.premise_text(
             f"no case's lists averaged {fmt(long_)} tags or more (few +16 growths to copy)",
@@ -561,19 +599,19 @@ def _constgrow_appends(run, claim, ctx):
         return missing(f"tags_build rows with the grow_copied_bytes count of {CONSTGROW} and "
                        f"{VEC}", None)
     signs, whys, times = [], {}, []
-    for case in (c for c in cases if c[0] == longest):
+    for case in (c for c in cases if c.length == longest):
         short = shorter_twin(cases, case)
         sign, excess, why, counted = _copy_sign(copies, case, short, hi, lo)
-        at = label(*case[1:3])
+        at = label(*case.point)
         text += counted + (f"; the time ratio grows {ci_text(widening(short, case))} from "
-                           f"{label(*short[1:3])}'s" if short is not None else "")
+                           f"{label(*short.point)}'s" if short is not None else "")
         threshold = lo if sign == AGAINST else hi
         value = None if excess is None else min(excess, 99.0)
         signs.append((at, sign, None if value is None else
                       bench_stats.RatioCI(value, value, value, 1.0), threshold))
         if why:
             whys[at] = why
-        times.append(f"time {at} {md.ci_short(case[3])}")
+        times.append(f"time {at} {md.ci_short(case.ci)}")
     v = judged(signs, text, whys, what=f"copied bytes per append over list length, "
                f"{CONSTGROW}'s slope − {VEC}'s (exact counts)",
                show=lambda ci, digits=3: "Δslope " + fmt(ci.ratio, "", digits))
@@ -583,12 +621,12 @@ def _constgrow_appends(run, claim, ctx):
 # --- D8-D11: the DataComponent --------------------------------------------------------------
 
 def dc_case(key):
-    """(n, order, dc_keys) of a DataComponent case key."""
-    return key[2], key[4], int(axis(key, KEYS) or 0)
+    """The DcCase of a DataComponent case key."""
+    return DcCase(case_of(key).n, case_of(key).order, int(axis(key, KEYS) or 0))
 
 
 def dc_cases(run, scenario, container):
-    """{(n, order, dc_keys): CaseStats} of one container's DataComponent scenario."""
+    """{DcCase: CaseStats} of one container's DataComponent scenario."""
     return {dc_case(k): st for k, st in cases_of(run, scenario, container).items()}
 
 
@@ -617,12 +655,12 @@ def _linear_search(run, claim, ctx):
     not measured, naming it; dc_naive's ratio (a tree of std::map<std::string>, string
     compares: not the article's comparison) is then reported, not judged."""
     few = claim.param("few", FEW)
-    signs, texts = _dc_faster(run, MAP_PEER, FLAT, lambda case: case[2] <= few)
+    signs, texts = _dc_faster(run, MAP_PEER, FLAT, lambda case: case.keys <= few)
     if signs:
         return judged(signs, f"get time {MAP_PEER} (std::map keyed by the hashed key) / "
                       f"{FLAT} (linear search over the hashed keys; hashing untimed in "
                       "both): " + "; ".join(texts), what=f"get time {MAP_PEER} / {FLAT}")
-    naive, naive_texts = _dc_faster(run, NAIVE, FLAT, lambda case: case[2] <= few)
+    naive, naive_texts = _dc_faster(run, NAIVE, FLAT, lambda case: case.keys <= few)
     why = (f"the article's peer, std::map<unsigned, value> keyed by the hashed key "
            f"({MAP_PEER}), has no rows here")
     return vd.Verdict(vd.NOT_MEASURED, vd.with_why(
@@ -666,7 +704,7 @@ def _packed_values(run, claim, ctx):
     if bad or any(b > limit for b in sizes.values()):
         return vd.Verdict(vd.REFUTED, vd.with_why(text, f"the limit is {fmt(limit)} B"),
                           reason=vd.fit(vd.REFUTED, reason))
-    if max((c[2] for c in memory), default=0) < ALL_TYPES:
+    if max((c.keys for c in memory), default=0) < ALL_TYPES:
         return vd.Verdict(vd.PREMISE_NOT_EXERCISED, vd.premise_text(
             "no component held a string and a float array", f"run the dc scenarios with "
             f"--dc-keys {ALL_TYPES} or more") + f" ({text})", reason=vd.fit(
@@ -716,7 +754,9 @@ def walk_points(run):
     each container's points by list length."""
     out = {}
     for k, st in run.select("tags_walk").items():
-        out.setdefault(k[2], {}).setdefault(k[1], []).append((st.ops / k[2], axis(k, DIST), st))
+        at = case_of(k)
+        out.setdefault(at.n, {}).setdefault(at.container, []).append(
+            (st.ops / at.n, axis(k, DIST), st))
     for per in out.values():
         for points in per.values():
             points.sort(key=lambda p: p[0])

@@ -11,16 +11,18 @@ import os
 
 import md
 import stats as bench_stats
-from sections import Section, replicated, scope_line
+from sections import Registration, Section, replicated, scope_line
 from sections import bulk_charts as bc
 from sections.bulk_claims import NO_RULE, verdicts
-from sections.bulk_run import COLONY, KERNELS, Run, layout_order, layout_speedups
+from sections.bulk_run import COLONY, KERNELS, layout_order, layout_speedups
 from sections.claim_index import (claim_rows as index_rows, details_path, on_page,
                                   verdict_table, write_details)
 from sections.bulk_targets import (ARTICLE, fastest_hole_rows, load_article, summary,
                                    targets)
+from toolkit import Run
 
 NAME = "bulk"        # the RESULTS.md section
+SECTION = Registration(NAME, "Bulk data", place=50)
 CHART_DIR = "bulk"   # charts go to <out-dir>/bulk/
 ARTICLE_NAME = "Bulk data"  # the claims' article in claims.csv
 HEADING = ('## Bulk data (Niklas Gray, Our Machinery, "Data Structures for game '

@@ -24,8 +24,11 @@ import results
 import stats as bench_stats
 from md import x
 from sections.bulk_run import (ALLOC_ORDER, COLONY, HASH_PEERS, KERNELS, LAYOUT_BASE,
-                               LAYOUT_ORDER, MOVING_ALLOC, PLAIN, lap_noise_max,
-                               layout_order, layout_speedups, memory_cases)
+                               LAYOUT_ORDER, MOVING_ALLOC, PLAIN, layout_order,
+                               layout_speedups)
+from toolkit import lap_noise_max, memory_cases
+
+PART_OF = "bulk"  # a part of the bulk section (sections.registry)
 
 ARTICLE_LINES = {  # rule of claims.csv: (kernels the figure is about, legend text)
     "soa_tick": (("tick",), "article: SoA tick, memory-bound: up to"),

@@ -13,13 +13,15 @@ import stats as bench_stats
 from results import held_bytes, with_memory_note
 from sections import bulk_layouts as lay
 import verdicts as vd
-from sections.bulk_run import (ABOUT, BULK, BOUND_HOLDS, CONFIRMED, HASH_PEERS, MOVING_ALLOC,
-                               NOT_MEASURED, PLAIN, PREMISE_NOT_EXERCISED, REALLOC_ALLOCS, REFUTED, SAME,
-                               STABLE_ALLOCS,
-                               Verdict, plain_rule,
-                               above, below, brief_where, cases_text, ci_text, compare, direction,
-                               direction_reason, memory_cases, pct, ratio, slice_order,
-                               tally, where, with_container, x)
+from md import ci_text, pct, x
+from sections.bulk_run import HASH_PEERS, MOVING_ALLOC, PLAIN, REALLOC_ALLOCS, STABLE_ALLOCS
+from toolkit import (ABOUT, BULK, SAME, above, below, brief_where, cases_text, compare,
+                     direction, direction_reason, memory_cases, plain_rule, ratio, slice_order,
+                     tally, where, with_container)
+from verdicts import (BOUND_HOLDS, CONFIRMED, NOT_MEASURED, PREMISE_NOT_EXERCISED, REFUTED,
+                      Verdict)
+
+PART_OF = "bulk"  # a part of the bulk section (sections.registry)
 
 
 def _series_reps(run, cases, series_of):

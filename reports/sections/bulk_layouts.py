@@ -6,11 +6,13 @@ import machine
 import md
 import verdicts as vd
 from sections import like_for_like as lfl
-from sections.bulk_run import (ABOUT, CONFIRMED, KERNELS, LAYOUT_BASE, NOT_MEASURED,
-                               PREMISE_NOT_EXERCISED, REFUTED, SAME, WIDE_KERNELS, Verdict,
-                               above, ci_text, compare, layout_speedups,
-                               plain_rule, ratio, vector_loop, where, x)
+from md import ci_text, x
+from sections.bulk_run import KERNELS, LAYOUT_BASE, WIDE_KERNELS, layout_speedups
+from toolkit import ABOUT, SAME, above, compare, plain_rule, ratio, vector_loop, where
+from verdicts import CONFIRMED, NOT_MEASURED, PREMISE_NOT_EXERCISED, REFUTED, Verdict
 import stats as bench_stats
+
+PART_OF = "bulk"  # a part of the bulk section (sections.registry)
 
 
 def _layout_case(run, layout, kernels, pick_n):

@@ -13,17 +13,20 @@ from dataclasses import dataclass
 import md
 import results
 import stats as bench_stats
-from sections.bulk_run import (ALLOC_ORDER, COLONY, MOVING_ALLOC, NOT_MEASURED, PLAIN, above,
-                               best, by_slice, cases_text, ci_text, compare, figure_text,
-                               lap_noise_max, pct, push_maxima, ratio, slice_order, where,
-                               with_container, x)
+from md import ci_text, pct, x
+from sections.bulk_run import ALLOC_ORDER, COLONY, MOVING_ALLOC, PLAIN, push_maxima
+from toolkit import (MET, MISSED, UNCLEAR, above, best, by_slice, cases_text, compare,
+                     figure_text, lap_noise_max, ratio, slice_order, status, where,
+                     with_container)
+from verdicts import NOT_MEASURED
+
+PART_OF = "bulk"  # a part of the bulk section (sections.registry)
 
 ARTICLE = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "data",
                        "bulk_article.csv")
 ARTICLE_COLUMNS = ("id", "kind", "topic", "claim", "figure", "unit", "n", "elem_bytes",
                    "hole_ratio", "hole_pattern", "order")
 KINDS = ("target",)
-MET, MISSED, UNCLEAR = "met", "missed", "unclear (the CI straddles the target)"
 # push_max's row of realloc's spike is part of the target ("while realloc shows its
 # spike"): met or missed like the others. Its row of the machine's floor is not a target:
 # it says whether the target can be tested here, and summary() says so instead of counting.
@@ -96,14 +99,6 @@ def load_article(path=ARTICLE):
                             "a fraction 0 <= r < 1"),
                      pattern, order)
     return results.read_table(path, ARTICLE_COLUMNS, parse)
-
-
-def status(ci, limit):
-    """MET when the CI is at or below `limit`, MISSED when wholly above, else UNCLEAR
-    (without a CI: the ratio decides)."""
-    if ci.low is None:
-        return MET if ci.ratio <= limit else MISSED
-    return MET if ci.high <= limit else MISSED if ci.low > limit else UNCLEAR
 
 
 def targets(run, claims):

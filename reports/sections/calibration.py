@@ -8,9 +8,10 @@ import results
 import stats as bench_stats
 from md import fmt
 from results import SEED, TABLE_ELEM_BYTES, TABLE_N
-from sections import Section
+from sections import Registration, Section
 
 NAME = "calibration"
+SECTION = Registration(NAME, "Calibration", place=90)
 HEADING = "## Calibration: the contract's batch call against a hand-written loop"
 BASE = results.role("baseline")[0]
 # docs/ARCHITECTURE.md: the baseline must match the hand-written loop within a few %.

@@ -25,10 +25,11 @@ import results
 import stats as bench_stats
 from md import DASH, fmt, fmt_ns, holes_text
 from results import AXIS_PREFIX, HOLE_PATTERNS, LATENCY_COLUMNS, UNKNOWN_FAMILY
-from sections import Section
+from sections import Registration, Section
 from sections import like_for_like
 
 NAME = "all_cases"
+SECTION = Registration(NAME, "Every case", place=140)
 HEADING = "## Every case"
 CASES_DIR = "cases"  # pages and charts go to <out-dir>/cases/
 INDEX = "cases.md"  # the list of the scenario pages, in <out-dir>

@@ -14,10 +14,11 @@ import os
 
 import md
 import verdicts as vd
-from sections import ClaimRow, Section, replicated
-from sections.bulk_run import figure_text
+from sections import ClaimRow, Registration, Section, replicated
+from toolkit import figure_text
 
 NAME = "claim_index"
+SECTION = Registration(NAME, "Claim index", place=30, stage=1)
 HEADING = "## Claim index"
 DETAILS_DIR = "verdicts"  # <out-dir>/verdicts/<section>.md: one page per article
 

@@ -10,9 +10,10 @@ import md
 import results
 import stats as bench_stats
 from md import fmt
-from sections import Section
+from sections import Registration, Section
 
 NAME = "complexity"
+SECTION = Registration(NAME, "Complexity", place=110)
 HEADING = "## Complexity"
 PAGE = "complexity.md"  # in <out-dir>/cases/
 MODELS = {"O(1)": np.ones_like, "O(log n)": np.log2, "O(n)": lambda n: n,

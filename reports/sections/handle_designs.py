@@ -23,13 +23,12 @@ import results
 import stats as bench_stats
 from md import DASH, ci_text, fmt, fmt_ns
 from results import TABLE_ELEM_BYTES, TABLE_N, ReportError, is_sim_row
-from sections import Section, scope_line
-from sections.bulk_run import Run, ratio
-from sections.bulk_targets import MET, status
-from sections.handle_map_claims import axis, cases_of
+from sections import Registration, Section, scope_line
+from toolkit import MET, Run, axis, cases_of, ratio, status
 from sections.sim_caches import geometry_text
 
 NAME = "handle_designs"
+SECTION = Registration(NAME, "Handle designs", place=70)
 HEADING = "## Handle designs"
 STALE_PATH = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
                           "data", "stale_detection.csv")

@@ -18,14 +18,15 @@ import results
 import stats as bench_stats
 from md import DASH, fmt
 from results import SEED, TABLE_ELEM_BYTES, TABLE_N
-from sections import Section, replicated, scope_line
+from sections import Registration, Section, replicated, scope_line
 from sections import handle_map_claims as hmc
-from sections.bulk_run import Run
 from sections.claim_index import claim_rows as index_rows, verdict_table, write_details
 from sections.handle_map_claims import (BASE, HM, PEERS,
                                         article_speedup, load_article)
+from toolkit import Run
 
 NAME = "handle_map"
+SECTION = Registration(NAME, "handle_map", place=40)
 SCENARIOS = ("create", "iterate", "lookup", "clear", "reset", "defragment")
 CHART_CONTAINERS = (HM,) + PEERS + (BASE,)
 ARTICLE_YEAR = 2016

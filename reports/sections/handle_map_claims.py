@@ -28,7 +28,10 @@ import verdicts as vd
 from md import DASH, ci_text, fmt, x
 from results import (TABLE_ELEM_BYTES, TABLE_N, ReportError, held_bytes,
                      with_memory_note)
-from sections.bulk_run import Rule, lap_noise_max, ratio
+from toolkit import (AGAINST, FOR, OPEN, Rule, all_of, axis, case_of, cases_of, judged,
+                     lap_noise_max, median_of, ratio, sign_of, twin)
+
+PART_OF = "handle_map"  # a part of the handle_map section (sections.registry)
 
 HM = results.role("hm_subject")[0]
 PEERS = results.role("hm_peer")
@@ -44,8 +47,6 @@ FREE = 0.1           # B10: a call on an unchanged map costs under 10% of a sort
 BUDGET_NS = 16.7e6 / 10  # B11: a tenth of a 60 Hz frame
 SPREAD = 4.0         # B5: swaps within 4 sd of a shuffle's expected count (p > 0.9999)
 FAR = 0.1            # B14: near-sorted input at under a tenth of the shuffled time
-FOR, AGAINST, OPEN = 1, -1, 0  # a case's sign for verdicts.across
-SIGN = {vd.ABOVE: FOR, vd.BELOW: AGAINST, vd.STRADDLES: OPEN}  # side() of a CI that should be above
 INPUTS = ("shuffled", "near_sorted")  # defrag_steps inputs that move items (B11, chart)
 
 
@@ -106,94 +107,7 @@ def article_speedup(article, scenario, peer):
     return theirs.ms / ours.ms, ours.our_scenario
 
 
-# --- cases and signs -------------------------------------------------------------------------
-
-def axis(key, name):
-    """The value of case axis `name` (defrag_input, max_swaps, old_handles) in a case key."""
-    return dict(key[len(results.CASE_FIELDS):]).get(results.AXIS_PREFIX + name)
-
-
-def cases_of(run, scenario, container, **fixed):
-    """{case key: CaseStats} of one container's `scenario`, fixed fields as Run.select,
-    plus axes=value filters (defrag_input="shuffled")."""
-    case_fixed = {k: v for k, v in fixed.items() if k in results.CASE_FIELDS}
-    axes = {k: v for k, v in fixed.items() if k not in results.CASE_FIELDS}
-    return {k: st for k, st in run.select(scenario, lambda c: c == container,
-                                          **case_fixed).items()
-            if all(axis(k, a) == str(v) for a, v in axes.items())}
-
-
-def twin(key, container, **axes):
-    """The key of the same case for another container (and other axis values)."""
-    rest = tuple((c, str(axes.get(c[len(results.AXIS_PREFIX):], v)))
-                 for c, v in key[len(results.CASE_FIELDS):])
-    return key[:1] + (container,) + key[2:len(results.CASE_FIELDS)] + rest
-
-
-def median_of(run, key, column):
-    """The median of `column` over a case's verified reps, or None."""
-    values = run.column(key, column)
-    return bench_stats.median(values) if values else None
-
-
-def sign_of(ci, threshold, want_above=True):
-    """FOR when the CI is wholly on the wanted side of threshold, AGAINST when wholly on
-    the other, OPEN when it straddles it or has no CI."""
-    s = SIGN[vd.side(ci, threshold)]
-    return s if want_above else -s
-
-
-def all_of(parts):
-    """(class, why) of a claim made of parts [(label, sign, why if open)]: REFUTED when a
-    part fails, UNDECIDED (the first open part's why) when one is open, else CONFIRMED."""
-    if any(s == AGAINST for _, s, _ in parts):
-        return vd.REFUTED, ""
-    open_ = [p for p in parts if p[1] == OPEN]
-    if open_:
-        return vd.UNDECIDED, f"{open_[0][0]}: {open_[0][2]}"
-    return vd.CONFIRMED, ""
-
-
-def names(labels, limit=4):
-    """Case labels grouped by their first word: 'iterate (3 cases), memory n=1048576 8 B'."""
-    groups = {}
-    for label in labels:
-        groups.setdefault(label.split(" ")[0], []).append(label)
-    parts = [g[0] if len(g) == 1 else f"{word} ({len(g)} cases)" for word, g in groups.items()]
-    return ", ".join(parts[:limit]) + (f" and {len(parts) - limit} more" if len(parts) > limit
-                                       else "")
-
-
-def judged(signs, text, whys=None, what="", brief=None, show=md.ci_short):
-    """A Verdict from verdicts.across over signs [(label, sign, CI, threshold)], with the
-    cases for and against named when they differ (what the claim depends on) and what
-    would decide an open one (whys: {label: why} for cases whose CI is not the point). Its
-    reason: verdicts.across_reason of `brief` (the same signs with shorter labels, in the
-    same order; default signs), `what` the quantity the CIs are of, show(CI) their
-    format."""
-    verdict, why = vd.across(signs)
-    if verdict == vd.DEPENDS:
-        why = ("holds at " + names(s[0] for s in signs if s[1] == FOR)
-               + "; fails at " + names(s[0] for s in signs if s[1] == AGAINST))
-    open_ = [s[0] for s in signs if s[1] == OPEN]
-    if verdict == vd.UNDECIDED and whys and open_[0] in whys:
-        why = (f"{sum(s[1] == FOR for s in signs)} cases for, "
-               f"{sum(s[1] == AGAINST for s in signs)} against, {len(open_)} undecided "
-               f"({open_[0]}: {whys[open_[0]]})")
-    brief = brief or signs
-    short = {s[0]: b[0] for s, b in zip(signs, brief)}
-    reason = vd.across_reason(brief, what, verdict, {short[k]: v for k, v in (whys or {}).items()
-                                                     if k in short}, show)
-    return vd.Verdict(verdict, vd.with_why(text, why), reason=reason)
-
-
-def slope_text(ci):
-    """'n^1.97 [1.9, 2.05]' of a slope CI."""
-    if ci.ratio is None:
-        return DASH
-    return (f"n^{fmt(ci.ratio)}" + (f" [{fmt(ci.low)}, {fmt(ci.high)}]"
-                                    if ci.low is not None else ""))
-
+# --- notes ---------------------------------------------------------------------------------
 
 def gap_note(ours, theirs, factor):
     """The note of a magnitude beyond `factor` of the article's, or ""."""
@@ -223,10 +137,10 @@ def _table_rank(run, claim, article, scenario, hm_scenarios):
                     continue
                 ci = ratio(run.cases[hk], pst)  # peer time / handle_map time
                 label = (f"{peer} {scenario} / {HM} {hm_scenario}"
-                         + (f", order {pk[4]}" if scenario == "lookup" else ""))
+                         + (f", order {case_of(pk).order}" if scenario == "lookup" else ""))
                 signs.append((label, sign_of(ci, 1.0), ci, 1.0))
                 brief.append((peer + (f" {hm_scenario}" if len(hm_scenarios) > 1 else "")
-                               + (f", order {pk[4]}" if scenario == "lookup" else ""),)
+                               + (f", order {case_of(pk).order}" if scenario == "lookup" else ""),)
                              + signs[-1][1:])
                 parts.append(f"{label}: {ci_text(ci)} (article {x(theirs)})")
                 notes = notes or gap_note(ci.ratio, theirs, factor)
@@ -316,7 +230,7 @@ def _defrag_shuffled(run, claim, ctx):
     ratio of n/4 moves per insert it is, an O(n log n) defragment would be 100× under.
     Either part failing refutes (all_of)."""
     article = ctx["article"]
-    cases = {k[2]: (k, st) for k, st in cases_of(run, "defragment", HM,
+    cases = {case_of(k).n: (k, st) for k, st in cases_of(run, "defragment", HM,
                                                  elem_bytes=TABLE_ELEM_BYTES,
                                                  hole_ratio=0.0).items()}
     create = run.cases.get(("create", HM, TABLE_N, TABLE_ELEM_BYTES, "seq", 0.0, "none"))
@@ -352,10 +266,11 @@ def control_key(key):
     size and order (create for create; lookup for lookup; for erase, which removes items
     one at a time in random order, or oldest first, BASE's lookup in random order, or in
     sequence: the same slots visited the same way, without the removal's work), no holes."""
-    scenario, order = key[0], key[4]
+    at = case_of(key)
+    scenario, order = at.scenario, at.order
     if scenario == "erase":
-        scenario, order = "lookup", "seq" if key[6] == "oldest" else "random"
-    return (scenario, BASE, key[2], key[3], order, 0.0, "none")
+        scenario, order = "lookup", "seq" if at.hole_pattern == "oldest" else "random"
+    return (scenario, BASE, at.n, at.elem_bytes, order, 0.0, "none")
 
 
 def _step_sign(run, keys, lo, hi, threshold):
@@ -428,7 +343,9 @@ def _indirection(run, claim, ctx):
         ci = ratio(base, st)
         costs, bounded = sign_of(ci, 1.0), sign_of(ci, most, False)
         s = AGAINST if AGAINST in (costs, bounded) else OPEN if OPEN in (costs, bounded) else FOR
-        label = f"n={k[2]}, {k[3]} B, order {k[4]}" + (f", {k[5]:g} holes" if k[5] else "")
+        at = case_of(k)
+        label = (f"n={at.n}, {at.elem_bytes} B, order {at.order}"
+                 + (f", {at.hole_ratio:g} holes" if at.hole_ratio else ""))
         signs.append((label, s, ci, 1.0 if costs == OPEN else most))
         parts.append(f"{label}: {ci_text(ci)}")
     if not signs:
@@ -485,7 +402,7 @@ def _memmove(run, claim, ctx):
         if other not in run.cases:
             continue
         swaps = (median_of(run, k, "swaps"), median_of(run, other, "swaps"))
-        label = f"n={k[2]}, {k[3]} B"
+        label = f"n={case_of(k).n}, {case_of(k).elem_bytes} B"
         if swaps[0] != swaps[1]:
             parts.append(f"{label}: swaps differ ({fmt(swaps[0])} vs {fmt(swaps[1])}), "
                          "not compared")
@@ -516,7 +433,7 @@ def _input_pairs(run, mine, theirs, threshold, note):
         if other not in run.cases:
             continue
         ci = ratio(run.cases[other], st)
-        label = f"n={k[2]}, max_swaps {axis(k, 'max_swaps')}"
+        label = f"n={case_of(k).n}, max_swaps {axis(k, 'max_swaps')}"
         signs.append((label, sign_of(ci, threshold, False), ci, threshold))
         parts.append(f"{label}: {ci_text(ci)} ({note(k, other)})")
     return signs, parts
@@ -537,7 +454,7 @@ def _fragmented_flag(run, claim, ctx):
 
 def _floor(run):
     """The worst lap_noise max of the run (the machine's interruption floor), or None."""
-    values = [lap_noise_max(run, n) for n in {k[2] for k in run.select("lap_noise")}]
+    values = [lap_noise_max(run, n) for n in {case_of(k).n for k in run.select("lap_noise")}]
     return max(values) if values else None
 
 
@@ -641,7 +558,8 @@ def _overheads(run, container):
     out = {}
     for k, st in cases_of(run, "memory", container, hole_ratio=0.0).items():
         if "committed_bytes" in st.memory:
-            out.setdefault(k[2], {})[k[3]] = held_bytes(st) / st.ops - k[3]
+            at = case_of(k)
+            out.setdefault(at.n, {})[at.elem_bytes] = held_bytes(st) / st.ops - at.elem_bytes
     return out
 
 
@@ -668,7 +586,8 @@ def _two_array_times(run, same):
         for k, st in sorted(cases_of(run, scenario, HM).items()):
             if len(k) == len(results.CASE_FIELDS) and twin(k, TWO_ARRAY) in run.cases:
                 ci = ratio(st, run.cases[twin(k, TWO_ARRAY)])
-                res.append((f"{scenario} n={k[2]} {k[3]} B {k[4]}", ci))
+                at = case_of(k)
+                res.append((f"{scenario} n={at.n} {at.elem_bytes} B {at.order}", ci))
         signs += [(label, sign_of(ci, 1 + same, False), ci, 1 + same) for label, ci in res]
         if res:
             head = max(res, key=lambda r: r[1].ratio)
@@ -786,7 +705,7 @@ def chart_defrag_steps(run, info, out_dir, budget_ns=BUDGET_NS):
             swaps = int(axis(k, "max_swaps"))
             values = run.column(k, "max_ns")
             if swaps > 0 and values:
-                lines.setdefault((name, k[2]), []).append(
+                lines.setdefault((name, case_of(k).n), []).append(
                     (swaps, bench_stats.median_ci(values, seed=results.SEED)))
     if not lines:
         return None

@@ -5,9 +5,10 @@ and then said so), the compiler and its flags, and how the run measured."""
 import os
 
 import md
-from sections import Section
+from sections import Registration, Section
 
 NAME = "header"
+SECTION = Registration(NAME, "What ran", place=20)
 TITLE = "# dodbench results"
 
 

@@ -11,9 +11,11 @@ import os
 import md
 import process
 import results
-from sections import Section, write_page, same_machine_note
+from sections import Registration, Section, same_machine_note, write_page
 
 NAME = "process"
+SECTION = Registration(NAME, "Whole-process timing (hyperfine)", place=130, absent_how=(
+    "`make bench-process` on the same machine and revision adds it"))
 HEADING = "## Whole-process timing (hyperfine) vs the in-process timer"
 PAGE = "process.md"  # in the report's directory: the section's tables
 

@@ -25,9 +25,10 @@ import machine
 import md
 import stats as bench_stats
 from results import CASE_FIELDS, SEED, TABLE_ELEM_BYTES, TABLE_N
-from sections import Section
+from sections import Registration, Section
 
 NAME = "like_for_like"
+SECTION = Registration(NAME, "Like for like", place=100)
 HEADING = "## Like for like: vector loops and the machine's bandwidth"
 PROBE = "stream_read"
 WORD_BYTES = 8  # the probe reads uint64_t words

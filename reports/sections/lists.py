@@ -10,14 +10,14 @@ rows). None only without a run."""
 import md
 import stats as bench_stats
 from md import DASH, ci_text, fmt
-from sections import Section, scope_line
+from sections import Registration, Section, scope_line
 from sections import lists_claims as lc
-from sections.bulk_run import Run, ratio
 from sections.claim_index import (article_rows, details_path, on_page, verdict_table,
                                   write_details)
-from sections.handle_map_claims import cases_of, twin
+from toolkit import Run, cases_of, ratio, twin
 
 NAME = "lists"
+SECTION = Registration(NAME, "Vector-hosted lists", place=60)
 ARTICLE = "Vector hosted lists"  # the claims' article in claims.csv
 HEADING = '## Vector-hosted lists (Thomas Young, PathEngine, "Vector Hosted Lists", 2015)'
 CONTAINERS = lc.HOSTED + (lc.DEAD, lc.VECTOR) + lc.POINTER

@@ -19,6 +19,7 @@ the same on every step.
 The containers are roles of reports/data/containers.csv: list_hosted, list_pointer (the
 first is std::list), list_vector, list_dead."""
 import os
+from typing import NamedTuple
 
 import charts
 import md
@@ -27,9 +28,10 @@ from results import held_bytes, with_memory_note
 import stats as bench_stats
 import verdicts as vd
 from md import DASH, ci_text, fmt
-from sections.bulk_run import Rule, ratio
-from sections.handle_map_claims import (AGAINST, FOR, OPEN, cases_of, judged, sign_of,
-                                        slope_text, twin)
+from toolkit import (AGAINST, FOR, OPEN, Rule, case_of, cases_of, judged, ratio, sign_of,
+                     slope_text, twin)
+
+PART_OF = "lists"  # a part of the lists section (sections.registry)
 
 HOSTED = results.role("list_hosted")
 POINTER = results.role("list_pointer")
@@ -57,7 +59,7 @@ def _pow2(n):
 def _reps(run, scenarios, containers):
     """(verified reps, unverified reps) of the scenarios' rows of the containers."""
     good = sum(len(run.rows.get(k, ())) for k in run.cases
-               if k[0] in scenarios and k[1] in containers)
+               if case_of(k).scenario in scenarios and case_of(k).container in containers)
     bad = sum(r["scenario"] in scenarios and r["container"] in containers
               for r in run.unverified)
     return good, bad
@@ -78,18 +80,29 @@ def _bytes_per(st, per_slot_n=None):
     return held_bytes(st) / (per_slot_n or st.ops)
 
 
+class MemPoint(NamedTuple):
+    """Where a memory case is (the key of _memory): n, item size, hole (dead) ratio."""
+    n: int
+    elem_bytes: int
+    hole_ratio: float
+
+
 def _memory(run, container, exact=False):
-    """{(n, elem_bytes, hole_ratio): CaseStats} of the container's memory cases that
-    recorded committed bytes; exact: only n = 2^k (x2 growth ends exactly at n)."""
-    return {k[2:4] + (k[5],): st for k, st in cases_of(run, "memory", container).items()
-            if "committed_bytes" in st.memory and (_pow2(k[2]) or not exact)}
+    """{MemPoint: CaseStats} of the container's memory cases that recorded committed bytes;
+    exact: only n = 2^k (x2 growth ends exactly at n)."""
+    out = {}
+    for k, st in cases_of(run, "memory", container).items():
+        at = case_of(k)
+        if "committed_bytes" in st.memory and (_pow2(at.n) or not exact):
+            out[MemPoint(at.n, at.elem_bytes, at.hole_ratio)] = st
+    return out
 
 
 def churned(run, container, state="as_is"):
     """{key: CaseStats} of the container's list_iterate after churn (hole ratio > 0) in
     list_state `state`."""
     return {k: st for k, st in cases_of(run, "list_iterate", container,
-                                        **{STATE: state}).items() if k[5] > 0}
+                                        **{STATE: state}).items() if case_of(k).hole_ratio > 0}
 
 
 def fresh_of(key):
@@ -100,7 +113,9 @@ def fresh_of(key):
 
 def label(key):
     """'vlist_hosted n=100000 8 B, churn 0.5' of a case key."""
-    return f"{key[1]} n={key[2]} {key[3]} B" + (f", churn {key[5]:g}" if key[5] else "")
+    at = case_of(key)
+    return f"{at.container} n={at.n} {at.elem_bytes} B" + (
+        f", churn {at.hole_ratio:g}" if at.hole_ratio else "")
 
 
 def _not_measured(what):
@@ -116,7 +131,7 @@ def stroustrup(run, other):
     for k, st in sorted(cases_of(run, "sorted_insert", VECTOR).items()):
         theirs = run.cases.get(twin(k, other))
         if theirs is not None:
-            out.append((k[2], k[3], ratio(theirs, st)))
+            out.append((case_of(k).n, case_of(k).elem_bytes, ratio(theirs, st)))
     return out
 
 
@@ -201,7 +216,7 @@ def _changes_constant(run, threshold):
         texts += [f"{c} {t}" for t in said]
         whys.update({f"{c} {k}": v for k, v in why.items()})
         for scenario in CHANGES:
-            ns = sorted({k[2] for k in cases_of(run, scenario, c)})
+            ns = sorted({case_of(k).n for k in cases_of(run, scenario, c)})
             if len(ns) == 1:
                 name = f"{c} {scenario}"
                 signs.append((name, OPEN, None, threshold))
@@ -300,18 +315,18 @@ def _node_overhead(run, claim, ctx):
         for other in POINTER:
             for key, theirs in sorted(_memory(run, other).items()):
                 st = mine.get(key)
-                if st is None or key[2]:
+                if st is None or key.hole_ratio:
                     continue
                 a, b = _bytes_per(st), _bytes_per(theirs)
                 allocs = (st.memory.get("allocs"), theirs.memory.get("allocs"))
                 per_node_alloc |= allocs[1] is None or allocs[1] >= theirs.ops / 2
                 fewer = a < b and (None in allocs or allocs[0] < allocs[1] / 2)
-                signs.append((f"{c} vs {other} n={key[0]}", FOR if fewer else AGAINST, None, 1))
+                signs.append((f"{c} vs {other} n={key.n}", FOR if fewer else AGAINST, None, 1))
                 # One figure per pair: its largest n (the sorted keys end there).
-                last = (f"{c} vs {other}, n={key[0]} {key[1]} B: {fmt(a)} vs {fmt(b)} B/node"
+                last = (f"{c} vs {other}, n={key.n} {key.elem_bytes} B: {fmt(a)} vs {fmt(b)} B/node"
                         + (f", allocator calls {fmt(allocs[0])} vs {fmt(allocs[1])}"
                            if None not in allocs else ""))
-                brief = (f"{c} vs {other} at n={key[0]}: {fmt(a)} vs {fmt(b)} B/node"
+                brief = (f"{c} vs {other} at n={key.n}: {fmt(a)} vs {fmt(b)} B/node"
                          + (f", {fmt(allocs[0])} vs {fmt(allocs[1])} calls"
                             if None not in allocs else ""))
             if signs and last not in parts:
@@ -534,12 +549,12 @@ def _significant(run, claim, ctx):
     for c in HOSTED:
         mine = _memory(run, c)
         for key, theirs in sorted(_memory(run, STD_LIST).items()):
-            if key in mine and not key[2]:
+            if key in mine and not key.hole_ratio:
                 r = _bytes_per(theirs) / _bytes_per(mine[key])
-                signs.append((f"memory {c} n={key[0]} {key[1]} B", FOR if r > 1
+                signs.append((f"memory {c} n={key.n} {key.elem_bytes} B", FOR if r > 1
                               else AGAINST, None, 1.0))
-                texts.append(f"memory n={key[0]} {key[1]} B: {STD_LIST} / {c} bytes per node "
-                             f"{fmt(r, '×')}")
+                texts.append(f"memory n={key.n} {key.elem_bytes} B: {STD_LIST} / {c} bytes per "
+                             f"node {fmt(r, '×')}")
     if not signs:
         return _not_measured(f"list_iterate after churn and memory rows of the hosted lists "
                              f"and {STD_LIST} in the same cases")

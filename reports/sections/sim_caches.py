@@ -7,10 +7,12 @@ a paragraph; its tables go to the page sim_caches.md in the report's directory."
 import md
 import results
 from md import fmt
-from sections import Section, write_page, run_line, same_machine_note
+from sections import Registration, Section, run_line, same_machine_note, write_page
 from sections.handle_map import CHART_CONTAINERS, HM, SCENARIOS
 
 NAME = "sim_caches"
+SECTION = Registration(NAME, "Simulated caches (callgrind)", place=120, absent_how=(
+    "`make bench-sim` on the same machine and revision adds it"))
 HEADING = "## Simulated caches (callgrind)"
 PAGE = "sim_caches.md"  # in the report's directory: the section's tables
 

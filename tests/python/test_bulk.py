@@ -25,6 +25,7 @@ import md as markdown  # noqa: E402
 import report  # noqa: E402
 import results as res  # noqa: E402
 import stats as bench_stats  # noqa: E402
+import toolkit  # noqa: E402
 import verdicts as vd  # noqa: E402
 from sections import bulk as bulk_section  # noqa: E402
 from sections import bulk_claims, bulk_run, bulk_targets  # noqa: E402
@@ -240,7 +241,7 @@ def synthetic(tmp_path_factory):
     rows, run_id, cases = run_of(path)
     info = res.run_info(rows, run_id)
     targets = bulk_targets.load_article(ARTICLE)
-    run = bulk_run.Run(rows, run_id, cases)
+    run = toolkit.Run(rows, run_id, cases)
     return path, rows, run_id, cases, info, targets, verdicts_by_rule(run, info), run
 
 
@@ -275,32 +276,32 @@ def test_article_file_has_every_claim_and_target_with_a_rule():
     fig = {c.rule: c for c in BULK_CLAIMS if c.rule}
     assert (fig["soa_tick"].figure, fig["aosoa8_tick"].figure, fig["not_80x"].figure) == (10, 5, 80)
     assert fig["realloc_waste"].figure == 0.5
-    assert bulk_run.figure_text(fig["realloc_waste"]) == "50%"
+    assert toolkit.figure_text(fig["realloc_waste"]) == "50%"
     target = {t.id: t for t in targets}["hole_vs_colony"]
     assert (target.n, target.elem_bytes, target.hole_ratio, target.hole_pattern) == (
         1000000, 16, 0.5, "random")
-    assert bulk_run.figure_text({t.id: t for t in targets}["push_max"]) == "10 µs"
+    assert toolkit.figure_text({t.id: t for t in targets}["push_max"]) == "10 µs"
 
 
 # --- verdicts from the synthetic run --------------------------------------------------------
 
 EXPECTED = {
-    "shift_erase": bulk_run.CONFIRMED, "swappop_table": bulk_run.CONFIRMED,
-    "free_list_memory": bulk_run.CONFIRMED, "dense_vs_holes": bulk_run.CONFIRMED,
+    "shift_erase": vd.CONFIRMED, "swappop_table": vd.CONFIRMED,
+    "free_list_memory": vd.CONFIRMED, "dense_vs_holes": vd.CONFIRMED,
     # the article's holes (0.6 ns) against dense (0.5): 1.2x slower; the bitmask's 0.3 is ours
-    "worst_case": bulk_run.REFUTED, "runs": bulk_run.CONFIRMED, "weak_pointers": bulk_run.CONFIRMED,
-    "static": bulk_run.NOT_MEASURED, "realloc_spike": bulk_run.CONFIRMED,
-    "realloc_waste": bulk_run.CONFIRMED, "realloc_moves": bulk_run.CONFIRMED,
-    "constant_growth": bulk_run.CONFIRMED, "never_move": bulk_run.CONFIRMED,
+    "worst_case": vd.REFUTED, "runs": vd.CONFIRMED, "weak_pointers": vd.CONFIRMED,
+    "static": vd.NOT_MEASURED, "realloc_spike": vd.CONFIRMED,
+    "realloc_waste": vd.CONFIRMED, "realloc_moves": vd.CONFIRMED,
+    "constant_growth": vd.CONFIRMED, "never_move": vd.CONFIRMED,
     # A17 counts loads: the synthetic run has no callgrind rows
-    "block_waste": bulk_run.CONFIRMED, "vm_indirection": vd.NOT_MEASURED,
+    "block_waste": vd.CONFIRMED, "vm_indirection": vd.NOT_MEASURED,
     # no vectorization table beside the synthetic run: whether SoA's loops are SIMD is unknown
-    "soa_tick": vd.BOUND_HOLDS, "soa_simd": vd.PREMISE_NOT_EXERCISED, "not_80x": bulk_run.CONFIRMED,
-    "aosoa8_tick": vd.BOUND_HOLDS, "aosoa16": bulk_run.CONFIRMED, "soa_allocs": bulk_run.CONFIRMED,
-    "soa_conflicts": bulk_run.CONFIRMED, "holes_simd": bulk_run.CONFIRMED,
-    "block_soa": bulk_run.CONFIRMED, "defaults_general": bulk_run.CONFIRMED,
+    "soa_tick": vd.BOUND_HOLDS, "soa_simd": vd.PREMISE_NOT_EXERCISED, "not_80x": vd.CONFIRMED,
+    "aosoa8_tick": vd.BOUND_HOLDS, "aosoa16": vd.CONFIRMED, "soa_allocs": vd.CONFIRMED,
+    "soa_conflicts": vd.CONFIRMED, "holes_simd": vd.CONFIRMED,
+    "block_soa": vd.CONFIRMED, "defaults_general": vd.CONFIRMED,
     # AoSoA-8 faster than AoS in every kernel and n (its distance to SoA is not judged)
-    "defaults_simd": bulk_run.CONFIRMED, "geo_waste": vd.NOT_MEASURED,
+    "defaults_simd": vd.CONFIRMED, "geo_waste": vd.NOT_MEASURED,
     "block_lookup": vd.NOT_MEASURED,
     # no dense (swap-and-pop) particle rows in the synthetic run
     "dense_soa_erase": vd.NOT_MEASURED, "raw_pointer": vd.NOT_MEASURED,
@@ -390,7 +391,7 @@ def test_missed_targets_say_why(synthetic):
             if r["container"] == "bulk_holes_vm" and r["scenario"] == "lookup"
             and r["n"] == 1000000 else r for r in rows]
     _, run_id, cases = run_of(slow)
-    table, notes = bulk_targets.targets(bulk_run.Run(slow, run_id, cases), synthetic[5])
+    table, notes = bulk_targets.targets(toolkit.Run(slow, run_id, cases), synthetic[5])
     lookup = next(r for r in table if r[0] == "weak_lookup")
     assert lookup[2] == "3.333×" and lookup[5] == bulk_targets.MISSED
     assert any("bulk_holes_vm 30 ns vs plain_array 9 ns per lookup (21 ns more)" in n
@@ -403,15 +404,15 @@ def test_missing_rows_give_not_measured(synthetic):
                                                      "update", "update8")
             and r["container"] != "peer_stb_arr"]
     _, run_id, cases = run_of(kept)
-    run = bulk_run.Run(kept, run_id, cases)
+    run = toolkit.Run(kept, run_id, cases)
     found = verdicts_by_rule(run, info)
-    assert found["shift_erase"].verdict == bulk_run.NOT_MEASURED
+    assert found["shift_erase"].verdict == vd.NOT_MEASURED
     assert "shift erase measured at no n" in found["shift_erase"].measured
     for claim in ("soa_tick", "soa_simd", "not_80x", "aosoa8_tick", "aosoa16", "soa_allocs",
                   "holes_simd", "block_soa", "defaults_simd"):
-        assert found[claim].verdict == bulk_run.NOT_MEASURED, claim
+        assert found[claim].verdict == vd.NOT_MEASURED, claim
     assert "peer_stb_arr not in this run" in found["swappop_table"].measured
-    assert found["swappop_table"].verdict == bulk_run.CONFIRMED
+    assert found["swappop_table"].verdict == vd.CONFIRMED
     assert bulk_run.layout_speedups(run) == {}
 
 
@@ -425,29 +426,29 @@ def test_refuted_and_depends(synthetic):
             r = dict(r, elapsed_ns=r["elapsed_ns"] * 10)  # dense: slower than every hole
         flipped.append(r)
     _, run_id, cases = run_of(flipped)
-    found = verdicts_by_rule(bulk_run.Run(flipped, run_id, cases), info)
-    assert found["dense_vs_holes"].verdict == bulk_run.REFUTED
-    assert found["swappop_table"].verdict == bulk_run.DEPENDS  # beats stb_arr, loses to the map
+    found = verdicts_by_rule(toolkit.Run(flipped, run_id, cases), info)
+    assert found["dense_vs_holes"].verdict == vd.REFUTED
+    assert found["swappop_table"].verdict == vd.DEPENDS  # beats stb_arr, loses to the map
 
 
 def test_direction_and_status_rules():
     ci = lambda lo, hi: bench_stats.RatioCI((lo + hi) / 2, lo, hi, 0.95)  # noqa: E731
     sl = ("iterate", 100000, 8, "seq", 0.0, "none")
     res = lambda *cis: [(sl, None, None, c) for c in cis]  # noqa: E731
-    judge = lambda *cis: bulk_run.direction(res(*cis), bulk_run.below, bulk_run.above)[0]  # noqa: E731
+    judge = lambda *cis: toolkit.direction(res(*cis), toolkit.below, toolkit.above)[0]  # noqa: E731
     assert judge(ci(0.5, 0.9), ci(0.8, 0.95)) == vd.CONFIRMED
     assert judge(ci(1.1, 1.2)) == vd.REFUTED
     assert judge(ci(0.5, 0.9), ci(1.1, 1.2), ci(0.9, 1.1)) == vd.DEPENDS
     # one case undecided: it could still go either way, so the claim is not decided
-    cls, why = bulk_run.direction(res(ci(0.5, 0.9), ci(0.9, 1.1)), bulk_run.below, bulk_run.above)
+    cls, why = toolkit.direction(res(ci(0.5, 0.9), ci(0.9, 1.1)), toolkit.below, toolkit.above)
     assert cls == vd.UNDECIDED
     assert why == ("1 cases for, 0 against, 1 undecided (iterate, n=100000, 8 B, no holes: more "
                    "reps or a quieter machine: the CI [0.9, 1.1] straddles 1)")
-    assert bulk_targets.status(ci(0.9, 1.0), 1.05) == bulk_targets.MET
-    assert bulk_targets.status(ci(1.06, 1.2), 1.05) == bulk_targets.MISSED
-    assert bulk_targets.status(ci(1.0, 1.1), 1.05) == bulk_targets.UNCLEAR
+    assert toolkit.status(ci(0.9, 1.0), 1.05) == bulk_targets.MET
+    assert toolkit.status(ci(1.06, 1.2), 1.05) == bulk_targets.MISSED
+    assert toolkit.status(ci(1.0, 1.1), 1.05) == bulk_targets.UNCLEAR
     no_ci = bench_stats.RatioCI(1.2, None, None, 0.95)
-    assert bulk_targets.status(no_ci, 1.05) == bulk_targets.MISSED
+    assert toolkit.status(no_ci, 1.05) == bulk_targets.MISSED
 
 
 # --- the section and its charts -------------------------------------------------------------
@@ -537,7 +538,7 @@ def test_no_bulk_rows_leave_the_section_out(tmp_path, capsys):
     assert "committed text" not in md.read_text() and begin not in md.read_text()
     assert not (tmp_path / "out" / "bulk").exists()
     rows, run_id, cases = run_of(S2)
-    assert not bulk_section.has_rows(bulk_run.Run(rows, run_id, cases))
+    assert not bulk_section.has_rows(toolkit.Run(rows, run_id, cases))
 
 
 # --- malformed input: FILE:LINE, exit status 2 ----------------------------------------------

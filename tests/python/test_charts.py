@@ -31,7 +31,7 @@ from sections import aoa_claims as ac  # noqa: E402
 from sections import bulk_charts as bc  # noqa: E402
 from sections import cases as cs  # noqa: E402
 from sections import handle_map, handle_map_claims as hmc, lists_claims as lc  # noqa: E402
-from sections.bulk_run import Run  # noqa: E402
+from toolkit import Run  # noqa: E402
 from test_bulk import rows_of, synthetic_rows, write_csv  # noqa: E402
 from test_verdicts_aoa import HEADER as AOA_HEADER, tags  # noqa: E402
 from test_verdicts_handle_map import HEADER as HM_HEADER, lap_noise, steps, table  # noqa: E402

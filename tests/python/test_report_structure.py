@@ -98,6 +98,71 @@ def test_no_module_uses_another_modules_private_names():
     assert found == []
 
 
+def test_every_module_of_sections_registers():
+    """Each module of reports/sections/ is a section (SECTION) or a part of one (PART_OF):
+    the registry finds every section module, so ORDER and DOCUMENT cannot miss one."""
+    import sections
+    files = sorted(p.stem for p in (REPORTS / "sections").glob("*.py") if p.stem != "__init__")
+    entries, rules = sections.registry()
+    found = {e.module for e in entries}
+    for stem in files:
+        text = (REPORTS / "sections" / f"{stem}.py").read_text()
+        has_section = re.search(r"^SECTION = Registration\(", text, re.M) is not None
+        assert has_section or re.search(r'^PART_OF = "', text, re.M), stem
+        assert (stem in found) == has_section, stem
+    assert sorted(sections.ORDER) == sorted(sections.DOCUMENT) == sorted(
+        e.section.name for e in entries)
+    assert sections.DOCUMENT[0] == "answers" and sections.ORDER[-2:] == ("claim_index",
+                                                                          "answers")
+    assert set(sections.TITLES) == set(sections.DOCUMENT)
+    assert set(report.RULES) == set(rules) and "hm_table_create" in rules
+
+
+def trial_package(tmp_path, name, modules):
+    """A package `name` in tmp_path (on sys.path) of {module: source}."""
+    pkg = tmp_path / name
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    for module, source in modules.items():
+        (pkg / f"{module}.py").write_text(source)
+    sys.path.insert(0, str(tmp_path))
+    return pkg
+
+
+REGISTERED = "from sections import Registration\nSECTION = Registration('{0}', 'T', place={1})\n"
+
+
+@pytest.mark.parametrize("modules, error", [
+    ({"a": REGISTERED.format("a", 1), "b": "X = 1\n"}, r"\.b .*neither SECTION"),
+    ({"a": REGISTERED.format("a", 1), "b": "PART_OF = 'nothing'\n"}, "names no section"),
+    ({"a": REGISTERED.format("a", 1), "b": REGISTERED.format("b", 1)}, "share the place 1"),
+    ({"a": REGISTERED.format("a", 1), "b": REGISTERED.format("a", 2)}, "share the name 'a'"),
+])
+def test_a_module_that_does_not_register_is_refused(tmp_path, modules, error):
+    import sections
+    name = f"trial_{tmp_path.name}"
+    pkg = trial_package(tmp_path, name, modules)
+    try:
+        with pytest.raises(ImportError, match=error):
+            sections.discover(str(pkg), name)
+    finally:
+        sys.path.remove(str(tmp_path))
+
+
+def test_discover_orders_sections_by_place(tmp_path):
+    import sections
+    name = f"trial_{tmp_path.name}"
+    pkg = trial_package(tmp_path, name, {"z": REGISTERED.format("z", 1),
+                                         "a": REGISTERED.format("a", 2),
+                                         "a_rules": "PART_OF = 'a'\nRULES = {'r': 1}\n"})
+    try:
+        entries, rules = sections.discover(str(pkg), name)
+    finally:
+        sys.path.remove(str(tmp_path))
+    assert [(e.section.name, e.module) for e in entries] == [("z", "z"), ("a", "a")]
+    assert rules == {"r": 1}
+
+
 def test_no_sys_modules_patching():
     for path in REPORTS.rglob("*.py"):
         assert "sys.modules" not in path.read_text(), path

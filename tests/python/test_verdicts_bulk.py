@@ -12,7 +12,7 @@ import csv
 import pytest
 
 import test_bulk as tb
-from test_bulk import BULK_CLAIMS, bench_stats, bulk_claims, bulk_run, vd
+from test_bulk import BULK_CLAIMS, bench_stats, bulk_claims, bulk_run, toolkit, vd
 
 WIDE = (0.6, 1.0, 1.6)  # per-rep factors: a CI wide enough to straddle a threshold
 C, R, D, U = vd.CONFIRMED, vd.REFUTED, vd.DEPENDS, vd.UNDECIDED
@@ -71,7 +71,7 @@ def judge(tmp_path, rule, rows, vectorization=None, machine=None):
         csv.writer(f, lineterminator="\n").writerows(
             [header] + [[r.get(c, "") for c in header] for r in rows])
     loaded, run_id, cases = tb.run_of(path)
-    run = bulk_run.Run(loaded, run_id, cases, vectorization, machine)
+    run = toolkit.Run(loaded, run_id, cases, vectorization, machine)
     claim = next(c for c in BULK_CLAIMS if c.rule == rule)
     return bulk_claims.RULES[rule].judge(run, claim, {"claims": BULK_CLAIMS, "info": {}})
 
@@ -990,7 +990,7 @@ def verdict_with_note(tmp_path, rule, rows):
         w.writerow(header)
         w.writerows([r[c] for c in header] for r in rows)
     loaded, run_id, cases = tb.run_of(path)
-    run = bulk_run.Run(loaded, run_id, cases)
+    run = toolkit.Run(loaded, run_id, cases)
     claim = next(c for c in BULK_CLAIMS if c.rule == rule)
     return bulk_claims.verdicts(run, [claim], {})[claim.id]
 

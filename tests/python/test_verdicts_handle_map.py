@@ -23,7 +23,7 @@ import report  # noqa: E402
 import results as res  # noqa: E402
 import verdicts as vd  # noqa: E402
 from sections import handle_map_claims as hmc  # noqa: E402
-from sections.bulk_run import Run  # noqa: E402
+from toolkit import Run  # noqa: E402
 
 RUN = "bench-20261201T000000Z-hm"
 ARTICLE = REPO / "reports" / "data" / "handle_map_article.csv"

@@ -27,7 +27,7 @@ import results as res  # noqa: E402
 import stats as bench_stats  # noqa: E402
 import verdicts as vd  # noqa: E402
 from sections import lists_claims as lc  # noqa: E402
-from sections.bulk_run import Run  # noqa: E402
+from toolkit import Run  # noqa: E402
 from test_verdicts_handle_map import TIGHT, WIDE, rows  # noqa: E402
 
 HEADER = (list(res.COLUMNS + res.EXT_COLUMNS + res.SCHEMA2_COLUMNS) + res.SCHEMA3_COLUMNS
