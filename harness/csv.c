@@ -4,6 +4,7 @@
  * every pass's operations; the cache condition and the clock's floor appended). One X-macro column list generates both the header and the row
  * writer (google-benchmark's idiom), so the two cannot drift apart. New columns go at
  * the end; a change of meaning bumps HB_SCHEMA_VERSION (2: ns_per_op divides by ops).
+ * Rows reach the file through the CSV reporter (hb_csv_reporter, report.h).
  *
  * Crash and concurrency safety (issue 8): the output file is opened O_APPEND and locked
  * (flock, exclusive, for the whole run: a second run writing the same file is refused up

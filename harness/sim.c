@@ -16,8 +16,9 @@
  * then reads the new whole lines of the child's CSV. A row is written after its region's
  * dump is closed (region end -> dump -> verification -> row), so the dump is there to be
  * read: the parent replaces the token and the eight empty fields after it with Ir, Dr, Dw,
- * D1mr, D1mw, DLmr, DLmw and the D1 and LL geometry and appends the row to the user's CSV
- * in one write. Counts are deterministic for the same binary, arguments and environment:
+ * D1mr, D1mw, DLmr, DLmw and the D1 and LL geometry and hands the row to its reporters
+ * (report.h): the CSV writer appends it to the user's CSV in one write, the callgrind
+ * summary takes its counts. Counts are deterministic for the same binary, arguments and environment:
  * the parent only reads what the child writes.
  *
  * Temporary files. Everything lives in ${TMPDIR:-/tmp}/dodbench-<uid>, a directory of this
