@@ -4,6 +4,7 @@
  * every pass's operations; the cache condition and the clock's floor appended). One X-macro column list generates both the header and the row
  * writer (google-benchmark's idiom), so the two cannot drift apart. New columns go at
  * the end; a change of meaning bumps HB_SCHEMA_VERSION (2: ns_per_op divides by ops).
+ * Rows reach the file through the CSV reporter (hb_csv_reporter, report.h).
  *
  * Crash and concurrency safety (issue 8): the output file is opened O_APPEND and locked
  * (flock, exclusive, for the whole run: a second run writing the same file is refused up
@@ -25,6 +26,7 @@
 #include <unistd.h>
 
 #include "hb.h"
+#include "report.h"
 #include "scenario.h"
 
 /* X(column name, kind, value) and A(axis id): a case axis's column, named and written by
@@ -284,6 +286,18 @@ int hb_csv_put_row(FILE *f, const struct hb_row *r)
 	long long mark = hb_out_mark(f);
 	hb_csv_row(f, r);
 	return commit(f, mark);
+}
+
+/* The CSV reporter's row: a repetition's row, or a merged callgrind line as it is. */
+static int csv_reporter_row(struct hb_reporter *self, const struct hb_row *row,
+                            const char *line)
+{
+	return line ? hb_csv_put_line(self->state, line) : hb_csv_put_row(self->state, row);
+}
+
+void hb_csv_reporter(struct hb_reporter *rep, FILE *f, const char *path)
+{
+	*rep = (struct hb_reporter){.path = path, .row = csv_reporter_row, .state = f};
 }
 
 void hb_csv_say_stopped(const char *path, int err)

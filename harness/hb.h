@@ -358,8 +358,27 @@ void hb_stats_of(const uint64_t *x, size_t n, struct hb_stats *out);
 /* Quickselect: rearranges x[lo .. hi) so that x[k] holds the value a sort of that range
  * would put there, every value before it <= and every value after it >= it; lo <= k < hi.
  * Expected O(hi - lo), deterministic (fixed pivot sequence). The latency percentiles
- * (schedule.c) select p50, p99, p99.9 and max this way instead of sorting every sample. */
+ * (hb_latency_of) select p50, p99, p99.9 and max this way instead of sorting every sample. */
 void hb_select_kth(uint64_t *x, size_t lo, size_t hi, size_t k);
+/* Latency percentiles of n >= 1 samples x (hb_lap's ticks, HB_SAMPLE_GREW marks taken off:
+ * hb_growth_latency_of; the figures are in x's unit, the caller scales them to ns):
+ * nearest-rank p50, p99, p99.9 (the value at index ceil(q n) - 1 of the sorted samples)
+ * and the max, selected in place with hb_select_kth (x is left partly ordered, not
+ * sorted). schedule.c writes them to the CSV's p50_ns .. max_ns. */
+struct hb_latency {
+	uint64_t p50, p99, p999, max;
+};
+void hb_latency_of(uint64_t *x, size_t n, struct hb_latency *out);
+/* The samples whose operation grew a buffer (marked HB_SAMPLE_GREW by hb_mark_growth)
+ * among n samples x (ticks): takes the marks off x and gives their count (grew), their
+ * nearest-rank p50 and max, and the max of the unmarked ones (plain_max; 0 when none),
+ * in x's unit. grew is 0, p50 and max 0, when none is marked or there is no memory to
+ * sort them (the marks are taken off all the same). */
+struct hb_growth_latency {
+	size_t grew;
+	uint64_t grew_p50, grew_max, plain_max;
+};
+void hb_growth_latency_of(uint64_t *x, size_t n, struct hb_growth_latency *out);
 /* Median of x[0..n), n >= 1; sorts x in place. */
 double hb_median_sort(double *x, size_t n);
 /* Robust relative dispersion 1.4826 * MAD / median (an estimate of CV that outliers do not

@@ -2,7 +2,9 @@
  * "Output Formats"), so google-benchmark's tools/compare.py and dashboards that read it
  * can use dodbench results. One "iteration" entry per measured repetition (iterations = 1:
  * each repetition is one timed region), then "aggregate" entries mean, median, stddev
- * and cv per case, as google-benchmark writes with --benchmark_repetitions. */
+ * and cv per case, as google-benchmark writes with --benchmark_repetitions. The --out-json
+ * reporter (report.h; main.c's json_end, which owns the temporary file and its rename)
+ * writes it from the run's cases when the run ends. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>

@@ -1,6 +1,7 @@
 /* main.c - the dodbench command line: `list` (or `--list`) what is registered, `run` the
  * product of the selected cases (cli.c parses, plan.c names the cases, schedule.c runs
- * them, summary.c reports), `--help`; an unknown command near a known one is answered
+ * them and hands their rows to the run's reporters, report.h: CSV, console, JSON),
+ * `--help`; an unknown command near a known one is answered
  * with it. Every argument and every output path is checked before any work (exit 2); a
  * case whose verification fails makes the exit status 1; an output that cannot be
  * written mid-run stops the sweep with HB_EXIT_OUTPUT (3).
@@ -20,6 +21,7 @@
 
 #include <valgrind/valgrind.h>
 
+#include "report.h"
 #include "run.h"
 
 #if defined(__SANITIZE_ADDRESS__)
@@ -217,8 +219,8 @@ static void json_discard(struct outputs *o)
 }
 
 /* Writes the JSON, then renames the temporary file over path: the file at path is the
- * old one or the complete new one, never a partial write. Returns 0 or -1 (message
- * printed, temporary file removed). */
+ * old one or the complete new one, never a partial write. Returns 0 or the errno of the
+ * failure (temporary file removed; the caller prints the message). */
 static int json_finish(struct outputs *o, const char *path, const struct hb_env *env,
                        const struct hb_case *cases, size_t n_cases)
 {
@@ -236,9 +238,15 @@ static int json_finish(struct outputs *o, const char *path, const struct hb_env 
 	if (!bad)
 		o->json_tmp[0] = '\0';
 	json_discard(o);
-	if (bad)
-		fprintf(stderr, "dodbench: writing %s: %s\n", path, strerror(saved));
-	return bad ? -1 : 0;
+	return bad ? (saved ? saved : EIO) : 0;
+}
+
+/* The --out-json reporter (report.h): at the end of the run, the JSON (json.c) of its
+ * cases, written whole to the temporary file and renamed over the path (json_finish). */
+static int json_end(struct hb_reporter *self, const struct hb_run *r, int status)
+{
+	(void)status;
+	return json_finish(self->state, self->path, r->env, r->cases, r->n_cases);
 }
 
 /* Opens --samples-out into o, refusing the file --out already has and an existing
@@ -334,14 +342,12 @@ static int outputs_open(struct outputs *o, const struct hb_config *c, bool deleg
 	return 0;
 }
 
-/* Finishes the outputs of a run that went to its end: the JSON written and renamed into
- * place, --samples-out and --out closed. Returns 0 or HB_EXIT_OUTPUT (message printed). */
-static int outputs_close(struct outputs *o, const struct hb_config *c, const struct hb_env *env,
-                         const struct hb_case *cases, size_t n_cases)
+/* Closes the files of a run that went to its end, after its reporters' end (the JSON is
+ * then written and renamed into place): --samples-out and --out. Returns 0 or
+ * HB_EXIT_OUTPUT (message printed). */
+static int outputs_close(struct outputs *o, const struct hb_config *c)
 {
 	int rc = 0;
-	if (o->json && json_finish(o, c->out_json, env, cases, n_cases) != 0)
-		rc = HB_EXIT_OUTPUT;
 	FILE *const f[2] = {o->samples, o->csv};
 	const char *const path[2] = {c->samples_out, c->out};
 	for (int i = 0; i < 2; i++)
@@ -376,12 +382,57 @@ static int resume_load(struct hb_run *r, struct hb_env *env)
 	return 0;
 }
 
+/* The reporters of a run (report.h), in the order each row and the end reach them: the
+ * CSV (--out), the console, the JSON (--out-json). */
+struct reporters {
+	struct hb_reporter csv, console, json;
+	struct hb_reporter *list[3];
+	size_t n;
+};
+
+static void reporters_make(struct reporters *rs, const struct hb_config *c, struct outputs *o)
+{
+	rs->n = 0;
+	if (o->csv) {
+		hb_csv_reporter(&rs->csv, o->csv, c->out);
+		rs->list[rs->n++] = &rs->csv;
+	}
+	hb_console_reporter(&rs->console);
+	rs->list[rs->n++] = &rs->console;
+	if (o->json) {
+		rs->json = (struct hb_reporter){.path = c->out_json, .end = json_end, .state = o};
+		rs->list[rs->n++] = &rs->json;
+	}
+}
+
+/* The plan, --resume, the reporters' begin and the repetitions. Returns 0 or the exit
+ * status (message printed). */
+static int run_plan(struct hb_run *r, struct hb_env *env)
+{
+	const struct hb_config *c = r->c;
+	int rc = hb_plan(c, &r->cases, &r->n_cases) ? 1 : c->resume ? resume_load(r, env) : 0;
+	r->name_w = hb_name_width(r->cases, r->n_cases);
+	if (rc == 0 && (r->out_errno = hb_report_begin(r->reporters, r->n_reporters, r,
+	                                               &r->out_failed)) != 0)
+		rc = HB_EXIT_OUTPUT;
+	if (rc == 0)
+		rc = hb_execute(r, prefault_heap);
+	if (rc == HB_EXIT_OUTPUT)
+		hb_csv_say_stopped(r->samples_failed ? c->samples_out
+		                                     : r->reporters[r->out_failed]->path,
+		                   r->out_errno);
+	return rc;
+}
+
 /* The run in this process (not delegated to callgrind): counters, the plan, --resume, the
- * repetitions, the summary, then the outputs. Returns the exit status. */
+ * repetitions, the reporters' end (summary, JSON), then the outputs. Returns the exit
+ * status. */
 static int run_cases(const struct hb_config *c, struct hb_env *env, struct outputs *o)
 {
-	struct hb_run r = {.c = c, .env = env, .tty = isatty(2), .csv = o->csv,
-	                   .samples = o->samples};
+	struct reporters rs;
+	reporters_make(&rs, c, o);
+	struct hb_run r = {.c = c, .env = env, .tty = isatty(2), .reporters = rs.list,
+	                   .n_reporters = rs.n, .samples = o->samples};
 	char notice[400], err[400];
 	if (hb_counters_init(c->counters, notice, sizeof notice, err, sizeof err)) {
 		outputs_discard(o, c, true);
@@ -391,31 +442,19 @@ static int run_cases(const struct hb_config *c, struct hb_env *env, struct outpu
 		fprintf(stderr, "dodbench: %s\n", notice);
 	if (!c->quiet && !c->sim_child)
 		hb_env_warn(env, stderr);
-	int rc = hb_plan(c, &r.cases, &r.n_cases) ? 1 : c->resume ? resume_load(&r, env) : 0;
-	r.name_w = hb_name_width(r.cases, r.n_cases);
-	if (rc == 0 && !c->quiet)
-		fprintf(stderr, "dodbench: run %s, counter_source=%s, %zu cases, %llu reps + %llu "
-		        "warm-up%s%s\n", env->run_id, hb_counter_source(), r.n_cases, c->reps,
-		        c->warmup, c->interleave ? ", interleaved" : "",
-		        c->prefault ? ", prefaulted heap" : "");
-	if (rc == 0)
-		rc = hb_execute(&r, prefault_heap);
-	if (rc == HB_EXIT_OUTPUT)
-		hb_csv_say_stopped(r.samples_failed ? c->samples_out : c->out, r.out_errno);
+	int rc = run_plan(&r, env);
 	if (rc) {
 		outputs_discard(o, c, rc == 2);
 		hb_plan_free(r.cases, r.n_cases);
 		return rc;
 	}
-	if (c->counters == HB_COUNTERS_CALLGRIND)
-		printf("(times below ran under callgrind, 20-200x slower than native: not comparable)\n");
-	hb_summarize(&r, c->baseline ? c->baseline : c->containers[0]->name);
 	int failed = 0;
 	for (size_t i = 0; i < r.n_cases; i++)
 		failed |= r.cases[i].failed;
-	rc = outputs_close(o, c, env, r.cases, r.n_cases);
+	rc = hb_report_end(rs.list, rs.n, &r, failed);
+	int closed = outputs_close(o, c);
 	hb_plan_free(r.cases, r.n_cases);
-	return rc ? rc : failed;
+	return rc ? rc : closed ? closed : failed;
 }
 
 static void free_args(char **args, int n)

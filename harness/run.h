@@ -2,8 +2,8 @@
  *   axes.c      the case axes, each defined once (axes.h): options, values, names
  *   cli.c       options -> struct hb_config (every check before any work: exit 2)
  *   plan.c      config -> the product of cases, skips, and the size check
- *   schedule.c  runs the repetitions (in order or interleaved), writes CSV rows and
- *               latency samples, prints progress
+ *   schedule.c  runs the repetitions (in order or interleaved), hands their rows to
+ *               the reporters (report.h), writes latency samples, prints progress
  *   summary.c   medians, dispersion, ratios to the baseline with bootstrap CIs
  *   main.c      dispatch: list, run, help
  */
@@ -116,10 +116,14 @@ int hb_plan(const struct hb_config *c, struct hb_case **cases_out, size_t *n_out
 int hb_check_fits(const struct hb_config *c);
 void hb_plan_free(struct hb_case *cases, size_t n);
 
+struct hb_reporter;
+
 struct hb_run {
 	const struct hb_config *c;
 	const struct hb_env *env;
-	FILE *csv, *samples;
+	struct hb_reporter *const *reporters; /* every row goes to each (report.h) */
+	size_t n_reporters;
+	FILE *samples;
 	struct hb_case *cases;
 	size_t n_cases;
 	size_t step, total_steps;  /* for progress */
@@ -128,7 +132,8 @@ struct hb_run {
 	bool any_samples;
 	int out_errno;             /* a failed write of a --out row or of --samples-out
 	                              samples: the sweep stops */
-	bool samples_failed;       /* out_errno is --samples-out's, not --out's */
+	bool samples_failed;       /* out_errno is --samples-out's, not a reporter's */
+	size_t out_failed;         /* else the index of the reporter whose row failed */
 	bool worker;               /* this process is a child running cases for the parent */
 	int name_w;                /* the summary's name column (hb_name_width) */
 	size_t resumed;            /* --resume: repetitions found in --out, not run again */
@@ -175,8 +180,8 @@ static inline bool hb_shows_progress(const struct hb_config *c)
 #define HB_EXIT_OUTPUT 3
 
 /* Runs every repetition of every case that is not skipped (warm-ups first; interleaved
- * with --interleave); stops at the first row --out or samples --samples-out cannot take
- * (r->out_errno, r->out_failed). Unless
+ * with --interleave); stops at the first row a reporter or samples --samples-out cannot
+ * take (r->out_errno, r->samples_failed, r->out_failed). Unless
  * --no-fork, the repetitions run in child processes (schedule.c): one per case, or with
  * --interleave one per schedule, replaced after a failure; a crash, a kill or --timeout
  * stops that case only (its status, a row, the sweep goes on). prefault (may be NULL)

@@ -1,5 +1,6 @@
 /* schedule.c - runs the repetitions of the planned cases, in order or interleaved, and
- * writes one CSV row per measured repetition (and its latency samples) as it ends.
+ * hands one row per measured repetition to the run's reporters (report.h: the CSV, ...)
+ * and writes its latency samples as it ends.
  *
  * Case isolation (issue 8). The repetitions run in a child process, the worker, so that a
  * case that crashes, aborts, is killed for memory or hangs takes only itself down:
@@ -35,6 +36,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "report.h"
 #include "run.h"
 
 static double now_s(void)
@@ -70,27 +72,6 @@ static void progress(struct hb_run *r, const char *name)
 	        r->total_steps, name, (int)eta / 60, (int)eta % 60, r->tty ? "" : "\n");
 }
 
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-	return (x > y) - (x < y);
-}
-
-/* Nearest-rank percentile q (0 < q <= 1) of sorted x[0..n). */
-static uint64_t pct(const uint64_t *x, size_t n, double q)
-{
-	size_t k = (size_t)ceil(q * (double)n);
-	return x[k ? k - 1 : 0];
-}
-
-/* The index pct reads for quantile q of n sorted values. */
-static size_t pct_index(size_t n, double q)
-{
-	size_t k = (size_t)ceil(q * (double)n);
-	return k ? k - 1 : 0;
-}
-
-
 /* Writes a repetition's raw samples (ns) to the --samples-out file, whole lines only:
  * a failed write (full disk, file-size limit) cuts the file back to where they began
  * and, like a failed --out row, stops the sweep (r->out_errno). */
@@ -112,30 +93,14 @@ static void put_samples(struct hb_run *r, const struct hb_case *k, long long rep
  * fields: the marked samples' count, p50 and max, and the others' max (ticks x tick ns). */
 static void growth_latency(uint64_t *x, size_t n, double tick, struct hb_row *row)
 {
-	size_t m = 0;
-	uint64_t plain_max = 0;
-	for (size_t i = 0; i < n; i++)
-		if (x[i] & HB_SAMPLE_GREW)
-			m++;
-		else if (x[i] > plain_max)
-			plain_max = x[i];
-	row->grow_samples = (long long)m;
-	row->plain_max_ns = (double)plain_max * tick;
-	uint64_t *grew = m ? malloc(m * sizeof *grew) : NULL;
-	for (size_t i = 0, k = 0; i < n; i++)
-		if (x[i] & HB_SAMPLE_GREW) {
-			x[i] &= ~HB_SAMPLE_GREW;
-			if (grew)
-				grew[k++] = x[i];
-		}
-	if (!grew) { /* none marked, or no memory for them: the grow_* fields stay empty */
-		row->grow_samples = 0;
-		return;
+	struct hb_growth_latency g;
+	hb_growth_latency_of(x, n, &g);
+	row->grow_samples = (long long)g.grew;
+	row->plain_max_ns = (double)g.plain_max * tick;
+	if (g.grew) { /* else the grow_* fields stay empty */
+		row->grow_p50_ns = (double)g.grew_p50 * tick;
+		row->grow_max_ns = (double)g.grew_max * tick;
 	}
-	qsort(grew, m, sizeof *grew, cmp_u64);
-	row->grow_p50_ns = (double)pct(grew, m, 0.50) * tick;
-	row->grow_max_ns = (double)grew[m - 1] * tick;
-	free(grew);
 }
 
 /* Fills the percentile fields of row from the region's samples (in ns), those of the
@@ -150,19 +115,13 @@ static void latency(struct hb_run *r, const struct hb_case *k, long long rep,
 	growth_latency(reg->samples, n, tick, row);
 	if (r->samples && !r->out_errno)
 		put_samples(r, k, rep, reg, tick);
-	/* The order statistics pct would read after a sort, each selected in the part above
-	 * the one before (so x is left partly ordered, not sorted). */
-	uint64_t *x = reg->samples;
-	size_t i50 = pct_index(n, 0.50), i99 = pct_index(n, 0.99), i999 = pct_index(n, 0.999);
+	struct hb_latency l; /* after put_samples: it leaves the samples partly ordered */
+	hb_latency_of(reg->samples, n, &l);
 	row->samples = (long long)n;
-	hb_select_kth(x, 0, n, i50);
-	row->p50_ns = (double)x[i50] * tick;
-	hb_select_kth(x, i50, n, i99);
-	row->p99_ns = (double)x[i99] * tick;
-	hb_select_kth(x, i99, n, i999);
-	row->p999_ns = (double)x[i999] * tick;
-	hb_select_kth(x, i999, n, n - 1);
-	row->max_ns = (double)x[n - 1] * tick;
+	row->p50_ns = (double)l.p50 * tick;
+	row->p99_ns = (double)l.p99 * tick;
+	row->p999_ns = (double)l.p999 * tick;
+	row->max_ns = (double)l.max * tick;
 	row->sample_cost_ns = hb_sample_cost_ns();
 	r->any_samples = true;
 }
@@ -185,6 +144,7 @@ struct done {
 	double hole_ratio;
 	int out_errno;          /* the row or the samples could not be written: the sweep stops */
 	bool samples_failed;    /* as in struct hb_run */
+	size_t out_failed;      /* as in struct hb_run */
 	unsigned char ran;      /* the scenario returned SCN_RAN */
 	unsigned char verified;
 	unsigned char oom;      /* a container call returned DOD_ENOMEM */
@@ -207,12 +167,14 @@ static struct hb_row case_row(const struct hb_run *r, const struct hb_case *k, l
 	return row;
 }
 
+/* Hands the row, stamped with the time, to the run's reporters (report.h); the first
+ * that cannot write it stops the sweep (r->out_errno, r->out_failed). */
 static void put_row(struct hb_run *r, struct hb_row *row)
 {
-	if (r->csv && !r->out_errno) {
-		hb_utc_now(row->timestamp, sizeof row->timestamp);
-		r->out_errno = hb_csv_put_row(r->csv, row);
-	}
+	if (r->out_errno)
+		return;
+	hb_utc_now(row->timestamp, sizeof row->timestamp);
+	r->out_errno = hb_report_row(r->reporters, r->n_reporters, row, NULL, &r->out_failed);
 }
 
 /* The case's heap placement for job j's repetition (the axis place; the random mode's seed
@@ -283,6 +245,7 @@ static struct done run_rep(struct hb_run *r, const struct job *j)
 	d.any_samples = r->any_samples;
 	d.out_errno = r->out_errno;
 	d.samples_failed = r->samples_failed;
+	d.out_failed = r->out_failed;
 	hb_region_release(&reg);
 	return d;
 }
@@ -330,6 +293,7 @@ static void apply(struct hb_run *r, const struct job *j, const struct done *d, b
 	if (d->out_errno) {
 		r->out_errno = d->out_errno;
 		r->samples_failed = d->samples_failed;
+		r->out_failed = d->out_failed;
 	}
 	if (j->rep < 0 || !d->ran)
 		return;

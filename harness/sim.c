@@ -16,8 +16,9 @@
  * then reads the new whole lines of the child's CSV. A row is written after its region's
  * dump is closed (region end -> dump -> verification -> row), so the dump is there to be
  * read: the parent replaces the token and the eight empty fields after it with Ir, Dr, Dw,
- * D1mr, D1mw, DLmr, DLmw and the D1 and LL geometry and appends the row to the user's CSV
- * in one write. Counts are deterministic for the same binary, arguments and environment:
+ * D1mr, D1mw, DLmr, DLmw and the D1 and LL geometry and hands the row to its reporters
+ * (report.h): the CSV writer appends it to the user's CSV in one write, the callgrind
+ * summary takes its counts. Counts are deterministic for the same binary, arguments and environment:
  * the parent only reads what the child writes.
  *
  * Temporary files. Everything lives in ${TMPDIR:-/tmp}/dodbench-<uid>, a directory of this
@@ -51,6 +52,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "report.h"
 #include "run.h"
 
 struct sim_counts {
@@ -204,8 +206,9 @@ static void print_summary(struct sim_case *cases, size_t n_cases, const char *d1
 }
 
 /* Column positions we need, found by name in the header (with the case's: row_columns). */
-enum { C_SIM_IR, C_OPS, C_N_COLS };
-static const char *const col_names[C_N_COLS] = {"sim_ir", "ops"};
+enum { C_SIM_IR, C_SIM_D1MR, C_SIM_D1MW, C_SIM_DLMR, C_SIM_DLMW, C_OPS, C_N_COLS };
+static const char *const col_names[C_N_COLS] = {"sim_ir", "sim_d1mr", "sim_d1mw", "sim_dlmr",
+                                                "sim_dlmw", "ops"};
 
 /* The columns of a row's case (scenario, container, the axes; axes.c) in the header
  * line's nf fields, then those of col_names. Returns 0 or -1 (one missing). */
@@ -216,6 +219,18 @@ static int row_columns(struct hb_case_columns *cc, int *col, char **f, size_t nf
 	       hb_csv_columns(f, nf, col_names, C_N_COLS, col) < 0 ? 0 : -1;
 }
 
+/* The callgrind summary, a reporter (report.h) of the merged rows: per case the medians
+ * per operation of Ir, D1 and LL misses, read from the rows' sim_* and ops columns. */
+struct sim_summary {
+	bool have_cols;            /* the header named every column we need */
+	int col[C_N_COLS];
+	struct hb_case_columns cc; /* the case's columns (axes.c) */
+	struct sim_case *cases;
+	size_t n_cases;
+	const char *d1, *ll;       /* cache geometry, size:assoc:line (the merge's) */
+	bool quiet;
+};
+
 /* The parent's merge of the child's rows, while the child runs. */
 struct merge {
 	const char *dir;           /* the run's temporary directory */
@@ -224,18 +239,17 @@ struct merge {
 	char *pending;             /* bytes read from it that are not yet a whole line */
 	size_t n_pending, cap;
 	bool have_header;
-	bool have_cols;            /* the header named every column we need */
-	int col[C_N_COLS];
-	struct hb_case_columns cc; /* the case's columns (axes.c) */
 	struct sim_counts *by_seq; /* counts by region number */
 	size_t n_seq;
 	char d1[64], ll[64];       /* cache geometry, size:assoc:line */
 	FILE *out;                 /* the user's --out, or NULL */
-	const char *out_path;
 	int out_errno;             /* a row could not be written: the merge stops */
+	size_t out_failed;         /* the reporter that could not write it */
 	size_t rows, missing;      /* rows written to out; rows without counts */
-	struct sim_case *cases;
-	size_t n_cases;
+	struct sim_summary sum;
+	struct hb_reporter csv, summary; /* the merged rows go to each of reporters */
+	struct hb_reporter *reporters[2];
+	size_t n_reporters;
 };
 
 static bool have_counts(const struct merge *m, unsigned long long seq)
@@ -283,7 +297,7 @@ static void take_dumps(struct merge *m)
 }
 
 /* The case of the name, added if new; NULL when out of memory. */
-static struct sim_case *find_case(struct merge *m, const char *name)
+static struct sim_case *find_case(struct sim_summary *m, const char *name)
 {
 	for (size_t i = 0; i < m->n_cases; i++)
 		if (strcmp(m->cases[i].name, name) == 0)
@@ -298,21 +312,25 @@ static struct sim_case *find_case(struct merge *m, const char *name)
 	return c;
 }
 
-/* Adds a merged row (its fields f[0..nf), its counts v) to its case's figures per
- * operation, for the summary. */
-static void summarize(struct merge *m, char **f, size_t nf, const unsigned long long *v)
+/* The summary reporter's row: adds a merged row to its case's figures per operation. */
+static int summary_row(struct hb_reporter *self, const struct hb_row *row, const char *line)
 {
-	bool ok = m->have_cols;
+	struct sim_summary *m = self->state;
+	char *copy = strdup(line), *f[128], name[sizeof m->cases->name];
+	size_t nf = copy ? hb_csv_split(copy, f, 128) : 0;
+	bool ok = copy && m->have_cols;
 	for (int k = 0; k < C_N_COLS; k++)
 		ok = ok && (size_t)m->col[k] < nf;
-	char name[sizeof m->cases->name];
-	if (!ok || hb_case_name_of_row(name, sizeof name, &m->cc, f, nf) != 0)
-		return;
-	const int *col = m->col;
-	struct sim_case *c = find_case(m, name);
+	struct sim_case *c = ok && hb_case_name_of_row(name, sizeof name, &m->cc, f, nf) == 0
+	                             ? find_case(m, name) : NULL;
+	double v[C_N_COLS];
+	for (int k = 0; c && k < C_N_COLS; k++)
+		v[k] = k == C_OPS ? strtod(f[m->col[k]], NULL) : (double)strtoull(f[m->col[k]], NULL, 10);
+	free(copy);
+	(void)row;
 	if (!c)
-		return;
-	double n = strtod(f[col[C_OPS]], NULL); /* per operation, as ns_per_op */
+		return 0;
+	double n = v[C_OPS]; /* per operation, as ns_per_op */
 	double *ir = realloc(c->ir, (c->n + 1) * sizeof *ir);
 	if (ir)
 		c->ir = ir;
@@ -323,11 +341,22 @@ static void summarize(struct merge *m, char **f, size_t nf, const unsigned long 
 	if (dl)
 		c->ll = dl;
 	if (!ir || !dd || !dl)
-		return;
-	c->ir[c->n] = (double)v[0] / n;
-	c->d1[c->n] = (double)(v[3] + v[4]) / n;
-	c->ll[c->n] = (double)(v[5] + v[6]) / n;
+		return 0;
+	c->ir[c->n] = v[C_SIM_IR] / n;
+	c->d1[c->n] = (v[C_SIM_D1MR] + v[C_SIM_D1MW]) / n;
+	c->ll[c->n] = (v[C_SIM_DLMR] + v[C_SIM_DLMW]) / n;
 	c->n++;
+	return 0;
+}
+
+/* The summary reporter's end: the summary, when there is a case, or nothing failed. */
+static int summary_end(struct hb_reporter *self, const struct hb_run *r, int status)
+{
+	struct sim_summary *m = self->state;
+	(void)r;
+	if (m->n_cases || (!m->quiet && status <= 1))
+		print_summary(m->cases, m->n_cases, m->d1, m->ll);
+	return 0;
 }
 
 /* The header of the child's CSV: finds our columns. */
@@ -335,7 +364,7 @@ static void take_header(struct merge *m, char *line)
 {
 	char *f[128];
 	size_t nf = hb_csv_split(line, f, 128);
-	m->have_cols = row_columns(&m->cc, m->col, f, nf) == 0;
+	m->sum.have_cols = row_columns(&m->sum.cc, m->sum.col, f, nf) == 0;
 	m->have_header = true;
 }
 
@@ -364,11 +393,9 @@ static void take_row(struct merge *m, char *line)
 		return;
 	}
 	snprintf(row, len, "%s%s%s", line, filled, end + 9);
-	if (m->out && !(m->out_errno = hb_csv_put_line(m->out, row)))
+	m->out_errno = hb_report_row(m->reporters, m->n_reporters, NULL, row, &m->out_failed);
+	if (m->out && !m->out_errno)
 		m->rows++;
-	char *f[128];
-	size_t nf = hb_csv_split(row, f, 128);
-	summarize(m, f, nf, v);
 	free(row);
 }
 
@@ -420,12 +447,12 @@ static void pump(struct merge *m)
 
 static void merge_free(struct merge *m)
 {
-	for (size_t i = 0; i < m->n_cases; i++) {
-		free(m->cases[i].ir);
-		free(m->cases[i].d1);
-		free(m->cases[i].ll);
+	for (size_t i = 0; i < m->sum.n_cases; i++) {
+		free(m->sum.cases[i].ir);
+		free(m->sum.cases[i].d1);
+		free(m->sum.cases[i].ll);
 	}
-	free(m->cases);
+	free(m->sum.cases);
 	free(m->by_seq);
 	free(m->pending);
 	if (m->csv_fd >= 0)
@@ -886,7 +913,7 @@ static int conclude(struct merge *m, const char *log_path, bool quiet, pid_t wai
 	int sig = waited > 0 && WIFSIGNALED(status) ? WTERMSIG(status) : 0;
 	int rc = code;
 	if (m->out_errno) {
-		hb_csv_say_stopped(m->out_path, m->out_errno);
+		hb_csv_say_stopped(m->reporters[m->out_failed]->path, m->out_errno);
 		rc = HB_EXIT_OUTPUT;
 	} else if (code == HB_EXIT_OUTPUT) {
 		rc = HB_EXIT_OUTPUT;
@@ -904,8 +931,8 @@ static int conclude(struct merge *m, const char *log_path, bool quiet, pid_t wai
 		fprintf(stderr, "dodbench: %zu rows had no callgrind counts\n", m->missing);
 		rc = rc ? rc : 1;
 	}
-	if (m->n_cases || (!quiet && rc <= 1))
-		print_summary(m->cases, m->n_cases, m->d1, m->ll);
+	if (hb_report_end(m->reporters, m->n_reporters, NULL, rc) != 0)
+		rc = HB_EXIT_OUTPUT;
 	return rc;
 }
 
@@ -925,20 +952,36 @@ static void remove_child_json_tmp(const char *json_path, pid_t pid)
 		unlink(tmp);
 }
 
+/* The reporters of the merged rows: the CSV writer on out (the user's --out, named
+ * out_path; none when NULL), then the callgrind summary. */
+static void merge_reporters(struct merge *m, FILE *out, const char *out_path, bool quiet)
+{
+	m->sum = (struct sim_summary){.d1 = m->d1, .ll = m->ll, .quiet = quiet};
+	for (int k = 0; k < C_N_COLS; k++)
+		m->sum.col[k] = -1;
+	m->n_reporters = 0;
+	if (out) {
+		hb_csv_reporter(&m->csv, out, out_path);
+		m->reporters[m->n_reporters++] = &m->csv;
+	}
+	m->summary = (struct hb_reporter){.path = "stdout", .row = summary_row, .end = summary_end,
+	                                  .state = &m->sum};
+	m->reporters[m->n_reporters++] = &m->summary;
+}
+
 /* Runs the child and merges its rows into out as they come. Returns the exit status for
  * main (conclude), or 1 when a signal stopped it (the caller dies of it). */
 static int supervise(struct sim_run *s, FILE *out, const char *out_path, bool quiet,
                      const char *json_path)
 {
-	struct merge m = {.dir = s->dir, .csv_fd = -1, .out = out, .out_path = out_path,
-	                  .d1 = "unknown", .ll = "unknown"};
+	struct merge m = {.dir = s->dir, .csv_fd = -1, .out = out, .d1 = "unknown",
+	                  .ll = "unknown"};
+	merge_reporters(&m, out, out_path, quiet);
 	m.dir_fd = open(s->dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (m.dir_fd < 0) {
 		fprintf(stderr, "dodbench: cannot open %s: %s\n", s->dir, strerror(errno));
 		return 2;
 	}
-	for (int k = 0; k < C_N_COLS; k++)
-		m.col[k] = -1;
 	pid_t pid = spawn(s, json_path);
 	int status = 0;
 	pid_t waited = pid > 0 ? follow_child(&m, pid, &status) : -1;

@@ -1,4 +1,5 @@
-/* stats.c - summary statistics of repetitions and bootstrap intervals of ratios. */
+/* stats.c - summary statistics of repetitions, bootstrap intervals of ratios, and the
+ * latency percentiles of a repetition's samples. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -124,4 +125,59 @@ void hb_select_kth(uint64_t *x, size_t lo, size_t hi, size_t k)
 		else
 			return;
 	}
+}
+
+/* The index a nearest-rank percentile q (0 < q <= 1) reads among n sorted values:
+ * ceil(q n) - 1, at least 0. */
+static size_t pct_index(size_t n, double q)
+{
+	size_t k = (size_t)ceil(q * (double)n);
+	return k ? k - 1 : 0;
+}
+
+void hb_latency_of(uint64_t *x, size_t n, struct hb_latency *out)
+{
+	/* Each order statistic selected in the part above the one before. */
+	size_t i50 = pct_index(n, 0.50), i99 = pct_index(n, 0.99), i999 = pct_index(n, 0.999);
+	hb_select_kth(x, 0, n, i50);
+	out->p50 = x[i50];
+	hb_select_kth(x, i50, n, i99);
+	out->p99 = x[i99];
+	hb_select_kth(x, i99, n, i999);
+	out->p999 = x[i999];
+	hb_select_kth(x, i999, n, n - 1);
+	out->max = x[n - 1];
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return (x > y) - (x < y);
+}
+
+void hb_growth_latency_of(uint64_t *x, size_t n, struct hb_growth_latency *out)
+{
+	size_t m = 0;
+	uint64_t plain_max = 0;
+	for (size_t i = 0; i < n; i++)
+		if (x[i] & HB_SAMPLE_GREW)
+			m++;
+		else if (x[i] > plain_max)
+			plain_max = x[i];
+	*out = (struct hb_growth_latency){.grew = m, .plain_max = plain_max};
+	uint64_t *grew = m ? malloc(m * sizeof *grew) : NULL;
+	for (size_t i = 0, k = 0; i < n; i++)
+		if (x[i] & HB_SAMPLE_GREW) {
+			x[i] &= ~HB_SAMPLE_GREW;
+			if (grew)
+				grew[k++] = x[i];
+		}
+	if (!grew) { /* none marked, or no memory for them */
+		out->grew = 0;
+		return;
+	}
+	qsort(grew, m, sizeof *grew, cmp_u64);
+	out->grew_p50 = grew[pct_index(m, 0.50)];
+	out->grew_max = grew[m - 1];
+	free(grew);
 }

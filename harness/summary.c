@@ -1,6 +1,7 @@
-/* summary.c - what a run prints when it ends: per case the median, spread and ns per
- * operation, then the cases a container cannot run, then each case's time relative to
- * the baseline container's with a 95% bootstrap confidence interval.
+/* summary.c - the console reporter (report.h): the run's context line when it begins,
+ * and what it prints when it ends: per case the median, spread and ns per operation,
+ * then the cases a container cannot run, then each case's time relative to the baseline
+ * container's with a 95% bootstrap confidence interval.
  *
  * Every column lines up whatever the names and figures: the name column is as wide as the
  * longest name of the plan (hb_name_width, known before the first case runs, so the
@@ -14,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "report.h"
 #include "run.h"
 
 int hb_name_width(const struct hb_case *cases, size_t n)
@@ -254,4 +256,33 @@ void hb_summarize(const struct hb_run *r, const char *base)
 		       " above %.0f%%.\nTheir medians are not trustworthy to a few %%: add --reps, "
 		       "use --interleave and --pin CPU,\nand close other programs; on a VM, compare "
 		       "ratios within one run.\n", 100 * HB_UNSTABLE);
+}
+
+/* The console reporter's begin: the run's context line on stderr, unless --quiet. */
+static int console_begin(struct hb_reporter *self, const struct hb_run *r)
+{
+	const struct hb_config *c = r->c;
+	(void)self;
+	if (!c->quiet)
+		fprintf(stderr, "dodbench: run %s, counter_source=%s, %zu cases, %llu reps + %llu "
+		        "warm-up%s%s\n", r->env->run_id, hb_counter_source(), r->n_cases, c->reps,
+		        c->warmup, c->interleave ? ", interleaved" : "",
+		        c->prefault ? ", prefaulted heap" : "");
+	return 0;
+}
+
+/* The console reporter's end: the summary, against --baseline or the first container. */
+static int console_end(struct hb_reporter *self, const struct hb_run *r, int status)
+{
+	const struct hb_config *c = r->c;
+	(void)self, (void)status;
+	if (c->counters == HB_COUNTERS_CALLGRIND)
+		printf("(times below ran under callgrind, 20-200x slower than native: not comparable)\n");
+	hb_summarize(r, c->baseline ? c->baseline : c->containers[0]->name);
+	return 0;
+}
+
+void hb_console_reporter(struct hb_reporter *rep)
+{
+	*rep = (struct hb_reporter){.path = "stdout", .begin = console_begin, .end = console_end};
 }
