@@ -30,20 +30,20 @@ static inline uint64_t mask_bit(size_t i) { return (uint64_t)1 << (i % MASK_BITS
 static size_t mask_elems(size_t slots) { return slots / MASK_BITS + 1; }
 
 /* Every word of the slots ever handed out cleared (create: slot 0's). */
-static void reset(BH *b)
+static inline void reset(BH *b)
 {
 	for (size_t g = 0; g * MASK_BITS < b->high; g++)
 		*mask_word(b, g * MASK_BITS) = 0;
 	bh_list_reset(b);
 }
 /* The first slot of a group never handed out: its occupancy word starts empty. */
-static void appended(BH *b, uint32_t i, size_t had)
+static inline void appended(BH *b, uint32_t i, size_t had)
 {
 	if (i >= had && i % MASK_BITS == 0)
 		*mask_word(b, i) = 0;
 }
-static void filled(BH *b, uint32_t i) { *mask_word(b, i) |= mask_bit(i); }
-static void freed(BH *b, uint32_t i)
+static inline void filled(BH *b, uint32_t i) { *mask_word(b, i) |= mask_bit(i); }
+static inline void freed(BH *b, uint32_t i)
 {
 	bh_list_put(b, i);
 	*mask_word(b, i) &= ~mask_bit(i);

@@ -67,14 +67,14 @@ static inline void set_run(BH *b, size_t s, uint32_t len)
 	*skip(b, s + len - 1) = len;
 }
 
-static void reset(BH *b)
+static inline void reset(BH *b)
 {
 	bh_set_next(b, 0, 0);
 	set_prev(b, 0, 0);
 	*skip(b, 0) = 0;
 }
 /* The first slot of the first run; the rest of the run stays a run. */
-static uint32_t take_hole(BH *b)
+static inline uint32_t take_hole(BH *b)
 {
 	uint32_t i = bh_next_of(b, 0);
 	if (!i)
@@ -89,13 +89,13 @@ static uint32_t take_hole(BH *b)
 	*skip(b, i) = 0;
 	return i;
 }
-static void appended(BH *b, uint32_t i, size_t had)
+static inline void appended(BH *b, uint32_t i, size_t had)
 {
 	(void)had;
 	*skip(b, i) = 0;
 }
 /* Merges hole i with the run ending at i - 1 and the run starting at i + 1. */
-static void freed(BH *b, uint32_t i)
+static inline void freed(BH *b, uint32_t i)
 {
 	uint32_t left = i > 1 ? *skip(b, i - 1) : 0;
 	uint32_t right = i + 1 < b->n_slots ? *skip(b, i + 1) : 0;
