@@ -32,7 +32,7 @@ enum {
 };
 
 /* Growth of container buffers by reallocation, counted process-wide where it happens
- * (dod_buffer_grow, alloc/realloc.h: the realloc, constgrow and *_copy stores, every
+ * (dod_buffer_grow, alloc/grow.h: the realloc, constgrow and *_copy stores, every
  * dod_grow_geometric array, the aligned stores' buffers), so the harness can say whether a
  * timed region's growth moved and copied its elements (the grows, grow_moves and
  * grow_copied_bytes columns: it reads them at hb_begin and hb_end). Blocks that are added

@@ -6,7 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "alloc/realloc.h"
+#include "alloc/grow.h"
 #include "dod_common.h"
 
 /* The offset of base in its allocation, kept in the size_t before it: realloc returns at

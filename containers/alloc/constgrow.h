@@ -9,7 +9,7 @@
  *                                   (glibc remaps large blocks with mremap instead)
  *
  * constgrow_copy grows as a std::vector would (a new buffer, a memcpy, the old one freed;
- * dod_buffer_grow in alloc/realloc.h), so every growth copies everything, as the article
+ * dod_buffer_grow in alloc/grow.h), so every growth copies everything, as the article
  * assumes: with it the claim is measured where its premise holds.
  */
 #ifndef DOD_ALLOC_CONSTGROW_H

@@ -21,19 +21,7 @@
 
 #include <stddef.h>
 
-/* Grows the heap buffer *p of old_bytes (NULL: none, old_bytes 0) to new_bytes >=
- * old_bytes, keeping its first old_bytes: with copy 0 by realloc (in place, or moved:
- * by mremap without a copy for a block glibc got from mmap, else copied), with copy 1 as
- * std::vector grows (malloc, memcpy, free: moves and copies every time). Counts the
- * growth of an existing buffer in dod_growth (dod_common.h). Returns 0 or DOD_ENOMEM
- * (*p unchanged). Invalidates pointers into *p when it moves. */
-int dod_buffer_grow(char **p, size_t old_bytes, size_t new_bytes, int copy);
-
-/* Counts in dod_growth one growth of an existing buffer that a container made itself (a
- * layout dod_buffer_grow cannot keep, e.g. several arrays moved into one new block):
- * moved nonzero when the buffer now starts elsewhere, copied_bytes the bytes it copied.
- * dod_buffer_grow counts its own growths through it. */
-void dod_growth_note(int moved, size_t copied_bytes);
+#include "alloc/grow.h" /* dod_buffer_grow, dod_growth_note: every growth of a buffer */
 
 /* Grows the array *p of *cap elements of elem_bytes each so that it holds at least want
  * elements: capacity doubles from max(*cap, 16) until it suffices, never beyond

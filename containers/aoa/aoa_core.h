@@ -98,36 +98,6 @@ static inline void store_tidy(struct aoa *a, size_t items) { (void)a, (void)item
 static inline void tidy_reset(struct aoa *a) { (void)a; }
 #endif
 
-/* ---- for the designs that keep an entity's tags in one array (fixed8, vec_of_vecs) ---- */
-
-/* Removes one occurrence of tag from t[0 .. *n), the last tag moving into its place:
- * returns 1, or 0 when t holds none. O(*n). */
-static inline int aoa_array_remove(uint32_t *t, uint32_t *n, uint32_t tag)
-{
-	for (uint32_t j = 0; j < *n; j++)
-		if (t[j] == tag) {
-			t[j] = t[--*n];
-			return 1;
-		}
-	return 0;
-}
-
-static inline bool aoa_array_has(const uint32_t *t, uint32_t n, uint32_t tag)
-{
-	for (uint32_t j = 0; j < n; j++)
-		if (t[j] == tag)
-			return true;
-	return false;
-}
-
-/* The first min(n, room) of t[0 .. n) to out; returns n. */
-static inline size_t aoa_array_list(const uint32_t *t, uint32_t n, uint32_t *out, size_t room)
-{
-	for (uint32_t j = 0; j < n && j < room; j++)
-		out[j] = t[j];
-	return n;
-}
-
 /* ---- the entity table ---- */
 
 static uint32_t aoa_link(const void *c, uint32_t i)

@@ -48,7 +48,11 @@ struct aoa_store {
 	size_t arena_bytes, tree_bytes;
 };
 
-#include "aoa/vec_hooks.h" /* the header {a, n, cap}, aoa/aoa_core.h, the shared hooks */
+#include "aoa/vec_hdr.h" /* the header {a, n, cap} */
+
+#include "aoa/aoa_core.h"
+
+#include "aoa/vec_hooks.h" /* the hooks vec_of_vecs and buddy_lists share */
 
 #define BL_MIN_BLOCK ((size_t)8)    /* two tags: a free block holds its two links */
 #define BL_MIN_TREE ((size_t)1024)  /* the smallest arena's tree */

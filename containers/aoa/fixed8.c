@@ -27,6 +27,7 @@ struct aoa_store {
 };
 
 #include "aoa/aoa_core.h"
+#include "aoa/tag_array.h" /* aoa_array_remove, has, list over {n; tags[8]} */
 
 static int store_create(struct aoa *a, size_t capacity_entities)
 {

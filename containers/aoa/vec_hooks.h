@@ -1,10 +1,10 @@
-/* vec_hooks.h - the header type and the aoa_core.h hooks that aoa_vec_of_vecs (and its
+/* vec_hooks.h - the aoa_core.h hooks that aoa_vec_of_vecs (and its
  * +16 form aoa_vec_add16) and aoa_buddy share: each keeps an entity's tags in one array of
  * its own whose capacity doubles (aoa_vec_add16: grows by 16 tags), wherever its allocator
  * put it (malloc, or a block of the buddy arena). A design file defines its struct
  * aoa_store, holding size_t tags (stored, over every entity) and array_bytes (the capacity
- * of every array, in bytes), then includes this header, which includes aoa/aoa_core.h with
- * the header {a, n, cap} and no tag limit; the design's own hooks follow (store_create,
+ * of every array, in bytes), then includes aoa/vec_hdr.h (the header {a, n, cap}, no tag
+ * limit), aoa/aoa_core.h and this header; the design's own hooks follow (store_create,
  * store_destroy, hdr_release, store_clear, tag_add, store_bytes, store_check).
  *
  * Header invariants (vec_check_headers): n <= cap; a == NULL iff cap == 0; a free slot's
@@ -18,13 +18,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#define AOA_MAX_TAGS 0
-typedef struct {
-	uint32_t *a; /* cap tags' room; NULL when cap is 0 */
-	uint32_t n, cap;
-} AOA_HDR;
-
-#include "aoa/aoa_core.h"
+#include "aoa/tag_array.h"
+#include "dod_common.h"
 
 static void hdr_init(struct aoa *a, uint32_t i) { a->hdr[i] = (AOA_HDR){NULL, 0, 0}; }
 static bool hdr_empty(const struct aoa *a, uint32_t i) { return a->hdr[i].cap == 0; }

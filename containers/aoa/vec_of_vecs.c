@@ -39,7 +39,11 @@ struct aoa_store {
 	size_t array_bytes; /* the capacity of every array, in bytes */
 };
 
-#include "aoa/vec_hooks.h" /* the header {a, n, cap}, aoa/aoa_core.h, the shared hooks */
+#include "aoa/vec_hdr.h" /* the header {a, n, cap} */
+
+#include "aoa/aoa_core.h"
+
+#include "aoa/vec_hooks.h" /* the hooks vec_of_vecs and buddy_lists share */
 
 #define VEC_MAX_CAP (UINT32_C(1) << 31) /* tags an entity can hold */
 

@@ -1,6 +1,6 @@
 /* free_list.h - the slots and the free list of Our Machinery's "Bulk data" ("leave a hole":
  * a free list through the holes, its header in slot 0), written once for every bulk/
- * container that keeps one: holes.c (holes, holes_bitmask), swappop.c (its lookup table)
+ * container that keeps one: holes_core.h (holes, holes_bitmask), swappop.c (its lookup table)
  * and particles.c.
  *
  *   slot   [ hdr | item | free | item | free | ... | (handed out before a clear) | ... ]
@@ -12,10 +12,10 @@
  * pointers from before it stay stale when they are handed out again; slots past high
  * were never handed out. The list is LIFO (erase pushes at the front, insert pops it), as
  * in the article. A container says where a slot's link lives (in the hole's own item
- * memory: holes.c; in the slot's index field: swappop.c; in a parallel array:
+ * memory: holes_core.h; in the slot's index field: swappop.c; in a parallel array:
  * particles.c) with two accessors, and where its generation lives with gen_of (as
  * bulk/weak.h); all are static functions of the container, so the calls inline.
- * holes_runs keeps a list of runs instead (holes.c) and uses only the slot counting here.
+ * holes_runs keeps a list of runs instead (holes_runs.c) and uses only the slot counting here.
  */
 #ifndef DOD_BULK_FREE_LIST_H
 #define DOD_BULK_FREE_LIST_H

@@ -1,7 +1,7 @@
 /* slotmap_inline.c - weak pointers built for random lookup: the generation in the item's
  * cache line, a branch-free validity check over the batch, and a software prefetch of
  * the line of the handle SLI_AHEAD places ahead. Not from an article: the design the
- * measurements of slotmap_versioned and bulk_holes_vm_pow2 / _line (containers/bulk/holes.c)
+ * measurements of slotmap_versioned and bulk_holes_vm_pow2 / _line (containers/bulk/slots_pow2.h)
  * point to.
  *
  *   line (64 B, the store aligned to 64):
