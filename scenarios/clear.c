@@ -73,7 +73,7 @@ static const char *cannot_reset(const struct dod_ops *ops)
 static const struct scn_scenario clear = {
 	.name = "clear",
 	.help = "remove every item; old handles must be rejected afterwards",
-	.uses_holes = true,
+	.axes = SCN_AXES(SCN_AXIS_HOLES),
 	.cannot_run = cannot_clear,
 	.run = run_clear,
 };

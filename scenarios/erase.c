@@ -162,7 +162,7 @@ static const struct scn_scenario erase = {
 	.name = "erase",
 	.help = "erase items one at a time, each timed (--hole-ratio r: round(r*n) of them by "
 	        "--hole-pattern; 0: all, in random order)",
-	.uses_holes = true,
+	.axes = SCN_AXES(SCN_AXIS_HOLES),
 	.records_samples = true,
 	.cannot_run = cannot_run,
 	.run = run,

@@ -134,7 +134,7 @@ static const struct scn_scenario fill_static = {
 	.name = "fill_static",
 	.help = "a fixed capacity n filled to (1 - hole_ratio) n: measured bytes per live item, "
 	        "and the items held when a push is refused (DOD_EFULL)",
-	.uses_holes = true,
+	.axes = SCN_AXES(SCN_AXIS_HOLES),
 	.cannot_run = cannot_run,
 	.run = run,
 };

@@ -25,8 +25,7 @@ static int run(const struct dod_ops *ops, const struct scn_params *p, struct hb_
 static const struct scn_scenario iterate = {
 	.name = "iterate",
 	.help = "sum the key of every live item in storage order (holes skipped)",
-	.uses_holes = true,
-	.repeats = true,
+	.axes = SCN_AXES(SCN_AXIS_HOLES, &hb_axis_cache),
 	.run = run,
 };
 SCN_REGISTER(iterate)

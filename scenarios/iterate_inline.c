@@ -48,8 +48,8 @@ static int run(const struct dod_ops *ops, const struct scn_params *p, struct hb_
 static const struct scn_scenario iterate_inline = {
 	.name = "iterate_inline",
 	.help = "calibration: hand-written sum loop over plain_array's items that iterate must match",
+	.axes = SCN_AXES(&hb_axis_cache),
 	.cannot_run = scn_needs_key_array,
-	.repeats = true,
 	.run = run,
 };
 SCN_REGISTER(iterate_inline)

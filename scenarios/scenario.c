@@ -12,12 +12,6 @@
 const char *const scn_hole_pattern_names[SCN_N_HOLE_PATTERNS] = {
 	"none", "random", "clustered", "oldest",
 };
-const char *const scn_defrag_input_names[SCN_N_DEFRAG_INPUTS] = {
-	"shuffled", "near_sorted", "sorted", "defragmented",
-};
-const char *const scn_old_handles_names[SCN_N_OLD_HANDLES] = {
-	"erased", "cleared", "reset", "foreign",
-};
 
 /* Bounds of the section, defined by the linker for sections named like C identifiers. */
 extern const struct scn_scenario *const __start_dod_scenarios[];
@@ -57,6 +51,22 @@ const struct scn_scenario *scn_find(const char *name)
 	return NULL;
 }
 
+bool scn_lists_axis(const struct scn_scenario *scn, const struct hb_axis *a)
+{
+	for (const struct hb_axis *const *l = scn->axes; l && *l; l++)
+		if (*l == a)
+			return true;
+	return false;
+}
+
+union hb_axis_value scn_axis_value(const struct scn_params *p, const struct hb_axis *a)
+{
+	for (size_t i = 0; p->axes && i < p->n_axes; i++)
+		if (p->axes[i] == a)
+			return p->axis[i];
+	return a->absent;
+}
+
 const char *scn_cannot_run(const struct scn_scenario *scn, const struct dod_ops *ops,
                            const struct scn_params *p)
 {
@@ -70,7 +80,7 @@ const char *scn_cannot_run(const struct scn_scenario *scn, const struct dod_ops 
 		return why;
 	if (scn->grows_from_empty && (ops->caps & DOD_CAP_FIXED_CAPACITY))
 		return "fixed capacity: cannot grow from empty (inserts would hit DOD_EFULL)";
-	if (scn->uses_holes && p->hole_ratio > 0) {
+	if (scn_lists_axis(scn, &hb_axis_hole_ratio) && p->hole_ratio > 0) {
 		if (scn_needs_handles(ops))
 			return scn_needs_handles(ops);
 		if (!ops->erase_n)
@@ -542,160 +552,6 @@ int scn_defragment_done(const struct dod_ops *ops, struct scn_filled *f, uint64_
 		scn_check_defragmented(ops, f, keys, res->swaps, expect, res);
 	scn_filled_free(ops, f);
 	free(keys);
-	return rc;
-}
-
-/* ---- defrag_steps and defrag_frames ---- */
-
-/* The key of each storage position for near_sorted: key order with round(n *
- * SCN_NEAR_SORTED_PERCENT / 100) (at least 1 for n >= 2) of the n / 2 disjoint pairs
- * (2i, 2i + 1) swapped, chosen with seed. NULL when out of memory. */
-static uint64_t *near_sorted_keys(size_t n, uint64_t seed)
-{
-	size_t n_pairs = n / 2, want = (n * SCN_NEAR_SORTED_PERCENT + 50) / 100;
-	want = want > n_pairs ? n_pairs : want < 1 && n_pairs ? 1 : want;
-	uint64_t *keys = scn_alloc_touched(n, sizeof *keys);
-	size_t *pairs = scn_alloc_touched(n_pairs ? n_pairs : 1, sizeof *pairs);
-	if (!keys || !pairs) {
-		free(keys);
-		free(pairs);
-		return NULL;
-	}
-	for (size_t i = 0; i < n; i++)
-		keys[i] = i;
-	for (size_t k = 0; k < n_pairs; k++)
-		pairs[k] = k;
-	uint64_t rng = seed;
-	dod_shuffle(pairs, n_pairs, sizeof *pairs, &rng);
-	for (size_t k = 0; k < want; k++) {
-		keys[2 * pairs[k]] = 2 * pairs[k] + 1;
-		keys[2 * pairs[k] + 1] = 2 * pairs[k];
-	}
-	free(pairs);
-	return keys;
-}
-
-/* A container holding keys 0..n-1 stored in the order keys[] gives, one insert_n call
- * each; f->handles[k] is key k's handle. Returns 0 or SCN_ERROR. */
-static int fill_in_order(const struct dod_ops *ops, const uint64_t *keys, size_t n,
-                         struct scn_filled *f, struct scn_result *res)
-{
-	if (scn_handles_array(ops, n, &f->handles, res))
-		return SCN_ERROR;
-	int err = ops->create(&f->c, n);
-	for (size_t i = 0; !err && i < n; i++)
-		err = ops->insert_n(f->c, 1, keys[i], &f->handles[keys[i]]);
-	return err ? scn_error(res, "near-sorted insert", err) : 0;
-}
-
-/* Untimed setup of the starting order p->defrag_input (defrag_steps.c's opening comment): f gets the container
- * with no holes. Returns 0 or SCN_ERROR (f freed). */
-static int defrag_setup(const struct dod_ops *ops, const struct scn_params *p, struct scn_filled *f,
-                 struct scn_result *res)
-{
-	*f = (struct scn_filled){.n = p->n, .n_live = p->n, .live_key_sum = scn_key_sum(p->n)};
-	int err = 0;
-	if (p->defrag_input == SCN_DEFRAG_NEAR_SORTED) {
-		uint64_t *keys = near_sorted_keys(p->n, p->seed);
-		err = keys ? fill_in_order(ops, keys, p->n, f, res)
-		           : scn_error(res, "near-sorted keys", DOD_ENOMEM);
-		free(keys);
-	} else {
-		err = scn_fill(ops, p->n, &f->c, &f->handles, res);
-	}
-	f->live = f->handles;
-	if (err) {
-		scn_filled_free(ops, f);
-		return SCN_ERROR;
-	}
-	if (p->defrag_input == SCN_DEFRAG_SHUFFLED && (err = ops->shuffle(f->c, p->seed)))
-		scn_error(res, "shuffle", err);
-	else if (p->defrag_input == SCN_DEFRAG_DEFRAGMENTED && (err = ops->defragment(f->c, 0, NULL)))
-		scn_error(res, "setup defragment", err);
-	if (err)
-		scn_filled_free(ops, f);
-	return err ? SCN_ERROR : 0;
-}
-
-/* What the timed calls of scn_defrag_calls did. */
-struct defrag_tally {
-	size_t calls, moved, over_budget, bad_sums;
-	uint64_t sums; /* iterate: the frames' iterate sums added */
-};
-
-/* The timed region of scn_defrag_calls: at most max_calls calls. Returns 0 or the DOD
- * error of the call that failed. */
-static int defrag_loop(const struct dod_ops *ops, void *c, const struct scn_params *p,
-                       size_t max_calls, uint64_t key_sum, bool iterate,
-                       struct hb_region *r, struct defrag_tally *t)
-{
-	int err = 0;
-	size_t moved = 0;
-	hb_begin(r);
-	while (!err && t->calls < max_calls) {
-		err = ops->defragment(c, p->max_swaps, &moved);
-		if (iterate) {
-			uint64_t sum = ops->iterate_sum(c);
-			t->sums += sum;
-			t->bad_sums += sum != key_sum;
-		}
-		hb_lap(r);
-		t->moved += moved;
-		t->over_budget += p->max_swaps && moved > p->max_swaps;
-		if (++t->calls, p->max_swaps == 0 || moved < p->max_swaps)
-			break;
-	}
-	DOD_CLOBBER();
-	hb_end(r);
-	return err;
-}
-
-/* The checks of scn_defrag_calls beyond scn_check_defragmented's (the first failure
- * found keeps its reason). */
-static void defrag_tally_check(const struct scn_params *p, const struct defrag_tally *t,
-                               uint64_t key_sum, bool iterate, struct scn_result *res)
-{
-	if (iterate)
-		res->checksum = t->sums;
-	if (!res->verified)
-		return;
-	if (t->over_budget)
-		scn_fail(res, "%zu calls moved more than max_swaps = %zu items", t->over_budget,
-		         p->max_swaps);
-	else if (iterate && t->bad_sums)
-		scn_fail(res, "%zu of %zu frames' iterate_sum differed from the key sum %llu",
-		         t->bad_sums, t->calls, (unsigned long long)key_sum);
-}
-
-int scn_defrag_calls(const struct dod_ops *ops, const struct scn_params *p,
-                     struct hb_region *r, struct scn_result *res, bool iterate)
-{
-	struct scn_filled f;
-	struct scn_moves expect;
-	uint64_t *keys = scn_alloc_touched(p->n, sizeof *keys);
-	if (!keys)
-		return scn_error(res, "keys array", DOD_ENOMEM);
-	if (defrag_setup(ops, p, &f, res)) {
-		free(keys);
-		return SCN_ERROR;
-	}
-	ops->dump_keys(f.c, keys);
-	/* A call moves at least one item until the last one: n / max_swaps + 2 bounds them. */
-	size_t max_calls = p->max_swaps ? p->n / p->max_swaps + 2 : 1;
-	int err = scn_expected_moves(keys, p->n, &expect);
-	if (err || hb_samples_reserve(r, max_calls)) {
-		scn_filled_free(ops, &f);
-		free(keys);
-		return scn_error(res, err ? "expected moves" : "latency samples", DOD_ENOMEM);
-	}
-	struct defrag_tally t = {0};
-	uint64_t key_sum = f.live_key_sum;
-	err = defrag_loop(ops, f.c, p, max_calls, key_sum, iterate, r, &t);
-	res->swaps = (long long)t.moved;
-	res->ops = t.calls;
-	int rc = scn_defragment_done(ops, &f, keys, err, expect, res);
-	if (rc == SCN_RAN)
-		defrag_tally_check(p, &t, key_sum, iterate, res);
 	return rc;
 }
 

@@ -8,10 +8,12 @@
  * sweeps of make bench, the conformance test and the reports find it from there. There is
  * no list to edit.
  *
- * A scenario includes this header only: the region timer (harness/region.h), the
- * contract and the payload helpers; never the rest of the harness, but for harness/axes.h
- * in a scenario that defines the axis only it takes (list_iterate.c: list_state), so the
- * axis lives beside its one user.
+ * A scenario includes this header (and the headers of the scenario layer beside it:
+ * region.h, the timed region the harness implements; axis.h, the axis type; a shared
+ * setup's own header, tags_common.h, dc_setup.h, defrag_calls.h), the container contract
+ * and the payload helpers; never a header of harness/. An axis only some scenarios take
+ * is defined in the file of the scenario (or the shared setup) that reads it, and each
+ * scenario that takes it lists it in its `axes`.
  */
 #ifndef SCN_SCENARIO_H
 #define SCN_SCENARIO_H
@@ -20,6 +22,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "axis.h"
 #include "contract.h"
 #include "dod_common.h"
 #include "region.h"
@@ -39,31 +42,6 @@ enum scn_hole_pattern {
 /* "none", "random", "clustered", "oldest": the CLI's and the CSV's words. */
 extern const char *const scn_hole_pattern_names[SCN_N_HOLE_PATTERNS];
 
-/* The storage order defrag_steps starts from (--defrag-input). */
-enum scn_defrag_input {
-	SCN_DEFRAG_SHUFFLED,     /* ops->shuffle: a uniform permutation (defragment's input) */
-	SCN_DEFRAG_NEAR_SORTED,  /* key order with SCN_NEAR_SORTED_PERCENT % of n disjoint
-	                            adjacent pairs swapped (one move each) */
-	SCN_DEFRAG_SORTED,       /* key order as inserted: sorted, but never defragmented */
-	SCN_DEFRAG_DEFRAGMENTED  /* key order after a complete defragment: nothing changed since */
-};
-#define SCN_N_DEFRAG_INPUTS 4
-#define SCN_NEAR_SORTED_PERCENT 1
-/* "shuffled", "near_sorted", "sorted", "defragmented": the CLI's and the CSV's words. */
-extern const char *const scn_defrag_input_names[SCN_N_DEFRAG_INPUTS];
-
-/* Which old handles the validate scenario checks (--old-handles). */
-enum scn_old_handles {
-	SCN_OLD_ERASED,  /* of items erased, their slots reused by as many new items */
-	SCN_OLD_CLEARED, /* of items removed by ops->clear, then n new items inserted */
-	SCN_OLD_RESET,   /* of items removed by ops->reset, then n new items inserted */
-	SCN_OLD_FOREIGN  /* issued by a second container of the variant (another type id
-	                    where the container has type ids: DOD_EXT_TYPE_IDS) */
-};
-#define SCN_N_OLD_HANDLES 4
-/* "erased", "cleared", "reset", "foreign". */
-extern const char *const scn_old_handles_names[SCN_N_OLD_HANDLES];
-
 /* The cache condition of repeatable work (--cache; scn_run_passes). */
 enum scn_cache {
 	SCN_CACHE_WARM, /* the timed passes follow untimed passes over the same data */
@@ -74,50 +52,28 @@ enum scn_cache {
 /* "warm", "cold": the CLI's and the CSV's words. */
 extern const char *const scn_cache_names[SCN_N_CACHES];
 
-/* The state list_iterate walks after its churn (--list-state; the axis is registered in
- * scenarios/list_iterate.c). */
-enum scn_list_state {
-	SCN_LIST_AS_IS,        /* as the churn left it */
-	SCN_LIST_CONSOLIDATED  /* after an untimed consolidate (DOD_EXT_CONSOLIDATE) */
-};
-
-/* How many tags each entity of the tags scenarios gets (--tag-dist; the axis is
- * registered in scenarios/tags_common.c). */
-enum scn_tag_dist {
-	SCN_TAGS_GAME,  /* the issue's default: most entities 1-4 tags, a few 50+: 98% uniform
-	                   in 1..4, 2% uniform in 50..100 (mean ~3.97) */
-	SCN_TAGS_THREE, /* exactly 3 (the article's "30% at 3 tags" for chunks of 8) */
-	SCN_TAGS_UPTO8, /* uniform in 1..8: every list fits a fixed record of 8 */
-	SCN_TAGS_UPTO32, /* uniform in 1..32: a fixed record of 8 refuses some */
-	SCN_TAGS_EACH64, /* exactly 64, and */
-	SCN_TAGS_EACH1024 /* exactly 1024: long lists, where growth by a constant (+16, claim
-	                   * D7) copies a list 3 or 63 times; a case is refused (status
-	                   * oom) when its tags do not fit in physical memory at 32 B a tag
-	                   * of plan and lists (tags_common.c, plan_fits) */
-};
-#define SCN_N_TAG_DISTS 6
-/* "game", "three", "upto8", "upto32", "each64", "each1024": the CLI's and the CSV's
- * words. */
-extern const char *const scn_tag_dist_names[SCN_N_TAG_DISTS];
-
 struct scn_params {
 	size_t n;                           /* elements inserted */
 	enum scn_order order;               /* access order, for scenarios with uses_order */
 	double hole_ratio;                  /* 0 <= r < 1: fraction of the n erased in setup */
 	enum scn_hole_pattern hole_pattern; /* SCN_HOLES_NONE iff hole_ratio == 0 */
 	uint64_t seed;                      /* seeds every RNG of the scenario */
-	size_t max_swaps;                   /* defrag_steps: items moved per call, 0 = no limit */
-	enum scn_defrag_input defrag_input; /* defrag_steps: the order it starts from */
-	enum scn_old_handles old_handles;   /* validate: which old handles it checks */
-	enum scn_list_state list_state;     /* list_iterate: as_is or consolidated */
-	enum scn_tag_dist tag_dist;         /* the tags scenarios: tags per entity */
-	size_t dc_keys;                     /* dc_*: keys per entity (0: dc_setup.h's default) */
 	enum scn_cache cache;               /* repeatable work: warm or cold */
 	uint64_t passes;                    /* repeatable work: K, the passes timed in one
 	                                       region (0: scn_run_passes chooses; the harness
 	                                       keeps a case's first choice for its later
 	                                       repetitions) */
+	/* The case's value of every axis (a scenario's own axes: read with scn_axis_value):
+	 * axis[i] is the value of axes[i], i < n_axes. NULL axes (a call that sets none):
+	 * every axis reads as its `absent`. */
+	const struct hb_axis *const *axes;
+	size_t n_axes;
+	union hb_axis_value axis[HB_MAX_AXES];
 };
+
+/* The value of axis a in p (a scenario's own axis: scn_axis_value(p, &my_axis).u), or
+ * a->absent when p carries no value of it. */
+union hb_axis_value scn_axis_value(const struct scn_params *p, const struct hb_axis *a);
 
 struct scn_result {
 	uint64_t checksum;     /* the timed region's product, see each scenario */
@@ -142,11 +98,14 @@ enum { SCN_RAN = 0, SCN_ERROR = -1 };
 struct scn_scenario {
 	const char *name;      /* [a-z0-9_]+, unique */
 	const char *help;      /* one line for `list scenarios` */
-	bool uses_order;       /* --order changes what it does (else it runs with "seq") */
-	bool uses_holes;       /* --hole-ratio/--hole-pattern apply (else it runs without holes) */
+	/* The axes it takes besides those every scenario takes (n, elem_bytes, place),
+	 * NULL-terminated (SCN_AXES; NULL: none): hb_axis_order (--order changes what it
+	 * does, else it runs with "seq"), SCN_AXIS_HOLES (--hole-ratio/--hole-pattern, else
+	 * it runs without holes), hb_axis_cache (it times its work with scn_run_passes), its
+	 * own axes. The harness knows which scenarios take an axis from these lists only. */
+	const struct hb_axis *const *axes;
 	bool records_samples;  /* records per-operation latency samples (p50_ns ... columns) */
 	bool grows_from_empty; /* creates with 0 reserved and grows: skips fixed_capacity */
-	bool repeats;          /* times its work with scn_run_passes (takes --cache) */
 	unsigned needs_ext;    /* DOD_EXT_* bits of the family extensions run() calls: a
 	                        * container without one is skipped (its `missing` reason) */
 	/* NULL when ops can run this scenario, else the reason it is skipped. */
@@ -161,6 +120,12 @@ struct scn_scenario {
 	int (*run)(const struct dod_ops *ops, const struct scn_params *p, struct hb_region *r,
 	           struct scn_result *res);
 };
+
+/* The axes list of a scenario: .axes = SCN_AXES(&hb_axis_order, SCN_AXIS_HOLES). */
+#define SCN_AXES(...) ((const struct hb_axis *const[]){__VA_ARGS__, NULL})
+
+/* Whether scn's axes list names a (not the axes every scenario takes). */
+bool scn_lists_axis(const struct scn_scenario *scn, const struct hb_axis *a);
 
 /* Registers a scenario: put it at the end of the scenario's file. */
 #define SCN_REGISTER(var)                                                                \
@@ -298,17 +263,6 @@ void scn_check_defragmented(const struct dod_ops *ops, const struct scn_filled *
  * frees f's container and keys either way. */
 int scn_defragment_done(const struct dod_ops *ops, struct scn_filled *f, uint64_t *keys,
                         int err, struct scn_moves expect, struct scn_result *res);
-/* defrag_steps and defrag_frames (one run, iterate chooses): the starting order of
- * p->defrag_input (defrag_steps' opening comment), then calls of
- * ops->defragment(p->max_swaps) until one moves fewer than max_swaps (max_swaps 0: one
- * call), each call one latency sample; with iterate each call is a frame that also runs
- * ops->iterate_sum, and every frame's sum must be the key sum (res->checksum: the sum of
- * the frames' sums). res->ops = calls, res->swaps = items moved in all. Verification:
- * scn_check_defragmented, and no call moved more than max_swaps. Returns SCN_RAN or
- * SCN_ERROR. */
-int scn_defrag_calls(const struct dod_ops *ops, const struct scn_params *p,
-                     struct hb_region *r, struct scn_result *res, bool iterate);
-
 /* Sets *out to a pre-touched array for the n handles of a container with handles, or to
  * NULL for one without. Returns 0, or SCN_ERROR (res->why filled) when it does not fit. */
 int scn_handles_array(const struct dod_ops *ops, size_t n, uint64_t **out,
@@ -501,63 +455,5 @@ bool scn_list_remapped(struct scn_list *l, const uint64_t *remap, size_t bound,
                        struct scn_result *res);
 /* Destroys l's container (if any) and frees the model. */
 void scn_list_free(const struct dod_ops *ops, struct scn_list *l);
-
-/* ---- the tags scenarios' shared setup (tags_common.c; containers/aoa_contract.h) ---- */
-
-/* n entities and the tags planned for them (deterministic from p->seed and p->tag_dist):
- * entity e gets count[e] tags, its j-th the value scn_tag_value(seed, first[e] + j) (odd:
- * an even value is never stored). The build adds every pair in one interleaved order (a
- * shuffle of the entities' occurrences, an entity's own tags in j order), as a game tags
- * entities over time: an entity's j-th tag is added before its (j+1)-th, so a design that
- * holds at most max_tags keeps the first max_tags of each entity. */
-struct scn_tags {
-	void *c;
-	size_t n;          /* entities */
-	uint64_t seed;
-	uint64_t *ents;    /* their handles (room for n, pre-touched) */
-	uint32_t *count;   /* per entity: tags planned */
-	size_t *first;     /* per entity: its first pair's number; first[n] = total */
-	size_t total;      /* pairs planned */
-	uint64_t *pe;      /* the build's pairs in order: entity (its index until
-	                    * scn_tags_bind, then its handle) */
-	uint32_t *pt;      /* and tag */
-	size_t max_tags;   /* the container's (0: no limit) */
-	size_t stored, refused; /* after the build: kept, refused (stored + refused = total) */
-	uint64_t tag_sum;  /* the stored tags' sum mod 2^64 */
-};
-/* The value of pair number k: an odd 32-bit hash of (seed, k). */
-uint32_t scn_tag_value(uint64_t seed, size_t k);
-/* Untimed: the plan of p (no container yet: t->c NULL). Returns 0 or SCN_ERROR (res->why;
- * t freed). */
-int scn_tags_plan(const struct dod_ops *ops, const struct scn_params *p, struct scn_tags *t,
-                  struct scn_result *res);
-/* The container with n entities (create with capacity reserved, insert_n keys 0..n-1),
- * then scn_tags_bind. Returns 0 or SCN_ERROR (res->why; t freed). */
-int scn_tags_entities(const struct dod_ops *ops, struct scn_tags *t, size_t reserve,
-                      struct scn_result *res);
-/* The build's pairs name entities by handle from here on (t->ents filled). */
-void scn_tags_bind(struct scn_tags *t);
-/* The build: every pair by add_n, SCN_TAGS_BATCH a call; *refused_out gets the refusals.
- * Returns 0 or the error of the call that failed. Timed by tags_build and tags_memory. */
-#define SCN_TAGS_BATCH 4096
-int scn_tags_add_all(const struct dod_ops *ops, const struct scn_tags *t, size_t *refused_out);
-/* Untimed: plan, entities and build (the setup of tags_walk, tags_has, tags_churn),
- * refusals checked. Returns 0 or SCN_ERROR (t freed). */
-int scn_tags_setup(const struct dod_ops *ops, const struct scn_params *p, struct scn_tags *t,
-                   struct scn_result *res);
-/* Untimed verification of the state after the build: every entity holds exactly the first
- * min(count, max_tags) of its planned tags (tags_of, as a multiset), walk_sum and
- * memory's tag count are the plan's, every entity's handle reaches its key, the
- * container's check passes. Returns true, or false with res->why (scn_fail). */
-bool scn_tags_check_built(const struct dod_ops *ops, const struct scn_tags *t,
-                          struct scn_result *res);
-/* The same for any state known by its sum and count only (after churn): walk_sum, the
- * count, the entities' keys, the check. */
-bool scn_tags_check_sums(const struct dod_ops *ops, const struct scn_tags *t, uint64_t tag_sum,
-                         size_t tags, struct scn_result *res);
-/* The entity that pair number k belongs to (binary search over first). */
-size_t scn_tags_owner(const struct scn_tags *t, size_t k);
-/* Destroys t's container (if any) and frees the plan. */
-void scn_tags_free(const struct dod_ops *ops, struct scn_tags *t);
 
 #endif
