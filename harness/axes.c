@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fill_holes.h"
 #include "run.h"
 
 /* Writes a printf-style message to err (err_len bytes) and returns -1. */
@@ -362,7 +363,7 @@ static const struct hb_axis axis_place = {
 };
 
 /* The table's axes (the generic ones), in rank order; the registered ones follow. The
- * ranks 6, 7, 8 are axis_defrag_input, axis_max_swaps, axis_old_handles (defrag_calls.c,
+ * ranks 6, 7, 8 are axis_defrag_input, axis_max_swaps, axis_old_handles (defrag_common.c,
  * validate.c). */
 static const struct hb_axis *const table[] = {
 	[HB_AXIS_N] = &axis_n, [HB_AXIS_ELEM] = &axis_elem, [HB_AXIS_ORDER] = &hb_axis_order,

@@ -11,7 +11,7 @@
  * of key x (position + 1). list_iterate --list-state consolidated times the walk after it. */
 #include <stdlib.h>
 
-#include "scenario.h"
+#include "list_model.h"
 
 static int run(const struct dod_ops *ops, const struct scn_params *p, struct hb_region *r,
                struct scn_result *res)

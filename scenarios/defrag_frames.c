@@ -9,7 +9,7 @@
  * every frame's iterate_sum is the key sum (checksum: the frames' sums added), no call
  * moves more than max_swaps, and then as defragment's: sorted keys, every handle reaches
  * its item, swaps equal to the moves counted from the shuffled order. No holes. */
-#include "defrag_calls.h"
+#include "defrag_common.h"
 
 static int run(const struct dod_ops *ops, const struct scn_params *p, struct hb_region *r,
                struct scn_result *res)

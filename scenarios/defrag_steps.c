@@ -14,7 +14,7 @@
  * item, swaps equal to the moves counted from the starting order, no call over
  * max_swaps. Checksum: sum of key * (position + 1). No holes: the inputs are orders, not
  * erasures. */
-#include "defrag_calls.h"
+#include "defrag_common.h"
 
 /* The setup, the calls and the verification are shared with defrag_frames. */
 static int run(const struct dod_ops *ops, const struct scn_params *p, struct hb_region *r,

@@ -11,7 +11,7 @@
  * sorted order produces. */
 #include <stdlib.h>
 
-#include "scenario.h"
+#include "defrag_common.h"
 
 static int run(const struct dod_ops *ops, const struct scn_params *p, struct hb_region *r,
                struct scn_result *res)

@@ -12,7 +12,7 @@
  * by iteration is the survivors'. Checksum: that sum. */
 #include <stdlib.h>
 
-#include "scenario.h"
+#include "fill_holes.h"
 
 /* One repetition's arrays, allocated (touched) before the container. */
 struct erase_plan {

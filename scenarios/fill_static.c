@@ -17,7 +17,7 @@
  * error. */
 #include <stdlib.h>
 
-#include "scenario.h"
+#include "fill_holes.h"
 
 #define FILL_STATIC_BATCH 1024 /* items per insert_n call while building */
 

@@ -10,7 +10,7 @@
  * plain_array at 8-byte elements. Timed as iterate is: K passes of the loop after the
  * same untimed ones (scn_run_passes). ops = K x n. Checksum: the sums; each pass must give
  * n(n-1)/2. */
-#include "scenario.h"
+#include "fill_holes.h"
 
 struct keys {
 	const uint64_t *k;

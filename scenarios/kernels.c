@@ -25,7 +25,7 @@
  * every value exact in float, see dod_common.h); the key sum by iteration must be
  * unchanged (the colour carries the key) and the checksum column is the t sum in units
  * of dt. */
-#include "scenario.h"
+#include "fill_holes.h"
 
 enum kernel { K_TICK, K_SIMULATE, K_UPDATE };
 #define UPDATE8_STEPS 8

@@ -19,7 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "scenario.h"
+#include "list_model.h"
 
 /* ---- the axis list_state ---- */
 

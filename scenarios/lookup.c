@@ -8,7 +8,7 @@
  * untimed, for a container that promises DOD_CAP_DETECTS_STALE: of all n handles issued,
  * exactly the survivors must be valid, and a lookup through an erased (stale) weak
  * pointer must fail. */
-#include "scenario.h"
+#include "fill_holes.h"
 
 struct ctx {
 	const struct dod_ops *ops;

@@ -12,7 +12,7 @@
  * Runs on containers with item_addr (their item starts with its 64-bit key). */
 #include <stdlib.h>
 
-#include "scenario.h"
+#include "fill_holes.h"
 
 struct ctx {
 	const uint64_t *const *at; /* each survivor's key, where the store holds it */

@@ -15,7 +15,7 @@
  * one process. */
 #include <stdlib.h>
 
-#include "scenario.h"
+#include "fill_holes.h"
 
 #define SCN_MEMORY_BATCH 1024 /* items per insert_n call while building */
 

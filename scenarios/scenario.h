@@ -10,7 +10,8 @@
  *
  * A scenario includes this header (and the headers of the scenario layer beside it:
  * region.h, the timed region the harness implements; axis.h, the axis type; a shared
- * setup's own header, tags_common.h, dc_setup.h, defrag_calls.h), the container contract
+ * setup's own header: fill_holes.h, defrag_common.h, list_model.h, tags_common.h,
+ * dc_setup.h), the container contract
  * and the payload helpers; never a header of harness/. An axis only some scenarios take
  * is defined in the file of the scenario (or the shared setup) that reads it, and each
  * scenario that takes it lists it in its `axes`.
@@ -180,38 +181,6 @@ uint64_t scn_key_sum(size_t n);
 int scn_fill(const struct dod_ops *ops, size_t n, void **c_out, uint64_t **handles_out,
              struct scn_result *res);
 
-/* A container filled with keys 0..n-1 and then given holes (scn_fill_holes). */
-struct scn_filled {
-	void *c;
-	uint64_t *handles;    /* the n handles by insertion index (NULL: no handles) */
-	uint64_t *live;       /* the survivors' handles in insertion order (NULL: no handles;
-	                       * their positions where handles are positional) */
-	uint64_t *live_keys;  /* their keys (= insertion indices); NULL without holes: k */
-	size_t n, n_live;     /* inserted, surviving */
-	uint64_t live_key_sum; /* sum of the survivors' keys mod 2^64 */
-};
-/* Untimed setup shared by every scenario with holes, so every container gets the same
- * holes: inserts p->n items (keys = insertion indices 0..n-1), then erases
- * round(hole_ratio * n) of them (at most n - 1) chosen by p->hole_pattern with a seed
- * derived from p->seed, in one ops->erase_n call. res->hole_ratio gets the real fraction.
- * Returns 0 or SCN_ERROR (res->why filled; nothing left to free). */
-/* scn_fill_holes without holes whatever p asks (the hand-written loops read a dense
- * array): the same returns. */
-int scn_fill_dense(const struct dod_ops *ops, const struct scn_params *p,
-                   struct scn_filled *f, struct scn_result *res);
-int scn_fill_holes(const struct dod_ops *ops, const struct scn_params *p,
-                   struct scn_filled *f, struct scn_result *res);
-/* scn_fill_holes, then f->live in the order --order asks: insertion order (seq) or a
- * shuffle seeded by p->seed (random); after a shuffle f->live_keys no longer follows
- * f->live (f->live_key_sum still holds). The same returns. The lookup pair's setup
- * (lookup.c, lookup_ptr.c): both visit the same survivors in the same order. */
-int scn_fill_ordered(const struct dod_ops *ops, const struct scn_params *p,
-                     struct scn_filled *f, struct scn_result *res);
-/* The key of the k-th survivor (f->live[k]). */
-static inline uint64_t scn_live_key(const struct scn_filled *f, size_t k)
-{
-	return f->live_keys ? f->live_keys[k] : k;
-}
 /* One latency sample (hb_lap), marked (hb_mark_growth) when a container buffer grew by
  * reallocation since the previous call (*grows holds dod_growth.grows as of then; start
  * it at that value). push_latency and lap_noise both sample this way, so the machine's
@@ -224,45 +193,6 @@ static inline void scn_lap_growth(struct hb_region *r, uint64_t *grows)
 		hb_mark_growth(r);
 	}
 }
-/* Destroys f's container and frees its arrays. */
-void scn_filled_free(const struct dod_ops *ops, struct scn_filled *f);
-/* How many of n items the hole setup erases at ratio: round(ratio * n), at most n - 1
- * (one survivor), 0 for ratio <= 0 or n == 0. A ratio > 0 can round to 0 holes. */
-size_t scn_hole_count(size_t n, double ratio);
-/* Marks in erased[0..n) (1 = erased) the insertion indices pattern erases at ratio, and
- * writes them to order_out (may be NULL; room for n) in the order they are erased.
- * Returns how many: scn_hole_count(n, ratio) (0 for pattern none). Deterministic for a
- * seed. */
-size_t scn_hole_indices(size_t n, double ratio, enum scn_hole_pattern pattern, uint64_t seed,
-                        unsigned char *erased, size_t *order_out);
-
-/* Items an insertion sort of keys[0..n) moves: those smaller than some item before them
- * (what defragment's swaps must be). */
-long long scn_count_moves(const uint64_t *keys, size_t n);
-/* The swaps a complete defragment of keys[0..n) (a storage order) reports, by the two
- * algorithms the containers use; both are the same for any max_swaps. */
-struct scn_moves {
-	long long insertion; /* an insertion sort (handle_map): scn_count_moves */
-	long long cycles;    /* swaps along the cycles of the stable sorting permutation
-	                      * (handle_map_sortdefrag): n minus its cycles, fixed points
-	                      * counted as cycles */
-};
-/* Fills *out for keys[0..n) (untimed: O(n log n), allocates). Returns 0 or DOD_ENOMEM. */
-int scn_expected_moves(const uint64_t *keys, size_t n, struct scn_moves *out);
-/* Verification after a complete defragment of f's container: the keys in storage order
- * (written to keys, room for f->n_live) are the survivors' keys ascending, every
- * survivor's handle reaches its item, and swaps equals one of expect's counts (the
- * contract does not say which algorithm sorts; each count is exact for its algorithm).
- * Sets res->checksum to the sum of key * (position + 1), which only the sorted order
- * produces, and res->verified (res->why says what failed). */
-void scn_check_defragmented(const struct dod_ops *ops, const struct scn_filled *f,
-                            uint64_t *keys, long long swaps, struct scn_moves expect,
-                            struct scn_result *res);
-/* The end of a defragment scenario's run, after its region: with err (a DOD error of the
- * defragment calls) SCN_ERROR with res->why, else scn_check_defragmented and SCN_RAN;
- * frees f's container and keys either way. */
-int scn_defragment_done(const struct dod_ops *ops, struct scn_filled *f, uint64_t *keys,
-                        int err, struct scn_moves expect, struct scn_result *res);
 /* Sets *out to a pre-touched array for the n handles of a container with handles, or to
  * NULL for one without. Returns 0, or SCN_ERROR (res->why filled) when it does not fit. */
 int scn_handles_array(const struct dod_ops *ops, size_t n, uint64_t **out,
@@ -343,117 +273,5 @@ static inline size_t scn_stream_passes(size_t n)
 /* NULL when ops has key_array at 8-byte elements (plain_array), the uint64_t array the
  * hand-written loops of iterate_inline and stream_read read, else why not. */
 const char *scn_needs_key_array(const struct dod_ops *ops);
-/* Handles, shuffle, defragment and dump_keys (the defragment scenarios), or why not. */
-const char *scn_needs_defragment(const struct dod_ops *ops);
-
-/* ---- the list scenarios' shared setup (scenario.c; containers/list_contract.h) ---- */
-
-/* Rank and select over n slots, each present or not (a Fenwick tree): O(log n) each. */
-struct scn_ranks {
-	size_t n;
-	uint64_t *t; /* t[1..n] */
-};
-/* n slots, all present (or none). Returns 0 or DOD_ENOMEM. */
-int scn_ranks_init(struct scn_ranks *r, size_t n, bool present);
-/* Adds delta (+1: present again, -1: absent) to slot i < n. */
-void scn_ranks_add(struct scn_ranks *r, size_t i, int64_t delta);
-/* Present slots before slot i (i <= n). */
-size_t scn_ranks_before(const struct scn_ranks *r, size_t i);
-/* The slot of the k-th present slot (0-based; k < the present count). */
-size_t scn_ranks_select(const struct scn_ranks *r, size_t k);
-void scn_ranks_free(struct scn_ranks *r);
-
-/* A list container and the model of its sequence the scenarios verify it with. Keys are
- * issued in order (0 .. n-1 by the fill, then first_key = n_keys by each insertion), so
- * a key names one item for the whole run. The model is a doubly linked list of every key
- * issued, in sequence order, in which an erased key stays where it was (marked dead): the
- * live items' order is the model's order with the dead skipped, and the model's order is
- * a total order of every item that ever lived, so the position a positional reference
- * (peer_std_vector: no DOD_CAP_STABLE_HANDLES) needs at any moment is the count of live
- * items before it (scn_ranks over the model's order). */
-struct scn_list {
-	void *c;
-	bool positional;       /* references are sequence positions */
-	size_t cap;            /* keys the model has room for */
-	size_t n_keys, n_live; /* keys issued (0 .. n_keys-1), items live */
-	uint64_t live_key_sum; /* sum of the live keys mod 2^64 */
-	uint64_t *ref;         /* per key: its reference as issued (stable references) */
-	uint64_t *next, *prev; /* the model; index cap is the head and tail sentinel */
-	unsigned char *alive;  /* per key: 1 while its item is live */
-	uint64_t *slot;        /* positional: per key, its place in the model's order */
-	struct scn_ranks ranks; /* positional: the live keys' slots */
-};
-
-/* The NULL-or-reason of the list scenarios on the core operations: a container of the list
- * family (the list or the consolidate extension), with handles (references) and dump_keys
- * (the sequence check); else why not. So list_build and list_iterate, which call core
- * operations only, skip the other families rather than time them all again. */
-const char *scn_needs_list_family(const struct dod_ops *ops);
-/* An empty model with room for cap keys and no container (l->c NULL): references are
- * positional where ops lacks DOD_CAP_STABLE_HANDLES. Returns 0 or DOD_ENOMEM (l freed). */
-int scn_list_model(const struct dod_ops *ops, size_t cap, struct scn_list *l);
-/* The model after n appends (keys n_keys .. n_keys + n - 1, live): l->ref of those keys
- * must hold their references already (insert_n may write them there). */
-void scn_list_appended(struct scn_list *l, size_t n);
-/* Untimed: the model (room for p->n + extra keys; allocated first, as churn.c's arrays),
- * then the container filled with keys 0..p->n-1 appended (scn_fill_holes: with
- * p->hole_ratio, its holes, erased in one erase_n call). Returns 0 or SCN_ERROR (res->why
- * filled; l freed). */
-int scn_list_fill(const struct dod_ops *ops, const struct scn_params *p, size_t extra,
-                  struct scn_list *l, struct scn_result *res);
-/* Untimed: the churn of list_iterate and consolidate, which scatters the nodes: the fill
- * with round(hole_ratio * n) items erased (the hole pattern picks them), then, for a
- * container with the list extension, as many new items inserted at random held
- * references, each before or after at random (scn_list_insert), so the size is n again.
- * Returns 0 or SCN_ERROR (l freed). */
-int scn_list_churn(const struct dod_ops *ops, const struct scn_params *p, struct scn_list *l,
-                   struct scn_result *res);
-
-/* m insertions at random held references: the live items when planned, each target
- * chosen uniformly, and each item before or after it by a coin. The items that go before
- * are inserted by the first insert_at_n call (keys first_key ..), those after by the
- * second; refs holds the references each call needs (computed for positional references
- * in call order) and refs_out the new items' references. */
-struct scn_list_inserts {
-	size_t m, n_before;
-	uint64_t first_key;
-	uint64_t *refs, *refs_out; /* m each: [0, n_before) the first call's */
-};
-/* Plans m insertions (untimed; seed): the model then describes the sequence after them.
- * Returns 0 or SCN_ERROR (res->why; nothing to free). */
-int scn_list_plan_inserts(struct scn_list *l, size_t m, uint64_t seed,
-                          struct scn_list_inserts *plan, struct scn_result *res);
-/* The planned insertions: the two insert_at_n calls (the caller times them or not).
- * Returns 0 or the error of the call that failed. */
-int scn_list_insert(const struct dod_ops *ops, struct scn_list *l,
-                    const struct scn_list_inserts *plan);
-/* After scn_list_insert returned 0: keeps the new items' references. Frees the plan. */
-void scn_list_inserted(struct scn_list *l, struct scn_list_inserts *plan);
-void scn_list_inserts_free(struct scn_list_inserts *plan);
-
-/* Plans the erasure of m random live items, one at a time in a random order (untimed;
- * seed): refs_out (room for m) gets the reference each erase_n call takes (for positional
- * references, the item's position when its turn comes); the model then describes the
- * sequence after them. Returns 0 or DOD_ENOMEM. */
-int scn_list_plan_erase(struct scn_list *l, size_t m, uint64_t seed, uint64_t *refs_out);
-/* The references of the live items in sequence order (stable: as issued; positional:
- * 0 .. n_live-1), and their keys to keys_out (may be NULL); room for n_live each. */
-void scn_list_live_refs(const struct scn_list *l, uint64_t *refs_out, uint64_t *keys_out);
-/* Untimed verification: size is n_live, dump_keys equals the model's sequence, every live
- * item's reference (scn_list_live_refs) reaches it (lookup_sum gives the live key sum) and
- * the container's own check (where it has one) passes. res->checksum gets the sum of key
- * x (position + 1) mod 2^64, which only that order gives; res->verified (res->why says
- * what failed). Returns res->verified. */
-bool scn_list_check(const struct dod_ops *ops, const struct scn_list *l,
-                    struct scn_result *res);
-/* After consolidate wrote remap (bound entries: ref_bound when it was called): checks
- * that it moved the live items to references 0 .. n_live-1 in sequence order (a hosted
- * list relinks in sequence order; vec_dead_entries keeps the order of its old references,
- * which is its sequence) and mapped every other reference below bound to DOD_NO_REF, and
- * updates l->ref. Returns true, or false with scn_fail's reason. */
-bool scn_list_remapped(struct scn_list *l, const uint64_t *remap, size_t bound,
-                       struct scn_result *res);
-/* Destroys l's container (if any) and frees the model. */
-void scn_list_free(const struct dod_ops *ops, struct scn_list *l);
 
 #endif

@@ -29,6 +29,7 @@
 #include "hb.h"
 #include "model.h"
 #include "scenario.h"
+#include "fill_holes.h"
 
 #define MAX_LIVE 5000
 

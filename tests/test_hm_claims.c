@@ -27,6 +27,7 @@
 #include "hb.h"
 #include "cmocka_helpers.h"
 #include "scenario.h"
+#include "defrag_common.h"
 
 #define N_SMALL 1000
 

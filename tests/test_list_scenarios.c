@@ -15,6 +15,7 @@
 
 #include "hb.h"
 #include "scenario.h"
+#include "list_model.h"
 
 /* The first variant with every extension of exts and, with stable, stable references. */
 static const struct dod_ops *find_list(unsigned exts, bool stable)

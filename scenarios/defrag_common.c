@@ -1,10 +1,127 @@
-/* defrag_calls.c - what defrag_steps and defrag_frames share (defrag_calls.h): the
- * starting orders, the timed calls of ops->defragment, their checks, and the two axes
- * defrag_input (--defrag-input, defrag_steps only) and max_swaps (--max-swaps, both). */
+/* defrag_common.c - what the defragment scenarios share (defrag_common.h): the expected
+ * moves and the verification of a sorted order (defragment, defrag_steps,
+ * defrag_frames); for defrag_steps and defrag_frames, the starting orders, the timed calls
+ * of ops->defragment, their checks, and the two axes defrag_input (--defrag-input,
+ * defrag_steps only) and max_swaps (--max-swaps, both). */
 #include <stdlib.h>
 #include <string.h>
 
-#include "defrag_calls.h"
+#include "defrag_common.h"
+
+/* ---- the expected moves and the check of a sorted order ---- */
+
+long long scn_count_moves(const uint64_t *keys, size_t n)
+{
+	long long moves = 0;
+	uint64_t max = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (i > 0 && keys[i] < max)
+			moves++;
+		else
+			max = keys[i];
+	}
+	return moves;
+}
+
+/* One item of the sort that gives the cycle count: its key and storage position. */
+struct key_pos {
+	uint64_t key;
+	size_t pos;
+};
+
+static int key_pos_cmp(const void *a, const void *b)
+{
+	const struct key_pos *x = a, *y = b;
+	if (x->key != y->key)
+		return x->key < y->key ? -1 : 1;
+	return (x->pos > y->pos) - (x->pos < y->pos);
+}
+
+/* Swaps along the cycles of the stable sorting permutation of keys[0..n): n minus its
+ * cycles (fixed points are cycles of one). -1 when out of memory. */
+static long long count_cycle_swaps(const uint64_t *keys, size_t n)
+{
+	struct key_pos *kp = malloc((n ? n : 1) * sizeof *kp);
+	unsigned char *seen = calloc(n ? n : 1, 1);
+	size_t *to = malloc((n ? n : 1) * sizeof *to);
+	long long swaps = -1;
+	if (kp && seen && to) {
+		for (size_t i = 0; i < n; i++)
+			kp[i] = (struct key_pos){keys[i], i};
+		qsort(kp, n, sizeof *kp, key_pos_cmp);
+		for (size_t r = 0; r < n; r++)
+			to[kp[r].pos] = r;
+		swaps = (long long)n;
+		for (size_t i = 0; i < n; i++) {
+			if (seen[i])
+				continue;
+			swaps--;
+			for (size_t j = i; !seen[j]; j = to[j])
+				seen[j] = 1;
+		}
+	}
+	free(kp);
+	free(seen);
+	free(to);
+	return swaps;
+}
+
+int scn_expected_moves(const uint64_t *keys, size_t n, struct scn_moves *out)
+{
+	out->insertion = scn_count_moves(keys, n);
+	out->cycles = count_cycle_swaps(keys, n);
+	return out->cycles < 0 ? DOD_ENOMEM : DOD_OK;
+}
+
+void scn_check_defragmented(const struct dod_ops *ops, const struct scn_filled *f,
+                            uint64_t *keys, long long swaps, struct scn_moves expect,
+                            struct scn_result *res)
+{
+	/* The survivors' keys ascending are scn_live_key(f, 0..n_live-1). */
+	ops->dump_keys(f->c, keys);
+	uint64_t checksum = 0, expect_sum = 0;
+	bool sorted = ops->size(f->c) == f->n_live;
+	for (size_t d = 0; d < f->n_live; d++) {
+		checksum += keys[d] * (d + 1);
+		expect_sum += scn_live_key(f, d) * (d + 1);
+		sorted &= keys[d] == scn_live_key(f, d);
+	}
+	size_t wrong = 0;
+	for (size_t k = 0; k < f->n_live; k++) {
+		uint64_t key;
+		if (ops->lookup_sum(f->c, &f->live[k], 1, &key) || key != scn_live_key(f, k))
+			wrong++;
+	}
+	bool swaps_ok = swaps == expect.insertion || swaps == expect.cycles;
+	res->checksum = checksum;
+	res->verified = sorted && checksum == expect_sum && wrong == 0 && swaps_ok;
+	if (!res->verified)
+		scn_fail(res, "sorted %d, %zu handles lost their item, swaps %lld expected %lld "
+		         "(insertion sort) or %lld (swaps along cycles)", sorted, wrong, swaps,
+		         expect.insertion, expect.cycles);
+}
+
+int scn_defragment_done(const struct dod_ops *ops, struct scn_filled *f, uint64_t *keys,
+                        int err, struct scn_moves expect, struct scn_result *res)
+{
+	int rc = SCN_RAN;
+	if (err)
+		rc = scn_error(res, "defragment", err);
+	else
+		scn_check_defragmented(ops, f, keys, res->swaps, expect, res);
+	scn_filled_free(ops, f);
+	free(keys);
+	return rc;
+}
+
+const char *scn_needs_defragment(const struct dod_ops *ops)
+{
+	if (scn_needs_handles(ops))
+		return scn_needs_handles(ops);
+	return ops->shuffle && ops->defragment && ops->dump_keys ? NULL : "no defragment operation";
+}
+
+/* ---- defrag_steps and defrag_frames ---- */
 
 /* The storage order defrag_steps starts from (--defrag-input). */
 enum scn_defrag_input {
