@@ -109,6 +109,14 @@ static const struct scn_scenario knob_probe = {
 };
 SCN_REGISTER(knob_probe)
 
+/* knob_unlisted: the same run, its axes list empty: it takes no --knob, whatever its name
+ * starts with (the scenarios that take an axis are those that list it). */
+static const struct scn_scenario knob_unlisted = {
+	.name = "knob_unlisted", .help = "test build: iterate, listing no axis (no --knob)",
+	.run = run_knob_probe,
+};
+SCN_REGISTER(knob_unlisted)
+
 /* place_probe: where the heap placement (--place, harness/alloc_count.c) put blocks.
  * Untimed: a 4096-byte malloc, grown by realloc to 1 MiB (its bytes kept), a calloc of
  * 8192 zeroed bytes, all freed. The checksum is 1000 x the malloc'd block's offset past a
