@@ -1,13 +1,16 @@
-/* axes.c - the table of case axes (axes.h): every axis of `dodbench run` defined once, and
- * the functions that parse, check, format, name and read its values for the rest of the
- * harness. */
+/* axes.c - the table of the generic case axes (axes.h): n, elem_bytes, order, the holes,
+ * cache and place, each defined once; the list of every axis (the table's and those the
+ * scenarios register); and the functions that parse, check, format, name and read their
+ * values for the rest of the harness. */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "fill_holes.h"
 #include "run.h"
 
 /* Writes a printf-style message to err (err_len bytes) and returns -1. */
@@ -23,8 +26,6 @@ static int fail(char *err, size_t err_len, const char *fmt, ...)
 
 /* ---- the axes of schema 3 ---- */
 
-static bool takes_order(const struct scn_scenario *s) { return s->uses_order; }
-static bool takes_holes(const struct scn_scenario *s) { return s->uses_holes; }
 static bool has_holes(const union hb_axis_value *v) { return v[HB_AXIS_HOLE_RATIO].d > 0; }
 
 static void bind_n(struct scn_params *p, union hb_axis_value v) { p->n = (size_t)v.u; }
@@ -138,7 +139,7 @@ static int ratio_check(const struct hb_config *c, char *err, size_t err_len)
 {
 	bool holes = false;
 	for (size_t s = 0; s < c->n_scenarios; s++)
-		holes |= c->scenarios[s]->uses_holes;
+		holes |= scn_lists_axis(c->scenarios[s], &hb_axis_hole_ratio);
 	const struct hb_axis_values *ns = &c->axis[HB_AXIS_N], *rs = &c->axis[HB_AXIS_HOLE_RATIO];
 	size_t n = 0;
 	for (size_t i = 0; i < ns->n; i++)
@@ -163,7 +164,7 @@ static int ratio_check(const struct hb_config *c, char *err, size_t err_len)
  * before it (ratio_pairs) runs as that one. */
 static const char *ratio_skip(const struct hb_config *c, const struct hb_case *k)
 {
-	if (!k->scn->uses_holes || k->p.hole_ratio <= 0)
+	if (!scn_lists_axis(k->scn, &hb_axis_hole_ratio) || k->p.hole_ratio <= 0)
 		return NULL;
 	if (scn_hole_count(k->p.n, k->p.hole_ratio) == 0)
 		return "round(hole ratio x n) is 0 holes (at most n - 1): nothing to erase at this n";
@@ -215,41 +216,8 @@ static int n_cache_word(const struct hb_axis *a, const char *item, union hb_axis
 
 static const char *const order_words[] = {"seq", "random"}; /* enum scn_order */
 
-/* ---- the axes of the handle_map claims (issue 15): defrag_steps and validate; issue
- * 16's defrag_frames takes max_swaps ---- */
-
-static bool takes_defrag(const struct scn_scenario *s)
-{
-	return strcmp(s->name, "defrag_steps") == 0;
-}
-/* defrag_frames starts from the shuffled order only (defrag_input absent: shuffled). */
-static bool takes_max_swaps(const struct scn_scenario *s)
-{
-	return takes_defrag(s) || strcmp(s->name, "defrag_frames") == 0;
-}
-static bool takes_old_handles(const struct scn_scenario *s)
-{
-	return strcmp(s->name, "validate") == 0;
-}
-static void bind_max_swaps(struct scn_params *p, union hb_axis_value v)
-{
-	p->max_swaps = (size_t)v.u;
-}
-static void bind_defrag_input(struct scn_params *p, union hb_axis_value v)
-{
-	p->defrag_input = (enum scn_defrag_input)v.u;
-}
-static void bind_old_handles(struct scn_params *p, union hb_axis_value v)
-{
-	p->old_handles = (enum scn_old_handles)v.u;
-}
-
 /* ---- the cache condition of repeatable work (scn_run_passes) ---- */
 
-static bool takes_cache(const struct scn_scenario *s)
-{
-	return s->repeats;
-}
 static void bind_cache(struct scn_params *p, union hb_axis_value v)
 {
 	p->cache = (enum scn_cache)v.u;
@@ -282,9 +250,8 @@ static const char *const place_words[HB_N_PLACES] = {"malloc", "line", "line16",
 
 /* Every case takes the placement where the build has the allocator layer; without it (the
  * sanitizer builds) none does: the column is empty and nothing is placed. */
-static bool takes_place(const struct scn_scenario *s)
+static bool place_built(void)
 {
-	(void)s;
 	return hb_place_set != NULL;
 }
 /* line, where the build can place; glibc's own placement where it cannot. */
@@ -307,109 +274,101 @@ static int place_check(const struct hb_config *c, char *err, size_t err_len)
 	return 0;
 }
 
-static const struct hb_axis table[] = {
-	[HB_AXIS_N] = {
-		.name = "n", .option = "n", .metavar = "N", .def = "100000", .key = "n",
-		.help = "elements per container, distinct integers >= 1, or cache words: l1, l2, "
-		"llc: the n 8-byte elements that fill half of the L1 data, L2 or last-level cache, "
-		"dram: four times the last-level cache (sizes read from sysfs and measured by a "
-		"pointer chase, the measured one used when they are more than 2x apart: dodbench "
-		"caches; two words of one "
-		"size run once)",
-		.kind = HB_AXIS_COUNT, .min = 1, .max = SIZE_MAX / 1024,
-		.too_large = "too large to allocate", .bind = bind_n,
-		.parse_word = n_cache_word, .word_help = "l1, l2, llc, dram",
-	},
-	[HB_AXIS_ELEM] = {
-		.name = "elem_bytes", .option = "elem-bytes", .metavar = "E", .def = "8",
-		.key = "elem", .help = "payload bytes per element, distinct size classes (a container "
-		"is built at some of them: list containers):",
-		.kind = HB_AXIS_SIZE, .outer = true,
-	},
-	[HB_AXIS_ORDER] = {
-		.name = "order", .option = "order", .metavar = "O", .def = "seq", .key = "order",
-		.help = "seq or random handle order",
-		.kind = HB_AXIS_WORD, .words = order_words, .n_words = 2, .first_word = 0,
-		.takes = takes_order, .absent = {.u = SCN_SEQ},
-		.absent_help = "run once, recorded as seq", .bind = bind_order,
-	},
-	[HB_AXIS_HOLE_RATIO] = {
-		.name = "hole_ratio", .option = "hole-ratio", .metavar = "R", .def = "0",
-		.key = "holes", .name_omits_absent = true,
-		.help = "fraction of the n items erased before the timed region, 0 <= R < 1: "
-		"round(R * n) items are erased, at most n - 1; a ratio that erases none at an n is "
-		"skipped there, and refused when it erases none at every n; two that erase as many "
-		"at an n are one case there, run once (as the first listed), and refused when they "
-		"are at every n",
-		.kind = HB_AXIS_FRACTION, .takes = takes_holes, .absent = {.d = 0},
-		.absent_help = "run without holes", .bind = bind_ratio, .matches = ratio_matches,
-		.check = ratio_check, .skip = ratio_skip,
-	},
-	[HB_AXIS_HOLE_PATTERN] = {
-		.name = "hole_pattern", .option = "hole-pattern", .metavar = "P", .def = "random",
-		.help = "which items are erased: random (uniform), clustered (runs of geometric "
-		"length, mean 64) or oldest (the first R*n inserted)",
-		.kind = HB_AXIS_WORD, .words = scn_hole_pattern_names,
-		.n_words = SCN_N_HOLE_PATTERNS, .first_word = SCN_HOLES_RANDOM,
-		.takes = takes_holes, .applies = has_holes, .absent = {.u = SCN_HOLES_NONE},
-		.absent_help = "run without holes; ratio 0 runs once, pattern none",
-		.bind = bind_pattern,
-	},
-	{
-		.name = "axis_defrag_input", .option = "defrag-input", .metavar = "I",
-		.def = "shuffled", .key = "defrag_input",
-		.help = "the storage order defragment starts from: shuffled (uniform), near_sorted "
-		"(n / 100 disjoint adjacent pairs swapped), sorted (as inserted, never "
-		"defragmented) or defragmented (a complete defragment ran: nothing changed since)",
-		.kind = HB_AXIS_WORD, .words = scn_defrag_input_names,
-		.n_words = SCN_N_DEFRAG_INPUTS, .first_word = 0, .takes = takes_defrag,
-		.absent_help = "run without it", .bind = bind_defrag_input,
-	},
-	{
-		.name = "axis_max_swaps", .option = "max-swaps", .metavar = "S", .def = "0",
-		.key = "max_swaps",
-		.help = "items defragment may move per call (its maxSwaps), 0 = no limit: one call",
-		.kind = HB_AXIS_COUNT, .min = 0, .max = UINT32_MAX,
-		.too_large = "more than 2^32 - 1 items", .takes = takes_max_swaps,
-		.absent_help = "run without it", .bind = bind_max_swaps,
-	},
-	{
-		.name = "axis_old_handles", .option = "old-handles", .metavar = "H",
-		.def = "erased", .key = "old_handles",
-		.help = "which old handles are checked: erased (their slots reused by new items), "
-		"cleared or reset (then n new items inserted), foreign (issued by another container "
-		"of the variant, with another type id where it has type ids)",
-		.kind = HB_AXIS_WORD, .words = scn_old_handles_names, .n_words = SCN_N_OLD_HANDLES,
-		.first_word = 0, .takes = takes_old_handles, .absent_help = "run without it",
-		.bind = bind_old_handles,
-	},
-	{
-		.name = "axis_cache", .option = "cache", .metavar = "C", .def = "warm",
-		.key = "cache", .name_omits_absent = true,
-		.help = "the cache condition of repeatable work: warm (2 untimed passes over the "
-		"same data, then K passes in one region, K from the clock's floor) or cold (every "
-		"resident line of the process flushed from every cache level by CLFLUSH, then one "
-		"pass: x86 only, not under callgrind; a region shorter than 1000 clock floors is "
-		"marked short); a warm case's name has no part for it",
-		.kind = HB_AXIS_WORD, .words = scn_cache_names, .n_words = SCN_N_CACHES,
-		.first_word = 0, .takes = takes_cache, .absent = {.u = SCN_CACHE_WARM},
-		.absent_help = "run once after their setup (cache condition setup)",
-		.bind = bind_cache, .check = cache_check,
-	},
-	{
-		.name = "axis_place", .option = "place", .metavar = "P", .def = "line",
-		.def_of = place_default, .key = "place", .name_omits_absent = true,
-		.help = "where malloc, calloc and realloc put every block that asks no alignment "
-		"of its own, in the repetition (setup and region): malloc (glibc's, 16-byte "
-		"aligned), line (on a 64-byte cache line), line16, line32, line48 (that many bytes "
-		"past a line) or random (a new multiple of 16 below 4096 past a line for every "
-		"block, seeded by --seed and the repetition); aligned stores (the particle "
-		"layouts) keep their own boundary; the release build only (the sanitizer builds "
-		"take glibc's placement and no --place); a line case's name has no part for it",
-		.kind = HB_AXIS_WORD, .words = place_words, .n_words = HB_N_PLACES,
-		.first_word = 0, .takes = takes_place, .absent = {.u = HB_PLACE_LINE},
-		.absent_help = "run with glibc's placement", .check = place_check,
-	},
+static const struct hb_axis axis_n = {
+	.rank = 1, .every = true,
+	.name = "n", .option = "n", .metavar = "N", .def = "100000", .key = "n",
+	.help = "elements per container, distinct integers >= 1, or cache words: l1, l2, "
+	"llc: the n 8-byte elements that fill half of the L1 data, L2 or last-level cache, "
+	"dram: four times the last-level cache (sizes read from sysfs and measured by a "
+	"pointer chase, the measured one used when they are more than 2x apart: dodbench "
+	"caches; two words of one "
+	"size run once)",
+	.kind = HB_AXIS_COUNT, .min = 1, .max = SIZE_MAX / 1024,
+	.too_large = "too large to allocate", .bind = bind_n,
+	.parse_word = n_cache_word, .word_help = "l1, l2, llc, dram",
+};
+
+static const struct hb_axis axis_elem = {
+	.rank = 2, .every = true,
+	.name = "elem_bytes", .option = "elem-bytes", .metavar = "E", .def = "8",
+	.key = "elem", .help = "payload bytes per element, distinct size classes (a container "
+	"is built at some of them: list containers):",
+	.kind = HB_AXIS_SIZE, .outer = true,
+};
+
+const struct hb_axis hb_axis_order = {
+	.rank = 3,
+	.name = "order", .option = "order", .metavar = "O", .def = "seq", .key = "order",
+	.help = "seq or random handle order",
+	.kind = HB_AXIS_WORD, .words = order_words, .n_words = 2, .first_word = 0,
+	.absent = {.u = SCN_SEQ},
+	.absent_help = "run once, recorded as seq", .bind = bind_order,
+};
+
+const struct hb_axis hb_axis_hole_ratio = {
+	.rank = 4,
+	.name = "hole_ratio", .option = "hole-ratio", .metavar = "R", .def = "0",
+	.key = "holes", .name_omits_absent = true,
+	.help = "fraction of the n items erased before the timed region, 0 <= R < 1: "
+	"round(R * n) items are erased, at most n - 1; a ratio that erases none at an n is "
+	"skipped there, and refused when it erases none at every n; two that erase as many "
+	"at an n are one case there, run once (as the first listed), and refused when they "
+	"are at every n",
+	.kind = HB_AXIS_FRACTION, .absent = {.d = 0},
+	.absent_help = "run without holes", .bind = bind_ratio, .matches = ratio_matches,
+	.check = ratio_check, .skip = ratio_skip,
+};
+
+const struct hb_axis hb_axis_hole_pattern = {
+	.rank = 5,
+	.name = "hole_pattern", .option = "hole-pattern", .metavar = "P", .def = "random",
+	.help = "which items are erased: random (uniform), clustered (runs of geometric "
+	"length, mean 64) or oldest (the first R*n inserted)",
+	.kind = HB_AXIS_WORD, .words = scn_hole_pattern_names,
+	.n_words = SCN_N_HOLE_PATTERNS, .first_word = SCN_HOLES_RANDOM,
+	.applies = has_holes, .absent = {.u = SCN_HOLES_NONE},
+	.absent_help = "run without holes; ratio 0 runs once, pattern none",
+	.bind = bind_pattern,
+};
+
+const struct hb_axis hb_axis_cache = {
+	.rank = 9,
+	.name = "axis_cache", .option = "cache", .metavar = "C", .def = "warm",
+	.key = "cache", .name_omits_absent = true,
+	.help = "the cache condition of repeatable work: warm (2 untimed passes over the "
+	"same data, then K passes in one region, K from the clock's floor) or cold (every "
+	"resident line of the process flushed from every cache level by CLFLUSH, then one "
+	"pass: x86 only, not under callgrind; a region shorter than 1000 clock floors is "
+	"marked short); a warm case's name has no part for it",
+	.kind = HB_AXIS_WORD, .words = scn_cache_names, .n_words = SCN_N_CACHES,
+	.first_word = 0, .absent = {.u = SCN_CACHE_WARM},
+	.absent_help = "run once after their setup (cache condition setup)",
+	.bind = bind_cache, .check = cache_check,
+};
+
+static const struct hb_axis axis_place = {
+	.rank = 10, .every = true, .in_build = place_built,
+	.name = "axis_place", .option = "place", .metavar = "P", .def = "line",
+	.def_of = place_default, .key = "place", .name_omits_absent = true,
+	.help = "where malloc, calloc and realloc put every block that asks no alignment "
+	"of its own, in the repetition (setup and region): malloc (glibc's, 16-byte "
+	"aligned), line (on a 64-byte cache line), line16, line32, line48 (that many bytes "
+	"past a line) or random (a new multiple of 16 below 4096 past a line for every "
+	"block, seeded by --seed and the repetition); aligned stores (the particle "
+	"layouts) keep their own boundary; the release build only (the sanitizer builds "
+	"take glibc's placement and no --place); a line case's name has no part for it",
+	.kind = HB_AXIS_WORD, .words = place_words, .n_words = HB_N_PLACES,
+	.first_word = 0, .absent = {.u = HB_PLACE_LINE},
+	.absent_help = "run with glibc's placement", .check = place_check,
+};
+
+/* The table's axes (the generic ones), in rank order; the registered ones follow. The
+ * ranks 6, 7, 8 are axis_defrag_input, axis_max_swaps, axis_old_handles (defrag_common.c,
+ * validate.c). */
+static const struct hb_axis *const table[] = {
+	[HB_AXIS_N] = &axis_n, [HB_AXIS_ELEM] = &axis_elem, [HB_AXIS_ORDER] = &hb_axis_order,
+	[HB_AXIS_HOLE_RATIO] = &hb_axis_hole_ratio, [HB_AXIS_HOLE_PATTERN] = &hb_axis_hole_pattern,
+	&hb_axis_cache, &axis_place,
 };
 
 /* ---- the list: the table, then the registered axes ---- */
@@ -418,13 +377,16 @@ static const struct hb_axis table[] = {
 extern const struct hb_axis *const __start_dod_axes[] __attribute__((weak));
 extern const struct hb_axis *const __stop_dod_axes[] __attribute__((weak));
 
-static int by_name(const void *a, const void *b)
+/* Rank order (axis.h); the unranked (0) after the ranked, by name. */
+static int by_rank(const void *a, const void *b)
 {
-	return strcmp((*(const struct hb_axis *const *)a)->name,
-	              (*(const struct hb_axis *const *)b)->name);
+	const struct hb_axis *x = *(const struct hb_axis *const *)a;
+	const struct hb_axis *y = *(const struct hb_axis *const *)b;
+	unsigned rx = x->rank ? x->rank : UINT_MAX, ry = y->rank ? y->rank : UINT_MAX;
+	return rx != ry ? (rx > ry) - (rx < ry) : strcmp(x->name, y->name);
 }
 
-/* A mistake in the definitions (too many axes, a name or option twice, an appended
+/* A mistake in the definitions (too many axes, a name, option or rank twice, an appended
  * column the reports would not know for an axis) can only come from an edit of the
  * source: stop with a message rather than write such rows. */
 static void check_list(const struct hb_axis *const *all, size_t n)
@@ -438,8 +400,9 @@ static void check_list(const struct hb_axis *const *all, size_t n)
 	for (size_t i = 0; i < n && !why; i++)
 		for (size_t j = 0; j < i && !why; j++)
 			if (strcmp(all[i]->name, all[j]->name) == 0 ||
-			    strcmp(all[i]->option, all[j]->option) == 0)
-				why = "two axes share a name or an option";
+			    strcmp(all[i]->option, all[j]->option) == 0 ||
+			    (all[i]->rank && all[i]->rank == all[j]->rank))
+				why = "two axes share a name, an option or a rank";
 	if (why) {
 		fprintf(stderr, "dodbench: the axis table is wrong: %s\n", why);
 		abort();
@@ -454,12 +417,10 @@ size_t hb_axes(const struct hb_axis *const **out)
 		size_t n_table = sizeof table / sizeof *table;
 		size_t n_reg = __start_dod_axes ? (size_t)(__stop_dod_axes - __start_dod_axes) : 0;
 		const struct hb_axis *list[n_table + n_reg];
-		for (size_t i = 0; i < n_table; i++)
-			list[i] = &table[i];
-		if (n_reg) {
+		memcpy(list, table, sizeof table);
+		if (n_reg)
 			memcpy(list + n_table, __start_dod_axes, n_reg * sizeof *list);
-			qsort(list + n_table, n_reg, sizeof *list, by_name);
-		}
+		qsort(list, n_table + n_reg, sizeof *list, by_rank);
 		check_list(list, n_table + n_reg);
 		memcpy(all, list, sizeof list);
 		count = n_table + n_reg;
@@ -503,28 +464,6 @@ static char *word_list(const struct hb_axis *a, unsigned from, char *buf, size_t
 		                       w == from ? "" : w + 1 == a->n_words ? " or " : ", ",
 		                       a->words[w]);
 	return buf;
-}
-
-/* Strict unsigned decimal: digits only, no sign, no trailing text, no overflow. */
-int hb_parse_u64(const char *s, unsigned long long *out)
-{
-	if (!*s || strspn(s, "0123456789") != strlen(s))
-		return -1;
-	errno = 0;
-	*out = strtoull(s, NULL, 10);
-	return errno ? -1 : 0;
-}
-
-/* Strict unsigned decimal number: digits with at most one '.', nothing else (strtod alone
- * takes " 5", "0x10", "1e3" and "inf"). */
-int hb_parse_decimal(const char *s, double *out)
-{
-	char *end;
-	if (!*s || strspn(s, "0123456789.") != strlen(s))
-		return -1;
-	errno = 0;
-	*out = strtod(s, &end);
-	return *end || errno || end == s || !isfinite(*out) ? -1 : 0;
 }
 
 static int parse_count(const struct hb_axis *a, const char *item, union hb_axis_value *v,
@@ -660,15 +599,23 @@ static char *taken_by(const struct hb_axis *a, char *buf, size_t len)
 	size_t n = scn_list(&all), at = 0;
 	buf[0] = '\0';
 	for (size_t i = 0; i < n && at < len; i++)
-		if (a->takes(all[i]))
+		if (hb_axis_takes(a, all[i]))
 			at += (size_t)snprintf(buf + at, len - at, "%s%s", at ? ", " : "", all[i]->name);
 	return buf;
+}
+
+/* Whether --help names the scenarios that take a: all but the axes every scenario of
+ * every build takes. */
+static bool help_names_takers(const struct hb_axis *a)
+{
+	return !a->every || a->in_build;
 }
 
 void hb_axes_help(FILE *f)
 {
 	const struct hb_axis *const *all;
 	size_t n = hb_axes(&all);
+	char prev[1024] = "";
 	for (size_t i = 0; i < n; i++) {
 		const struct hb_axis *a = all[i];
 		char head[64], text[2048], list[1024] = "";
@@ -678,22 +625,35 @@ void hb_axes_help(FILE *f)
 			size_list(list, sizeof list, " or ");
 		int at = snprintf(text, sizeof text, "%s%s%s (default %s)", a->help, list[0] ? " " : "",
 		                  list, a->def_of ? a->def_of() : a->def);
-		if (a->takes && i > 0 && all[i - 1]->takes == a->takes)
+		bool named = help_names_takers(a);
+		if (named)
+			taken_by(a, list, sizeof list);
+		if (named && i > 0 && help_names_takers(all[i - 1]) && strcmp(prev, list) == 0)
 			snprintf(text + at, sizeof text - (size_t)at, "; taken by the same scenarios; the "
 			         "others %s", a->absent_help);
-		else if (a->takes)
-			snprintf(text + at, sizeof text - (size_t)at, "; taken by %s; the others %s",
-			         taken_by(a, list, sizeof list), a->absent_help);
+		else if (named)
+			snprintf(text + at, sizeof text - (size_t)at, "; taken by %s; the others %s", list,
+			         a->absent_help);
+		snprintf(prev, sizeof prev, "%s", named ? list : "");
 		put_wrapped(f, text, (size_t)col);
 	}
 }
 
 /* ---- cases and their names ---- */
 
+bool hb_axis_takes(const struct hb_axis *a, const struct scn_scenario *s)
+{
+	if (!s)
+		return a->every && !a->in_build;
+	if (a->in_build && !a->in_build())
+		return false;
+	return a->every || scn_lists_axis(s, a);
+}
+
 bool hb_axis_taken(const struct hb_axis *a, const struct scn_scenario *s,
                    const union hb_axis_value *values)
 {
-	return (!a->takes || (s && a->takes(s))) && (!a->applies || a->applies(values));
+	return hb_axis_takes(a, s) && (!a->applies || a->applies(values));
 }
 
 unsigned hb_axes_taken(const struct scn_scenario *s, const union hb_axis_value *values)
@@ -705,6 +665,29 @@ unsigned hb_axes_taken(const struct scn_scenario *s, const union hb_axis_value *
 		if (hb_axis_taken(all[i], s, values))
 			taken |= 1u << i;
 	return taken;
+}
+
+int hb_params_set(struct scn_params *p, const char *name, const char *field)
+{
+	const struct hb_axis *const *all;
+	size_t n = hb_axes(&all);
+	if (p->axes != all) {
+		for (size_t i = 0; i < n; i++)
+			p->axis[i] = all[i]->absent;
+		p->axes = all;
+		p->n_axes = n;
+	}
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(all[i]->name, name) == 0) {
+			union hb_axis_value v;
+			if (hb_axis_read(all[i], field, &v))
+				return -1;
+			p->axis[i] = v;
+			if (all[i]->bind)
+				all[i]->bind(p, v);
+			return 0;
+		}
+	return -1;
 }
 
 void hb_case_name(char *buf, size_t len, const char *scenario, const char *container,

@@ -592,7 +592,7 @@ static void scenario_params(const struct scn_scenario *s, char *buf, size_t len)
 	size_t n = hb_axes(&axes), at = 0;
 	buf[0] = '\0';
 	for (size_t i = 0; i < n && at < len; i++)
-		if (!axes[i]->takes || axes[i]->takes(s))
+		if (hb_axis_takes(axes[i], s))
 			at += (size_t)snprintf(buf + at, len - at, "%s%s", at ? "," : "", axes[i]->option);
 	if (s->records_samples && at < len)
 		snprintf(buf + at, len - at, ",samples");

@@ -52,6 +52,9 @@ static int add_case(struct planner *pl, const struct hb_container *k,
 	memcpy(x->axis, v, sizeof x->axis);
 	x->taken = hb_axes_taken(s, v);
 	x->p.seed = pl->c->seed;
+	x->p.axes = pl->axes;
+	x->p.n_axes = pl->n_axes;
+	memcpy(x->p.axis, v, pl->n_axes * sizeof *v);
 	for (size_t i = 0; i < pl->n_axes; i++)
 		if (pl->axes[i]->bind)
 			pl->axes[i]->bind(&x->p, v[i]);

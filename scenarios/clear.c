@@ -5,7 +5,7 @@
  * for reset because the sparse set is gone, for peers because the keys/indices are gone),
  * and size must be 0. The container must also accept new items afterwards (insert n
  * again, sum their keys). */
-#include "scenario.h"
+#include "fill_holes.h"
 
 static int run_with(int (*op)(void *), const char *what, const struct dod_ops *ops,
                     const struct scn_params *p, struct hb_region *r, struct scn_result *res)
@@ -73,7 +73,7 @@ static const char *cannot_reset(const struct dod_ops *ops)
 static const struct scn_scenario clear = {
 	.name = "clear",
 	.help = "remove every item; old handles must be rejected afterwards",
-	.uses_holes = true,
+	.axes = SCN_AXES(SCN_AXIS_HOLES),
 	.cannot_run = cannot_clear,
 	.run = run_clear,
 };

@@ -11,7 +11,7 @@
  * of key x (position + 1). list_iterate --list-state consolidated times the walk after it. */
 #include <stdlib.h>
 
-#include "scenario.h"
+#include "list_model.h"
 
 static int run(const struct dod_ops *ops, const struct scn_params *p, struct hb_region *r,
                struct scn_result *res)
@@ -44,7 +44,7 @@ static const struct scn_scenario consolidate = {
 	.name = "consolidate",
 	.help = "consolidate extension: compact a churned list (--hole-ratio) and remap its "
 	        "references (one call, timed; ops = slots)",
-	.uses_holes = true,
+	.axes = SCN_AXES(SCN_AXIS_HOLES),
 	.needs_ext = DOD_EXT_CONSOLIDATE,
 	.cannot_run = scn_needs_list_family,
 	.run = run,

@@ -42,6 +42,7 @@ static const struct scn_scenario dc_copy = {
 	.name = "dc_copy",
 	.help = "DataComponent: copy n components of --dc-keys values into n new entities "
 	        "(one copy_n)",
+	.axes = SCN_AXES(&scn_dc_keys_axis),
 	.needs_ext = DOD_EXT_DC,
 	.run = run,
 };

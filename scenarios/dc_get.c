@@ -8,12 +8,10 @@
  * array float); verification: the sum of the generator's values (scn_dc_expect), and the
  * container's check.
  *
- * The axis dc_keys (--dc-keys K, CSV column axis_dc_keys, case name part dc_keys:K) is
- * defined here; every dc_* scenario takes it. */
+ * It lists the axis dc_keys (dc_setup.c), as every DataComponent scenario does. */
 #include <stdlib.h>
 #include <string.h>
 
-#include "axes.h"
 #include "dc_setup.h"
 
 struct ctx {
@@ -68,31 +66,8 @@ static const struct scn_scenario dc_get = {
 	.name = "dc_get",
 	.help = "DataComponent: read --dc-keys values of each of n entities by hashed key path "
 	        "(get_sum_n, repeated; --order: the entity order)",
-	.uses_order = true,
+	.axes = SCN_AXES(&hb_axis_order, &hb_axis_cache, &scn_dc_keys_axis),
 	.needs_ext = DOD_EXT_DC,
-	.repeats = true,
 	.run = run,
 };
 SCN_REGISTER(dc_get)
-
-/* ---- the axis dc_keys ---- */
-
-static bool takes_dc_keys(const struct scn_scenario *s)
-{
-	return strncmp(s->name, "dc_", 3) == 0;
-}
-static void bind_dc_keys(struct scn_params *p, union hb_axis_value v)
-{
-	p->dc_keys = (size_t)v.u;
-}
-
-static const struct hb_axis dc_keys_axis = {
-	.name = "axis_dc_keys", .option = "dc-keys", .metavar = "K", .def = "8",
-	.key = "dc_keys",
-	.help = "values per entity of the DataComponent scenarios (keys of one to three path "
-	"parts; types float, bool, string, float array in turn)",
-	.kind = HB_AXIS_COUNT, .min = 1, .max = SCN_DC_MAX_KEYS,
-	.too_large = "more keys than the scenarios' vocabulary", .takes = takes_dc_keys,
-	.absent_help = "run without it", .bind = bind_dc_keys,
-};
-HB_AXIS_REGISTER(dc_keys_axis)

@@ -61,6 +61,7 @@ static const struct scn_scenario dc_memory = {
 	.name = "dc_memory",
 	.help = "DataComponent: build n entities of --dc-keys values from empty; bytes per "
 	        "entity, allocator calls",
+	.axes = SCN_AXES(&scn_dc_keys_axis),
 	.grows_from_empty = true,
 	.needs_ext = DOD_EXT_DC,
 	.run = run,

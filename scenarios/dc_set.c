@@ -30,6 +30,7 @@ static const struct scn_scenario dc_set = {
 	.name = "dc_set",
 	.help = "DataComponent: replace the --dc-keys values of each of n entities (one set_n; "
 	        "new values, same types and sizes)",
+	.axes = SCN_AXES(&scn_dc_keys_axis),
 	.needs_ext = DOD_EXT_DC,
 	.run = run,
 };

@@ -13,7 +13,8 @@ static const uint32_t key_types[4] = {DOD_DC_FLOAT, DOD_DC_BOOL, DOD_DC_STRING, 
 
 size_t scn_dc_keys(const struct scn_params *p)
 {
-	return p->dc_keys ? p->dc_keys : SCN_DC_DEFAULT_KEYS;
+	size_t k = (size_t)scn_axis_value(p, &scn_dc_keys_axis).u;
+	return k ? k : SCN_DC_DEFAULT_KEYS;
 }
 
 /* The value of entity e's key i for seed (payloads point into the pools). */
@@ -147,3 +148,16 @@ void scn_dc_free(const struct dod_ops *ops, struct scn_dc *d)
 	free(d->gets);
 	memset(d, 0, sizeof *d);
 }
+
+/* ---- the axis dc_keys ---- */
+
+const struct hb_axis scn_dc_keys_axis = {
+	.name = "axis_dc_keys", .option = "dc-keys", .metavar = "K", .def = "8",
+	.key = "dc_keys",
+	.help = "values per entity of the DataComponent scenarios (keys of one to three path "
+	"parts; types float, bool, string, float array in turn)",
+	.kind = HB_AXIS_COUNT, .min = 1, .max = SCN_DC_MAX_KEYS,
+	.too_large = "more keys than the scenarios' vocabulary",
+	.absent_help = "run without it",
+};
+HB_AXIS_REGISTER(scn_dc_keys_axis)

@@ -2,9 +2,9 @@
  * containers/dc_contract.h) share: their key vocabulary, their values, the untimed build
  * and the independent expected sums. Compiled once (scenarios/dc_setup.c).
  *
- * Keys: --dc-keys K (the axis dc_keys, registered in dc_get.c) paths per entity, key i of
- * the form "v<i>" (i mod 4 = 0), "g<i/8>.k<i>" (1, 2) or "g<i/8>.s.k<i>" (3): prefix-free,
- * one to three parts; their hashes are checked distinct. Key i's type cycles float, bool,
+ * Keys: --dc-keys K (the axis dc_keys, defined in dc_setup.c, listed by each dc scenario)
+ * paths per entity, key i of the form "v<i>" (i mod 4 = 0), "g<i/8>.k<i>" (1, 2) or
+ * "g<i/8>.s.k<i>" (3): prefix-free, one to three parts; their hashes are checked distinct. Key i's type cycles float, bool,
  * string (8 to 24 bytes: the short names JSON data holds, some past std::string's 15-byte
  * SSO), float array (3 or 4 floats: a position, a quaternion). Values depend on the
  * entity, the key and a seed, so a replacement changes every value but no type or size.
@@ -15,6 +15,10 @@
 #define SCN_DC_SETUP_H
 
 #include "scenario.h"
+
+/* --dc-keys (CSV column axis_dc_keys): keys per entity; every DataComponent scenario
+ * lists it in its axes. */
+extern const struct hb_axis scn_dc_keys_axis;
 
 #define SCN_DC_DEFAULT_KEYS 8
 #define SCN_DC_MAX_KEYS 64
@@ -29,7 +33,7 @@ struct scn_dc {
 	struct dod_dc_get *gets;  /* n x keys, entity-major (entity order: scn_dc_gets) */
 };
 
-/* Keys per entity of p (its dc_keys; 0, the value of a call that does not set it: the
+/* Keys per entity of p (its dc_keys; 0 or none, as in a call that does not set it: the
  * default). */
 size_t scn_dc_keys(const struct scn_params *p);
 /* Untimed: the vocabulary, the arrays, and (c_too) a container of n entities whose values

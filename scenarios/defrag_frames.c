@@ -9,7 +9,7 @@
  * every frame's iterate_sum is the key sum (checksum: the frames' sums added), no call
  * moves more than max_swaps, and then as defragment's: sorted keys, every handle reaches
  * its item, swaps equal to the moves counted from the shuffled order. No holes. */
-#include "scenario.h"
+#include "defrag_common.h"
 
 static int run(const struct dod_ops *ops, const struct scn_params *p, struct hb_region *r,
                struct scn_result *res)
@@ -21,6 +21,7 @@ static const struct scn_scenario defrag_frames = {
 	.name = "defrag_frames",
 	.help = "frames of { defragment at most --max-swaps moves; iterate } from a shuffled "
 	        "order until sorted, each frame timed (p50/p99/max per frame, samples = frames)",
+	.axes = SCN_AXES(&scn_max_swaps_axis),
 	.records_samples = true,
 	.cannot_run = scn_needs_defragment,
 	.run = run,

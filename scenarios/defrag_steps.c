@@ -14,7 +14,7 @@
  * item, swaps equal to the moves counted from the starting order, no call over
  * max_swaps. Checksum: sum of key * (position + 1). No holes: the inputs are orders, not
  * erasures. */
-#include "scenario.h"
+#include "defrag_common.h"
 
 /* The setup, the calls and the verification are shared with defrag_frames. */
 static int run(const struct dod_ops *ops, const struct scn_params *p, struct hb_region *r,
@@ -27,6 +27,7 @@ static const struct scn_scenario defrag_steps = {
 	.name = "defrag_steps",
 	.help = "defragment from --defrag-input order in calls of at most --max-swaps moves, "
 	        "each call timed (p50/p99/max per call, samples = calls)",
+	.axes = SCN_AXES(&scn_defrag_input_axis, &scn_max_swaps_axis),
 	.records_samples = true,
 	.cannot_run = scn_needs_defragment,
 	.run = run,

@@ -11,7 +11,7 @@
  * sorted order produces. */
 #include <stdlib.h>
 
-#include "scenario.h"
+#include "defrag_common.h"
 
 static int run(const struct dod_ops *ops, const struct scn_params *p, struct hb_region *r,
                struct scn_result *res)
@@ -51,7 +51,7 @@ static int run(const struct dod_ops *ops, const struct scn_params *p, struct hb_
 static const struct scn_scenario defragment = {
 	.name = "defragment",
 	.help = "shuffle the dense order (handles kept valid), then sort it back; reports swaps",
-	.uses_holes = true,
+	.axes = SCN_AXES(SCN_AXIS_HOLES),
 	.cannot_run = scn_needs_defragment,
 	.run = run,
 };

@@ -12,7 +12,7 @@
  * by iteration is the survivors'. Checksum: that sum. */
 #include <stdlib.h>
 
-#include "scenario.h"
+#include "fill_holes.h"
 
 /* One repetition's arrays, allocated (touched) before the container. */
 struct erase_plan {
@@ -162,7 +162,7 @@ static const struct scn_scenario erase = {
 	.name = "erase",
 	.help = "erase items one at a time, each timed (--hole-ratio r: round(r*n) of them by "
 	        "--hole-pattern; 0: all, in random order)",
-	.uses_holes = true,
+	.axes = SCN_AXES(SCN_AXIS_HOLES),
 	.records_samples = true,
 	.cannot_run = cannot_run,
 	.run = run,

@@ -17,7 +17,7 @@
  * error. */
 #include <stdlib.h>
 
-#include "scenario.h"
+#include "fill_holes.h"
 
 #define FILL_STATIC_BATCH 1024 /* items per insert_n call while building */
 
@@ -134,7 +134,7 @@ static const struct scn_scenario fill_static = {
 	.name = "fill_static",
 	.help = "a fixed capacity n filled to (1 - hole_ratio) n: measured bytes per live item, "
 	        "and the items held when a push is refused (DOD_EFULL)",
-	.uses_holes = true,
+	.axes = SCN_AXES(SCN_AXIS_HOLES),
 	.cannot_run = cannot_run,
 	.run = run,
 };

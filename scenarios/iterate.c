@@ -5,7 +5,7 @@
  * inside the container (holes skipped there). ops = K x surviving items, so ns_per_op is
  * the cost per live item. Checksum: the sums; each pass must give the survivors' key sum
  * (n(n-1)/2 without holes). */
-#include "scenario.h"
+#include "fill_holes.h"
 
 static int run(const struct dod_ops *ops, const struct scn_params *p, struct hb_region *r,
                struct scn_result *res)
@@ -25,8 +25,7 @@ static int run(const struct dod_ops *ops, const struct scn_params *p, struct hb_
 static const struct scn_scenario iterate = {
 	.name = "iterate",
 	.help = "sum the key of every live item in storage order (holes skipped)",
-	.uses_holes = true,
-	.repeats = true,
+	.axes = SCN_AXES(SCN_AXIS_HOLES, &hb_axis_cache),
 	.run = run,
 };
 SCN_REGISTER(iterate)

@@ -10,7 +10,7 @@
  * plain_array at 8-byte elements. Timed as iterate is: K passes of the loop after the
  * same untimed ones (scn_run_passes). ops = K x n. Checksum: the sums; each pass must give
  * n(n-1)/2. */
-#include "scenario.h"
+#include "fill_holes.h"
 
 struct keys {
 	const uint64_t *k;
@@ -48,8 +48,8 @@ static int run(const struct dod_ops *ops, const struct scn_params *p, struct hb_
 static const struct scn_scenario iterate_inline = {
 	.name = "iterate_inline",
 	.help = "calibration: hand-written sum loop over plain_array's items that iterate must match",
+	.axes = SCN_AXES(&hb_axis_cache),
 	.cannot_run = scn_needs_key_array,
-	.repeats = true,
 	.run = run,
 };
 SCN_REGISTER(iterate_inline)

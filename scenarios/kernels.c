@@ -25,7 +25,7 @@
  * every value exact in float, see dod_common.h); the key sum by iteration must be
  * unchanged (the colour carries the key) and the checksum column is the t sum in units
  * of dt. */
-#include "scenario.h"
+#include "fill_holes.h"
 
 enum kernel { K_TICK, K_SIMULATE, K_UPDATE };
 #define UPDATE8_STEPS 8
@@ -140,9 +140,8 @@ static int run_update8(const struct dod_ops *ops, const struct scn_params *p,
 static const struct scn_scenario tick = {
 	.name = "tick",
 	.help = "particles: t += dt over every particle (layouts: AoS, SoA, AoSoA)",
-	.uses_holes = true,
+	.axes = SCN_AXES(SCN_AXIS_HOLES, &hb_axis_cache),
 	.needs_ext = DOD_EXT_PARTICLES,
-	.repeats = true,
 	.run = run_tick,
 };
 SCN_REGISTER(tick)
@@ -150,9 +149,8 @@ SCN_REGISTER(tick)
 static const struct scn_scenario simulate = {
 	.name = "simulate",
 	.help = "particles: pos += vel * dt over every particle (layouts: AoS, SoA, AoSoA)",
-	.uses_holes = true,
+	.axes = SCN_AXES(SCN_AXIS_HOLES, &hb_axis_cache),
 	.needs_ext = DOD_EXT_PARTICLES,
-	.repeats = true,
 	.run = run_simulate,
 };
 SCN_REGISTER(simulate)
@@ -160,9 +158,8 @@ SCN_REGISTER(simulate)
 static const struct scn_scenario update = {
 	.name = "update",
 	.help = "particles: t += dt, pos += vel * dt - w(col): all ten streams read, four written",
-	.uses_holes = true,
+	.axes = SCN_AXES(SCN_AXIS_HOLES, &hb_axis_cache),
 	.needs_ext = DOD_EXT_PARTICLES,
-	.repeats = true,
 	.run = run_update,
 };
 SCN_REGISTER(update)
@@ -170,9 +167,8 @@ SCN_REGISTER(update)
 static const struct scn_scenario update8 = {
 	.name = "update8",
 	.help = "particles: update, 8 sub-steps per call block by block (ns per sub-step)",
-	.uses_holes = true,
+	.axes = SCN_AXES(SCN_AXIS_HOLES, &hb_axis_cache),
 	.needs_ext = DOD_EXT_PARTICLES,
-	.repeats = true,
 	.run = run_update8,
 };
 SCN_REGISTER(update8)

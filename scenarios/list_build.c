@@ -8,7 +8,7 @@
  * Checksum: sum of key x (position + 1). It runs on the list family only (the list or the
  * consolidate extension): the core operations it calls are timed for every container by
  * `create` already. */
-#include "scenario.h"
+#include "list_model.h"
 
 static int run(const struct dod_ops *ops, const struct scn_params *p, struct hb_region *r,
                struct scn_result *res)

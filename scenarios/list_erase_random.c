@@ -13,7 +13,7 @@
  * (scn_needs_list_family): `erase` times every container's erase. */
 #include <stdlib.h>
 
-#include "scenario.h"
+#include "list_model.h"
 
 static int run(const struct dod_ops *ops, const struct scn_params *p, struct hb_region *r,
                struct scn_result *res)

@@ -9,7 +9,7 @@
  * against the model, every item's reference (the new ones as insert_at_n returned them,
  * positional ones by position) reaching it, the container's check. Checksum: sum of key x
  * (position + 1). */
-#include "scenario.h"
+#include "list_model.h"
 
 static int run(const struct dod_ops *ops, const struct scn_params *p, struct hb_region *r,
                struct scn_result *res)

@@ -14,12 +14,39 @@
  * container's iteration is timed by `iterate`.
  *
  * The axis list_state (--list-state as_is|consolidated, CSV column axis_list_state, case
- * name part list_state:S) is defined here, the one scenario that takes it. */
+ * name part list_state:S) is defined here and listed in its axes: the one scenario that
+ * takes it. */
 #include <stdlib.h>
 #include <string.h>
 
-#include "axes.h"
-#include "scenario.h"
+#include "list_model.h"
+
+/* ---- the axis list_state ---- */
+
+/* The state it walks after its churn (--list-state). */
+enum scn_list_state {
+	SCN_LIST_AS_IS,        /* as the churn left it */
+	SCN_LIST_CONSOLIDATED  /* after an untimed consolidate (DOD_EXT_CONSOLIDATE) */
+};
+static const char *const list_state_words[] = {"as_is", "consolidated"}; /* scn_list_state */
+
+static const struct hb_axis list_state_axis = {
+	.name = "axis_list_state", .option = "list-state", .metavar = "L", .def = "as_is",
+	.key = "list_state",
+	.help = "the list list_iterate walks after its churn: as_is, or consolidated (one "
+	"untimed consolidate first: containers with the consolidate extension, the others "
+	"skipped)",
+	.kind = HB_AXIS_WORD, .words = list_state_words, .n_words = 2, .first_word = 0,
+	.absent = {.u = SCN_LIST_AS_IS},
+	.absent_help = "run without it",
+};
+HB_AXIS_REGISTER(list_state_axis)
+
+/* p's list state. */
+static enum scn_list_state list_state(const struct scn_params *p)
+{
+	return (enum scn_list_state)scn_axis_value(p, &list_state_axis).u;
+}
 
 /* Untimed: consolidate the churned list and check its remap. Returns 0 or SCN_ERROR (l
  * freed), or 1 when the remap was wrong (res says why; l kept). */
@@ -45,7 +72,7 @@ static int run(const struct dod_ops *ops, const struct scn_params *p, struct hb_
 	struct scn_list l;
 	if (scn_list_churn(ops, p, &l, res))
 		return SCN_ERROR;
-	int bad = p->list_state == SCN_LIST_CONSOLIDATED ? consolidate_untimed(ops, &l, res) : 0;
+	int bad = list_state(p) == SCN_LIST_CONSOLIDATED ? consolidate_untimed(ops, &l, res) : 0;
 	if (bad < 0)
 		return SCN_ERROR;
 	struct scn_iterate_ctx x = {ops, l.c};
@@ -62,7 +89,7 @@ static int run(const struct dod_ops *ops, const struct scn_params *p, struct hb_
 
 static const char *cannot_run_with(const struct dod_ops *ops, const struct scn_params *p)
 {
-	if (p->list_state == SCN_LIST_CONSOLIDATED && !(dod_exts(ops) & DOD_EXT_CONSOLIDATE))
+	if (list_state(p) == SCN_LIST_CONSOLIDATED && !(dod_exts(ops) & DOD_EXT_CONSOLIDATE))
 		return "list_state consolidated: no consolidate extension";
 	return NULL;
 }
@@ -71,35 +98,9 @@ static const struct scn_scenario list_iterate = {
 	.name = "list_iterate",
 	.help = "list family: walk the sequence (iterate_sum) fresh or after a churn of "
 	        "--hole-ratio erasures + as many insertions at random references",
-	.uses_holes = true,
+	.axes = SCN_AXES(SCN_AXIS_HOLES, &hb_axis_cache, &list_state_axis),
 	.cannot_run = scn_needs_list_family,
 	.cannot_run_with = cannot_run_with,
-	.repeats = true,
 	.run = run,
 };
 SCN_REGISTER(list_iterate)
-
-/* ---- the axis list_state ---- */
-
-static const char *const list_state_words[] = {"as_is", "consolidated"}; /* scn_list_state */
-
-static bool takes_list_state(const struct scn_scenario *s)
-{
-	return strcmp(s->name, "list_iterate") == 0;
-}
-static void bind_list_state(struct scn_params *p, union hb_axis_value v)
-{
-	p->list_state = (enum scn_list_state)v.u;
-}
-
-static const struct hb_axis list_state_axis = {
-	.name = "axis_list_state", .option = "list-state", .metavar = "L", .def = "as_is",
-	.key = "list_state",
-	.help = "the list list_iterate walks after its churn: as_is, or consolidated (one "
-	"untimed consolidate first: containers with the consolidate extension, the others "
-	"skipped)",
-	.kind = HB_AXIS_WORD, .words = list_state_words, .n_words = 2, .first_word = 0,
-	.takes = takes_list_state, .absent = {.u = SCN_LIST_AS_IS},
-	.absent_help = "run without it", .bind = bind_list_state,
-};
-HB_AXIS_REGISTER(list_state_axis)

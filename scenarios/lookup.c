@@ -8,7 +8,7 @@
  * untimed, for a container that promises DOD_CAP_DETECTS_STALE: of all n handles issued,
  * exactly the survivors must be valid, and a lookup through an erased (stale) weak
  * pointer must fail. */
-#include "scenario.h"
+#include "fill_holes.h"
 
 struct ctx {
 	const struct dod_ops *ops;
@@ -62,10 +62,8 @@ static int run(const struct dod_ops *ops, const struct scn_params *p, struct hb_
 static const struct scn_scenario lookup = {
 	.name = "lookup",
 	.help = "visit every live item through its handle (--order seq|random), sum the keys",
-	.uses_order = true,
-	.uses_holes = true,
+	.axes = SCN_AXES(&hb_axis_order, SCN_AXIS_HOLES, &hb_axis_cache),
 	.cannot_run = scn_needs_handles,
-	.repeats = true,
 	.run = run,
 };
 SCN_REGISTER(lookup)

@@ -12,7 +12,7 @@
  * Runs on containers with item_addr (their item starts with its 64-bit key). */
 #include <stdlib.h>
 
-#include "scenario.h"
+#include "fill_holes.h"
 
 struct ctx {
 	const uint64_t *const *at; /* each survivor's key, where the store holds it */
@@ -84,10 +84,8 @@ static const struct scn_scenario lookup_ptr = {
 	.name = "lookup_ptr",
 	.help = "visit every live item through a raw pointer taken once from its handle "
 	        "(--order seq|random), sum the keys",
-	.uses_order = true,
-	.uses_holes = true,
+	.axes = SCN_AXES(&hb_axis_order, SCN_AXIS_HOLES, &hb_axis_cache),
 	.cannot_run = scn_needs_item_addr,
-	.repeats = true,
 	.run = run,
 };
 SCN_REGISTER(lookup_ptr)

@@ -15,7 +15,7 @@
  * one process. */
 #include <stdlib.h>
 
-#include "scenario.h"
+#include "fill_holes.h"
 
 #define SCN_MEMORY_BATCH 1024 /* items per insert_n call while building */
 
@@ -84,7 +84,7 @@ static const struct scn_scenario memory = {
 	.name = "memory",
 	.help = "grow from empty to n (+ erase --hole-ratio); reserved and committed bytes, "
 	        "allocator calls",
-	.uses_holes = true,
+	.axes = SCN_AXES(SCN_AXIS_HOLES),
 	.grows_from_empty = true,
 	.run = run,
 };

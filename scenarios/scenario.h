@@ -8,10 +8,13 @@
  * sweeps of make bench, the conformance test and the reports find it from there. There is
  * no list to edit.
  *
- * A scenario includes this header only: the region timer (harness/region.h), the
- * contract and the payload helpers; never the rest of the harness, but for harness/axes.h
- * in a scenario that defines the axis only it takes (list_iterate.c: list_state), so the
- * axis lives beside its one user.
+ * A scenario includes this header (and the headers of the scenario layer beside it:
+ * region.h, the timed region the harness implements; axis.h, the axis type; a shared
+ * setup's own header: fill_holes.h, defrag_common.h, list_model.h, tags_common.h,
+ * dc_setup.h), the container contract
+ * and the payload helpers; never a header of harness/. An axis only some scenarios take
+ * is defined in the file of the scenario (or the shared setup) that reads it, and each
+ * scenario that takes it lists it in its `axes`.
  */
 #ifndef SCN_SCENARIO_H
 #define SCN_SCENARIO_H
@@ -20,6 +23,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "axis.h"
 #include "contract.h"
 #include "dod_common.h"
 #include "region.h"
@@ -39,31 +43,6 @@ enum scn_hole_pattern {
 /* "none", "random", "clustered", "oldest": the CLI's and the CSV's words. */
 extern const char *const scn_hole_pattern_names[SCN_N_HOLE_PATTERNS];
 
-/* The storage order defrag_steps starts from (--defrag-input). */
-enum scn_defrag_input {
-	SCN_DEFRAG_SHUFFLED,     /* ops->shuffle: a uniform permutation (defragment's input) */
-	SCN_DEFRAG_NEAR_SORTED,  /* key order with SCN_NEAR_SORTED_PERCENT % of n disjoint
-	                            adjacent pairs swapped (one move each) */
-	SCN_DEFRAG_SORTED,       /* key order as inserted: sorted, but never defragmented */
-	SCN_DEFRAG_DEFRAGMENTED  /* key order after a complete defragment: nothing changed since */
-};
-#define SCN_N_DEFRAG_INPUTS 4
-#define SCN_NEAR_SORTED_PERCENT 1
-/* "shuffled", "near_sorted", "sorted", "defragmented": the CLI's and the CSV's words. */
-extern const char *const scn_defrag_input_names[SCN_N_DEFRAG_INPUTS];
-
-/* Which old handles the validate scenario checks (--old-handles). */
-enum scn_old_handles {
-	SCN_OLD_ERASED,  /* of items erased, their slots reused by as many new items */
-	SCN_OLD_CLEARED, /* of items removed by ops->clear, then n new items inserted */
-	SCN_OLD_RESET,   /* of items removed by ops->reset, then n new items inserted */
-	SCN_OLD_FOREIGN  /* issued by a second container of the variant (another type id
-	                    where the container has type ids: DOD_EXT_TYPE_IDS) */
-};
-#define SCN_N_OLD_HANDLES 4
-/* "erased", "cleared", "reset", "foreign". */
-extern const char *const scn_old_handles_names[SCN_N_OLD_HANDLES];
-
 /* The cache condition of repeatable work (--cache; scn_run_passes). */
 enum scn_cache {
 	SCN_CACHE_WARM, /* the timed passes follow untimed passes over the same data */
@@ -74,50 +53,28 @@ enum scn_cache {
 /* "warm", "cold": the CLI's and the CSV's words. */
 extern const char *const scn_cache_names[SCN_N_CACHES];
 
-/* The state list_iterate walks after its churn (--list-state; the axis is registered in
- * scenarios/list_iterate.c). */
-enum scn_list_state {
-	SCN_LIST_AS_IS,        /* as the churn left it */
-	SCN_LIST_CONSOLIDATED  /* after an untimed consolidate (DOD_EXT_CONSOLIDATE) */
-};
-
-/* How many tags each entity of the tags scenarios gets (--tag-dist; the axis is
- * registered in scenarios/tags_common.c). */
-enum scn_tag_dist {
-	SCN_TAGS_GAME,  /* the issue's default: most entities 1-4 tags, a few 50+: 98% uniform
-	                   in 1..4, 2% uniform in 50..100 (mean ~3.97) */
-	SCN_TAGS_THREE, /* exactly 3 (the article's "30% at 3 tags" for chunks of 8) */
-	SCN_TAGS_UPTO8, /* uniform in 1..8: every list fits a fixed record of 8 */
-	SCN_TAGS_UPTO32, /* uniform in 1..32: a fixed record of 8 refuses some */
-	SCN_TAGS_EACH64, /* exactly 64, and */
-	SCN_TAGS_EACH1024 /* exactly 1024: long lists, where growth by a constant (+16, claim
-	                   * D7) copies a list 3 or 63 times; a case is refused (status
-	                   * oom) when its tags do not fit in physical memory at 32 B a tag
-	                   * of plan and lists (tags_common.c, plan_fits) */
-};
-#define SCN_N_TAG_DISTS 6
-/* "game", "three", "upto8", "upto32", "each64", "each1024": the CLI's and the CSV's
- * words. */
-extern const char *const scn_tag_dist_names[SCN_N_TAG_DISTS];
-
 struct scn_params {
 	size_t n;                           /* elements inserted */
 	enum scn_order order;               /* access order, for scenarios with uses_order */
 	double hole_ratio;                  /* 0 <= r < 1: fraction of the n erased in setup */
 	enum scn_hole_pattern hole_pattern; /* SCN_HOLES_NONE iff hole_ratio == 0 */
 	uint64_t seed;                      /* seeds every RNG of the scenario */
-	size_t max_swaps;                   /* defrag_steps: items moved per call, 0 = no limit */
-	enum scn_defrag_input defrag_input; /* defrag_steps: the order it starts from */
-	enum scn_old_handles old_handles;   /* validate: which old handles it checks */
-	enum scn_list_state list_state;     /* list_iterate: as_is or consolidated */
-	enum scn_tag_dist tag_dist;         /* the tags scenarios: tags per entity */
-	size_t dc_keys;                     /* dc_*: keys per entity (0: dc_setup.h's default) */
 	enum scn_cache cache;               /* repeatable work: warm or cold */
 	uint64_t passes;                    /* repeatable work: K, the passes timed in one
 	                                       region (0: scn_run_passes chooses; the harness
 	                                       keeps a case's first choice for its later
 	                                       repetitions) */
+	/* The case's value of every axis (a scenario's own axes: read with scn_axis_value):
+	 * axis[i] is the value of axes[i], i < n_axes. NULL axes (a call that sets none):
+	 * every axis reads as its `absent`. */
+	const struct hb_axis *const *axes;
+	size_t n_axes;
+	union hb_axis_value axis[HB_MAX_AXES];
 };
+
+/* The value of axis a in p (a scenario's own axis: scn_axis_value(p, &my_axis).u), or
+ * a->absent when p carries no value of it. */
+union hb_axis_value scn_axis_value(const struct scn_params *p, const struct hb_axis *a);
 
 struct scn_result {
 	uint64_t checksum;     /* the timed region's product, see each scenario */
@@ -142,11 +99,14 @@ enum { SCN_RAN = 0, SCN_ERROR = -1 };
 struct scn_scenario {
 	const char *name;      /* [a-z0-9_]+, unique */
 	const char *help;      /* one line for `list scenarios` */
-	bool uses_order;       /* --order changes what it does (else it runs with "seq") */
-	bool uses_holes;       /* --hole-ratio/--hole-pattern apply (else it runs without holes) */
+	/* The axes it takes besides those every scenario takes (n, elem_bytes, place),
+	 * NULL-terminated (SCN_AXES; NULL: none): hb_axis_order (--order changes what it
+	 * does, else it runs with "seq"), SCN_AXIS_HOLES (--hole-ratio/--hole-pattern, else
+	 * it runs without holes), hb_axis_cache (it times its work with scn_run_passes), its
+	 * own axes. The harness knows which scenarios take an axis from these lists only. */
+	const struct hb_axis *const *axes;
 	bool records_samples;  /* records per-operation latency samples (p50_ns ... columns) */
 	bool grows_from_empty; /* creates with 0 reserved and grows: skips fixed_capacity */
-	bool repeats;          /* times its work with scn_run_passes (takes --cache) */
 	unsigned needs_ext;    /* DOD_EXT_* bits of the family extensions run() calls: a
 	                        * container without one is skipped (its `missing` reason) */
 	/* NULL when ops can run this scenario, else the reason it is skipped. */
@@ -161,6 +121,12 @@ struct scn_scenario {
 	int (*run)(const struct dod_ops *ops, const struct scn_params *p, struct hb_region *r,
 	           struct scn_result *res);
 };
+
+/* The axes list of a scenario: .axes = SCN_AXES(&hb_axis_order, SCN_AXIS_HOLES). */
+#define SCN_AXES(...) ((const struct hb_axis *const[]){__VA_ARGS__, NULL})
+
+/* Whether scn's axes list names a (not the axes every scenario takes). */
+bool scn_lists_axis(const struct scn_scenario *scn, const struct hb_axis *a);
 
 /* Registers a scenario: put it at the end of the scenario's file. */
 #define SCN_REGISTER(var)                                                                \
@@ -215,38 +181,6 @@ uint64_t scn_key_sum(size_t n);
 int scn_fill(const struct dod_ops *ops, size_t n, void **c_out, uint64_t **handles_out,
              struct scn_result *res);
 
-/* A container filled with keys 0..n-1 and then given holes (scn_fill_holes). */
-struct scn_filled {
-	void *c;
-	uint64_t *handles;    /* the n handles by insertion index (NULL: no handles) */
-	uint64_t *live;       /* the survivors' handles in insertion order (NULL: no handles;
-	                       * their positions where handles are positional) */
-	uint64_t *live_keys;  /* their keys (= insertion indices); NULL without holes: k */
-	size_t n, n_live;     /* inserted, surviving */
-	uint64_t live_key_sum; /* sum of the survivors' keys mod 2^64 */
-};
-/* Untimed setup shared by every scenario with holes, so every container gets the same
- * holes: inserts p->n items (keys = insertion indices 0..n-1), then erases
- * round(hole_ratio * n) of them (at most n - 1) chosen by p->hole_pattern with a seed
- * derived from p->seed, in one ops->erase_n call. res->hole_ratio gets the real fraction.
- * Returns 0 or SCN_ERROR (res->why filled; nothing left to free). */
-/* scn_fill_holes without holes whatever p asks (the hand-written loops read a dense
- * array): the same returns. */
-int scn_fill_dense(const struct dod_ops *ops, const struct scn_params *p,
-                   struct scn_filled *f, struct scn_result *res);
-int scn_fill_holes(const struct dod_ops *ops, const struct scn_params *p,
-                   struct scn_filled *f, struct scn_result *res);
-/* scn_fill_holes, then f->live in the order --order asks: insertion order (seq) or a
- * shuffle seeded by p->seed (random); after a shuffle f->live_keys no longer follows
- * f->live (f->live_key_sum still holds). The same returns. The lookup pair's setup
- * (lookup.c, lookup_ptr.c): both visit the same survivors in the same order. */
-int scn_fill_ordered(const struct dod_ops *ops, const struct scn_params *p,
-                     struct scn_filled *f, struct scn_result *res);
-/* The key of the k-th survivor (f->live[k]). */
-static inline uint64_t scn_live_key(const struct scn_filled *f, size_t k)
-{
-	return f->live_keys ? f->live_keys[k] : k;
-}
 /* One latency sample (hb_lap), marked (hb_mark_growth) when a container buffer grew by
  * reallocation since the previous call (*grows holds dod_growth.grows as of then; start
  * it at that value). push_latency and lap_noise both sample this way, so the machine's
@@ -259,56 +193,6 @@ static inline void scn_lap_growth(struct hb_region *r, uint64_t *grows)
 		hb_mark_growth(r);
 	}
 }
-/* Destroys f's container and frees its arrays. */
-void scn_filled_free(const struct dod_ops *ops, struct scn_filled *f);
-/* How many of n items the hole setup erases at ratio: round(ratio * n), at most n - 1
- * (one survivor), 0 for ratio <= 0 or n == 0. A ratio > 0 can round to 0 holes. */
-size_t scn_hole_count(size_t n, double ratio);
-/* Marks in erased[0..n) (1 = erased) the insertion indices pattern erases at ratio, and
- * writes them to order_out (may be NULL; room for n) in the order they are erased.
- * Returns how many: scn_hole_count(n, ratio) (0 for pattern none). Deterministic for a
- * seed. */
-size_t scn_hole_indices(size_t n, double ratio, enum scn_hole_pattern pattern, uint64_t seed,
-                        unsigned char *erased, size_t *order_out);
-
-/* Items an insertion sort of keys[0..n) moves: those smaller than some item before them
- * (what defragment's swaps must be). */
-long long scn_count_moves(const uint64_t *keys, size_t n);
-/* The swaps a complete defragment of keys[0..n) (a storage order) reports, by the two
- * algorithms the containers use; both are the same for any max_swaps. */
-struct scn_moves {
-	long long insertion; /* an insertion sort (handle_map): scn_count_moves */
-	long long cycles;    /* swaps along the cycles of the stable sorting permutation
-	                      * (handle_map_sortdefrag): n minus its cycles, fixed points
-	                      * counted as cycles */
-};
-/* Fills *out for keys[0..n) (untimed: O(n log n), allocates). Returns 0 or DOD_ENOMEM. */
-int scn_expected_moves(const uint64_t *keys, size_t n, struct scn_moves *out);
-/* Verification after a complete defragment of f's container: the keys in storage order
- * (written to keys, room for f->n_live) are the survivors' keys ascending, every
- * survivor's handle reaches its item, and swaps equals one of expect's counts (the
- * contract does not say which algorithm sorts; each count is exact for its algorithm).
- * Sets res->checksum to the sum of key * (position + 1), which only the sorted order
- * produces, and res->verified (res->why says what failed). */
-void scn_check_defragmented(const struct dod_ops *ops, const struct scn_filled *f,
-                            uint64_t *keys, long long swaps, struct scn_moves expect,
-                            struct scn_result *res);
-/* The end of a defragment scenario's run, after its region: with err (a DOD error of the
- * defragment calls) SCN_ERROR with res->why, else scn_check_defragmented and SCN_RAN;
- * frees f's container and keys either way. */
-int scn_defragment_done(const struct dod_ops *ops, struct scn_filled *f, uint64_t *keys,
-                        int err, struct scn_moves expect, struct scn_result *res);
-/* defrag_steps and defrag_frames (one run, iterate chooses): the starting order of
- * p->defrag_input (defrag_steps' opening comment), then calls of
- * ops->defragment(p->max_swaps) until one moves fewer than max_swaps (max_swaps 0: one
- * call), each call one latency sample; with iterate each call is a frame that also runs
- * ops->iterate_sum, and every frame's sum must be the key sum (res->checksum: the sum of
- * the frames' sums). res->ops = calls, res->swaps = items moved in all. Verification:
- * scn_check_defragmented, and no call moved more than max_swaps. Returns SCN_RAN or
- * SCN_ERROR. */
-int scn_defrag_calls(const struct dod_ops *ops, const struct scn_params *p,
-                     struct hb_region *r, struct scn_result *res, bool iterate);
-
 /* Sets *out to a pre-touched array for the n handles of a container with handles, or to
  * NULL for one without. Returns 0, or SCN_ERROR (res->why filled) when it does not fit. */
 int scn_handles_array(const struct dod_ops *ops, size_t n, uint64_t **out,
@@ -389,175 +273,5 @@ static inline size_t scn_stream_passes(size_t n)
 /* NULL when ops has key_array at 8-byte elements (plain_array), the uint64_t array the
  * hand-written loops of iterate_inline and stream_read read, else why not. */
 const char *scn_needs_key_array(const struct dod_ops *ops);
-/* Handles, shuffle, defragment and dump_keys (the defragment scenarios), or why not. */
-const char *scn_needs_defragment(const struct dod_ops *ops);
-
-/* ---- the list scenarios' shared setup (scenario.c; containers/list_contract.h) ---- */
-
-/* Rank and select over n slots, each present or not (a Fenwick tree): O(log n) each. */
-struct scn_ranks {
-	size_t n;
-	uint64_t *t; /* t[1..n] */
-};
-/* n slots, all present (or none). Returns 0 or DOD_ENOMEM. */
-int scn_ranks_init(struct scn_ranks *r, size_t n, bool present);
-/* Adds delta (+1: present again, -1: absent) to slot i < n. */
-void scn_ranks_add(struct scn_ranks *r, size_t i, int64_t delta);
-/* Present slots before slot i (i <= n). */
-size_t scn_ranks_before(const struct scn_ranks *r, size_t i);
-/* The slot of the k-th present slot (0-based; k < the present count). */
-size_t scn_ranks_select(const struct scn_ranks *r, size_t k);
-void scn_ranks_free(struct scn_ranks *r);
-
-/* A list container and the model of its sequence the scenarios verify it with. Keys are
- * issued in order (0 .. n-1 by the fill, then first_key = n_keys by each insertion), so
- * a key names one item for the whole run. The model is a doubly linked list of every key
- * issued, in sequence order, in which an erased key stays where it was (marked dead): the
- * live items' order is the model's order with the dead skipped, and the model's order is
- * a total order of every item that ever lived, so the position a positional reference
- * (peer_std_vector: no DOD_CAP_STABLE_HANDLES) needs at any moment is the count of live
- * items before it (scn_ranks over the model's order). */
-struct scn_list {
-	void *c;
-	bool positional;       /* references are sequence positions */
-	size_t cap;            /* keys the model has room for */
-	size_t n_keys, n_live; /* keys issued (0 .. n_keys-1), items live */
-	uint64_t live_key_sum; /* sum of the live keys mod 2^64 */
-	uint64_t *ref;         /* per key: its reference as issued (stable references) */
-	uint64_t *next, *prev; /* the model; index cap is the head and tail sentinel */
-	unsigned char *alive;  /* per key: 1 while its item is live */
-	uint64_t *slot;        /* positional: per key, its place in the model's order */
-	struct scn_ranks ranks; /* positional: the live keys' slots */
-};
-
-/* The NULL-or-reason of the list scenarios on the core operations: a container of the list
- * family (the list or the consolidate extension), with handles (references) and dump_keys
- * (the sequence check); else why not. So list_build and list_iterate, which call core
- * operations only, skip the other families rather than time them all again. */
-const char *scn_needs_list_family(const struct dod_ops *ops);
-/* An empty model with room for cap keys and no container (l->c NULL): references are
- * positional where ops lacks DOD_CAP_STABLE_HANDLES. Returns 0 or DOD_ENOMEM (l freed). */
-int scn_list_model(const struct dod_ops *ops, size_t cap, struct scn_list *l);
-/* The model after n appends (keys n_keys .. n_keys + n - 1, live): l->ref of those keys
- * must hold their references already (insert_n may write them there). */
-void scn_list_appended(struct scn_list *l, size_t n);
-/* Untimed: the model (room for p->n + extra keys; allocated first, as churn.c's arrays),
- * then the container filled with keys 0..p->n-1 appended (scn_fill_holes: with
- * p->hole_ratio, its holes, erased in one erase_n call). Returns 0 or SCN_ERROR (res->why
- * filled; l freed). */
-int scn_list_fill(const struct dod_ops *ops, const struct scn_params *p, size_t extra,
-                  struct scn_list *l, struct scn_result *res);
-/* Untimed: the churn of list_iterate and consolidate, which scatters the nodes: the fill
- * with round(hole_ratio * n) items erased (the hole pattern picks them), then, for a
- * container with the list extension, as many new items inserted at random held
- * references, each before or after at random (scn_list_insert), so the size is n again.
- * Returns 0 or SCN_ERROR (l freed). */
-int scn_list_churn(const struct dod_ops *ops, const struct scn_params *p, struct scn_list *l,
-                   struct scn_result *res);
-
-/* m insertions at random held references: the live items when planned, each target
- * chosen uniformly, and each item before or after it by a coin. The items that go before
- * are inserted by the first insert_at_n call (keys first_key ..), those after by the
- * second; refs holds the references each call needs (computed for positional references
- * in call order) and refs_out the new items' references. */
-struct scn_list_inserts {
-	size_t m, n_before;
-	uint64_t first_key;
-	uint64_t *refs, *refs_out; /* m each: [0, n_before) the first call's */
-};
-/* Plans m insertions (untimed; seed): the model then describes the sequence after them.
- * Returns 0 or SCN_ERROR (res->why; nothing to free). */
-int scn_list_plan_inserts(struct scn_list *l, size_t m, uint64_t seed,
-                          struct scn_list_inserts *plan, struct scn_result *res);
-/* The planned insertions: the two insert_at_n calls (the caller times them or not).
- * Returns 0 or the error of the call that failed. */
-int scn_list_insert(const struct dod_ops *ops, struct scn_list *l,
-                    const struct scn_list_inserts *plan);
-/* After scn_list_insert returned 0: keeps the new items' references. Frees the plan. */
-void scn_list_inserted(struct scn_list *l, struct scn_list_inserts *plan);
-void scn_list_inserts_free(struct scn_list_inserts *plan);
-
-/* Plans the erasure of m random live items, one at a time in a random order (untimed;
- * seed): refs_out (room for m) gets the reference each erase_n call takes (for positional
- * references, the item's position when its turn comes); the model then describes the
- * sequence after them. Returns 0 or DOD_ENOMEM. */
-int scn_list_plan_erase(struct scn_list *l, size_t m, uint64_t seed, uint64_t *refs_out);
-/* The references of the live items in sequence order (stable: as issued; positional:
- * 0 .. n_live-1), and their keys to keys_out (may be NULL); room for n_live each. */
-void scn_list_live_refs(const struct scn_list *l, uint64_t *refs_out, uint64_t *keys_out);
-/* Untimed verification: size is n_live, dump_keys equals the model's sequence, every live
- * item's reference (scn_list_live_refs) reaches it (lookup_sum gives the live key sum) and
- * the container's own check (where it has one) passes. res->checksum gets the sum of key
- * x (position + 1) mod 2^64, which only that order gives; res->verified (res->why says
- * what failed). Returns res->verified. */
-bool scn_list_check(const struct dod_ops *ops, const struct scn_list *l,
-                    struct scn_result *res);
-/* After consolidate wrote remap (bound entries: ref_bound when it was called): checks
- * that it moved the live items to references 0 .. n_live-1 in sequence order (a hosted
- * list relinks in sequence order; vec_dead_entries keeps the order of its old references,
- * which is its sequence) and mapped every other reference below bound to DOD_NO_REF, and
- * updates l->ref. Returns true, or false with scn_fail's reason. */
-bool scn_list_remapped(struct scn_list *l, const uint64_t *remap, size_t bound,
-                       struct scn_result *res);
-/* Destroys l's container (if any) and frees the model. */
-void scn_list_free(const struct dod_ops *ops, struct scn_list *l);
-
-/* ---- the tags scenarios' shared setup (tags_common.c; containers/aoa_contract.h) ---- */
-
-/* n entities and the tags planned for them (deterministic from p->seed and p->tag_dist):
- * entity e gets count[e] tags, its j-th the value scn_tag_value(seed, first[e] + j) (odd:
- * an even value is never stored). The build adds every pair in one interleaved order (a
- * shuffle of the entities' occurrences, an entity's own tags in j order), as a game tags
- * entities over time: an entity's j-th tag is added before its (j+1)-th, so a design that
- * holds at most max_tags keeps the first max_tags of each entity. */
-struct scn_tags {
-	void *c;
-	size_t n;          /* entities */
-	uint64_t seed;
-	uint64_t *ents;    /* their handles (room for n, pre-touched) */
-	uint32_t *count;   /* per entity: tags planned */
-	size_t *first;     /* per entity: its first pair's number; first[n] = total */
-	size_t total;      /* pairs planned */
-	uint64_t *pe;      /* the build's pairs in order: entity (its index until
-	                    * scn_tags_bind, then its handle) */
-	uint32_t *pt;      /* and tag */
-	size_t max_tags;   /* the container's (0: no limit) */
-	size_t stored, refused; /* after the build: kept, refused (stored + refused = total) */
-	uint64_t tag_sum;  /* the stored tags' sum mod 2^64 */
-};
-/* The value of pair number k: an odd 32-bit hash of (seed, k). */
-uint32_t scn_tag_value(uint64_t seed, size_t k);
-/* Untimed: the plan of p (no container yet: t->c NULL). Returns 0 or SCN_ERROR (res->why;
- * t freed). */
-int scn_tags_plan(const struct dod_ops *ops, const struct scn_params *p, struct scn_tags *t,
-                  struct scn_result *res);
-/* The container with n entities (create with capacity reserved, insert_n keys 0..n-1),
- * then scn_tags_bind. Returns 0 or SCN_ERROR (res->why; t freed). */
-int scn_tags_entities(const struct dod_ops *ops, struct scn_tags *t, size_t reserve,
-                      struct scn_result *res);
-/* The build's pairs name entities by handle from here on (t->ents filled). */
-void scn_tags_bind(struct scn_tags *t);
-/* The build: every pair by add_n, SCN_TAGS_BATCH a call; *refused_out gets the refusals.
- * Returns 0 or the error of the call that failed. Timed by tags_build and tags_memory. */
-#define SCN_TAGS_BATCH 4096
-int scn_tags_add_all(const struct dod_ops *ops, const struct scn_tags *t, size_t *refused_out);
-/* Untimed: plan, entities and build (the setup of tags_walk, tags_has, tags_churn),
- * refusals checked. Returns 0 or SCN_ERROR (t freed). */
-int scn_tags_setup(const struct dod_ops *ops, const struct scn_params *p, struct scn_tags *t,
-                   struct scn_result *res);
-/* Untimed verification of the state after the build: every entity holds exactly the first
- * min(count, max_tags) of its planned tags (tags_of, as a multiset), walk_sum and
- * memory's tag count are the plan's, every entity's handle reaches its key, the
- * container's check passes. Returns true, or false with res->why (scn_fail). */
-bool scn_tags_check_built(const struct dod_ops *ops, const struct scn_tags *t,
-                          struct scn_result *res);
-/* The same for any state known by its sum and count only (after churn): walk_sum, the
- * count, the entities' keys, the check. */
-bool scn_tags_check_sums(const struct dod_ops *ops, const struct scn_tags *t, uint64_t tag_sum,
-                         size_t tags, struct scn_result *res);
-/* The entity that pair number k belongs to (binary search over first). */
-size_t scn_tags_owner(const struct scn_tags *t, size_t k);
-/* Destroys t's container (if any) and frees the plan. */
-void scn_tags_free(const struct dod_ops *ops, struct scn_tags *t);
 
 #endif

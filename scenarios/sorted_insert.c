@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "scenario.h"
+#include "list_model.h"
 
 #define SORTED_ERASE_BATCH 16
 

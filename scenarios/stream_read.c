@@ -71,8 +71,8 @@ static int run(const struct dod_ops *ops, const struct scn_params *p, struct hb_
 static const struct scn_scenario stream_read = {
 	.name = "stream_read",
 	.help = "bandwidth probe: sum of n 8-byte words, repeated to 64 MiB read (--n l1,l2,llc,dram)",
+	.axes = SCN_AXES(&hb_axis_cache),
 	.cannot_run = scn_needs_key_array,
-	.repeats = true,
 	.run = run,
 };
 SCN_REGISTER(stream_read)

@@ -9,7 +9,7 @@
  * others), expected from the plan. Verification (scn_tags_check_built): every entity
  * holds exactly the first min(count, max_tags) of its planned tags, walk_sum and the
  * stored count are the plan's, every entity's handle reaches its key, the check passes. */
-#include "scenario.h"
+#include "tags_common.h"
 
 static int run(const struct dod_ops *ops, const struct scn_params *p, struct hb_region *r,
                struct scn_result *res)
@@ -41,6 +41,7 @@ static const struct scn_scenario tags_build = {
 	.name = "tags_build",
 	.help = "tags family: add every planned tag of n entities (--tag-dist), interleaved, "
 	        "in add_n batches (timed); checksum = tags a fixed record refused",
+	.axes = SCN_AXES(&scn_tag_dist_axis),
 	.needs_ext = DOD_EXT_TAGS,
 	.run = run,
 };

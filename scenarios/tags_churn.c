@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "scenario.h"
+#include "tags_common.h"
 
 #define SCN_TAGS_FRAMES 100
 
@@ -174,6 +174,7 @@ static const struct scn_scenario tags_churn = {
 	.name = "tags_churn",
 	.help = "tags family: 100 frames of remove n/100 held tags + add n/100 fresh ones "
 	        "(remove_n, add_n), each frame timed, after the build of --tag-dist",
+	.axes = SCN_AXES(&scn_tag_dist_axis),
 	.records_samples = true,
 	.needs_ext = DOD_EXT_TAGS,
 	.run = run,

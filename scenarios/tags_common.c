@@ -1,19 +1,40 @@
 /* tags_common.c - what the tags scenarios (tags_build, tags_walk, tags_has, tags_churn,
- * tags_memory; containers/aoa_contract.h) share: the plan of entities and tags (scenario.h,
+ * tags_memory; containers/aoa_contract.h) share: the plan of entities and tags (tags_common.h,
  * struct scn_tags), the untimed build, the verification, and the axis tag_dist
  * (--tag-dist game|three|upto8|upto32|each64|each1024, CSV column axis_tag_dist, case name
- * part tag_dist:D), which every tags_* scenario takes: the first four are lists as a game
- * has them (most short), each64 and each1024 give every entity exactly 64 or 1024 tags, long
+ * part tag_dist:D), which each tags scenario lists in its axes: the first four are lists as
+ * a game has them (most short), each64 and each1024 give every entity exactly 64 or 1024 tags, long
  * lists for the growth of a list (claim D7: +16 growth copies a list L / 16 - 1 times, x2
  * log2 L times). No scenario is registered here. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "axes.h"
-#include "scenario.h"
+#include "tags_common.h"
 
-const char *const scn_tag_dist_names[SCN_N_TAG_DISTS] = {"game",   "three",  "upto8",
-                                                          "upto32", "each64", "each1024"};
+/* How many tags each entity of the tags scenarios gets (the axis tag_dist, below). */
+enum scn_tag_dist {
+	SCN_TAGS_GAME,  /* the issue's default: most entities 1-4 tags, a few 50+: 98% uniform
+	                   in 1..4, 2% uniform in 50..100 (mean ~3.97) */
+	SCN_TAGS_THREE, /* exactly 3 (the article's "30% at 3 tags" for chunks of 8) */
+	SCN_TAGS_UPTO8, /* uniform in 1..8: every list fits a fixed record of 8 */
+	SCN_TAGS_UPTO32, /* uniform in 1..32: a fixed record of 8 refuses some */
+	SCN_TAGS_EACH64, /* exactly 64, and */
+	SCN_TAGS_EACH1024 /* exactly 1024: long lists, where growth by a constant (+16, claim
+	                   * D7) copies a list 3 or 63 times; a case is refused (status
+	                   * oom) when its tags do not fit in physical memory at 32 B a tag
+	                   * of plan and lists (plan_fits) */
+};
+#define SCN_N_TAG_DISTS 6
+/* The CLI's and the CSV's words. */
+static const char *const tag_dist_names[SCN_N_TAG_DISTS] = {"game",   "three",  "upto8",
+                                                             "upto32", "each64", "each1024"};
+
+/* p's tag distribution. */
+static enum scn_tag_dist tag_dist(const struct scn_params *p)
+{
+	return (enum scn_tag_dist)scn_axis_value(p, &scn_tag_dist_axis).u;
+}
 
 uint32_t scn_tag_value(uint64_t seed, size_t k)
 {
@@ -92,7 +113,7 @@ static bool plan_fits(const struct scn_tags *t, const struct scn_params *p,
 	/* A long cgroup path may be cut short at the end of why: the limit's kind comes first. */
 	int len = snprintf(res->why, sizeof res->why, "tags plan: %zu tags (--n %zu, --tag-dist "
 	                   "%s) need about %.1f GiB (%d B a tag); the limit here is %.1f GiB (%s)",
-	                   t->total, t->n, scn_tag_dist_names[p->tag_dist], need / (1 << 30),
+	                   t->total, t->n, tag_dist_names[tag_dist(p)], need / (1 << 30),
 	                   TAG_BYTES_BOUND, (double)lim.bytes / (1 << 30), lim.what);
 	if (len >= (int)sizeof res->why)
 		snprintf(res->why + sizeof res->why - 4, 4, "...");
@@ -109,13 +130,14 @@ int scn_tags_plan(const struct dod_ops *ops, const struct scn_params *p, struct 
 	t->seed = p->seed;
 	t->max_tags = ops->tags->max_tags;
 	uint64_t rng = p->seed ^ UINT64_C(0x7A6500D157);
+	enum scn_tag_dist dist = tag_dist(p);
 	t->ents = scn_alloc_touched(t->n, sizeof *t->ents);
 	t->count = scn_alloc_touched(t->n, sizeof *t->count);
 	t->first = scn_alloc_touched(t->n + 1, sizeof *t->first);
 	size_t *seen = scn_alloc_touched(t->n, sizeof *seen);
 	if (t->ents && t->count && t->first && seen) {
 		for (size_t e = 0; e < t->n; e++) {
-			t->count[e] = draw_count(p->tag_dist, &rng);
+			t->count[e] = draw_count(dist, &rng);
 			t->first[e] = t->total;
 			t->total += t->count[e];
 		}
@@ -272,24 +294,15 @@ bool scn_tags_check_built(const struct dod_ops *ops, const struct scn_tags *t,
 
 /* ---- the axis tag_dist ---- */
 
-static bool takes_tag_dist(const struct scn_scenario *s)
-{
-	return strncmp(s->name, "tags_", 5) == 0;
-}
-static void bind_tag_dist(struct scn_params *p, union hb_axis_value v)
-{
-	p->tag_dist = (enum scn_tag_dist)v.u;
-}
-
-static const struct hb_axis tag_dist_axis = {
+const struct hb_axis scn_tag_dist_axis = {
 	.name = "axis_tag_dist", .option = "tag-dist", .metavar = "D", .def = "game",
 	.key = "tag_dist",
 	.help = "tags per entity of the tags scenarios: game (98% 1-4 tags, 2% 50-100: most "
 	"entities few, a few many), three (exactly 3), upto8 (uniform 1-8), upto32 (uniform "
 	"1-32), each64, each1024 (exactly 64, 1024: long lists, for growth by a constant, D7; "
 	"each1024 holds n x 16 B x 1024 of plan and tags: 160 MB at n = 10k)",
-	.kind = HB_AXIS_WORD, .words = scn_tag_dist_names, .n_words = SCN_N_TAG_DISTS,
-	.first_word = 0, .takes = takes_tag_dist, .absent = {.u = SCN_TAGS_GAME},
-	.absent_help = "run without it", .bind = bind_tag_dist,
+	.kind = HB_AXIS_WORD, .words = tag_dist_names, .n_words = SCN_N_TAG_DISTS,
+	.first_word = 0, .absent = {.u = SCN_TAGS_GAME},
+	.absent_help = "run without it",
 };
-HB_AXIS_REGISTER(tag_dist_axis)
+HB_AXIS_REGISTER(scn_tag_dist_axis)

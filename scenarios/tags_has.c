@@ -7,7 +7,7 @@
  * also checks the state (scn_tags_check_sums: has_n changes nothing). */
 #include <stdlib.h>
 
-#include "scenario.h"
+#include "tags_common.h"
 
 /* The queries: q entities and tags; returns the hits planned. */
 static size_t plan_queries(const struct scn_tags *t, uint64_t seed, uint64_t *qe,
@@ -85,8 +85,8 @@ static const struct scn_scenario tags_has = {
 	.name = "tags_has",
 	.help = "tags family: n queries 'does entity e have tag t' (half hits, half misses) in "
 	        "one has_n (timed) after the build of --tag-dist",
+	.axes = SCN_AXES(&hb_axis_cache, &scn_tag_dist_axis),
 	.needs_ext = DOD_EXT_TAGS,
-	.repeats = true,
 	.run = run,
 };
 SCN_REGISTER(tags_has)

@@ -14,7 +14,7 @@
  * committed_bytes, the refusals, and walk_sum, the stored count and the entities against
  * the plan (scn_tags_check_built); tests/test_aoa.c checks unit_bytes exactly on crafted
  * inputs. */
-#include "scenario.h"
+#include "tags_common.h"
 
 #define SCN_MEMORY_BATCH 1024 /* entities per insert_n call while building (memory.c's) */
 
@@ -76,6 +76,7 @@ static const struct scn_scenario tags_memory = {
 	.name = "tags_memory",
 	.help = "tags family: build n entities and their tags (--tag-dist) from nothing "
 	        "(timed; allocator calls); held bytes, and unit bytes as the checksum",
+	.axes = SCN_AXES(&scn_tag_dist_axis),
 	.grows_from_empty = true,
 	.needs_ext = DOD_EXT_TAGS,
 	.run = run,

@@ -12,7 +12,7 @@
  * each one's list as stored. ops = K x tags stored (ns_per_op: ns per tag). Checksum: the
  * sums, each expected the plan's stored tags' sum; verification also checks every
  * entity's tags (scn_tags_check_built). */
-#include "scenario.h"
+#include "tags_common.h"
 
 struct ctx {
 	const struct dod_ops *ops;
@@ -46,8 +46,8 @@ static const struct scn_scenario tags_walk = {
 	.name = "tags_walk",
 	.help = "tags family: walk every tag of every entity (walk_sum, timed K times) after "
 	        "the interleaved build of --tag-dist and two untimed walks",
+	.axes = SCN_AXES(&hb_axis_cache, &scn_tag_dist_axis),
 	.needs_ext = DOD_EXT_TAGS,
-	.repeats = true,
 	.run = run,
 };
 SCN_REGISTER(tags_walk)

@@ -20,6 +20,37 @@
 
 #include "scenario.h"
 
+/* Which old handles it checks (--old-handles). */
+enum scn_old_handles {
+	SCN_OLD_ERASED,  /* of items erased, their slots reused by as many new items */
+	SCN_OLD_CLEARED, /* of items removed by ops->clear, then n new items inserted */
+	SCN_OLD_RESET,   /* of items removed by ops->reset, then n new items inserted */
+	SCN_OLD_FOREIGN  /* issued by a second container of the variant (another type id
+	                    where the container has type ids: DOD_EXT_TYPE_IDS) */
+};
+#define SCN_N_OLD_HANDLES 4
+static const char *const old_handles_names[SCN_N_OLD_HANDLES] = {
+	"erased", "cleared", "reset", "foreign",
+};
+
+/* The axis old_handles (--old-handles, CSV column axis_old_handles). */
+static const struct hb_axis old_handles_axis = {
+	.rank = 8, .name = "axis_old_handles", .option = "old-handles", .metavar = "H",
+	.def = "erased", .key = "old_handles",
+	.help = "which old handles are checked: erased (their slots reused by new items), "
+	"cleared or reset (then n new items inserted), foreign (issued by another container "
+	"of the variant, with another type id where it has type ids)",
+	.kind = HB_AXIS_WORD, .words = old_handles_names, .n_words = SCN_N_OLD_HANDLES,
+	.first_word = 0, .absent_help = "run without it",
+};
+HB_AXIS_REGISTER(old_handles_axis)
+
+/* p's kind of old handles. */
+static enum scn_old_handles old_kind(const struct scn_params *p)
+{
+	return (enum scn_old_handles)scn_axis_value(p, &old_handles_axis).u;
+}
+
 struct old_handles {
 	void *c, *other;  /* the container checked; the foreign handles' container */
 	uint64_t *old;    /* the n handles checked */
@@ -57,7 +88,7 @@ static int setup(const struct dod_ops *ops, const struct scn_params *p, struct o
 	}
 	int err = 0;
 	const char *what = "insert_n";
-	switch (p->old_handles) {
+	switch (old_kind(p)) {
 	case SCN_OLD_ERASED: err = ops->erase_n(o->c, o->old, n), what = "erase_n"; break;
 	case SCN_OLD_CLEARED: err = ops->clear(o->c), what = "clear"; break;
 	case SCN_OLD_RESET: err = ops->reset(o->c), what = "reset"; break;
@@ -73,7 +104,7 @@ static int setup(const struct dod_ops *ops, const struct scn_params *p, struct o
 		break;
 	}
 	}
-	if (!err && p->old_handles != SCN_OLD_FOREIGN)
+	if (!err && old_kind(p) != SCN_OLD_FOREIGN)
 		err = ops->insert_n(o->c, n, n, o->live);
 	if (err) {
 		old_free(ops, o);
@@ -128,7 +159,7 @@ static const char *cannot_run(const struct dod_ops *ops)
  * them. */
 static const char *cannot_run_with(const struct dod_ops *ops, const struct scn_params *p)
 {
-	switch (p->old_handles) {
+	switch (old_kind(p)) {
 	case SCN_OLD_ERASED: return ops->erase_n ? NULL : "no erase_n: no erased handles";
 	case SCN_OLD_CLEARED: return ops->clear ? NULL : "no clear: no cleared handles";
 	case SCN_OLD_RESET: return ops->reset ? NULL : "no reset distinct from clear";
@@ -141,6 +172,7 @@ static const struct scn_scenario validate = {
 	.name = "validate",
 	.help = "check n old handles (--old-handles erased|cleared|reset|foreign); checksum = "
 	        "handles rejected",
+	.axes = SCN_AXES(&old_handles_axis),
 	.cannot_run = cannot_run,
 	.cannot_run_with = cannot_run_with,
 	.run = run,

@@ -29,6 +29,7 @@
 #include "hb.h"
 #include "model.h"
 #include "scenario.h"
+#include "fill_holes.h"
 
 #define MAX_LIVE 5000
 
@@ -397,7 +398,8 @@ static void test_scenarios_verify_small(void **state)
 					struct scn_params p = {.n = 777, .order = order, .seed = 42,
 					                       .hole_pattern = pattern,
 					                       .hole_ratio = pattern ? 0.3 : 0};
-					if (!ops || (!s->uses_holes && pattern) || (!s->uses_order && order))
+					if (!ops || (!scn_lists_axis(s, &hb_axis_hole_ratio) && pattern) ||
+					    (!scn_lists_axis(s, &hb_axis_order) && order))
 						continue;
 					const char *why = scn_cannot_run(s, ops, &p);
 					if (why) {

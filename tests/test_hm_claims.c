@@ -27,6 +27,7 @@
 #include "hb.h"
 #include "cmocka_helpers.h"
 #include "scenario.h"
+#include "defrag_common.h"
 
 #define N_SMALL 1000
 
@@ -182,6 +183,13 @@ static struct scn_result run_scn(const char *name, const struct dod_ops *ops,
 	return res;
 }
 
+/* Sets p's value of the axis with CSV column name (hb_params_set), asserting it took. */
+static void set_axis(struct scn_params *p, const char *name, const char *value)
+{
+	if (hb_params_set(p, name, value))
+		fail_msg("no axis %s, or '%s' is not its value", name, value);
+}
+
 static void test_defrag_steps_figures(void **state)
 {
 	(void)state;
@@ -192,27 +200,27 @@ static void test_defrag_steps_figures(void **state)
 		struct scn_params p = {.n = N_SMALL, .seed = 5};
 		size_t calls;
 		/* near_sorted: 1% of n pairs swapped, each one move; sorted: none. */
-		p.defrag_input = SCN_DEFRAG_NEAR_SORTED;
+		set_axis(&p, "axis_defrag_input", "near_sorted");
 		struct scn_result res = run_scn("defrag_steps", ops, &p, &calls);
 		assert_int_equal(res.swaps, N_SMALL / 100);
 		assert_int_equal(calls, 1);
-		p.max_swaps = 3; /* 10 moves, 3 a call: 3, 3, 3, 1 */
+		set_axis(&p, "axis_max_swaps", "3"); /* 10 moves, 3 a call: 3, 3, 3, 1 */
 		res = run_scn("defrag_steps", ops, &p, &calls);
 		assert_int_equal(res.swaps, 10);
 		assert_int_equal(calls, 4);
 		assert_int_equal(res.ops, 4);
-		p.defrag_input = SCN_DEFRAG_SORTED;
+		set_axis(&p, "axis_defrag_input", "sorted");
 		res = run_scn("defrag_steps", ops, &p, &calls);
 		assert_int_equal(res.swaps, 0);
 		assert_int_equal(calls, 1);
-		p.defrag_input = SCN_DEFRAG_DEFRAGMENTED;
-		p.max_swaps = 0;
+		set_axis(&p, "axis_defrag_input", "defragmented");
+		set_axis(&p, "axis_max_swaps", "0");
 		res = run_scn("defrag_steps", ops, &p, &calls);
 		assert_int_equal(res.swaps, 0);
 		assert_int_equal(calls, 1);
 		/* shuffled in steps of 16: every call but the last moves 16. */
-		p.defrag_input = SCN_DEFRAG_SHUFFLED;
-		p.max_swaps = 16;
+		set_axis(&p, "axis_defrag_input", "shuffled");
+		set_axis(&p, "axis_max_swaps", "16");
 		res = run_scn("defrag_steps", ops, &p, &calls);
 		assert_true(res.swaps > N_SMALL / 2);
 		assert_int_equal(calls, (size_t)res.swaps / 16 + 1);
@@ -223,22 +231,25 @@ static void test_validate_figures(void **state)
 {
 	(void)state;
 	/* rejected of N_SMALL: erased, cleared, reset, foreign */
-	static const struct { const char *name; size_t rejected[SCN_N_OLD_HANDLES]; } want[] = {
+	static const char *const kinds[] = {"erased", "cleared", "reset", "foreign"};
+	static const struct { const char *name; size_t rejected[4]; } want[] = {
 		{"handle_map", {N_SMALL, N_SMALL, 0, N_SMALL}},
 		{"handle_map_elementwise", {N_SMALL, N_SMALL, 0, N_SMALL}},
 		{"handle_map_two_array", {N_SMALL, N_SMALL, 0, 0}}, /* no type id */
 	};
 	for (size_t k = 0; k < sizeof want / sizeof *want; k++)
-		for (int h = 0; h < SCN_N_OLD_HANDLES; h++) {
-			struct scn_params p = {.n = N_SMALL, .seed = 9, .old_handles = h};
+		for (int h = 0; h < 4; h++) {
+			struct scn_params p = {.n = N_SMALL, .seed = 9};
+			set_axis(&p, "axis_old_handles", kinds[h]);
 			struct scn_result res = run_scn("validate", tc_find(want[k].name, 16), &p, NULL);
 			if (res.checksum != want[k].rejected[h] || res.ops != N_SMALL)
 				fail_msg("validate/%s/%s: %llu rejected of %llu, want %zu", want[k].name,
-				         scn_old_handles_names[h], (unsigned long long)res.checksum,
+				         kinds[h], (unsigned long long)res.checksum,
 				         (unsigned long long)res.ops, want[k].rejected[h]);
 		}
 	/* A design without stale detection: old indices alias the new items after clear. */
-	struct scn_params p = {.n = N_SMALL, .seed = 9, .old_handles = SCN_OLD_CLEARED};
+	struct scn_params p = {.n = N_SMALL, .seed = 9};
+	set_axis(&p, "axis_old_handles", "cleared");
 	assert_int_equal(run_scn("validate", tc_find("plain_array", 8), &p, NULL).checksum, 0);
 }
 

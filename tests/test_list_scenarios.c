@@ -15,6 +15,7 @@
 
 #include "hb.h"
 #include "scenario.h"
+#include "list_model.h"
 
 /* The first variant with every extension of exts and, with stable, stable references. */
 static const struct dod_ops *find_list(unsigned exts, bool stable)
@@ -30,13 +31,13 @@ static const struct dod_ops *find_list(unsigned exts, bool stable)
 
 /* Runs scenario name on ops at n = 1000 (holes: ratio), returning its result. */
 static struct scn_result run_on(const char *name, const struct dod_ops *ops, double ratio,
-                                enum scn_list_state state)
+                                const char *state)
 {
 	const struct scn_scenario *s = scn_find(name);
 	assert_non_null(s);
 	struct scn_params p = {.n = 1000, .seed = 3, .hole_ratio = ratio,
-	                       .hole_pattern = ratio > 0 ? SCN_HOLES_RANDOM : SCN_HOLES_NONE,
-	                       .list_state = state};
+	                       .hole_pattern = ratio > 0 ? SCN_HOLES_RANDOM : SCN_HOLES_NONE};
+	assert_int_equal(hb_params_set(&p, "axis_list_state", state), 0);
 	assert_null(scn_cannot_run(s, ops, &p));
 	struct hb_region r = {0};
 	struct scn_result res = {.swaps = -1};
@@ -48,7 +49,7 @@ static struct scn_result run_on(const char *name, const struct dod_ops *ops, dou
 /* Asserts that name verifies on real and fails on broken with a reason containing why. */
 static void fails_only_broken(const char *name, const struct dod_ops *real,
                               const struct dod_ops *broken, double ratio,
-                              enum scn_list_state state, const char *why)
+                              const char *state, const char *why)
 {
 	struct scn_result ok = run_on(name, real, ratio, state);
 	if (!ok.verified)
@@ -81,8 +82,8 @@ static void test_a_misplaced_insertion_fails(void **state)
 	broken_list = *real->list;
 	broken_list.insert_at_n = flipped_insert_at_n;
 	broken.list = &broken_list;
-	fails_only_broken("list_insert_middle", real, &broken, 0, SCN_LIST_AS_IS, "sequence");
-	fails_only_broken("list_iterate", real, &broken, 0.5, SCN_LIST_AS_IS, "sequence");
+	fails_only_broken("list_insert_middle", real, &broken, 0, "as_is", "sequence");
+	fails_only_broken("list_iterate", real, &broken, 0.5, "as_is", "sequence");
 }
 
 /* Sorted insertion of all but the last key, which goes to the front (a reference is
@@ -114,7 +115,7 @@ static void test_an_unsorted_sequence_fails_sorted_insert(void **state)
 	broken_list = *real->list;
 	broken_list.insert_sorted_n = misplacing_insert_sorted_n;
 	broken.list = &broken_list;
-	fails_only_broken("sorted_insert", real, &broken, 0, SCN_LIST_AS_IS, "removal calls");
+	fails_only_broken("sorted_insert", real, &broken, 0, "as_is", "removal calls");
 }
 
 /* The real consolidate, with the remap entries of two live items swapped. */
@@ -142,8 +143,8 @@ static void test_a_wrong_remap_fails(void **state)
 	broken_consolidate = *real->consolidate;
 	broken_consolidate.consolidate = swapping_consolidate;
 	broken.consolidate = &broken_consolidate;
-	fails_only_broken("consolidate", real, &broken, 0.5, SCN_LIST_AS_IS, "remap");
-	fails_only_broken("list_iterate", real, &broken, 0.5, SCN_LIST_CONSOLIDATED, "remap");
+	fails_only_broken("consolidate", real, &broken, 0.5, "as_is", "remap");
+	fails_only_broken("list_iterate", real, &broken, 0.5, "consolidated", "remap");
 }
 
 /* Rank and select agree with a plain array of presence flags through removals and

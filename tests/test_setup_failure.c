@@ -99,17 +99,21 @@ static void test_a_failed_fill_is_destroyed_once_in_every_scenario(void **state)
 	const struct scn_scenario *const *all;
 	size_t n = scn_list(&all);
 	size_t ran = 0;
+	const struct hb_axis *const *axes;
+	hb_axes(&axes);
+	const struct hb_axis *input = axes[hb_axis_id("axis_defrag_input")];
+	const struct hb_axis *old = axes[hb_axis_id("axis_old_handles")];
 	for (size_t i = 0; i < n; i++) {
 		struct scn_params p = {.n = 1000, .seed = 1};
-		for (int input = 0; input <= SCN_DEFRAG_DEFRAGMENTED; input++)
-			for (int old = 0; old <= SCN_OLD_FOREIGN; old++) {
-				p.defrag_input = (enum scn_defrag_input)input;
-				p.old_handles = (enum scn_old_handles)old;
+		for (unsigned w = 0; w < input->n_words; w++)
+			for (unsigned o = 0; o < old->n_words; o++) {
+				assert_int_equal(hb_params_set(&p, input->name, input->words[w]), 0);
+				assert_int_equal(hb_params_set(&p, old->name, old->words[o]), 0);
 				run_once(all[i], &p);
 			}
 		p.hole_ratio = 0.5;
 		p.hole_pattern = SCN_HOLES_RANDOM;
-		if (all[i]->uses_holes)
+		if (scn_lists_axis(all[i], &hb_axis_hole_ratio))
 			run_once(all[i], &p);
 		ran += !scn_cannot_run(all[i], &failing, &p);
 	}

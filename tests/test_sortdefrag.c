@@ -33,6 +33,7 @@
 
 #include "hb.h"
 #include "scenario.h"
+#include "defrag_common.h"
 #include "handle_map.h"
 
 #define N 3000

@@ -86,15 +86,14 @@ FAULT(fault_enomem, F_ENOMEM, "reports DOD_ENOMEM")
 FAULT(fault_late, F_LATE, "verified 3 times in a process, then SIGSEGV")
 FAULT(fault_wrong, F_WRONG, "a wrong checksum")
 
-/* ---- the trial axis: everything the harness knows of it is this entry ---- */
-
-static bool takes_knob(const struct scn_scenario *s) { return strncmp(s->name, "knob_", 5) == 0; }
+/* ---- the trial axis: everything the harness knows of it is this entry and the
+ * scenario that lists it ---- */
 
 static const struct hb_axis knob_axis = {
 	.name = "axis_knob", .option = "knob", .metavar = "K", .def = "1", .key = "knob",
 	.help = "test build: a trial axis, integers 1..1000",
 	.kind = HB_AXIS_COUNT, .min = 1, .max = 1000, .too_large = "above 1000",
-	.takes = takes_knob, .absent_help = "run without it",
+	.absent_help = "run without it",
 };
 HB_AXIS_REGISTER(knob_axis)
 
@@ -105,9 +104,18 @@ static int run_knob_probe(const struct dod_ops *ops, const struct scn_params *p,
 }
 static const struct scn_scenario knob_probe = {
 	.name = "knob_probe", .help = "test build: iterate, once per --knob value",
+	.axes = SCN_AXES(&knob_axis),
 	.run = run_knob_probe,
 };
 SCN_REGISTER(knob_probe)
+
+/* knob_unlisted: the same run, its axes list empty: it takes no --knob, whatever its name
+ * starts with (the scenarios that take an axis are those that list it). */
+static const struct scn_scenario knob_unlisted = {
+	.name = "knob_unlisted", .help = "test build: iterate, listing no axis (no --knob)",
+	.run = run_knob_probe,
+};
+SCN_REGISTER(knob_unlisted)
 
 /* place_probe: where the heap placement (--place, harness/alloc_count.c) put blocks.
  * Untimed: a 4096-byte malloc, grown by realloc to 1 MiB (its bytes kept), a calloc of

@@ -49,6 +49,20 @@ def test_the_axis_is_in_help_and_list_of_the_test_build_only():
     assert "knob" not in params["iterate"]
 
 
+def test_only_the_scenarios_that_list_the_axis_take_it(tmp_path):
+    """knob_unlisted's name starts as knob_probe's, but its axes list does not name knob:
+    it runs once, without the axis (no name matching decides which scenarios take one)."""
+    params = {ln.split()[0]: ln.split()[1] for ln in dod("list", "scenarios").stdout.splitlines()[1:]}
+    assert params["knob_unlisted"] == "n,elem-bytes,place"
+    out = tmp_path / "r.csv"
+    p = dod("run", "--container", "plain_array", "--scenario", "knob_probe,knob_unlisted",
+            "--n", "1000", "--reps", "1", "--warmup", "0", "--knob", "2,3", "--out", str(out))
+    assert p.returncode == 0, p.stderr
+    assert sorted((r["scenario"], r["axis_knob"]) for r in rows_of(out)) == \
+        [("knob_probe", "2"), ("knob_probe", "3"), ("knob_unlisted", "")]
+    assert "knob_unlisted/plain_array/n:1000/elem:8" in summary_names(p.stdout)
+
+
 @pytest.mark.parametrize("value, message", [
     ("0", "--knob: must be at least 1, got 0"),
     ("1001", "--knob: 1001 is above 1000"),

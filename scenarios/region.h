@@ -1,6 +1,7 @@
-/* region.h - the one harness header a scenario includes: the timed region and its
- * optional latency samples. Dependencies point one way (docs/ARCHITECTURE.md): scenarios know this
- * header and the container contract, nothing else of the harness.
+/* region.h - the timed region and its optional latency samples: the interface of the
+ * scenario layer that the harness implements (harness/measure.c). It lives
+ * in scenarios/ so that dependencies point one way (docs/ARCHITECTURE.md): scenarios know
+ * this header, axis.h and the container contract, nothing of harness/.
  *
  *   setup (untimed) -> [hb_samples_reserve] -> hb_begin -> work [hb_lap per op] -> hb_end
  *   -> verification (untimed)
