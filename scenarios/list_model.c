@@ -260,9 +260,9 @@ int scn_list_plan_erase(struct scn_list *l, size_t m, uint64_t seed, uint64_t *r
 	uint64_t rng = seed ^ 0xe7a5e11ull;
 	if (l->positional)
 		model_number(l);
+	dod_shuffle_prefix(keys, l->n_live, m, sizeof *keys, &rng); /* m victims, random order */
 	for (size_t j = 0; j < m; j++) {
-		size_t t = j + (size_t)dod_rng_below(&rng, l->n_live - j), v = (size_t)keys[t];
-		keys[t] = keys[j], keys[j] = v; /* a partial Fisher-Yates: a random order */
+		size_t v = (size_t)keys[j];
 		refs_out[j] = l->positional ? scn_ranks_before(&l->ranks, l->slot[v]) : l->ref[v];
 		if (l->positional)
 			scn_ranks_add(&l->ranks, l->slot[v], -1);
