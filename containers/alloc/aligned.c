@@ -31,8 +31,7 @@ int dod_aligned_realloc(char **base, size_t old_bytes, size_t new_bytes, size_t 
 	size_t off = align - (uintptr_t)q % align; /* 16 .. align */
 	if (*base && off != old_off) {
 		memmove(q + off, q + old_off, old_bytes);
-		dod_growth.moves += dod_growth.moves == moves; /* grown in place, yet moved */
-		dod_growth.copied_bytes += old_bytes;
+		dod_growth_note_move(dod_growth.moves != moves, old_bytes); /* in place, yet moved */
 	}
 	memcpy(q + off - sizeof off, &off, sizeof off);
 	*base = q + off;

@@ -64,3 +64,9 @@ void dod_growth_note(int moved, size_t copied_bytes)
 	dod_growth.moves += moved != 0;
 	dod_growth.copied_bytes += copied_bytes;
 }
+
+void dod_growth_note_move(int counted_moved, size_t copied_bytes)
+{
+	dod_growth.moves += counted_moved == 0;
+	dod_growth.copied_bytes += copied_bytes;
+}

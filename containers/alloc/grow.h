@@ -21,4 +21,10 @@ int dod_buffer_grow(char **p, size_t old_bytes, size_t new_bytes, int copy);
  * dod_buffer_grow counts its own growths through it. */
 void dod_growth_note(int moved, size_t copied_bytes);
 
+/* Amends the growth dod_buffer_grow just counted when the container then moved its data
+ * within the new block itself (an aligned buffer realigning, alloc/aligned.c): the growth
+ * counts as one that moved (not twice: counted_moved nonzero when dod_buffer_grow already
+ * counted it so), plus copied_bytes. Counts no new growth. */
+void dod_growth_note_move(int counted_moved, size_t copied_bytes);
+
 #endif
