@@ -333,8 +333,8 @@ const struct hb_axis hb_axis_hole_pattern = {
 
 const struct hb_axis hb_axis_cache = {
 	.rank = 9,
-	.name = "axis_cache", .option = "cache", .metavar = "C", .def = "warm",
-	.key = "cache", .name_omits_absent = true,
+	.option = "cache", .metavar = "C", .def = "warm",
+	HB_AXIS_KEY("cache"), .name_omits_absent = true,
 	.help = "the cache condition of repeatable work: warm (2 untimed passes over the "
 	"same data, then K passes in one region, K from the clock's floor) or cold (every "
 	"resident line of the process flushed from every cache level by CLFLUSH, then one "
@@ -348,8 +348,8 @@ const struct hb_axis hb_axis_cache = {
 
 static const struct hb_axis axis_place = {
 	.rank = 10, .every = true, .in_build = place_built,
-	.name = "axis_place", .option = "place", .metavar = "P", .def = "line",
-	.def_of = place_default, .key = "place", .name_omits_absent = true,
+	.option = "place", .metavar = "P", .def = "line",
+	.def_of = place_default, HB_AXIS_KEY("place"), .name_omits_absent = true,
 	.help = "where malloc, calloc and realloc put every block that asks no alignment "
 	"of its own, in the repetition (setup and region): malloc (glibc's, 16-byte "
 	"aligned), line (on a 64-byte cache line), line16, line32, line48 (that many bytes "
@@ -393,10 +393,14 @@ static void check_list(const struct hb_axis *const *all, size_t n)
 {
 	const char *why = n > HB_MAX_AXES ? "more than HB_MAX_AXES axes" : NULL;
 	size_t prefix = strlen(HB_AXIS_COLUMN_PREFIX);
+	const char *bad = NULL;
 	for (size_t i = HB_N_SCHEMA3_AXES; i < n && !why; i++)
 		if (strncmp(all[i]->name, HB_AXIS_COLUMN_PREFIX, prefix) != 0 || !all[i]->key ||
-		    strcmp(all[i]->key, all[i]->name + prefix) != 0)
-			why = "an appended axis's name (its column) must be " HB_AXIS_COLUMN_PREFIX "KEY";
+		    strcmp(all[i]->key, all[i]->name + prefix) != 0) {
+			why = "an appended axis's name (its column) must be " HB_AXIS_COLUMN_PREFIX
+			      "KEY: define both with HB_AXIS_KEY(\"KEY\")";
+			bad = all[i]->name;
+		}
 	for (size_t i = 0; i < n && !why; i++)
 		for (size_t j = 0; j < i && !why; j++)
 			if (strcmp(all[i]->name, all[j]->name) == 0 ||
@@ -404,7 +408,8 @@ static void check_list(const struct hb_axis *const *all, size_t n)
 			    (all[i]->rank && all[i]->rank == all[j]->rank))
 				why = "two axes share a name, an option or a rank";
 	if (why) {
-		fprintf(stderr, "dodbench: the axis table is wrong: %s\n", why);
+		fprintf(stderr, "dodbench: the axis table is wrong: %s%s%s\n", bad ? bad : "",
+		        bad ? ": " : "", why);
 		abort();
 	}
 }

@@ -33,6 +33,10 @@ enum hb_axis_kind {
 
 #define HB_MAX_AXES 16        /* struct hb_case and struct scn_params hold a value of each */
 #define HB_AXIS_COLUMN_PREFIX "axis_" /* the column of an axis appended to the CSV */
+/* The key (case-name part) and, from it, the column of an appended axis: write
+ * `HB_AXIS_KEY("rounds")` in its initializer, so the two cannot disagree (key must be a
+ * string literal). */
+#define HB_AXIS_KEY(k) .key = k, .name = HB_AXIS_COLUMN_PREFIX k
 
 struct hb_axis {
 	const char *name;        /* [a-z0-9_]+: its CSV column; an appended axis's is "axis_" KEY */

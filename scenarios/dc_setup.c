@@ -152,8 +152,8 @@ void scn_dc_free(const struct dod_ops *ops, struct scn_dc *d)
 /* ---- the axis dc_keys ---- */
 
 const struct hb_axis scn_dc_keys_axis = {
-	.name = "axis_dc_keys", .option = "dc-keys", .metavar = "K", .def = "8",
-	.key = "dc_keys",
+	.option = "dc-keys", .metavar = "K", .def = "8",
+	HB_AXIS_KEY("dc_keys"),
 	.help = "values per entity of the DataComponent scenarios (keys of one to three path "
 	"parts; types float, bool, string, float array in turn)",
 	.kind = HB_AXIS_COUNT, .min = 1, .max = SCN_DC_MAX_KEYS,

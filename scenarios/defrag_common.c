@@ -305,8 +305,8 @@ int scn_defrag_calls(const struct dod_ops *ops, const struct scn_params *p,
 /* ---- the axes ---- */
 
 const struct hb_axis scn_defrag_input_axis = {
-	.rank = 6, .name = "axis_defrag_input", .option = "defrag-input", .metavar = "I",
-	.def = "shuffled", .key = "defrag_input",
+	.rank = 6, .option = "defrag-input", .metavar = "I",
+	.def = "shuffled", HB_AXIS_KEY("defrag_input"),
 	.help = "the storage order defragment starts from: shuffled (uniform), near_sorted "
 	"(n / 100 disjoint adjacent pairs swapped), sorted (as inserted, never "
 	"defragmented) or defragmented (a complete defragment ran: nothing changed since)",
@@ -317,8 +317,8 @@ const struct hb_axis scn_defrag_input_axis = {
 HB_AXIS_REGISTER(scn_defrag_input_axis)
 
 const struct hb_axis scn_max_swaps_axis = {
-	.rank = 7, .name = "axis_max_swaps", .option = "max-swaps", .metavar = "S", .def = "0",
-	.key = "max_swaps",
+	.rank = 7, .option = "max-swaps", .metavar = "S", .def = "0",
+	HB_AXIS_KEY("max_swaps"),
 	.help = "items defragment may move per call (its maxSwaps), 0 = no limit: one call",
 	.kind = HB_AXIS_COUNT, .min = 0, .max = UINT32_MAX,
 	.too_large = "more than 2^32 - 1 items",

@@ -31,8 +31,8 @@ enum scn_list_state {
 static const char *const list_state_words[] = {"as_is", "consolidated"}; /* scn_list_state */
 
 static const struct hb_axis list_state_axis = {
-	.name = "axis_list_state", .option = "list-state", .metavar = "L", .def = "as_is",
-	.key = "list_state",
+	.option = "list-state", .metavar = "L", .def = "as_is",
+	HB_AXIS_KEY("list_state"),
 	.help = "the list list_iterate walks after its churn: as_is, or consolidated (one "
 	"untimed consolidate first: containers with the consolidate extension, the others "
 	"skipped)",

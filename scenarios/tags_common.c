@@ -295,8 +295,8 @@ bool scn_tags_check_built(const struct dod_ops *ops, const struct scn_tags *t,
 /* ---- the axis tag_dist ---- */
 
 const struct hb_axis scn_tag_dist_axis = {
-	.name = "axis_tag_dist", .option = "tag-dist", .metavar = "D", .def = "game",
-	.key = "tag_dist",
+	.option = "tag-dist", .metavar = "D", .def = "game",
+	HB_AXIS_KEY("tag_dist"),
 	.help = "tags per entity of the tags scenarios: game (98% 1-4 tags, 2% 50-100: most "
 	"entities few, a few many), three (exactly 3), upto8 (uniform 1-8), upto32 (uniform "
 	"1-32), each64, each1024 (exactly 64, 1024: long lists, for growth by a constant, D7; "

@@ -35,8 +35,8 @@ static const char *const old_handles_names[SCN_N_OLD_HANDLES] = {
 
 /* The axis old_handles (--old-handles, CSV column axis_old_handles). */
 static const struct hb_axis old_handles_axis = {
-	.rank = 8, .name = "axis_old_handles", .option = "old-handles", .metavar = "H",
-	.def = "erased", .key = "old_handles",
+	.rank = 8, .option = "old-handles", .metavar = "H",
+	.def = "erased", HB_AXIS_KEY("old_handles"),
 	.help = "which old handles are checked: erased (their slots reused by new items), "
 	"cleared or reset (then n new items inserted), foreign (issued by another container "
 	"of the variant, with another type id where it has type ids)",

@@ -90,7 +90,7 @@ FAULT(fault_wrong, F_WRONG, "a wrong checksum")
  * scenario that lists it ---- */
 
 static const struct hb_axis knob_axis = {
-	.name = "axis_knob", .option = "knob", .metavar = "K", .def = "1", .key = "knob",
+	.option = "knob", .metavar = "K", .def = "1", HB_AXIS_KEY("knob"),
 	.help = "test build: a trial axis, integers 1..1000",
 	.kind = HB_AXIS_COUNT, .min = 1, .max = 1000, .too_large = "above 1000",
 	.absent_help = "run without it",
