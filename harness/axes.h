@@ -29,9 +29,10 @@ struct scn_scenario;
 enum { HB_AXIS_N, HB_AXIS_ELEM, HB_AXIS_ORDER, HB_AXIS_HOLE_RATIO, HB_AXIS_HOLE_PATTERN,
        HB_N_SCHEMA3_AXES };
 
-/* Every axis: the table's (ids HB_AXIS_N ... first), then the registered ones by name.
- * *out gets the array. Returns the count (at most HB_MAX_AXES: more, or a registered name
- * or option used twice, is a build mistake that stops dodbench with a message). */
+/* Every axis, in rank order (the table's: ids HB_AXIS_N ... first), the unranked after
+ * them by name (axis.h's `rank`). *out gets the array. Returns the count (at most
+ * HB_MAX_AXES: more, or a name, option or rank used twice, is a build mistake that stops
+ * dodbench with a message). */
 size_t hb_axes(const struct hb_axis *const **out);
 /* The id (index in hb_axes' list) of the axis whose CSV column is name; an axis of the
  * table is always there, so a name that is not is a build mistake: stops with a message. */
