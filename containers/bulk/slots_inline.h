@@ -23,34 +23,7 @@ struct SFX(bulk_slot) {
 	DOD_ELEM item;  /* a free slot's first 4 bytes: next free (holes_runs: then prev) */
 	uint32_t gen;   /* outside the union: a hole has one too */
 };
-#define BH_ITEM_BYTES sizeof(struct SFX(bulk_slot)) /* bytes a store element: one slot */
-#define BH_SLOTS_PER_ELEM 1
-#define BH_LAYOUT_N 1 /* stores: the items (generations in them) */
-
-static inline size_t bh_item_elems(size_t slots) { return slots; }
-static inline struct SFX(bulk_slot) *bh_slot(const dod_store *st, size_t i)
-{
-	return (struct SFX(bulk_slot) *)store_at(&st[0], i, BH_ITEM_BYTES);
-}
-static inline DOD_ELEM *bh_slot_item(const dod_store *st, size_t i) { return &bh_slot(st, i)->item; }
-static inline uint32_t *bh_slot_gen(const dod_store *st, size_t i) { return &bh_slot(st, i)->gen; }
-/* The layout's stores for holes_core.h's bh_design (struct bh_store_spec initializers). */
-#define BH_LAYOUT_STORES {BH_ITEM_BYTES, bh_item_elems, "items"}
-
-/* The keys of the live slots of [1, n_slots) summed, branch-free (key & -(gen & 1)),
- * run by run: every slot is read. */
-static inline uint64_t bh_masked_sum(const dod_store *st, size_t n_slots)
-{
-	uint64_t sum = 0;
-	for (size_t i = 1; i < n_slots;) {
-		size_t run = store_run(&st[0], i);
-		run = run < n_slots - i ? run : n_slots - i;
-		const struct SFX(bulk_slot) *s = bh_slot(st, i);
-		for (size_t k = 0; k < run; k++)
-			sum += s[k].item.key & -(uint64_t)(s[k].gen & BULK_LIVE);
-		i += run;
-	}
-	return sum;
-}
+#define BH_SLOT_T struct SFX(bulk_slot)
+#include "bulk/slots_one_store.h"
 
 #endif
