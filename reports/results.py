@@ -31,6 +31,7 @@ import functools
 import gzip
 import lzma
 import math
+import operator
 import os
 import re
 import sys
@@ -556,10 +557,46 @@ def is_sim_row(row):
     return row["counter_source"] == "callgrind"
 
 
+class CaseKey(tuple):
+    """A case key (case_key): the values of CASE_FIELDS in that order, then the (column,
+    value) pairs of the appended axes, read by name: key.scenario, key.container, key.n,
+    key.elem_bytes, key.order, key.hole_ratio, key.hole_pattern, key.axes (a tuple of the
+    pairs). A tuple underneath: it compares and hashes as the plain tuple of its items, so
+    a key built by hand finds the same dict entry. key.with_fields(n=...) is the key with
+    some fields replaced (its axes kept)."""
+    __slots__ = ()
+
+    def __new__(cls, items):
+        items = tuple(items)
+        if len(items) < len(CASE_FIELDS):
+            raise ValueError(f"a case key has at least {len(CASE_FIELDS)} items, not {items!r}")
+        return super().__new__(cls, items)
+
+    scenario = property(operator.itemgetter(0))
+    container = property(operator.itemgetter(1))
+    n = property(operator.itemgetter(2))
+    elem_bytes = property(operator.itemgetter(3))
+    order = property(operator.itemgetter(4))
+    hole_ratio = property(operator.itemgetter(5))
+    hole_pattern = property(operator.itemgetter(6))
+
+    @property
+    def axes(self):
+        """((axis column, value), ...) of the appended case axes; () when none."""
+        return tuple(self[len(CASE_FIELDS):])
+
+    def with_fields(self, **fields):
+        """This key with the named CASE_FIELDS replaced; ValueError naming an unknown one."""
+        unknown = set(fields) - set(CASE_FIELDS)
+        if unknown:
+            raise ValueError(f"not a case field: {', '.join(sorted(unknown))}")
+        return CaseKey(tuple(fields.get(f, v) for f, v in zip(CASE_FIELDS, self)) + self.axes)
+
+
 def case_key(row):
-    """The case a time row belongs to: its values of CASE_FIELDS, in that order, then its
-    (column, value) pairs of the appended axes (_axes_of), if any."""
-    return tuple(row[f] for f in CASE_FIELDS) + row.get("axes", ())
+    """The case a time row belongs to (a CaseKey): its values of CASE_FIELDS, in that
+    order, then its (column, value) pairs of the appended axes (_axes_of), if any."""
+    return CaseKey(tuple(row[f] for f in CASE_FIELDS) + row.get("axes", ()))
 
 
 def case_name(scenario, container, n, elem_bytes, order, hole_ratio, hole_pattern=None, *axes):

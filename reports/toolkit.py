@@ -6,8 +6,9 @@ holds another's helpers).
   container's axes (the CSV's family, removal, alloc, layout and caps columns) and each
   case's rows (per-rep latency, allocator counts); select() picks cases of a scenario.
 - Case keys (results.case_key: scenario, container, n, elem_bytes, order, hole_ratio,
-  hole_pattern, then the (axis column, value) pairs): case_of() names their fields
-  (CaseId); slices are case keys without their container (slice_of, by_slice, best,
+  hole_pattern, then the (axis column, value) pairs) are results.CaseKey, read by name
+  (key.n; case_of names a hand-built tuple's); slices are case keys without their
+  container (SliceKey: slice_of, by_slice, best,
   compare, where, brief_where, cases_text).
 - Ratios of median times with seeded bootstrap 95% CIs (ratio: stats.ratio_ci);
   "faster"/"slower" = the whole CI on one side of 1 (below, above); a claim over many
@@ -15,6 +16,7 @@ holds another's helpers).
   case (sign_of: FOR, AGAINST, OPEN); a target's status (status: MET, MISSED, UNCLEAR).
 - Rule: a claim's rule, fn(run, claim, ctx) -> verdicts.Verdict, with its one-line text
   (RULES tables of the claims modules map claims.csv's rule column to Rules)."""
+import operator
 from dataclasses import dataclass
 from typing import NamedTuple
 
@@ -66,23 +68,29 @@ class Meta:
     caps: frozenset
 
 
-class CaseId(NamedTuple):
-    """A case key's fields by name (case_of): the results.CASE_FIELDS, then the case axes
-    as the key holds them, ((axis column, value), ...)."""
-    scenario: str
-    container: str
-    n: int
-    elem_bytes: int
-    order: str
-    hole_ratio: float
-    hole_pattern: str
-    axes: tuple = ()
-
-
 def case_of(key):
-    """The CaseId of a case key (results.case_key)."""
-    width = len(results.CASE_FIELDS)
-    return CaseId(*key[:width], tuple(key[width:]))
+    """The results.CaseKey of a case key (a key built by hand as a plain tuple gets its
+    fields' names: .scenario, .container, .n, .elem_bytes, .order, .hole_ratio,
+    .hole_pattern, .axes)."""
+    return key if isinstance(key, results.CaseKey) else results.CaseKey(key)
+
+
+class SliceKey(tuple):
+    """A slice (slice_of): a case key without its container, read by name: .scenario, .n,
+    .elem_bytes, .order, .hole_ratio, .hole_pattern, .axes. Compares and hashes as the
+    plain tuple of its items."""
+    __slots__ = ()
+    scenario = property(operator.itemgetter(0))
+    n = property(operator.itemgetter(1))
+    elem_bytes = property(operator.itemgetter(2))
+    order = property(operator.itemgetter(3))
+    hole_ratio = property(operator.itemgetter(4))
+    hole_pattern = property(operator.itemgetter(5))
+
+    @property
+    def axes(self):
+        """((axis column, value), ...) of the appended case axes; () when none."""
+        return tuple(self[len(results.CASE_FIELDS) - 1:])
 
 
 class Run:
@@ -90,7 +98,7 @@ class Run:
     axes, and each case's rows (for per-rep latency and allocator counts)."""
 
     def __init__(self, rows, run_id, cases, vectorization=None, machine=None):
-        self.cases = cases
+        self.cases = {case_of(k): st for k, st in cases.items()}  # keys read by name
         self.vectorization = vectorization  # machine.vectorization's table, None: absent
         self.machine = machine or {}  # machine.describe's fields (l1d_ways for A24)
         self.rows = {}
@@ -142,10 +150,9 @@ class Run:
     def select(self, scenario, pick=lambda c: True, **fixed):
         """{case key: CaseStats} of `scenario` for containers with pick(name) true and the
         case fields in `fixed` (n, elem_bytes, order, hole_ratio, hole_pattern) equal."""
-        index = {f: i for i, f in enumerate(results.CASE_FIELDS)}
         return {k: st for k, st in self.cases.items()
-                if k[0] == scenario and pick(k[1])
-                and all(k[index[f]] == v for f, v in fixed.items() if v is not None)}
+                if k.scenario == scenario and pick(k.container)
+                and all(getattr(k, f) == v for f, v in fixed.items() if v is not None)}
 
     def column(self, key, column):
         """The values of `column` over the case's verified reps (None dropped)."""
@@ -153,20 +160,20 @@ class Run:
 
 
 def slice_of(key):
-    """A case key without its container: (scenario, n, elem_bytes, order, ratio, pattern)."""
-    return key[:1] + key[2:]
+    """The SliceKey of a case key: the key without its container."""
+    return SliceKey(key[:1] + key[2:])
 
 
 def with_container(sl, container):
-    """The case key of slice `sl` for `container`."""
-    return sl[:1] + (container,) + sl[1:]
+    """The results.CaseKey of slice `sl` for `container`."""
+    return results.CaseKey(sl[:1] + (container,) + sl[1:])
 
 
 def by_slice(cases):
     """{slice: {container: CaseStats}}."""
     out = {}
     for k, st in cases.items():
-        out.setdefault(slice_of(k), {})[k[1]] = st
+        out.setdefault(slice_of(k), {})[case_of(k).container] = st
     return out
 
 
@@ -220,15 +227,18 @@ def direction_reason(res, good, bad, verdict, what, threshold=1.0, label=None):
 def brief_where(sl):
     """'lookup n=1000 8 B seq', 'iterate n=100000 8 B, 0.5 random holes': a slice in a
     one-line reason (the order only for lookup, no word for no holes)."""
-    text = f"{sl[0]} n={sl[1]} {sl[2]} B" + (f" {sl[3]}" if sl[0] == "lookup" else "")
-    return text + (f", {sl[4]:g} {sl[5]} holes" if sl[4] else "")
+    sl = SliceKey(sl)
+    text = f"{sl.scenario} n={sl.n} {sl.elem_bytes} B" + (
+        f" {sl.order}" if sl.scenario == "lookup" else "")
+    return text + (f", {sl.hole_ratio:g} {sl.hole_pattern} holes" if sl.hole_ratio else "")
 
 
 def cases_text(slices, limit=8):
     """Slices grouped by n and item size: 'n=100000, 8 B: 0.1, 0.25 random, 0.9 oldest'."""
     groups = {}
-    for sl in sorted(slices, key=slice_order):
-        groups.setdefault((sl[1], sl[2]), {}).setdefault(sl[5], []).append(f"{sl[4]:g}")
+    for sl in sorted(map(SliceKey, slices), key=slice_order):
+        groups.setdefault((sl.n, sl.elem_bytes), {}).setdefault(sl.hole_pattern, []).append(
+            f"{sl.hole_ratio:g}")
     parts = []
     for (n, elem), patterns in groups.items():
         parts.append(f"n={n}, {elem} B: " + "; ".join(
@@ -237,31 +247,43 @@ def cases_text(slices, limit=8):
     return " | ".join(parts)
 
 
+class Compared(NamedTuple):
+    """One slice of compare(): the best picked container, the best reference and picked /
+    reference (stats.RatioCI of the median times)."""
+    slice: SliceKey
+    mine: str
+    ref: str
+    ratio: object
+
+
 def compare(run, scenario, pick, ref, **fixed):
     """For every slice of `scenario` (fixed fields as in Run.select) with a container picked
-    by pick() and one by ref(): (slice, best picked, best reference, RatioCI picked / ref),
-    sorted by slice."""
+    by pick() and one by ref(): a Compared (slice, best picked, best reference, RatioCI
+    picked / ref), sorted by slice."""
     out = []
     mine = by_slice(run.select(scenario, pick, **fixed))
     refs = by_slice(run.select(scenario, ref, **fixed))
     for sl in sorted(set(mine) & set(refs), key=slice_order):
         c, st = best(mine[sl])
         r, rst = best(refs[sl])
-        out.append((sl, c, r, ratio(rst, st)))
+        out.append(Compared(sl, c, r, ratio(rst, st)))
     return out
 
 
 def slice_order(sl):
     """Sort key of a slice: scenario, n, elem_bytes, order, pattern, ratio."""
-    return (sl[0], sl[1], sl[2], sl[3] != "seq", results.HOLE_PATTERNS.index(sl[5]), sl[4])
+    sl = SliceKey(sl)
+    return (sl.scenario, sl.n, sl.elem_bytes, sl.order != "seq",
+            results.HOLE_PATTERNS.index(sl.hole_pattern), sl.hole_ratio)
 
 
 def where(sl, scenario=False):
     """'n=100000, 8 B, random, 0.5 random holes' for a slice (scenario first if asked)."""
-    parts = ([sl[0]] if scenario else []) + [f"n={sl[1]}", f"{sl[2]} B"]
-    if sl[0] == "lookup":
-        parts.append(f"order {sl[3]}")
-    parts.append("no holes" if not sl[4] else f"{sl[4]:g} {sl[5]} holes")
+    sl = SliceKey(sl)
+    parts = ([sl.scenario] if scenario else []) + [f"n={sl.n}", f"{sl.elem_bytes} B"]
+    if sl.scenario == "lookup":
+        parts.append(f"order {sl.order}")
+    parts.append("no holes" if not sl.hole_ratio else f"{sl.hole_ratio:g} {sl.hole_pattern} holes")
     return ", ".join(parts)
 
 
@@ -318,7 +340,7 @@ def lap_noise_max(run, n):
 
 def axis(key, name):
     """The value of case axis `name` (defrag_input, max_swaps, old_handles) in a case key."""
-    return dict(key[len(results.CASE_FIELDS):]).get(results.AXIS_PREFIX + name)
+    return dict(case_of(key).axes).get(results.AXIS_PREFIX + name)
 
 
 def cases_of(run, scenario, container, **fixed):
@@ -333,9 +355,9 @@ def cases_of(run, scenario, container, **fixed):
 
 def twin(key, container, **axes):
     """The key of the same case for another container (and other axis values)."""
-    rest = tuple((c, str(axes.get(c[len(results.AXIS_PREFIX):], v)))
-                 for c, v in key[len(results.CASE_FIELDS):])
-    return key[:1] + (container,) + key[2:len(results.CASE_FIELDS)] + rest
+    key = case_of(key)
+    rest = tuple((c, str(axes.get(c[len(results.AXIS_PREFIX):], v))) for c, v in key.axes)
+    return results.CaseKey(key.with_fields(container=container)[:len(results.CASE_FIELDS)] + rest)
 
 
 def median_of(run, key, column):

@@ -14,7 +14,7 @@ import stats as bench_stats
 from sections import Registration, Section, replicated, scope_line
 from sections import bulk_charts as bc
 from sections.bulk_claims import NO_RULE, verdicts
-from sections.bulk_run import COLONY, KERNELS, layout_order, layout_speedups
+from sections.bulk_run import COLONY, LayoutCase, layout_order, layout_speedups
 from sections.claim_index import (claim_rows as index_rows, details_path, on_page,
                                   verdict_table, write_details)
 from sections.bulk_targets import (ARTICLE, fastest_hole_rows, load_article, summary,
@@ -31,7 +31,7 @@ HEADING = ('## Bulk data (Niklas Gray, Our Machinery, "Data Structures for game 
 
 def has_rows(run):
     """True when the run holds a bulk or particle variant's case."""
-    return any(run.is_bulk(k[1]) or run.is_particles(k[1]) for k in run.cases)
+    return any(run.is_bulk(k.container) or run.is_particles(k.container) for k in run.cases)
 
 
 def draw_charts(run, info, claims, target_list, out_dir):
@@ -128,15 +128,16 @@ def _table_lines(run, page=None):
             out += ["", f"### {FASTEST}", ""] + table
     sp = layout_speedups(run)
     if sp:
-        layouts = sorted({k[5] for k in sp}, key=layout_order)
-        keys = sorted({k[:5] for k in sp}, key=lambda k: (KERNELS.index(k[0])
-                                                          if k[0] in KERNELS else 9, k[1:]))
+        layouts = sorted({p.layout for p in sp}, key=layout_order)
+        at = {(p.case(), p.layout): v for p, v in sp.items()}
+        keys = sorted({p.case() for p in sp}, key=LayoutCase.kernel_order)
         table = (["AoS time / layout time in the same case (above 1: faster than "
                   "particles_aos), 95% CI.", ""]
                  + md.table(["kernel", "n", "elem_bytes", "holes"] + layouts,
-                            [[k[0], str(k[1]), str(k[2]), md.holes_text(k[3], k[4])]
-                             + [md.ci_text(sp[k + (lay,)][1]) if k + (lay,) in sp else md.DASH
-                                for lay in layouts] for k in keys]))
+                            [[c.kernel, str(c.n), str(c.elem_bytes),
+                              md.holes_text(c.hole_ratio, c.hole_pattern)]
+                             + [md.ci_text(at[(c, lay)][1]) if (c, lay) in at else md.DASH
+                                for lay in layouts] for c in keys]))
         if page:
             here, there = on_page(LAYOUTS, table, page, f"Every layout's speed-up over AoS in "
                                   f"each of the {len(keys)} kernel cases, with its CI (the "
@@ -173,7 +174,7 @@ def render_section(run, info, claims, target_list, out_dir, link, repeat=None,
         rows = write_details(pages_dir, link, NAME, ARTICLE_NAME, claims, rows,
                              info["run_id"], repeat, RULES_NOTE, targets_page + tables_page)
     reps = md.range_text(st.reps for k, st in run.cases.items()
-                         if run.is_bulk(k[1]) or run.is_particles(k[1]))
+                         if run.is_bulk(k.container) or run.is_particles(k.container))
     out = [HEADING, "", scope_line(reps), "", RULES_NOTE + " Each id links to what was "
            "measured in every case and the rule.", "", "### Verdicts, claim by claim", ""]
     out += verdict_table(claims, rows) + targets_out + tables_out

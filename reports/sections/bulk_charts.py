@@ -64,13 +64,13 @@ def _alloc_key(alloc):
 def _best(cases, keys, pick):
     """The best container picked by pick(name) among the case keys `keys` (charts.ranked),
     or None."""
-    names = {k[1] for k in keys if pick(k[1])}
+    names = {k.container for k in keys if pick(k.container)}
     return charts.ranked(cases, keys, names)[0] if names else None
 
 
 def _ratios(keys, c):
     """The distinct hole ratios of container c among keys."""
-    return {k[5] for k in keys if k[1] == c}
+    return {k.hole_ratio for k in keys if k.container == c}
 
 
 def _reference(ax, st, label):
@@ -105,7 +105,7 @@ def hole_series(run, cases, keys, min_ratios=2):
                                   ("shift", "dense, best storage", "<")):
         add(_best(cases, keys, lambda c, r=removal: run.is_bulk(c, (r,))),
             f"{{}} ({removal}, {note})", (REMOVAL_COLOUR[removal], "-", marker))
-    add(COLONY if any(k[1] == COLONY for k in keys) else None, f"{COLONY} (plf::colony)",
+    add(COLONY if any(k.container == COLONY for k in keys) else None, f"{COLONY} (plf::colony)",
         PEER_STYLE[COLONY])
     return [(c, label.format(c), style) for c, label, style in out]
 
@@ -119,12 +119,12 @@ def chart_iterate_vs_holes(run, info, out_dir):
     cases = run.select("iterate", pick, order="seq")
     ratios = {}
     for k in cases:
-        ratios.setdefault((k[2], k[3]), set()).add(k[5])
+        ratios.setdefault((k.n, k.elem_bytes), set()).add(k.hole_ratio)
     if not ratios:
         return [], None
     n, elem = min(ratios, key=lambda s: (-len(ratios[s]), -s[0], s[1]))
-    cases = {k: st for k, st in cases.items() if k[2] == n and k[3] == elem}
-    patterns = [p for p in results.HOLE_PATTERNS[1:] if any(k[6] == p for k in cases)]
+    cases = {k: st for k, st in cases.items() if k.n == n and k.elem_bytes == elem}
+    patterns = [p for p in results.HOLE_PATTERNS[1:] if any(k.hole_pattern == p for k in cases)]
     drawn = hole_series(run, cases, list(cases))
     if len(ratios[(n, elem)]) < 2 or not patterns or not drawn:
         return [], None
@@ -135,8 +135,8 @@ def chart_iterate_vs_holes(run, info, out_dir):
     plain = cases.get(("iterate", PLAIN, n, elem, "seq", 0.0, "none"))
     for ax, pattern in zip(axes.flat, patterns):
         for c, label, style in drawn:
-            pts = sorted((k[5], st) for k, st in cases.items()
-                         if k[1] == c and k[6] in ("none", pattern))
+            pts = sorted((k.hole_ratio, st) for k, st in cases.items()
+                         if k.container == c and k.hole_pattern in ("none", pattern))
             charts.plot_line(ax, pts, style, label, linewidth=1.6)
         if plain:
             _reference(ax, plain, f"{PLAIN} (dense, no holes)")
@@ -155,7 +155,7 @@ def _push_removal(run, push):
     measured, else the one measured at the most (alloc, n)."""
     counts = {}
     for k in push:
-        counts[run.axes(k[1]).removal] = counts.get(run.axes(k[1]).removal, 0) + 1
+        counts[run.axes(k.container).removal] = counts.get(run.axes(k.container).removal, 0) + 1
     return ARTICLE_REMOVAL if ARTICLE_REMOVAL in counts else min(
         counts, key=lambda r: (-counts[r], r))
 
@@ -164,10 +164,10 @@ def _column_points(run, keys, column):
     """[(n, RatioCI of the median of `column` over the reps)] of the case keys that recorded
     it (stats.median_ci, seeded: the same rows give the same interval)."""
     out = []
-    for k in sorted(keys, key=lambda k: k[2]):
+    for k in sorted(keys, key=lambda k: k.n):
         values = run.column(k, column)
         if values:
-            out.append((k[2], bench_stats.median_ci(values, seed=results.SEED)))
+            out.append((k.n, bench_stats.median_ci(values, seed=results.SEED)))
     return out
 
 
@@ -182,15 +182,15 @@ def chart_push_latency(run, info, out_dir, target_ns=None):
     if not push:
         return [], None
     removal = _push_removal(run, push)
-    mine = {k: st for k, st in push.items() if run.axes(k[1]).removal == removal}
-    allocs = sorted({run.axes(k[1]).alloc for k in mine}, key=_alloc_key)
+    mine = {k: st for k, st in push.items() if run.axes(k.container).removal == removal}
+    allocs = sorted({run.axes(k.container).alloc for k in mine}, key=_alloc_key)
     colour = _alloc_colours(allocs)
     fig, (mean_ax, worst_ax) = charts.subplots(1, 2, figsize=(13.5, 5.6))
     for alloc in allocs:
-        keys = {k: st for k, st in mine.items() if run.axes(k[1]).alloc == alloc}
+        keys = {k: st for k, st in mine.items() if run.axes(k.container).alloc == alloc}
         c = next(iter(keys))[1]
         style = (colour[alloc], "-", "o")
-        charts.plot_line(mean_ax, sorted((k[2], st) for k, st in keys.items()), style,
+        charts.plot_line(mean_ax, sorted((k.n, st) for k, st in keys.items()), style,
                          f"{alloc} ({c})")
         if alloc in (MOVING_ALLOC, MOVING_ALLOC + "_copy"):
             for column, ls, what in (("grow_max_ns", "-", "pushes that grew the buffer"),
@@ -204,7 +204,7 @@ def chart_push_latency(run, info, out_dir, target_ns=None):
             if pts:
                 charts.plot_ci(worst_ax, *zip(*pts), (colour[alloc], "-", "s"),
                                f"{alloc}: every push")
-    noise = sorted((n, lap_noise_max(run, n)) for n in {k[2] for k in mine}
+    noise = sorted((n, lap_noise_max(run, n)) for n in {k.n for k in mine}
                    if lap_noise_max(run, n) is not None)
     if noise:
         worst_ax.plot(*zip(*noise), color="gray", linestyle="--", marker="x",
@@ -235,21 +235,21 @@ def _memory_groups(run, mem):
     design's allocation strategies were measured (what the claims compare)."""
     out = {}
     for k, st in mem.items():
-        m = run.axes(k[1])
+        m = run.axes(k.container)
         design = (m.family == "bulk" and m.removal == ARTICLE_REMOVAL
                   and m.layout == LAYOUT_BASE and not m.alloc.endswith("_copy"))
-        if k[5] == 0 and (design or k[1] == PLAIN):
-            out.setdefault(k[3], {}).setdefault(k[2], {})[k[1]] = st
+        if k.hole_ratio == 0 and (design or k.container == PLAIN):
+            out.setdefault(k.elem_bytes, {}).setdefault(k.n, {})[k.container] = st
     for per_n in out.values():
         for n in [n for n, per in per_n.items() if len(set(per) - {PLAIN}) < 2]:
             del per_n[n]
     return {e: per_n for e, per_n in out.items() if per_n}
 
 
-def _erased(mem, key):
-    """The committed bytes of the case `key` after erasing half its items at random (the
-    0.5 random-holes memory case of the same container, n and size), or None."""
-    st = mem.get(key[:5] + (0.5, "random"))
+def _erased(mem, container, n, elem_bytes):
+    """The committed bytes of container's memory case at n and elem_bytes after erasing
+    half its items at random (its 0.5 random-holes memory case), or None."""
+    st = mem.get(results.CaseKey(("memory", container, n, elem_bytes, "seq", 0.5, "random")))
     return st.memory["committed_bytes"] if st else None
 
 
@@ -293,7 +293,7 @@ def chart_memory(run, info, out_dir):
                 ax.bar(xi, st.memory["committed_bytes"] / n, width,
                        color=colour[alloc] if alloc else "lightgray",
                        label=once(f"holes on {alloc}" if alloc else f"{PLAIN} (dense)"))
-                after = _erased(mem, ("memory", c, n, elem, "seq"))
+                after = _erased(mem, c, n, elem)
                 if after is not None and alloc:
                     ax.plot([xi - width / 2, xi + width / 2], [after / n] * 2, color="black",
                             linewidth=2, label=once("after erasing a random half"))
@@ -319,13 +319,14 @@ def chart_layouts(run, claims, info, out_dir):
     layouts the claims name (LAYOUT_ORDER) for tick and simulate, a panel per kernel and
     hole ratio, groups by n; the article's figures as horizontal lines. Returns [png] or
     []."""
-    sp = {k: v for k, v in layout_speedups(run).items() if k[5] in LAYOUT_ORDER}
+    sp = {p: v for p, v in layout_speedups(run).items() if p.layout in LAYOUT_ORDER}
     if not sp:
         return []
-    others = sorted({k[5] for k in layout_speedups(run)} - set(LAYOUT_ORDER), key=layout_order)
-    panels = sorted({(k[0], k[3], k[4]) for k in sp},
+    others = sorted({p.layout for p in layout_speedups(run)} - set(LAYOUT_ORDER),
+                    key=layout_order)
+    panels = sorted({(p.kernel, p.hole_ratio, p.hole_pattern) for p in sp},
                     key=lambda p: (KERNELS.index(p[0]) if p[0] in KERNELS else 9, p[1]))
-    layouts = sorted({k[5] for k in sp}, key=layout_order)
+    layouts = sorted({p.layout for p in sp}, key=layout_order)
     lines = [(cl.figure, ARTICLE_LINES[cl.rule][0], f"{ARTICLE_LINES[cl.rule][1]} {x(cl.figure)}")
              for cl in claims if cl.rule in ARTICLE_LINES and cl.figure]
     width = 0.8 / len(layouts)
@@ -334,12 +335,13 @@ def chart_layouts(run, claims, info, out_dir):
                                 squeeze=False, sharey=True)
     charts.hide_unused(axes, len(panels))
     for ax, (kernel, hr, pattern) in zip(axes.flat, panels):
-        ns = sorted({k[1] for k in sp if (k[0], k[3], k[4]) == (kernel, hr, pattern)})
+        mine = {p: v for p, v in sp.items()
+                if (p.kernel, p.hole_ratio, p.hole_pattern) == (kernel, hr, pattern)}
+        ns = sorted({p.n for p in mine})
         for j, layout in enumerate(layouts):
             xs, cis = [], []
             for i, n in enumerate(ns):
-                hit = [v for k, v in sp.items() if k[0] == kernel and k[1] == n
-                       and k[3:5] == (hr, pattern) and k[5] == layout]
+                hit = [v for p, v in mine.items() if p.n == n and p.layout == layout]
                 if hit:
                     xs.append(i + (j - (len(layouts) - 1) / 2) * width)
                     cis.append(hit[0][1])
@@ -367,9 +369,9 @@ def _tradeoff_slice(run):
     measured (random pattern or none; ties: the larger n, the smaller items), or None."""
     both = {}
     for k in run.select("iterate"):
-        if k[6] in ("none", "random") and any(
-                ("lookup",) + k[1:4] + (o,) + k[5:] in run.cases for o in results.ORDERS):
-            both.setdefault((k[2], k[3]), set()).add(k[5])
+        if k.hole_pattern in ("none", "random") and any(
+                k.with_fields(scenario="lookup", order=o) in run.cases for o in results.ORDERS):
+            both.setdefault((k.n, k.elem_bytes), set()).add(k.hole_ratio)
     return min(both, key=lambda s: (-len(both[s]), -s[0], s[1])) if both else None
 
 
@@ -387,22 +389,22 @@ def chart_tradeoff(run, info, out_dir):
     fixed = dict(n=n, elem_bytes=elem)
     panels = [("lookup", o, run.select("lookup", order=o, **fixed)) for o in results.ORDERS]
     panels.append(("iterate", "seq", run.select("iterate", order="seq", **fixed)))
-    panels = [(s, o, {k: st for k, st in c.items() if k[6] in ("none", "random")})
+    panels = [(s, o, {k: st for k, st in c.items() if k.hole_pattern in ("none", "random")})
               for s, o, c in panels]
     panels = [p for p in panels if p[2]]
-    cases = {k: st for _, _, c in panels for k, st in c.items() if k[1] != PLAIN}
-    keys = [k for k in cases if k[0] == "lookup"] or list(cases)
+    cases = {k: st for _, _, c in panels for k, st in c.items() if k.container != PLAIN}
+    keys = [k for k in cases if k.scenario == "lookup"] or list(cases)
     drawn = hole_series(run, cases, keys, min_ratios=1)
     drawn = drawn[:charts.MAX_SERIES - 1 - len(HASH_PEERS)] + [
         (p, f"{p} (hash table: id -> item)", PEER_STYLE.get(p, ("C3", "--", "v")))
-        for p in HASH_PEERS if any(k[1] == p for k in cases)]
+        for p in HASH_PEERS if any(k.container == p for k in cases)]
     if not drawn:
         return []
     fig, axes = charts.subplots(1, len(panels), figsize=(5.2 * len(panels) + 1.6, 4.8),
                                 squeeze=False)
     for ax, (scenario, order, mine) in zip(axes.flat, panels):
         for c, label, style in drawn:
-            pts = sorted((k[5], st) for k, st in mine.items() if k[1] == c)
+            pts = sorted((k.hole_ratio, st) for k, st in mine.items() if k.container == c)
             if pts:
                 charts.plot_line(ax, pts, style, label)
         plain = mine.get((scenario, PLAIN, n, elem, order, 0.0, "none"))

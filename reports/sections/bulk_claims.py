@@ -4,6 +4,8 @@ column names (with the layout rules of bulk_layouts.py), each with a one-line te
 it compares and its threshold. A rule's thresholds come from the claim's params column
 (claim.param) with the defaults written here."""
 import math
+from typing import NamedTuple
+
 import numpy as np
 
 import machine
@@ -15,20 +17,59 @@ from sections import bulk_layouts as lay
 import verdicts as vd
 from md import ci_text, pct, x
 from sections.bulk_run import HASH_PEERS, MOVING_ALLOC, PLAIN, REALLOC_ALLOCS, STABLE_ALLOCS
-from toolkit import (ABOUT, BULK, SAME, above, below, brief_where, cases_text, compare,
-                     direction, direction_reason, memory_cases, plain_rule, ratio, slice_order,
-                     tally, where, with_container)
+from toolkit import (ABOUT, BULK, SAME, SliceKey, above, below, brief_where, cases_text,
+                     compare, direction, direction_reason, memory_cases, plain_rule, ratio,
+                     slice_order, tally, where, with_container)
 from verdicts import (BOUND_HOLDS, CONFIRMED, NOT_MEASURED, PREMISE_NOT_EXERCISED, REFUTED,
                       Verdict)
 
 PART_OF = "bulk"  # a part of the bulk section (sections.registry)
 
 
+class Series(NamedTuple):
+    """A container's cases over n (a series: one case per n), by the other fields."""
+    container: str
+    elem_bytes: int
+    order: str
+    hole_ratio: float
+    hole_pattern: str
+    axes: tuple = ()
+
+    @classmethod
+    def of(cls, key):
+        """The Series of a case key (results.CaseKey)."""
+        return cls(key.container, key.elem_bytes, key.order, key.hole_ratio, key.hole_pattern,
+                   key.axes)
+
+    def case(self, scenario, container, n):
+        """The results.CaseKey of the series' case of `scenario` at n, for `container`."""
+        return results.CaseKey((scenario, container, n, self.elem_bytes, self.order,
+                                self.hole_ratio, self.hole_pattern) + self.axes)
+
+
+class FillGroup(NamedTuple):
+    """The fill_static cases of one fixed-capacity container, item size and n."""
+    container: str
+    elem_bytes: int
+    n: int
+
+
+class SimCase(NamedTuple):
+    """A callgrind case of _sim_reads, by removal strategy rather than container."""
+    removal: str
+    scenario: str
+    n: int
+    elem_bytes: int
+    order: str
+    hole_ratio: float
+    hole_pattern: str
+
+
 def _series_reps(run, cases, series_of):
     """{series: {n: [ns per op of each rep]}} of `cases` grouped by series_of(key)."""
     out = {}
     for k, st in cases.items():
-        out.setdefault(series_of(k), {})[k[2]] = run.column(k, "ns_per_op")
+        out.setdefault(series_of(k), {})[k.n] = run.column(k, "ns_per_op")
     return out
 
 
@@ -73,9 +114,9 @@ def _excess_signs(run, series, claim, label):
     for key, reps in sorted(series.items()):
         if len(reps) < 2:
             continue
-        twin, name = _swappop_twin(run, key[0]), label(key)
-        ctl = {n: run.column(("erase", twin, n) + key[1:], "ns_per_op") for n in reps
-               if ("erase", twin, n) + key[1:] in run.cases}
+        twin, name = _swappop_twin(run, key.container), label(key)
+        ctl = {n: run.column(key.case("erase", twin, n), "ns_per_op") for n in reps
+               if key.case("erase", twin, n) in run.cases}
         ci = bench_stats.slope_ci(reps)
         own = f"n^{md.fmt(ci.ratio)}" + (f" [{md.fmt(ci.low)}, {md.fmt(ci.high)}]"
                                          if ci.low is not None else "")
@@ -98,14 +139,15 @@ def _shift_erase(run, claim):
     """A1: shift erase O(n) per erase: each series' slope of ns per erase over n minus its
     swap-and-pop twin's (_excess_signs; the twin misses the same caches at the same n)."""
     erase = run.select("erase", lambda c: run.is_bulk(c, ("shift",)))
-    series = _series_reps(run, erase, lambda k: (k[1],) + k[3:])
+    series = _series_reps(run, erase, Series.of)
     if not any(len(s) >= 2 for s in series.values()):
-        ns = sorted({k[2] for k in erase})
+        ns = sorted({k.n for k in erase})
         return Verdict(NOT_MEASURED, "shift erase measured at "
                        + (f"one n only ({ns[0]})" if ns else "no n")
                        + ": an O(n) fit needs two or more sizes")
-    signs, texts, whys = _excess_signs(run, series, claim, lambda k: f"{k[0]} ({k[1]} B, "
-                                       f"{md.holes_text(k[3], k[4])} holes erased)")
+    signs, texts, whys = _excess_signs(
+        run, series, claim, lambda s: f"{s.container} ({s.elem_bytes} B, "
+        f"{md.holes_text(s.hole_ratio, s.hole_pattern)} holes erased)")
     verdict, why = vd.across(signs)
     open_ = [s[0] for s in signs if s[1] == 0]
     if verdict == vd.UNDECIDED and open_[0] in whys:
@@ -118,7 +160,7 @@ def _shift_erase(run, claim):
 
 
 def _swappop_table(run, claim):
-    peers = [p for p in HASH_PEERS if any(k[1] == p for k in run.select("lookup"))]
+    peers = [p for p in HASH_PEERS if any(k.container == p for k in run.select("lookup"))]
     swap = lambda c: run.is_bulk(c, ("swappop",))  # noqa: E731
     res = [t for peer in peers for t in compare(run, "lookup", swap, lambda c, p=peer: c == p)]
     if not res:
@@ -126,11 +168,11 @@ def _swappop_table(run, claim):
                        "peer (" + ", ".join(HASH_PEERS) + ") in the same case")
     parts = []
     for peer in peers:
-        mine = [t for t in res if t[2] == peer]
+        mine = [t for t in res if t.ref == peer]
         if mine:
-            head = max(mine, key=lambda t: (t[0][3] == "random", t[0][4] == 0, t[0][1],
-                                            -t[0][2]))
-            parts.append(f"{head[1]} / {peer}: {ci_text(head[3])} ({where(head[0])}); "
+            head = max(mine, key=lambda t: (t.slice.order == "random", t.slice.hole_ratio == 0,
+                                            t.slice.n, -t.slice.elem_bytes))
+            parts.append(f"{head.mine} / {peer}: {ci_text(head.ratio)} ({where(head.slice)}); "
                          f"faster in {tally(mine, below)} lookup cases, slower in "
                          f"{tally(mine, above)}")
     missing = [p for p in HASH_PEERS if p not in peers]
@@ -139,7 +181,7 @@ def _swappop_table(run, claim):
     verdict, why = direction(res, below, above)
     return Verdict(verdict, vd.with_why("; ".join(parts), why), reason=direction_reason(
         res, below, above, verdict, "best swap-and-pop / hash peer lookup time",
-        label=lambda t: f"{t[2]}, {brief_where(t[0])}"))
+        label=lambda t: f"{t.ref}, {brief_where(t.slice)}"))
 
 
 def _slot_bytes(mem, run):
@@ -153,35 +195,37 @@ def _slot_bytes(mem, run):
     counting more waste, never less."""
     out = {}
     for k, st in mem.items():
-        m = run.axes(k[1])
+        m = run.axes(k.container)
         if m.family == BULK:
-            key = (m.removal, m.layout, k[3])
-            out[key] = min(out.get(key, math.inf), held_bytes(st) / k[2])
+            key = (m.removal, m.layout, k.elem_bytes)
+            out[key] = min(out.get(key, math.inf), held_bytes(st) / k.n)
     return {key: max(1, math.floor(v)) for key, v in out.items()}
 
 
 def _free_list_memory(run, claim):
     mem = memory_cases(run, run.is_hole)
-    pairs = [(k, st, mem[k[:5] + (0.0, "none")]) for k, st in mem.items()
-             if k[5] > 0 and k[:5] + (0.0, "none") in mem]
+    unholed = lambda k: k.with_fields(hole_ratio=0.0, hole_pattern="none")  # noqa: E731
+    pairs = [(k, st, mem[unholed(k)]) for k, st in mem.items()
+             if k.hole_ratio > 0 and unholed(k) in mem]
     if not pairs:
         return Verdict(NOT_MEASURED, "needs memory rows of hole variants with and without "
                        "holes")
     grew = [(k, held_bytes(st) / held_bytes(base) - 1)
             for k, st, base in pairs]
-    worst = max(grew, key=lambda g: g[1])
-    text = (f"erasing into holes changed committed bytes by at most {pct(worst[1])} "
+    _, worst = max(grew, key=lambda g: g[1])
+    text = (f"erasing into holes changed committed bytes by at most {pct(worst)} "
             f"({len(pairs)} hole-variant cases, hole ratios "
-            + ", ".join(sorted({f'{k[5]:g}' for k, *_ in pairs})) + ")")
-    plain = {k: st for k, st in mem.items() if run.axes(k[1]).removal == "holes" and not k[5]}
+            + ", ".join(sorted({f'{k.hole_ratio:g}' for k, *_ in pairs})) + ")")
+    plain = {k: st for k, st in mem.items()
+             if run.axes(k.container).removal == "holes" and not k.hole_ratio}
     if plain:
-        k, st = min(plain.items(), key=lambda i: (held_bytes(i[1]) / i[0][2],
-                                                  i[0]))
-        per_slot = held_bytes(st) / k[2]
-        text += (f"; {k[1]} holds {md.fmt(per_slot)} B per {k[3]} B item at n={k[2]}: "
-                 f"{md.fmt(per_slot - k[3])} B beside each item (its generation, outside "
+        k, st = min(plain.items(), key=lambda item: (held_bytes(item[1]) / item[0].n, item[0]))
+        per_slot = held_bytes(st) / k.n
+        text += (f"; {k.container} holds {md.fmt(per_slot)} B per {k.elem_bytes} B item at "
+                 f"n={k.n}: "
+                 f"{md.fmt(per_slot - k.elem_bytes)} B beside each item (its generation, outside "
                  "the free-list link)")
-    return Verdict(CONFIRMED if worst[1] <= 0.001 else REFUTED, text + " (exact counts)")
+    return Verdict(CONFIRMED if worst <= 0.001 else REFUTED, text + " (exact counts)")
 
 
 def _dense_vs_holes(run, claim):
@@ -190,25 +234,27 @@ def _dense_vs_holes(run, claim):
     with holes, like for like (_like_signs: unlike loops decide only against the side they
     favour); the bitmask and run-length variants (ours) are reported beside, not judged."""
     res = [t for t in compare(run, "iterate", lambda c: run.is_bulk(c, ARTICLE_HOLES),
-                              run.is_dense) if t[0][4] > 0]
+                              run.is_dense) if t.slice.hole_ratio > 0]
     if not res:
         return Verdict(NOT_MEASURED, "needs iterate rows of the article's hole variants "
                        "(bulk_holes_*, without bitmask or runs) and dense variants at the "
                        "same hole ratio")
-    head = max(res, key=lambda t: (t[0][1], t[0][4] == 0.5, t[0][5] == "random", -t[0][2]))
+    head = max(res, key=lambda t: (t.slice.n, t.slice.hole_ratio == 0.5,
+                                   t.slice.hole_pattern == "random", -t.slice.elem_bytes))
     # like for like from dense's side (_like_signs' "good" is the first design doing well)
     flip = [t for t in compare(run, "iterate", run.is_dense,
-                               lambda c: run.is_bulk(c, ARTICLE_HOLES)) if t[0][4] > 0]
+                               lambda c: run.is_bulk(c, ARTICLE_HOLES)) if t.slice.hole_ratio > 0]
     signs, whys = _like_signs(run, flip, below, above)
     text = (f"best article hole variant (free list in the holes) / best dense variant (time "
-            f"per live item): {ci_text(head[3])} ({head[1]} vs {head[2]}, {where(head[0])}); "
+            f"per live item): {ci_text(head.ratio)} ({head.mine} vs {head.ref}, "
+            f"{where(head.slice)}); "
             f"dense faster in {tally(res, above)} iterate cases with holes")
-    wins = [t for t in res if below(t[3])]
+    wins = [t for t in res if below(t.ratio)]
     if wins:
-        text += ("; holes faster in " + cases_text([t[0] for t in wins]) + " ("
+        text += ("; holes faster in " + cases_text([t.slice for t in wins]) + " ("
                  + ", ".join(sorted({c for _, c, _, _ in wins})) + ")")
     ours = [t for t in compare(run, "iterate", lambda c: run.is_bulk(c, OUR_HOLES),
-                               run.is_dense) if t[0][4] > 0]
+                               run.is_dense) if t.slice.hole_ratio > 0]
     if ours:
         text += (f"; ours, not the article's (not judged): best bitmask/runs variant / best "
                  f"dense slower in {tally(ours, above)}, faster in {tally(ours, below)}")
@@ -228,7 +274,7 @@ def _worst_case(run, claim):
     for like (_like_signs); the bitmask and run-length variants (ours) are reported beside,
     not judged."""
     same = claim.param("same", SAME)
-    big = lambda t: t[0][1] >= claim.param("min_n", 0)  # noqa: E731
+    big = lambda t: t.slice.n >= claim.param("min_n", 0)  # noqa: E731
     res = [t for t in compare(run, "iterate", lambda c: run.is_bulk(c, ARTICLE_HOLES),
                               run.is_dense, hole_ratio=0.0) if big(t)]
     if not res:
@@ -239,8 +285,8 @@ def _worst_case(run, claim):
                               lambda ci: above(ci, same), 1 + same)
     text = ("with no holes, best article hole variant (free list in the holes) / best dense "
             "variant: " + "; ".join(f"{ci_text(ci)} ({c} vs {r}, {where(sl)}; loops "
-                                    f"{_loop_kind(run, c, sl[2]) or '?'} vs "
-                                    f"{_loop_kind(run, r, sl[2]) or '?'})"
+                                    f"{_loop_kind(run, c, sl.elem_bytes) or '?'} vs "
+                                    f"{_loop_kind(run, r, sl.elem_bytes) or '?'})"
                                     for sl, c, r, ci in res))
     ours = [t for t in compare(run, "iterate", lambda c: run.is_bulk(c, OUR_HOLES),
                                run.is_dense, hole_ratio=0.0) if big(t)]
@@ -269,7 +315,7 @@ def _like_signs(run, res, good, bad, threshold=1.0):
     signs, whys = [], {}
     for sl, c, r, ci in res:
         label = brief_where(sl)
-        mine, theirs = _loop_kind(run, c, sl[2]), _loop_kind(run, r, sl[2])
+        mine, theirs = _loop_kind(run, c, sl.elem_bytes), _loop_kind(run, r, sl.elem_bytes)
         s = 1 if good(ci) else -1 if bad(ci) else 0
         if mine and theirs and mine != theirs and (s > 0) == (mine == "vector") and s:
             s = 0
@@ -281,23 +327,23 @@ def _like_signs(run, res, good, bad, threshold=1.0):
 def _runs(run, claim):
     res = compare(run, "iterate", lambda c: run.is_bulk(c, ("holes_runs",)),
                   lambda c: run.is_bulk(c, ("holes",)))
-    res = [t for t in res if t[0][4] > 0]
+    res = [t for t in res if t.slice.hole_ratio > 0]
     if not res:
         return Verdict(NOT_MEASURED, "needs iterate rows of holes_runs and holes variants "
                        "with holes")
     top = {}
     for t in res:  # the most holes measured, per pattern and slice size
-        k = (t[0][1], t[0][2], t[0][5])
-        if k not in top or t[0][4] > top[k][0][4]:
+        k = (t.slice.n, t.slice.elem_bytes, t.slice.hole_pattern)
+        if k not in top or t.slice.hole_ratio > top[k].slice.hole_ratio:
             top[k] = t
-    heads = sorted(top.values(), key=lambda t: slice_order(t[0]))
+    heads = sorted(top.values(), key=lambda t: slice_order(t.slice))
     signs, whys = _like_signs(run, heads, below, above)
     text = ("best holes_runs / best holes at the most holes: " + "; ".join(
-        f"{ci_text(ci)} ({where(sl)}; {c} {_loop_kind(run, c, sl[2]) or '?'} loop, {r} "
-        f"{_loop_kind(run, r, sl[2]) or '?'})" for sl, c, r, ci in heads))
-    lose = [t for t in res if above(t[3])]
+        f"{ci_text(ci)} ({where(sl)}; {c} {_loop_kind(run, c, sl.elem_bytes) or '?'} loop, {r} "
+        f"{_loop_kind(run, r, sl.elem_bytes) or '?'})" for sl, c, r, ci in heads))
+    lose = [t for t in res if above(t.ratio)]
     if lose:
-        text += "; slower than holes at " + cases_text([t[0] for t in lose])
+        text += "; slower than holes at " + cases_text([t.slice for t in lose])
     if whys and not any(s[1] for s in signs):
         return Verdict(PREMISE_NOT_EXERCISED, text + "; " + vd.premise_text(
             "no like-for-like case: the run-skipping loop is scalar, the sweep it is "
@@ -323,10 +369,10 @@ def _count_cases(run, scenario, pick, **axes):
     of the containers pick(name) selects whose case axes equal `axes` (old_handles=...)."""
     out = {}
     for k, st in sorted(run.select(scenario, pick).items()):
-        given = dict(k[len(results.CASE_FIELDS):])
+        given = dict(k.axes)
         if any(given.get(results.AXIS_PREFIX + a) != v for a, v in axes.items()):
             continue
-        out.setdefault(k[1], []).append((k, run.column(k, "checksum"), st.ops))
+        out.setdefault(k.container, []).append((k, run.column(k, "checksum"), st.ops))
     return out
 
 
@@ -351,7 +397,7 @@ def _weak_pointers(run, claim):
     _, declared = _caps_tally(run, lambda c: c in found, "detects_stale")
     text = (f"{len(found) - len(bad)} of {len(found)} Bulk data variants measured rejected "
             f"every stale weak pointer after erase ({handles} checks over their reps, n = "
-            + ", ".join(map(str, sorted({k[2] for cs in found.values() for k, *_ in cs})))
+            + ", ".join(map(str, sorted({k.n for cs in found.values() for k, *_ in cs})))
             + ", each slot reused by a live item)")
     if bad:
         text += "; accepted some: " + ", ".join(f"{c} ({accepted[c]})" for c in bad)
@@ -371,8 +417,8 @@ def _fill_groups(run):
     container's own footprint_bytes is not read."""
     out = {}
     for k, st in sorted(run.select("fill_static", run.is_bulk).items()):
-        if "fixed_capacity" in run.axes(k[1]).caps:
-            out.setdefault((k[1], k[3], k[2]), []).append(
+        if "fixed_capacity" in run.axes(k.container).caps:
+            out.setdefault(FillGroup(k.container, k.elem_bytes, k.n), []).append(
                 (st.ops, st.memory.get("measured_bytes"), run.column(k, "checksum")))
     return out
 
@@ -414,12 +460,12 @@ def _static(run, claim):
     runs_out = [k for k, (_, o, *_) in judged.items() if o]
     neither = [k for k, (w, o, *_) in judged.items() if w is False and o is False]
     held = {k: sorted(set(h)) for k, (*_, h) in judged.items()}
-    past = [k[0] for k, h in held.items() if 0 in h]
+    past = [g.container for g, h in held.items() if 0 in h]
     text = ("measured bytes per live item (measured_bytes / live items) of a static array "
             "created for n items, by fill (live / n): "
             + "; ".join(t for _, _, t, _ in judged.values())
             + "; pushed past n, one at a time: refused (DOD_EFULL) when holding "
-            + (", ".join(sorted({f"{h} items (n = {k[2]})" for k, hs in held.items()
+            + (", ".join(sorted({f"{h} items (n = {k.n})" for k, hs in held.items()
                                  for h in hs if h})) or "none: no push refused")
             + (f"; took an item past n: {_names(sorted(set(past)))}" if past else ""))
     shows = (f"wastes (bytes per live item below capacity > the full array's x "
@@ -432,7 +478,7 @@ def _static(run, claim):
     else:
         cls = vd.UNDECIDED
     return Verdict(cls, text, reason=vd.fit(cls, shows, "neither: " + _names(
-        [k[0] for k in neither]) if neither else ""))
+        [g.container for g in neither]) if neither else ""))
 
 
 def _copied(run, key):
@@ -463,7 +509,7 @@ def _push_series(run):
     out = {}
     for k in push:
         if run.column(k, "grow_max_ns"):
-            out.setdefault((k[1],) + k[3:], {})[k[2]] = k
+            out.setdefault(Series.of(k), {})[k.n] = k
     return out
 
 
@@ -487,16 +533,16 @@ def _amortized_signs(run, series):
     page faults move both), above contradicts (time per push grows as n)."""
     signs, lacking = [], []
     for rest, keys in sorted(series.items()):
-        ctl = {n: (k[0], PLAIN) + k[2:] for n, k in keys.items()
-               if (k[0], PLAIN) + k[2:] in run.cases}
+        ctl = {n: k.with_fields(container=PLAIN) for n, k in keys.items()
+               if k.with_fields(container=PLAIN) in run.cases}
         if len(ctl) < 2:
-            lacking.append(rest[0])
+            lacking.append(rest.container)
             continue
         ci = bench_stats.excess_slope_ci(
             {n: run.column(keys[n], "ns_per_op") for n in ctl},
             {n: run.column(c, "ns_per_op") for n, c in ctl.items()})
         sign = {vd.ABOVE: -1, vd.BELOW: 1}.get(vd.side(ci, O1_ON), 0)
-        signs.append((f"{rest[0]} n={min(ctl)}→{max(ctl)} over {PLAIN}", sign, ci, O1_ON))
+        signs.append((f"{rest.container} n={min(ctl)}→{max(ctl)} over {PLAIN}", sign, ci, O1_ON))
     return signs, lacking
 
 
@@ -526,12 +572,12 @@ def _spike_grow_signs(run, series):
     for rest, keys in sorted(series.items()):
         times, per_item = _spike_growth(run, keys)
         if len(times) < 2:
-            lacking.append(rest[0])
+            lacking.append(rest.container)
             continue
         ci = bench_stats.slope_ci(times)
         spread = (max(per_item.values()) / min(per_item.values())
                   if min(per_item.values()) > 0 else math.inf)
-        label = (f"{rest[0]} size {min(times)}→{max(times)} (copied "
+        label = (f"{rest.container} size {min(times)}→{max(times)} (copied "
                  f"{md.fmt(min(per_item.values()), ' B', 3)}–"
                  f"{md.fmt(max(per_item.values()), ' B', 3)} per item held)")
         sign = (-1 if spread > COPY_SPREAD
@@ -552,7 +598,7 @@ def _spike_signs(run, series):
         for n, k in sorted(keys.items()):
             ci = ratio(run.column(k, "p999_ns"), run.column(k, "grow_max_ns"))
             sign = {vd.ABOVE: 1, vd.BELOW: -1}.get(vd.side(ci, 1.0), 0)
-            signs.append((f"{rest[0]} n={n}", sign, ci, 1.0))
+            signs.append((f"{rest.container} n={n}", sign, ci, 1.0))
     return signs
 
 
@@ -587,7 +633,7 @@ def _realloc_spike(run, claim):
         return Verdict(NOT_MEASURED, "needs push_latency rows of a realloc variant with the "
                        "growth columns (grow_max_ns, plain_max_ns), which older runs lack")
     series = {r: k for r, k in every.items() if _copies_every_growth(run, k)}
-    left = sorted(r[0] for r in every if r not in series)
+    left = sorted(r.container for r in every if r not in series)
     skipped = (f" [not judged: {', '.join(left)} (glibc grew the block in place at some "
                "growths: no copy, the article's premise not met)]" if left else "")
     if not series:
@@ -619,20 +665,29 @@ def _realloc_spike(run, claim):
                    reason=vd.fit(verdict, reason))
 
 
+class Waste(NamedTuple):
+    """A memory case's waste (_waste): its case key, the wasted fraction of its committed
+    bytes, the wasted bytes and the bytes of a slot."""
+    key: tuple
+    fraction: float
+    wasted: float
+    slot: float
+
+
 def _waste(run, alloc):
-    """[(case key, wasted fraction of committed bytes, wasted bytes, slot bytes)] for the bulk
+    """[Waste] for the bulk
     memory cases of `alloc`: waste = committed - n * the densest bytes per slot measured for
     that removal, slot layout and item size (_slot_bytes)."""
     mem = memory_cases(run, lambda c: run.is_bulk(c))
     slot = _slot_bytes(mem, run)
     out = []
     for k, st in mem.items():
-        m = run.axes(k[1])
+        m = run.axes(k.container)
         if m.alloc == alloc:
-            per = slot[(m.removal, m.layout, k[3])]
+            per = slot[(m.removal, m.layout, k.elem_bytes)]
             committed = held_bytes(st)
-            wasted = max(0.0, committed - k[2] * per)
-            out.append((k, wasted / committed, wasted, per))
+            wasted = max(0.0, committed - k.n * per)
+            out.append(Waste(k, wasted / committed, wasted, per))
     return out
 
 
@@ -650,18 +705,19 @@ def _growth_waste(run, claim, alloc):
         return Verdict(NOT_MEASURED, f"needs memory rows of {alloc} variants")
     worst = {}  # removal -> (wasted fraction, case key)
     for k, frac, _, _ in waste:
-        removal = run.axes(k[1]).removal
+        removal = run.axes(k.container).removal
         worst[removal] = max(worst.get(removal, (0.0, k)), (frac, k))
     bound = claim.figure if claim.figure is not None else 0.5
-    cases = [(f"{r} at n={k[2]}", _exact(f)) for r, (f, k) in sorted(worst.items())]
+    cases = [(f"{r} at n={k.n}", _exact(f)) for r, (f, k) in sorted(worst.items())]
     verdict, why = vd.up_to(cases, bound, claim.param("about", ABOUT), gain=False)
     reason = vd.up_to_reason(cases, bound, claim.param("about", ABOUT), verdict,
                              f"largest wasted share of the {alloc} variants' committed bytes",
                              False,
                              lambda ci, digits=3: pct(ci.ratio), pct(bound))
     text = ("largest share of the committed bytes wasted, over n = "
-            + ", ".join(map(str, sorted({w[0][2] for w in waste}))) + ": "
-            + "; ".join(f"{r} {pct(f)} (n={k[2]}, {k[3]} B)" for r, (f, k) in sorted(worst.items()))
+            + ", ".join(map(str, sorted({w.key.n for w in waste}))) + ": "
+            + "; ".join(f"{r} {pct(f)} (n={k.n}, {k.elem_bytes} B)"
+                        for r, (f, k) in sorted(worst.items()))
             + " (waste = committed − n × the bytes of a slot: the densest any strategy reached "
             "for that removal, slot layout and item size, rounded down to a whole byte; exact "
             "counts)")
@@ -702,13 +758,15 @@ def _geo_waste(run, claim):
     if not waste:
         return Verdict(NOT_MEASURED, "needs memory rows of geoblocks variants")
     signs, parts, fills = [], [], []
-    for k, _, wasted, per in sorted(waste, key=lambda w: (w[0][1], w[0][2], w[0][3])):
-        before, size = last_block(k[2])
-        empty, expected = wasted / per, before + size - k[2]
+    for k, _, wasted, per in sorted(waste, key=lambda w: (w.key.container, w.key.n,
+                                                         w.key.elem_bytes)):
+        before, size = last_block(k.n)
+        empty, expected = wasted / per, before + size - k.n
         fills.append(1 - expected / size)
         ok = abs(empty - expected) <= (about - 1) * size
-        signs.append((f"{k[1]} n={k[2]} {k[3]} B", 1 if ok else -1, None, size))
-        parts.append(f"{k[1]} n={k[2]} {k[3]} B: {md.fmt(empty, '', 3)} empty slots, last "
+        signs.append((f"{k.container} n={k.n} {k.elem_bytes} B", 1 if ok else -1, None, size))
+        parts.append(f"{k.container} n={k.n} {k.elem_bytes} B: {md.fmt(empty, '', 3)} empty "
+                     "slots, last "
                      f"block of {size} {pct(1 - expected / size)} full")
     verdict, why = vd.across(signs)
     off = [s[0] for s in signs if s[1] < 0]
@@ -731,7 +789,7 @@ def _moves(run, allocs):
                          and run.axes(c).alloc in allocs)
     return {c: (max(v for _, vals, _ in cases for v in vals), cases[0][2],
                 max((g for k, *_ in cases for g in run.column(k, "grows")), default=None),
-                sorted(k[2] for k, *_ in cases)) for c, cases in found.items()}
+                sorted(k.n for k, *_ in cases)) for c, cases in found.items()}
 
 
 def _realloc_moves(run, claim):
@@ -826,7 +884,7 @@ def _constant_growth(run, claim):
                       and run.axes(c).alloc.startswith("constgrow"))
     series = {}
     for k in push:
-        series.setdefault((k[1],) + k[3:], {})[k[2]] = k
+        series.setdefault(Series.of(k), {})[k.n] = k
     series = {s: keys for s, keys in series.items() if len(keys) >= 2}
     if not series:
         allocs = sorted({m.alloc for m in run.meta.values() if m.family == BULK})
@@ -836,7 +894,7 @@ def _constant_growth(run, claim):
     judged = {s: keys for s, keys in series.items()
               if _every_growth_moved(run, keys.values())
               and all(_per_push(run, k) for k in keys.values())}
-    idle = sorted(s[0] for s in series if s not in judged)
+    idle = sorted(s.container for s in series if s not in judged)
     skipped = ("; not judged (a growth that did not move or copy: glibc grows large blocks "
                "in place, by mremap; or no grows/grow_copied_bytes columns): "
                + ", ".join(idle)) if idle else ""
@@ -847,8 +905,9 @@ def _constant_growth(run, claim):
             "(glibc's mremap grew them in place)")
     signs, texts = [], []
     for s, keys in sorted(judged.items()):
-        name = f"{s[0]} ({s[1]} B, +{md.fmt(claim.figure or 128)} per growth)"
-        sign, excess, text = _growth_sign(run, name, keys, _growth_twin(run, s[0]), hi, lo)
+        name = f"{s.container} ({s.elem_bytes} B, +{md.fmt(claim.figure or 128)} per growth)"
+        sign, excess, text = _growth_sign(run, name, keys, _growth_twin(run, s.container), hi,
+                                          lo)
         signs.append((name, sign, bench_stats.RatioCI(excess, excess, excess, 1.0),
                       lo if sign == AGAINST else hi))
         texts.append(text)
@@ -898,12 +957,13 @@ def _raw_pointer(run, claim):
                        "moved by erase) on fixblocks, geoblocks or vm that moved no held item")
     signs, parts = [], []
     for k, st in sorted(run.cases.items()):
-        twin = run.cases.get(("lookup",) + k[1:]) if k[0] == "lookup_ptr" else None
-        if twin is None or k[1] not in stable:
+        twin = (run.cases.get(k.with_fields(scenario="lookup")) if k.scenario == "lookup_ptr"
+                else None)
+        if twin is None or k.container not in stable:
             continue
         ci = ratio(twin, st)
-        label = (f"{k[1]} n={k[2]} {k[3]} B {k[4]}"
-                 + (f", {k[5]:g} {k[6]} holes" if k[5] else ""))
+        label = (f"{k.container} n={k.n} {k.elem_bytes} B {k.order}"
+                 + (f", {k.hole_ratio:g} {k.hole_pattern} holes" if k.hole_ratio else ""))
         signs.append((label, -vd.side(ci, 1.0), ci, 1.0))
         parts.append(f"{label} {ci_text(ci)}")
     if not signs:
@@ -926,12 +986,12 @@ def _block_waste(run, claim):
     block = claim.figure or 16384
     worst = {}  # removal -> (blocks of `block` slots wasted, case key)
     for k, _, wasted, per in waste:
-        removal = run.axes(k[1]).removal
+        removal = run.axes(k.container).removal
         worst[removal] = max(worst.get(removal, (0, k)), (wasted / (block * per), k))
     judged = "holes" if "holes" in worst else None  # the article's design: slot arrays only
     text = (f"largest waste in blocks of {md.fmt(block)} slots, over n = "
-            + ", ".join(map(str, sorted({w[0][2] for w in waste}))) + ": "
-            + "; ".join(f"{r} {md.fmt(b)} (n={k[2]}, {k[3]} B)"
+            + ", ".join(map(str, sorted({w.key.n for w in waste}))) + ": "
+            + "; ".join(f"{r} {md.fmt(b)} (n={k.n}, {k.elem_bytes} B)"
                         for r, (b, k) in sorted(worst.items())))
     over = [r for r, (b, _) in worst.items() if b > 1 + same]
     if over:
@@ -959,8 +1019,8 @@ def _sim_reads(run, scenario, pick):
         c = r["container"]
         if r["scenario"] != scenario or not r["ops"] or not pick(r) or r["sim_dr"] is None:
             continue
-        key = (r["removal"] or "", scenario, r["n"], r["elem_bytes"], r["order"],
-               float(r["hole_ratio"] or 0.0), r["hole_pattern"] or "none")
+        key = SimCase(r["removal"] or "", scenario, r["n"], r["elem_bytes"], r["order"],
+                      float(r["hole_ratio"] or 0.0), r["hole_pattern"] or "none")
         out[key] = (c, r["sim_dr"] / r["ops"], (r["sim_ir"] or 0) / r["ops"])
     return out
 
@@ -999,8 +1059,8 @@ def _vm_indirection(run, claim):
         for k, (c, reads, ins), (r, rreads, rins) in _sim_pairs(
                 run, scenario, _is_alloc("vm"), _is_alloc(MOVING_ALLOC)):
             ci = _exact(reads / rreads)
-            label = (f"{scenario} {k[0]} n={k[2]} {k[3]} B {k[4]}"
-                     + (f", {k[5]:g} {k[6]} holes" if k[5] else ""))
+            label = (f"{scenario} {k.removal} n={k.n} {k.elem_bytes} B {k.order}"
+                     + (f", {k.hole_ratio:g} {k.hole_pattern} holes" if k.hole_ratio else ""))
             signs.append((label, 1 if ci.ratio <= 1 + same else -1, ci, 1 + same))
             parts.append(f"{label}: {md.fmt(reads)} reads, {md.fmt(ins)} instructions per op "
                          f"({c}) against {md.fmt(rreads)}, {md.fmt(rins)} ({r})")
@@ -1019,10 +1079,10 @@ def _vm_indirection(run, claim):
     text = ("callgrind data reads per op, vm / realloc, same removal (the same loads: no "
             "extra indirection): " + "; ".join(parts))
     if res:
-        worst = max(res, key=lambda t: t[3].ratio)
+        worst = max(res, key=lambda t: t.ratio.ratio)
         text += (f"; time (not judged), vm / realloc without holes: median "
-                 f"{x(np.median([t[3].ratio for t in res]))} over {len(res)} cases, worst "
-                 f"{worst[1]} {where(worst[0], True)} {ci_text(worst[3])}: " + VM_ALIASING)
+                 f"{x(np.median([t.ratio.ratio for t in res]))} over {len(res)} cases, worst "
+                 f"{worst.mine} {where(worst.slice, True)} {ci_text(worst.ratio)}: " + VM_ALIASING)
     return Verdict(verdict, vd.with_why(text, why), reason=vd.across_reason(
         signs, "vm / realloc data reads per op (callgrind)", verdict))
 
@@ -1034,7 +1094,7 @@ def _extra_reads(run):
     for k, (_, reads, _), (_, rreads, _) in _sim_pairs(
             run, "lookup", _is_alloc("fixblocks"), _is_alloc(MOVING_ALLOC)):
         extra = round(reads - rreads, 2)
-        out[k[0]] = max(out.get(k[0], extra), extra)
+        out[k.removal] = max(out.get(k.removal, extra), extra)
     return out
 
 
@@ -1046,12 +1106,14 @@ def _one_load(run, sl):
     n the run has in slice sl's item size and order, without holes: an L1-resident indexed
     load, as the block table is (n x item bytes / 16 KiB blocks: a few KiB of pointers
     at 1M items), not a load of the items' own n; None without such a row."""
-    keys = [k for k in run.cases if k[0] == sl[0] and k[1] == BASE and k[3] == sl[2]
-            and k[4] == sl[3] and k[5] == 0.0 and k[7:] == sl[6:]]
+    sl = SliceKey(sl)
+    keys = [k for k in run.cases if k.scenario == sl.scenario and k.container == BASE
+            and k.elem_bytes == sl.elem_bytes and k.order == sl.order and k.hole_ratio == 0.0
+            and k.axes == sl.axes]
     if not keys:
         return None
-    k = min(keys, key=lambda k: k[2])
-    return run.cases[k].ns_per_op, k[2]
+    k = min(keys, key=lambda k: k.n)
+    return run.cases[k].ns_per_op, k.n
 
 
 def _block_lookup(run, claim):

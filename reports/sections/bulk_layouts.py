@@ -1,6 +1,7 @@
 """The Bulk data article's claims about particle layouts and the author's defaults
 (claims.csv ids A20-A31): one rule each, (run, claim) -> Verdict, and RULES with the
 one-line text of each (bulk_claims.RULES includes them)."""
+from typing import NamedTuple
 
 import machine
 import md
@@ -15,15 +16,34 @@ import stats as bench_stats
 PART_OF = "bulk"  # a part of the bulk section (sections.registry)
 
 
+class Speedup(NamedTuple):
+    """A layout's speed-up over AoS in one kernel case without holes (layout_speedups)."""
+    kernel: str
+    n: int
+    elem_bytes: int
+    ci: object  # stats.RatioCI: AoS time / the layout's time
+
+
+class HoleSlot(NamedTuple):
+    """A particle case with holes beside the same case without (_hole_slots)."""
+    label: str
+    container: str
+    kernel: str
+    hole_ratio: float
+    ci: object  # stats.RatioCI: ns per slot with holes / without
+    vector: object  # True, False or None (no vectorization table)
+
+
 def _layout_case(run, layout, kernels, pick_n):
     """The speed-ups of `layout` for `kernels` at n = pick_n(ns measured), no holes:
-    [(kernel, n, elem, RatioCI)] (empty without rows)."""
-    sp = {k: v for k, v in layout_speedups(run, kernels).items()
-          if k[5] == layout and k[0] in kernels and k[3] == 0}
+    [Speedup] (empty without rows)."""
+    sp = {p: v for p, v in layout_speedups(run, kernels).items()
+          if p.layout == layout and p.kernel in kernels and p.hole_ratio == 0}
     if not sp:
         return []
-    n = pick_n({k[1] for k in sp})
-    return [(k[0], k[1], k[2], ci) for k, (_, ci) in sorted(sp.items()) if k[1] == n]
+    n = pick_n({p.n for p in sp})
+    return [Speedup(p.kernel, p.n, p.elem_bytes, ci) for p, (_, ci) in sorted(sp.items())
+            if p.n == n]
 
 
 def _no_layout(layout):
@@ -52,11 +72,19 @@ KERNEL_READS = {"tick": 4, "simulate": 24}
 PARTICLE_BYTES = 40
 
 
+class Probe(NamedTuple):
+    """The bandwidth probe (stream_read) at one working set (like_for_like.probe_rows)."""
+    bytes: int  # working set
+    rate: float  # bytes per ns
+    low: float  # CI of rate
+    high: float
+
+
 def _dram_probe(run):
-    """(working set bytes, bytes per ns, CI low, CI high) of the run's bandwidth probe
-    (stream_read) at its largest working set, make bench's DRAM level, or None."""
+    """The Probe of the run's bandwidth probe (stream_read) at its largest working set, make
+    bench's DRAM level, or None."""
     rows = lfl.probe_rows(run.cases)
-    return rows[-1] if rows else None
+    return Probe(*rows[-1]) if rows else None
 
 
 def _soa_rate(run, kernel, n):
@@ -84,15 +112,15 @@ def _memory_bound(run, cases, probe):
     per ns; a case faster than the probe and inside the LLC sits in a cache."""
     keep, texts, llc = [], [], _llc_bytes(run)
     for case in cases:
-        rate = _soa_rate(run, case[0], case[1])
+        rate = _soa_rate(run, case.kernel, case.n)
         if rate is None:
             continue
-        arrays = case[1] * KERNEL_READS[case[0]]
+        arrays = case.n * KERNEL_READS[case.kernel]
         beyond = llc is not None and arrays > llc
-        bound = beyond or rate <= probe[1]
-        texts.append(f"SoA {case[0]} at n={case[1]} reads {md.fmt(rate)} B/ns "
-                     f"({KERNEL_READS[case[0]]} B a particle), "
-                     + ("at or below" if rate <= probe[1] else "above") + " the DRAM probe, "
+        bound = beyond or rate <= probe.rate
+        texts.append(f"SoA {case.kernel} at n={case.n} reads {md.fmt(rate)} B/ns "
+                     f"({KERNEL_READS[case.kernel]} B a particle), "
+                     + ("at or below" if rate <= probe.rate else "above") + " the DRAM probe, "
                      f"from arrays of {md.fmt_bytes(arrays)}"
                      + (f" ({'beyond' if beyond else 'within'} the {md.fmt_bytes(llc)} LLC)"
                         if llc else "") + (": memory-bound" if bound else ": in cache"))
@@ -102,8 +130,8 @@ def _memory_bound(run, cases, probe):
 
 
 def _probe_text(probe):
-    return (f"the run's DRAM probe (stream_read at {md.fmt_bytes(probe[0])}): "
-            f"{md.fmt(probe[1])} B/ns")
+    return (f"the run's DRAM probe (stream_read at {md.fmt_bytes(probe.bytes)}): "
+            f"{md.fmt(probe.rate)} B/ns")
 
 
 def _soa_tick(run, claim):
@@ -111,8 +139,8 @@ def _soa_tick(run, claim):
     memory-bound (_memory_bound: its t array beyond the LLC, or without that size at or below
     the run's DRAM probe), against the article's 10x."""
     sp = layout_speedups(run, ("tick",))
-    cases = [(k[0], k[1], k[2], ci) for k, (_, ci) in sorted(sp.items())
-             if k[5] == "soa" and k[3] == 0]
+    cases = [Speedup(p.kernel, p.n, p.elem_bytes, ci) for p, (_, ci) in sorted(sp.items())
+             if p.layout == "soa" and p.hole_ratio == 0]
     if not cases:
         return _no_layout("soa")
     probe = _dram_probe(run)
@@ -130,7 +158,7 @@ def _soa_tick(run, claim):
             "t array beyond the LLC)"),
             reason=vd.fit(PREMISE_NOT_EXERCISED, "SoA tick reads from a cache at every n "
                           f"(its t array within the LLC, faster than the run's DRAM probe, "
-                          f"{md.fmt(probe[1])} B/ns): not memory-bound", "; ".join(rates)))
+                          f"{md.fmt(probe.rate)} B/ns): not memory-bound", "; ".join(rates)))
     verdict, why, reason = _up_to(keep, claim, 10, "SoA / AoS speed-up, memory-bound")
     return Verdict(verdict, vd.with_why(text + " (the bound is the byte ratio, 40 B / 4 B; "
                                         "judged: the memory-bound cases)", why), reason=reason)
@@ -167,10 +195,10 @@ def _soa_simd(run, claim):
                 "no vectorization table beside the run's CSV: whether SoA's loops are SIMD is "
                 "not known", "make bench (it copies build/rel/vectorization.tsv)"),
             reason="no vectorization table: whether SoA's loops are SIMD is not known")
-    lanes = _simd_lanes(run, [c[0] for c in cases])
+    lanes = _simd_lanes(run, [c.kernel for c in cases])
     probe = _dram_probe(run)
     bound_mem = _memory_bound(run, cases, probe)[0] if probe else []
-    judged = [c for c in cases if c[0] in lanes and c not in bound_mem]
+    judged = [c for c in cases if c.kernel in lanes and c not in bound_mem]
     text = ("SoA / AoS speed-up at the smallest n (in cache: compute-bound), SoA packed, AoS "
             "loading lane by lane: " + _speedup_list(cases))
     if not judged:
@@ -179,7 +207,7 @@ def _soa_simd(run, claim):
             "(build/rel/vectorization.tsv)", "a build with vectorization, a smaller n"),
             reason="no in-cache case with a SoA vector loop")
     about = claim.param("about", ABOUT)
-    width = max((lanes[c[0]] for c in judged if lanes[c[0]]), default=None)
+    width = max((lanes[c.kernel] for c in judged if lanes[c.kernel]), default=None)
     bound = width or claim.figure or 8
     labelled = [(f"{kernel} at n={n}", ci) for kernel, n, _, ci in judged]
     verdict, why = vd.up_to(labelled, bound, about)
@@ -195,8 +223,8 @@ def _soa_simd(run, claim):
 
 def _kernel_cases(sp, kernel, layout="soa"):
     """{n: RatioCI} of `layout`'s speed-up of `kernel` without holes."""
-    return {k[1]: ci for k, (_, ci) in sp.items()
-            if k[0] == kernel and k[5] == layout and k[3] == 0}
+    return {p.n: ci for p, (_, ci) in sp.items()
+            if p.kernel == kernel and p.layout == layout and p.hole_ratio == 0}
 
 
 def _not_80x(run, claim):
@@ -216,12 +244,12 @@ def _not_80x(run, claim):
         if len(soa) < 2:
             continue
         simd = soa[min(soa)]
-        big = [(kernel, n, 0, ci) for n, ci in sorted(soa.items()) if n != min(soa)]
+        big = [Speedup(kernel, n, 0, ci) for n, ci in sorted(soa.items()) if n != min(soa)]
         keep, rates = _memory_bound(run, big, probe) if probe else ([], [])
         notes += rates
         if not keep:
             continue
-        _, n, _, both = keep[-1]
+        n, both = keep[-1].n, keep[-1].ci
         mem = PARTICLE_BYTES / KERNEL_READS[kernel]
         prod = bench_stats.RatioCI(mem * simd.ratio, mem * simd.low, mem * simd.high,
                                    simd.level)
@@ -268,12 +296,12 @@ def _aosoa8_tick(run, claim):
                        "LLC size: whether a case is memory-bound is not known")
     keep, rates = [], []
     for case in cases:
-        st = _layout_stats(run, "aosoa8", case[0], case[1])
-        lines = case[1] * AOSOA8_TICK_READS
+        st = _layout_stats(run, "aosoa8", case.kernel, case.n)
+        lines = case.n * AOSOA8_TICK_READS
         rate = AOSOA8_TICK_READS / st.ns_per_op if st else None
         beyond = llc is not None and lines > llc
-        slow = probe is not None and rate is not None and rate <= probe[1]
-        rates.append(f"AoSoA-8 tick at n={case[1]} reads {md.fmt_bytes(lines)} of lines"
+        slow = probe is not None and rate is not None and rate <= probe.rate
+        rates.append(f"AoSoA-8 tick at n={case.n} reads {md.fmt_bytes(lines)} of lines"
                      + (f" ({'beyond' if beyond else 'within'} the {md.fmt_bytes(llc)} LLC)"
                         if llc else "") + (f", {md.fmt(rate)} B/ns" if rate else "")
                      + (": memory-bound" if (beyond if llc is not None else slow)
@@ -298,20 +326,19 @@ def _layout_stats(run, layout, kernel, n):
 
 
 def _aosoa16(run, claim):
-    a8 = {k[:5]: v for k, v in layout_speedups(run).items() if k[5] == "aosoa8"}
-    a16 = {k[:5]: v for k, v in layout_speedups(run).items() if k[5] == "aosoa16"}
-    common = sorted(k for k in set(a8) & set(a16) if k[0] == "tick" and k[3] == 0)
+    a8 = {p.case(): v for p, v in layout_speedups(run).items() if p.layout == "aosoa8"}
+    a16 = {p.case(): v for p, v in layout_speedups(run).items() if p.layout == "aosoa16"}
+    common = sorted(k for k in set(a8) & set(a16) if k.kernel == "tick" and k.hole_ratio == 0)
     if not common:
         return _no_layout("aosoa8, aosoa16")
-    k = max(common, key=lambda k: k[1])
-    c8, c16 = a8[k][0], a16[k][0]
-    ci = ratio(run.cases[("tick", c8) + k[1:3] + ("seq",) + k[3:]],
-               run.cases[("tick", c16) + k[1:3] + ("seq",) + k[3:]])
-    text = (f"tick at n={k[1]}: AoSoA-16 time / AoSoA-8 time {ci_text(ci)} (speed-ups over "
-            f"AoS {x(a16[k][1].ratio)} and {x(a8[k][1].ratio)})")
+    k = max(common, key=lambda k: k.n)
+    (c8, sp8), (c16, sp16) = a8[k], a16[k]
+    ci = ratio(run.cases[k.case_key(c8)], run.cases[k.case_key(c16)])
+    text = (f"tick at n={k.n}: AoSoA-16 time / AoSoA-8 time {ci_text(ci)} (speed-ups over "
+            f"AoS {x(sp16.ratio)} and {x(sp8.ratio)})")
     verdict, why = vd.decide(ci, 1.0, REFUTED, CONFIRMED)
     return Verdict(verdict, vd.with_why(text, why), reason=vd.fit(verdict, vd.case_text(
-        (f"AoSoA-16 / AoSoA-8 tick time at n={k[1]}", 0, ci, 1.0))))
+        (f"AoSoA-16 / AoSoA-8 tick time at n={k.n}", 0, ci, 1.0))))
 
 
 SOA_FIELDS = 10  # particles.c's SoA field arrays: t, pos[3], vel[3], col[3] (N_FIELDS)
@@ -327,9 +354,9 @@ def _create_allocs(run, container):
         if not calls:
             continue
         if any(grows):
-            grew.append(k[2])
+            grew.append(k.n)
         else:
-            out[k[2]] = bench_stats.median(calls)
+            out[k.n] = bench_stats.median(calls)
     return out, grew
 
 
@@ -397,9 +424,9 @@ def _soa_conflicts(run, claim):
                           "run out of cache ways"))
     res = []
     for kernel in wide:
-        group = {(run.axes(k[1]).layout, k[2]): st for k, st in run.select(
+        group = {(run.axes(k.container).layout, k.n): st for k, st in run.select(
             kernel, run.is_particles, hole_ratio=0.0).items()}
-        ns = sorted({k[2] for k in run.select(kernel, lambda c: c == names["soa_pagealigned"])})
+        ns = sorted({k.n for k in run.select(kernel, lambda c: c == names["soa_pagealigned"])})
         for n in ns[-1:]:
             cases = {lay: st for (lay, at), st in group.items() if at == n}
             if {"soa_pagealigned", "soa_staggered"} <= set(cases):
@@ -434,21 +461,22 @@ def _soa_conflicts(run, claim):
 def _per_slot(run, key):
     """Ns per slot of one pass of a kernel case, per verified rep: elapsed (one pass, as
     results.py loads it) / n, the slots the kernel sweeps (holes included)."""
-    return [r["elapsed_ns"] / key[2] for r in run.rows.get(key, [])]
+    return [r["elapsed_ns"] / key.n for r in run.rows.get(key, [])]
 
 
 def _hole_slots(run):
-    """[(label, container, kernel, hole ratio, RatioCI of ns per slot with holes / without,
-    vector loop True/False/None)] of every tick/simulate case with holes of a particle
+    """[HoleSlot] of every tick/simulate case with holes of a particle
     layout beside the same case without holes."""
     out = []
     for kernel in KERNELS:
         for k in sorted(run.select(kernel, run.is_particles)):
-            dense = k[:5] + (0.0, "none")
-            if k[5] > 0 and dense in run.cases:
-                out.append((f"{k[1]} {kernel} n={k[2]}, {md.holes_text(k[5], k[6])} holes",
-                            k[1], kernel, k[5], ratio(_per_slot(run, dense), _per_slot(run, k)),
-                            vector_loop(run, k[1], kernel)))
+            dense = k.with_fields(hole_ratio=0.0, hole_pattern="none")
+            if k.hole_ratio > 0 and dense in run.cases:
+                out.append(HoleSlot(
+                    f"{k.container} {kernel} n={k.n}, {md.holes_text(k.hole_ratio, k.hole_pattern)}"
+                    " holes", k.container, kernel, k.hole_ratio,
+                    ratio(_per_slot(run, dense), _per_slot(run, k)),
+                    vector_loop(run, k.container, kernel)))
     return out
 
 
@@ -464,8 +492,8 @@ def _holes_simd(run, claim):
     if not res and not bad:
         return Verdict(NOT_MEASURED, "needs tick/simulate rows of particle layouts with holes "
                        "beside the same case without holes")
-    judged = [t for t in res if t[5] is not False]
-    scalar = sorted({t[1] + " " + t[2] for t in res if t[5] is False})
+    judged = [t for t in res if t.vector is not False]
+    scalar = sorted({t.container + " " + t.kernel for t in res if t.vector is False})
     signs = []
     for label, _, _, h, ci, _ in judged:
         mid = (1 - h) ** 0.5
@@ -502,7 +530,7 @@ def _block_soa(run, claim):
             else "") + vd.premise_text("no kernel with work enough to repay a block conversion",
                                        "run update8 on particles_aos and particles_aos_block_soa"),
             reason="no kernel with work enough to repay a block conversion (update8)")
-    signs = [(f"{c[0]} at n={c[1]}", vd.side(c[3], 1.0), c[3], 1.0) for c in cases]
+    signs = [(f"{c.kernel} at n={c.n}", vd.side(c.ci, 1.0), c.ci, 1.0) for c in cases]
     verdict, why = vd.across(signs)
     return Verdict(verdict, vd.with_why("AoS-block-SoA / AoS speed-up at the largest n: "
                                         + _speedup_list(cases), why),
@@ -524,8 +552,8 @@ def _held_signs(run, min_n):
     found at another address after growth)."""
     moved = {}
     for k in run.select("pointer_hold", lambda c: _is_default(run, c)):
-        if k[2] >= min_n:
-            moved[k[1]] = max([moved.get(k[1], 0)] + run.column(k, "checksum"))
+        if k.n >= min_n:
+            moved[k.container] = max([moved.get(k.container, 0)] + run.column(k, "checksum"))
     return [(f"pointer_hold {c}: {md.fmt(m)} of 64 held items moved across growth",
              -1 if m else 1, None, 0) for c, m in sorted(moved.items())]
 
@@ -538,7 +566,7 @@ def _defaults_general(run, claim):
     through its table, CI below 1 + same holds, above contradicts); iterate against dense
     is reported, not judged (the article concedes dense iterates faster: A5)."""
     same, min_n = claim.param("same", SAME), int(claim.param("min_n", MIN_N))
-    big = lambda t: t[0][1] >= min_n  # noqa: E731
+    big = lambda t: t.slice.n >= min_n  # noqa: E731
     swap = lambda c: run.is_bulk(c, ("swappop",))  # noqa: E731
     lk = [t for t in compare(run, "lookup", lambda c: _is_default(run, c), swap,
                              order="random") if big(t)]
@@ -575,22 +603,22 @@ def _defaults_simd(run, claim):
     contradicts; a scalar kernel loop contradicts). The article does not claim AoSoA-8 is
     the fastest layout (tick "at most ~5x", A26; group size "can be tuned"): the distance to
     the fastest layout is reported, not judged."""
-    sp = {k: ci for k, (_, ci) in layout_speedups(run, SIMD_KERNELS).items()
-          if k[5] == "aosoa8" and k[3] == 0}
+    sp = {p: ci for p, (_, ci) in layout_speedups(run, SIMD_KERNELS).items()
+          if p.layout == "aosoa8" and p.hole_ratio == 0}
     if not sp:
         return _no_layout("aosoa8")
     name = next((c for c in run.meta if run.axes(c).layout == "aosoa8"), None)
     signs, parts = [], []
-    for k, ci in sorted(sp.items()):
-        vec = vector_loop(run, name, k[0])
-        label = f"{k[0]} at n={k[1]}"
+    for p, ci in sorted(sp.items()):
+        vec = vector_loop(run, name, p.kernel)
+        label = f"{p.kernel} at n={p.n}"
         s = -1 if vec is False else vd.side(ci, 1.0)
         signs.append((label, s, ci, 1.0))
         parts.append(f"{label}: {ci_text(ci)}" + (" (scalar loop)" if vec is False else ""))
     groups = {}
     for kernel in SIMD_KERNELS:
         for k, st in run.select(kernel, run.is_particles, hole_ratio=0.0).items():
-            groups.setdefault((kernel, k[2]), {})[run.axes(k[1]).layout] = st
+            groups.setdefault((kernel, k.n), {})[run.axes(k.container).layout] = st
     far = []
     for (kernel, n), group in sorted(groups.items()):
         if "aosoa8" in group:

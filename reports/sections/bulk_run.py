@@ -2,6 +2,8 @@
 (which allocations move, the layout columns' order), its peers (roles of
 reports/data/containers.csv), the push latency maxima and the layout speed-ups. What every
 article's rules share (Run, ratios, slices, signs) is reports/toolkit.py."""
+from typing import NamedTuple
+
 import results
 from toolkit import by_slice, ratio
 
@@ -26,12 +28,12 @@ def push_maxima(run, n=None):
     n (default: the largest n measured), plus that n."""
     push = run.select("push_latency", run.is_bulk)
     if n is None:
-        n = max((k[2] for k in push), default=None)
+        n = max((k.n for k in push), default=None)
     out = {}
     for k in push:
-        if k[2] == n and run.column(k, "max_ns"):
-            m = run.axes(k[1])
-            out[(m.removal, m.alloc)] = (k[1], run.column(k, "max_ns"))
+        if k.n == n and run.column(k, "max_ns"):
+            m = run.axes(k.container)
+            out[(m.removal, m.alloc)] = (k.container, run.column(k, "max_ns"))
     return out, n
 
 
@@ -40,10 +42,45 @@ def layout_order(layout):
     return (LAYOUT_ORDER.index(layout) if layout in LAYOUT_ORDER else len(LAYOUT_ORDER), layout)
 
 
+class LayoutCase(NamedTuple):
+    """A kernel's case of layout_speedups, its layouts aside (LayoutPoint.case)."""
+    kernel: str
+    n: int
+    elem_bytes: int
+    hole_ratio: float
+    hole_pattern: str
+    axes: tuple = ()
+
+    def case_key(self, container):
+        """The results.CaseKey of the kernel's case for `container` (order seq)."""
+        return results.CaseKey((self.kernel, container, self.n, self.elem_bytes, "seq",
+                                self.hole_ratio, self.hole_pattern) + self.axes)
+
+    def kernel_order(self):
+        """Sort key: KERNELS' order first, then n, elem_bytes, holes."""
+        return (KERNELS.index(self.kernel) if self.kernel in KERNELS else len(KERNELS),) + self[1:]
+
+
+class LayoutPoint(NamedTuple):
+    """A key of layout_speedups: the kernel's case (without its order, always seq) and the
+    layout measured against the AoS one."""
+    kernel: str
+    n: int
+    elem_bytes: int
+    hole_ratio: float
+    hole_pattern: str
+    layout: str
+    axes: tuple = ()  # the case's appended axes (results.CaseKey.axes)
+
+    def case(self):
+        """The LayoutCase of the point (the point without its layout)."""
+        return LayoutCase(self.kernel, self.n, self.elem_bytes, self.hole_ratio,
+                          self.hole_pattern, self.axes)
+
+
 def layout_speedups(run, kernels=KERNELS):
-    """{(kernel, n, elem_bytes, hole_ratio, pattern, layout): (container, RatioCI)}: the
-    speed-up of each particle layout over the AoS one (AoS time / layout time) in the same
-    case, for `kernels`."""
+    """{LayoutPoint: (container, RatioCI)}: the speed-up of each particle layout over the AoS
+    one (AoS time / layout time) in the same case, for `kernels`."""
     out = {}
     for kernel in kernels:
         for sl, group in by_slice(run.select(kernel, run.is_particles)).items():
@@ -53,5 +90,7 @@ def layout_speedups(run, kernels=KERNELS):
             for c, st in group.items():
                 layout = run.axes(c).layout
                 if layout != LAYOUT_BASE:
-                    out[(kernel,) + sl[1:3] + sl[4:] + (layout,)] = (c, ratio(st, group[base[0]]))
+                    point = LayoutPoint(kernel, sl.n, sl.elem_bytes, sl.hole_ratio,
+                                        sl.hole_pattern, layout, sl.axes)
+                    out[point] = (c, ratio(st, group[base[0]]))
     return out

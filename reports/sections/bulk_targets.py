@@ -197,13 +197,13 @@ def _t_hole_vs_colony_all(run, t):
     res = compare(run, "iterate", run.is_hole, lambda c: c == COLONY, **_fixed(t))
     if not res:
         return []
-    sl, c, r, ci = max(res, key=lambda t_: t_[3].ratio)
-    slow = [t_ for t_ in res if above(t_[3])]
+    sl, c, r, ci = max(res, key=lambda t_: t_.ratio.ratio)
+    slow = [t_ for t_ in res if above(t_.ratio)]
     cells = [f"every iterate case of {COLONY} ({len(res)}, hole ratios "
-             + ", ".join(f"{v:g}" for v in sorted({t_[0][4] for t_ in res}))
+             + ", ".join(f"{v:g}" for v in sorted({t_.slice.hole_ratio for t_ in res}))
              + f"): {len(res) - len(slow)} not slower; worst {where(sl)}: {c} / {r}",
              x(ci.ratio), _ci_only(ci), "≤ " + figure_text(t), MISSED if slow else MET]
-    note = ("slower in " + cases_text([t_[0] for t_ in slow])) if slow else None
+    note = ("slower in " + cases_text([t_.slice for t_ in slow])) if slow else None
     return [(cells, note)]
 
 
@@ -292,7 +292,8 @@ def fastest_hole_rows(run):
         c, st = best(holes[sl])
         col = colony.get(sl, {}).get(COLONY)
         ci = ratio(col, st) if col else None
-        rows.append([str(sl[1]), str(sl[2]), sl[5] if sl[4] else "—", f"{sl[4]:g}", c,
+        rows.append([str(sl.n), str(sl.elem_bytes), sl.hole_pattern if sl.hole_ratio else "—",
+                     f"{sl.hole_ratio:g}", c,
                      md.fmt(st.ns_per_op), md.fmt(col.ns_per_op) if col else md.DASH,
                      ci_text(ci) if ci else md.DASH])
     return rows

@@ -1556,3 +1556,30 @@ def test_a_field_over_the_csv_limit_is_reported_on_its_line(tmp_path):
     path = write_rows(tmp_path / "big.csv", rows)
     with pytest.raises(res.ReportError, match=r"big.csv:4: a field longer than \d+ characters"):
         res.load_csvs([path])
+
+
+def test_case_key_reads_by_name_and_equals_its_plain_tuple():
+    import toolkit
+    row = {"scenario": "lookup", "container": "handle_map", "n": 1000, "elem_bytes": 8,
+           "order": "random", "hole_ratio": 0.5, "hole_pattern": "clustered",
+           "axes": (("axis_old_handles", "stale"),)}
+    key = res.case_key(row)
+    assert (key.scenario, key.container, key.n, key.elem_bytes, key.order, key.hole_ratio,
+            key.hole_pattern) == ("lookup", "handle_map", 1000, 8, "random", 0.5, "clustered")
+    assert key.axes == (("axis_old_handles", "stale"),)
+    plain = ("lookup", "handle_map", 1000, 8, "random", 0.5, "clustered",
+             ("axis_old_handles", "stale"))
+    assert key == plain and {plain: 1}[key] == 1  # a hand-built tuple finds the same entry
+    other = key.with_fields(container="plain_array", hole_ratio=0.0, hole_pattern="none")
+    assert other == ("lookup", "plain_array", 1000, 8, "random", 0.0, "none") + key.axes
+    assert isinstance(other, res.CaseKey) and key.container == "handle_map"
+    with pytest.raises(ValueError, match="not a case field: layout"):
+        key.with_fields(layout="soa")
+    with pytest.raises(ValueError, match="at least 7 items"):
+        res.CaseKey(("lookup", "handle_map"))
+    sl = toolkit.slice_of(plain)
+    assert (sl.scenario, sl.n, sl.elem_bytes, sl.order, sl.hole_ratio, sl.hole_pattern,
+            sl.axes) == ("lookup", 1000, 8, "random", 0.5, "clustered", key.axes)
+    back = toolkit.with_container(sl, "handle_map")
+    assert back == key and back.container == "handle_map"
+    assert toolkit.case_of(plain).n == 1000 and toolkit.axis(plain, "old_handles") == "stale"
