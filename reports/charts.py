@@ -59,8 +59,8 @@ def ranked(cases, keys, names):
     cheap ones), then the lowest mean log ns per operation, then the name."""
     logs = {}
     for k in keys:
-        if k[1] in names:
-            logs.setdefault(k[1], []).append(math.log(cases[k].ns_per_op))
+        if k.container in names:
+            logs.setdefault(k.container, []).append(math.log(cases[k].ns_per_op))
     return sorted(logs, key=lambda c: (-len(logs[c]), sum(logs[c]) / len(logs[c]), c))
 
 

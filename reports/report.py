@@ -158,7 +158,7 @@ def _load(args, paths):
     all_cases = results.collect_cases(rows, run_id) if run_id else {}
     cases, left_out = results.judged_cases(all_cases)
     info = results.run_info(rows, run_id) if all_cases else None
-    if cases and not any(key[1] == args.baseline for key in cases):
+    if cases and not any(key.container == args.baseline for key in cases):
         print(f"report.py: warning: run {run_id} has no rows of the baseline container "
               f"{args.baseline!r} (--baseline)", file=sys.stderr)
     results_md, out_dir = output_paths(args, run_id)

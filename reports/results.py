@@ -592,6 +592,10 @@ class CaseKey(tuple):
             raise ValueError(f"not a case field: {', '.join(sorted(unknown))}")
         return CaseKey(tuple(fields.get(f, v) for f, v in zip(CASE_FIELDS, self)) + self.axes)
 
+    def with_axes(self, axes):
+        """This key with its appended axes replaced by `axes` ((column, value) pairs)."""
+        return CaseKey(tuple(self)[:len(CASE_FIELDS)] + tuple(axes))
+
 
 def case_key(row):
     """The case a time row belongs to (a CaseKey): its values of CASE_FIELDS, in that
@@ -919,7 +923,7 @@ def collect_cases(rows, run_id):
         per_op = [r["ns_per_op"] for r in group]
         samples = _median_of(group, "samples")
         cases[key] = CaseStats(
-            family[key[1]], len(times), bench_stats.median(times), bench_stats.mad(times),
+            family[key.container], len(times), bench_stats.median(times), bench_stats.mad(times),
             bench_stats.median(per_op), tuple(times), (min(per_op), max(per_op)),
             {c: m for c in LATENCY_COLUMNS if (m := _median_of(group, c)) is not None},
             samples or None, _median_of(group, "sample_cost_ns"),
@@ -936,7 +940,7 @@ def collect_cases(rows, run_id):
 def baseline_ratio(cases, key, baseline):
     """stats.RatioCI of the case's time / the `baseline` container's time in the same
     scenario, n, elem_bytes, order, hole ratio and pattern; None without such a case."""
-    base = cases.get(key[:1] + (baseline,) + key[2:])
+    base = cases.get(CaseKey(key).with_fields(container=baseline))
     if base is None:
         return None
     return bench_stats.ratio_ci(base.times_ns, cases[key].times_ns, seed=SEED)

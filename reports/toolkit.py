@@ -161,12 +161,16 @@ class Run:
 
 def slice_of(key):
     """The SliceKey of a case key: the key without its container."""
-    return SliceKey(key[:1] + key[2:])
+    key = case_of(key)
+    return SliceKey((key.scenario, key.n, key.elem_bytes, key.order, key.hole_ratio,
+                     key.hole_pattern) + key.axes)
 
 
 def with_container(sl, container):
     """The results.CaseKey of slice `sl` for `container`."""
-    return results.CaseKey(sl[:1] + (container,) + sl[1:])
+    sl = SliceKey(sl)
+    return results.CaseKey((sl.scenario, container, sl.n, sl.elem_bytes, sl.order,
+                            sl.hole_ratio, sl.hole_pattern) + sl.axes)
 
 
 def by_slice(cases):
@@ -357,7 +361,7 @@ def twin(key, container, **axes):
     """The key of the same case for another container (and other axis values)."""
     key = case_of(key)
     rest = tuple((c, str(axes.get(c[len(results.AXIS_PREFIX):], v))) for c, v in key.axes)
-    return results.CaseKey(key.with_fields(container=container)[:len(results.CASE_FIELDS)] + rest)
+    return key.with_fields(container=container).with_axes(rest)
 
 
 def median_of(run, key, column):

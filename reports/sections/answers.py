@@ -42,9 +42,9 @@ def candidates(workload, cases, caps):
     excluded, and the subset that meets its needs), each container's first case in key
     order when it has several (one per hole pattern)."""
     measured = {}
-    for key in sorted((k for k in cases if workload.matches(k)), key=str):
-        if key[1] not in workload.exclude:
-            measured.setdefault(key[1], cases[key])
+    for key in sorted((results.CaseKey(k) for k in cases if workload.matches(k)), key=str):
+        if key.container not in workload.exclude:
+            measured.setdefault(key.container, cases[key])
     meets = {c: s for c, s in measured.items() if set(workload.needs) <= caps.get(c, set())}
     return measured, meets
 

@@ -28,7 +28,7 @@ SCENARIOS = ac.TAGS_SCENARIOS + ac.DC_SCENARIOS
 
 def has_rows(run):
     """True when the run holds a case of a tags or DataComponent scenario."""
-    return any(k[0] in SCENARIOS for k in run.cases)
+    return any(k.scenario in SCENARIOS for k in run.cases)
 
 
 def walk_text(run):
@@ -96,19 +96,19 @@ def _design_row(run, c, at, article):
 def _designs(run, claims):
     """The per-design table of the tags scenarios (default distribution: the designs with
     a case there; aoa_vec_add16's long lists are D7's row), or []."""
-    names = {k[1] for k in run.cases if k[0] in ac.TAGS_SCENARIOS
+    names = {k.container for k in run.cases if k.scenario in ac.TAGS_SCENARIOS
              and ac.axis(k, ac.DIST) in (ac.DEFAULT_DIST, None)}
     if not names:
         return []
     dist = ac.DEFAULT_DIST
     # The n of each column: the default distribution's cases only (D7's long lists build
     # at other n and distributions, and are its row, not this table's).
-    ns = {s: [k[2] for k in run.cases if k[0] == s and ac.axis(k, ac.DIST) in (dist, None)]
+    ns = {s: [k.n for k in run.cases if k.scenario == s and ac.axis(k, ac.DIST) in (dist, None)]
           for s in ("tags_build", "tags_has", "tags_memory")}
     at = {"walks": sorted({n for n, d in ac.tags_cases(run, "tags_walk", ac.VEC) if d == dist}),
           "build": min(ns["tags_build"], default=None), "has": min(ns["tags_has"], default=None),
           "mem": max(ns["tags_memory"], default=None),
-          "three": min((k[2] for k in run.cases if k[0] == "tags_memory"
+          "three": min((k.n for k in run.cases if k.scenario == "tags_memory"
                         and ac.axis(k, ac.DIST) == "three"), default=None)}
     rows = [_design_row(run, c, at, _article_shares(claims)) for c in md.ordered(names, ac.VECTORS)]
     build_n, has_n, mem_n, three = (DASH if at[v] is None else at[v]
@@ -131,11 +131,12 @@ def _churn(run, page=None):
     """(section lines, page lines) of the per-frame tails of tags_churn (default
     distribution): the table on the verdict page when `page` (its link) is given, a line
     linking it here; ([], []) without tags_churn rows."""
-    keys = [k for k in run.cases if k[0] == "tags_churn" and ac.axis(k, ac.DIST) == ac.DEFAULT_DIST]
+    keys = [k for k in run.cases
+            if k.scenario == "tags_churn" and ac.axis(k, ac.DIST) == ac.DEFAULT_DIST]
     if not keys:
         return [], []
-    n = max(k[2] for k in keys)
-    at_n = {k[1]: k for k in keys if k[2] == n}
+    n = max(k.n for k in keys)
+    at_n = {k.container: k for k in keys if k.n == n}
     rows = [[c] + [fmt_ns(run.cases[at_n[c]].latency.get(col))
                    for col in ("p50_ns", "p99_ns", "max_ns")]
             + [fmt(median_of(run, at_n[c], "allocs"))] for c in md.ordered(at_n, ac.VECTORS)]
@@ -159,13 +160,13 @@ def _dc_steps(run):
     """The DataComponent's steps in the article's order, then D8's map (ac.MAP_PEER, not a
     step: its row is labelled as the map) when the run has it, or []."""
     steps = [c for c in ac.STEPS if c in run.meta]
-    keys = sorted({k[2] for c in steps for k in ac.dc_cases(run, "dc_get", c)})
+    keys = sorted({k.keys for c in steps for k in ac.dc_cases(run, "dc_get", c)})
     if not steps:
         return []
     peer = [ac.MAP_PEER] if ac.MAP_PEER in run.meta else []
-    n = max((k[0] for c in steps for k in ac.dc_cases(run, "dc_get", c)), default=None)
-    mem_n = max((k[0] for c in steps for k in ac.dc_cases(run, "dc_memory", c)), default=None)
-    mem_keys = sorted({k[2] for c in steps for k in ac.dc_cases(run, "dc_memory", c)})
+    n = max((k.n for c in steps for k in ac.dc_cases(run, "dc_get", c)), default=None)
+    mem_n = max((k.n for c in steps for k in ac.dc_cases(run, "dc_memory", c)), default=None)
+    mem_keys = sorted({k.keys for c in steps for k in ac.dc_cases(run, "dc_memory", c)})
 
     def cells(scenario, c, at, ks, show):
         return " / ".join(_dc_cell(run, scenario, c, at, k, show) for k in ks) or DASH
@@ -210,7 +211,7 @@ def render(ctx):
                          ctx.repeat, RULES_NOTE, there)
     out = [HEADING, ""]
     if has_rows(run):
-        reps = md.range_text(st.reps for k, st in ctx.cases.items() if k[0] in SCENARIOS)
+        reps = md.range_text(st.reps for k, st in ctx.cases.items() if k.scenario in SCENARIOS)
         out += [scope_line(reps), ""]
     else:
         out += [f"Run `{ctx.run_id}` has no rows of the tags or DataComponent scenarios ("

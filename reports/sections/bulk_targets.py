@@ -253,7 +253,7 @@ def _push_note(run, n):
     faults per rep at n."""
     per_alloc, p999, faults = {}, [], []
     for k, st in run.select("push_latency", run.is_bulk, n=n).items():
-        alloc = run.axes(k[1]).alloc
+        alloc = run.axes(k.container).alloc
         if "max_ns" in st.latency:
             per_alloc[alloc] = max(per_alloc.get(alloc, 0), st.latency["max_ns"])
         if "p999_ns" in st.latency and alloc != MOVING_ALLOC:

@@ -38,8 +38,8 @@ INDEX = "cases.md"  # the list of the scenario pages, in <out-dir>
 def _case_order(cases):
     """Sort key of a case key: family, container, n, elem_bytes, order, hole ratio, pattern,
     the appended axes."""
-    return lambda key: (cases[key].family, key[1:5], key[5], HOLE_PATTERNS.index(key[6]),
-                        key[7:])
+    return lambda key: (cases[key].family, (key.container, key.n, key.elem_bytes, key.order),
+                        key.hole_ratio, HOLE_PATTERNS.index(key.hole_pattern), key.axes)
 
 
 def safe_name(name):
@@ -73,11 +73,11 @@ HOLE_FAMILY = "bulk"
 
 
 def _lines_of(keys, panel_of):
-    """{container: the most distinct x (key[2] or key[5], by the caller's x) any one panel
+    """{container: the most distinct x (key.n or key.hole_ratio, by the caller's x) any one panel
     holds}; keys are (x, key) pairs, panel_of(key) names the panel (None: every panel)."""
     per = {}
     for x_, k in keys:
-        per.setdefault(k[1], {}).setdefault(panel_of(k), set()).add(x_)
+        per.setdefault(k.container, {}).setdefault(panel_of(k), set()).add(x_)
     out = {}
     for c, panels in per.items():
         shared = panels.pop(None, set())
@@ -91,7 +91,7 @@ def keep_list(cases, keys, roles=KEEP_ROLES, designs=()):
     (the most cases, then the lowest mean log ns per operation; note 'best of K REMOVAL
     variants'), then the containers of `roles` (reports/data/containers.csv) in that order
     (note None)."""
-    axes = {k[1]: cases[k] for k in keys}
+    axes = {k.container: cases[k] for k in keys}
     out = []
     for removal in designs:
         group = [c for c, st in axes.items()
@@ -105,7 +105,7 @@ def keep_list(cases, keys, roles=KEEP_ROLES, designs=()):
     return out
 
 
-def series(cases, keys, keep=(), x_of=lambda k: k[2], panel_of=lambda k: None,
+def series(cases, keys, keep=(), x_of=lambda k: k.n, panel_of=lambda k: None,
            limit=None):
     """The containers a chart of `keys` draws as lines, at most `limit` (charts.MAX_SERIES):
     those of `keep` ([(container, note)], keep_list) first, in its order, then the best of
@@ -116,8 +116,8 @@ def series(cases, keys, keep=(), x_of=lambda k: k[2], panel_of=lambda k: None,
     stands for (a note of keep, or how many of its family the best one stood for)."""
     limit = charts.MAX_SERIES if limit is None else limit
     lines = _lines_of([(x_of(k), k) for k in keys], panel_of)
-    keys = [k for k in keys if lines[k[1]] >= 2]
-    family = {k[1]: cases[k].family for k in keys}
+    keys = [k for k in keys if lines[k.container] >= 2]
+    family = {k.container: cases[k].family for k in keys}
     notes = {c: note for c, note in keep if c in family}
     chosen = list(notes)
     ranked = charts.ranked(cases, keys, set(family))
@@ -148,6 +148,16 @@ def _title(fig, text, info):
                  f"{info['counter_source']} · run {info['run_id']}", fontsize=9)
 
 
+def _size_slice(key):
+    """(elem_bytes, hole_ratio, hole_pattern, *axes): a case's slice over n, order aside."""
+    return (key.elem_bytes, key.hole_ratio, key.hole_pattern) + key.axes
+
+
+def _holes_slice(key):
+    """(n, elem_bytes, order, *axes): a case's slice over the hole ratio and pattern."""
+    return (key.n, key.elem_bytes, key.order) + key.axes
+
+
 def _order_slices(cases):
     """[(order, slice)] of a scenario's cases: per order measured, the slice (elem_bytes,
     hole ratio, pattern, appended axes) with the most sizes n (ties: the most containers
@@ -155,8 +165,8 @@ def _order_slices(cases):
     more sizes."""
     sizes = {}
     for key in cases:
-        sizes.setdefault(key[4], {}).setdefault((key[3],) + key[5:], {}).setdefault(
-            key[1], set()).add(key[2])
+        sizes.setdefault(key.order, {}).setdefault(_size_slice(key), {}).setdefault(
+            key.container, set()).add(key.n)
     out = []
     for order in results.ORDERS:
         mine = {sl: (set().union(*per.values()), sum(len(ns) > 1 for ns in per.values()))
@@ -176,27 +186,28 @@ def _chart_vs_n(scenario, cases, info, out_dir):
     the best of each family; a point where a panel has one n of it). Returns (png, slice
     text), or None when no order has a slice of 2 or more sizes."""
     panels = _order_slices(cases)
-    keys = sorted(k for k in cases if (k[4], (k[3],) + k[5:]) in panels)
-    drawn = series(cases, keys, keep_list(cases, keys), panel_of=lambda k: k[4])
+    keys = sorted(k for k in cases if (k.order, _size_slice(k)) in panels)
+    drawn = series(cases, keys, keep_list(cases, keys), panel_of=lambda k: k.order)
     if not drawn:
         return None
     styles = _styles(drawn)
     if len(panels) == 1:
         what = slice_text(panels[0][1][0], panels[0][0], *panels[0][1][1:])
     else:
-        what = "; ".join(f"order {o}: {slice_text(sl[0], None, *sl[1:])}" for o, sl in panels)
+        what = "; ".join(f"order {o}: {slice_text(size[0], None, *size[1:])}"
+                         for o, size in panels)
     fig, axes = charts.subplots(1, len(panels), figsize=(6.4 * len(panels) + 1.6, 5.2),
                                 sharey=True, squeeze=False)
-    for ax, (order, sl) in zip(axes.flat, panels):
+    for ax, (order, size) in zip(axes.flat, panels):
         for container, label in drawn:
-            points = [(k[2], cases[k]) for k in keys
-                      if k[1] == container and (k[4], (k[3],) + k[5:]) == (order, sl)]
+            points = [(k.n, cases[k]) for k in keys
+                      if k.container == container and (k.order, _size_slice(k)) == (order, size)]
             if points:
                 charts.plot_line(ax, points, styles[container], label)
         ax.set_xscale("log")
         charts.finish_axes(ax, "elements n", charts.op_unit(scenario))
         if len(panels) > 1:
-            ax.set_title(f"order {order}: {slice_text(sl[0], None, *sl[1:])}", fontsize=9)
+            ax.set_title(f"order {order}: {slice_text(size[0], None, *size[1:])}", fontsize=9)
     _title(fig, f"{scenario}: {charts.op_unit(scenario)} vs n"
            + (f" ({what})" if len(panels) == 1 else ", a panel per order"), info)
     fig.tight_layout()
@@ -222,17 +233,19 @@ def _chart_vs_holes(scenario, cases, info, out_dir):
     when no slice has 2 or more ratios."""
     ratios = {}
     for key in cases:
-        ratios.setdefault(key[2:5] + key[7:], set()).add(key[5])
+        ratios.setdefault(_holes_slice(key), set()).add(key.hole_ratio)
     best = min(ratios, key=lambda s: (-len(ratios[s]), -s[0], s[1], s[2] != "seq", s[3:]))
-    keys = sorted(k for k in cases if k[2:5] + k[7:] == best)
-    patterns = [p for p in HOLE_PATTERNS[1:] if any(k[6] == p for k in keys)]
+    keys = sorted(k for k in cases if _holes_slice(k) == best)
+    patterns = [p for p in HOLE_PATTERNS[1:] if any(k.hole_pattern == p for k in keys)]
     if len(ratios[best]) < 2 or not patterns:
         return None
     base = results.role("baseline")
-    refs = [(k, f"{k[1]} (no holes)") for k in keys
-            if k[1] in base and not any(j[1] == k[1] and j[5] > 0 for j in keys)]
+    refs = [(k, f"{k.container} (no holes)") for k in keys
+            if k.container in base
+            and not any(j.container == k.container and j.hole_ratio > 0 for j in keys)]
     drawn = series(cases, keys, keep_list(cases, keys, HOLES_KEEP_ROLES, HOLE_DESIGNS),
-                   x_of=lambda k: k[5], panel_of=lambda k: k[6] if k[5] else None,
+                   x_of=lambda k: k.hole_ratio,
+                   panel_of=lambda k: k.hole_pattern if k.hole_ratio else None,
                    limit=charts.MAX_SERIES - len(refs))
     if not drawn:
         return None
@@ -244,8 +257,8 @@ def _chart_vs_holes(scenario, cases, info, out_dir):
     charts.hide_unused(axes, len(patterns))
     for ax, pattern in zip(axes.flat, patterns):
         for container, label in drawn:
-            points = sorted((k[5], cases[k]) for k in keys
-                            if k[1] == container and k[6] in ("none", pattern))
+            points = sorted((k.hole_ratio, cases[k]) for k in keys
+                            if k.container == container and k.hole_pattern in ("none", pattern))
             if points:
                 charts.plot_line(ax, points, styles[container], label)
         for k, label in refs:
@@ -265,8 +278,8 @@ def render_case_charts(cases, info, out_dir):
 
     Returns {scenario: [(what, png)]}, what = 'n' or 'hole ratio' plus the slice drawn."""
     out = {}
-    for scenario in sorted({k[0] for k in cases}):
-        mine = {k: st for k, st in cases.items() if k[0] == scenario}
+    for scenario in sorted({k.scenario for k in cases}):
+        mine = {k: st for k, st in cases.items() if k.scenario == scenario}
         for what, draw in (("n", _chart_vs_n), ("hole ratio", _chart_vs_holes)):
             drawn = draw(scenario, mine, info, out_dir)
             if drawn:
@@ -282,13 +295,13 @@ def _case_rows(cases, keys, baseline, axes, probes=None):
     for key in keys:
         st, ci = cases[key], results.baseline_ratio(cases, key, baseline)
         mad = f"{100 * st.mad_ns / st.median_ns:.1f}%" if st.median_ns else DASH
-        rows.append([st.family, key[1], str(key[2]), str(key[3]), key[4],
-                     holes_text(key[5], key[6])]
-                    + [dict(key[7:]).get(column, DASH) for column in axes]
+        rows.append([st.family, key.container, str(key.n), str(key.elem_bytes), key.order,
+                     holes_text(key.hole_ratio, key.hole_pattern)]
+                    + [dict(key.axes).get(column, DASH) for column in axes]
                     + [str(st.reps), f"{st.passes:g}" + (" short" if st.short else ""),
                        st.cache, fmt_ns(st.median_ns),
                        mad + (" unstable" if st.unstable else ""), fmt(st.ns_per_op),
-                       "baseline" if key[1] == baseline else DASH if ci is None
+                       "baseline" if key.container == baseline else DASH if ci is None
                        else md.ci_text(ci)]
                     + ([like_for_like.share_text(like_for_like.case_share(cases, key, probes))]
                        if probes is not None else []))
@@ -306,7 +319,8 @@ def _latency_table(cases, keys):
             "sample.", ""] + md.table(
         ["family", "container", "n", "elem_bytes", "order", "holes", "reps", "samples/rep",
          "p50", "p99", "p99.9", "max", "sample cost"],
-        [[cases[k].family, k[1], str(k[2]), str(k[3]), k[4], holes_text(k[5], k[6]),
+        [[cases[k].family, k.container, str(k.n), str(k.elem_bytes), k.order,
+          holes_text(k.hole_ratio, k.hole_pattern),
           str(cases[k].reps), fmt(cases[k].samples)]
          + [fmt(cases[k].latency.get(c)) for c in LATENCY_COLUMNS]
          + [fmt(cases[k].sample_cost_ns)] for k in latency])
@@ -344,7 +358,8 @@ def _memory_table(cases, keys):
         ["family", "container", "n", "elem_bytes", "holes", "live", "reserved bytes",
          "committed bytes", "measured bytes", "measured − committed", "bytes per live",
          "allocs"],
-        [[cases[k].family, k[1], str(k[2]), str(k[3]), holes_text(k[5], k[6]),
+        [[cases[k].family, k.container, str(k.n), str(k.elem_bytes),
+          holes_text(k.hole_ratio, k.hole_pattern),
           fmt(cases[k].ops), fmt(cases[k].memory.get("reserved_bytes")),
           fmt(cases[k].memory["committed_bytes"]), fmt(cases[k].memory.get("measured_bytes")),
           _gap_text(cases[k]),
@@ -390,12 +405,12 @@ def render_scenario_page(scenario, cases, info, baseline, chart_links, probes=No
     relative to the page)]). The pages of like_for_like.SHARE_SCENARIOS (iterate,
     iterate_inline, list_iterate, tags_walk and the particle kernels) get a column of each case's share of the bandwidth probe, against the
     stream_read cases of probes ({case key: CaseStats}; default: those in cases)."""
-    keys = sorted((k for k in cases if k[0] == scenario), key=_case_order(cases))
+    keys = sorted((k for k in cases if k.scenario == scenario), key=_case_order(cases))
     if scenario in like_for_like.SHARE_SCENARIOS:
         probes = cases if probes is None else probes
     else:
         probes = None
-    axes = sorted({column for k in keys for column, _ in k[7:]})  # a column each
+    axes = sorted({column for k in keys for column, _ in k.axes})  # a column each
     reps = md.range_text(st.reps for st in cases.values())
     out = [f"# Every case: {scenario}", "",
            f"Run `{info['run_id']}` ({info['timestamp']}) on host `{info['host']}`, CPU "
@@ -405,7 +420,7 @@ def render_scenario_page(scenario, cases, info, baseline, chart_links, probes=No
            _legend_text(baseline)
            + (" " + SHARE_LEGEND.format(what=like_for_like.SHARE_DEFINITION[scenario])
               if probes is not None else "")]
-    if not any(k[1] == baseline for k in cases):
+    if not any(k.container == baseline for k in cases):
         out += ["", f"The run has no rows of the baseline container `{baseline}`; choose "
                 "another with `--baseline NAME`."]
     out += ["", f"### {scenario}", ""]
@@ -430,11 +445,11 @@ def index_page(cases, info, page_links):
     (its page linked by page_links {scenario: link relative to the index}, its cases,
     containers and unstable cases)."""
     rows = []
-    for scenario in sorted({k[0] for k in cases}):
-        keys = [k for k in cases if k[0] == scenario]
+    for scenario in sorted({k.scenario for k in cases}):
+        keys = [k for k in cases if k.scenario == scenario]
         link = page_links.get(scenario)
         rows.append([f"[{scenario}]({link})" if link else scenario, str(len(keys)),
-                     str(len({k[1] for k in keys})),
+                     str(len({k.container for k in keys})),
                      str(sum(cases[k].unstable for k in keys)),
                      str(sum(bool(cases[k].short) for k in keys))])
     lines = [f"# Every case of run `{info['run_id']}`", "", "One page per scenario; unstable = "
@@ -451,7 +466,7 @@ def render_all_cases(cases, info, baseline, index_link):
     cases."""
     if not cases:
         return None
-    scenarios = {k[0] for k in cases}
+    scenarios = {k.scenario for k in cases}
     unstable = sum(st.unstable for st in cases.values())
     short = sum(bool(st.short) for st in cases.values())
     lines = [HEADING, "", f"Every case of run `{info['run_id']}`: {len(cases)} cases of "
@@ -475,9 +490,9 @@ def render(ctx):
     os.makedirs(out_dir, exist_ok=True)
     drawn = render_case_charts(everything, ctx.info, out_dir)
     links = {}
-    probes = {k: st for k, st in everything.items() if k[0] == like_for_like.PROBE}
-    for scenario in sorted({k[0] for k in everything}):
-        mine = {k: st for k, st in everything.items() if k[0] == scenario}
+    probes = {k: st for k, st in everything.items() if k.scenario == like_for_like.PROBE}
+    for scenario in sorted({k.scenario for k in everything}):
+        mine = {k: st for k, st in everything.items() if k.scenario == scenario}
         page = os.path.join(out_dir, f"{safe_name(scenario)}.md")
         with open(page, "w", encoding="utf-8") as f:
             f.write(render_scenario_page(scenario, mine, ctx.info, ctx.baseline,

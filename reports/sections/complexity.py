@@ -48,7 +48,7 @@ def complexity_fits(rows, run_id, min_sizes=3):
     for r in rows:
         if r["run_id"] == run_id and r["verified"] == 1 and not results.is_sim_row(r):
             key = results.case_key(r)
-            without_n = key[:2] + (None,) + key[3:]
+            without_n = key.with_fields(n=None)
             groups.setdefault(without_n, {}).setdefault(r["n"], []).append(r["ns_per_op"])
     fits = []
     for key, by_n in groups.items():

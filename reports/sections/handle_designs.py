@@ -153,7 +153,7 @@ def _bytes(run, c, elem, holes):
     """Committed bytes per slot (holes 0: per item = per slot) or per live item (holes >
     0) of c's memory case at MEMORY_N, or None."""
     for k, st in cases_of(run, "memory", c, n=MEMORY_N, elem_bytes=elem).items():
-        if k[5] == holes and "committed_bytes" in st.memory:
+        if k.hole_ratio == holes and "committed_bytes" in st.memory:
             return st.memory["committed_bytes"] / st.ops
     return None
 
@@ -171,7 +171,8 @@ def table_lines(run, stale, sim=None):
     sim: lookup_sim()'s counts for the callgrind columns (None: —)."""
     names = designs(run, stale) + list(PEERS) + [BASE]
     # The item size at which the most designs have memory rows (ties: the smaller).
-    elem = max(sorted({k[3] for k in run.cases if k[0] == "memory"}) or [TABLE_ELEM_BYTES],
+    elem = max(sorted({k.elem_bytes for k in run.cases if k.scenario == "memory"})
+               or [TABLE_ELEM_BYTES],
                key=lambda e: sum(_bytes(run, c, e, 0.0) is not None for c in names))
     rows = []
     for c in names:
@@ -245,8 +246,9 @@ def defrag_lines(run):
         out.append(f"- Target defragment of a shuffled {TABLE_N} <= {fmt_ns(DEFRAG_LIMIT_NS)}: "
                    f"not measured (needs defragment rows of {SORTDEFRAG} at n={TABLE_N}, "
                    f"{TABLE_ELEM_BYTES} B).")
-    frames = sorted((k, st) for c in md.ordered({k[1] for k in run.cases
-                                                 if k[0] == "defrag_frames"}, (SORTDEFRAG, HM))
+    frames = sorted((k, st) for c in md.ordered({k.container for k in run.cases
+                                                 if k.scenario == "defrag_frames"},
+                                                (SORTDEFRAG, HM))
                     for k, st in cases_of(run, "defrag_frames", c).items())
     frames.sort(key=lambda f: (f[0][1], f[0][2], int(axis(f[0], "max_swaps") or 0)))
     if not frames:
@@ -256,7 +258,7 @@ def defrag_lines(run):
     out += ["", "Frames of { defragment(max_swaps); iterate } until sorted, each frame one "
             "sample: medians over the reps of each rep's p50, p99 and max.", ""]
     return out + md.table(["container", "n", "max_swaps", "frames", "p50", "p99", "max"], [
-        [k[1], str(k[2]), axis(k, "max_swaps") or DASH, fmt(st.samples or st.ops)]
+        [k.container, str(k.n), axis(k, "max_swaps") or DASH, fmt(st.samples or st.ops)]
         + [fmt_ns(st.latency.get(c)) for c in ("p50_ns", "p99_ns", "max_ns")]
         for k, st in frames])
 
@@ -286,7 +288,7 @@ def render(ctx, stale_path=STALE_PATH):
     sim = lookup_sim(ctx.rows, ctx.info, ctx.run_id)
     table, _ = table_lines(run, stale, sim)
     shown = set(names) | set(PEERS) | {BASE, SORTDEFRAG}
-    reps = [st.reps for k, st in ctx.cases.items() if k[1] in shown]
+    reps = [st.reps for k, st in ctx.cases.items() if k.container in shown]
     out = [HEADING, "", scope_line(md.range_text(reps)) if reps
            else f"Run `{ctx.run_id}` has no rows of these containers.", "",
            f"create, iterate and erase: median ns per op at n={TABLE_N}, {TABLE_ELEM_BYTES} B "

@@ -38,7 +38,7 @@ CHART = "handle_map_table.png"
 def render_chart(stats, info, article, out_dir):
     """Draw the grouped log-scale bar chart into out_dir/CHART; return its path."""
     containers = [c for c in CHART_CONTAINERS
-                  if c != BASE or any(key[0] == c for key in stats)]
+                  if c != BASE or any(name == c for name, _ in stats)]
     width = 0.8 / len(containers)
     fig, ax = charts.subplots(figsize=(11, 6))
     for i, container in enumerate(containers):

@@ -80,13 +80,13 @@ def load_article(path):
         if swaps and not re.fullmatch(r"[0-9]{1,18}", swaps):  # int() refuses 4300+ digits
             raise ReportError(f"{where}: column 'swaps': expected an integer >= 0 (at most "
                               f"18 digits) or empty, got {fields['swaps']!r}")
-        key = (fields["our_scenario"].strip(), fields["container"].strip())
-        if key in seen:
-            raise ReportError(f"{where}: our_scenario {key[0]} of container {key[1]} repeats "
-                              f"line {seen[key]}'s")
-        seen[key] = where.rsplit(":", 1)[1]
-        return ArticleRow(fields["article_scenario"].strip(), key[1], ms,
-                          int(swaps) if swaps else None, key[0], fields["note"])
+        scenario, container = fields["our_scenario"].strip(), fields["container"].strip()
+        if (scenario, container) in seen:
+            raise ReportError(f"{where}: our_scenario {scenario} of container {container} "
+                              f"repeats line {seen[(scenario, container)]}'s")
+        seen[(scenario, container)] = where.rsplit(":", 1)[1]
+        return ArticleRow(fields["article_scenario"].strip(), container, ms,
+                          int(swaps) if swaps else None, scenario, fields["note"])
     seen = {}
     return {(a.our_scenario, a.container): a
             for a in results.read_table(path, ARTICLE_COLUMNS, parse)}
@@ -256,8 +256,8 @@ def _series(run, scenario, container):
     without appended axes."""
     out = {}
     for k in cases_of(run, scenario, container):
-        if len(k) == len(results.CASE_FIELDS):
-            out.setdefault(k[3:], {})[k[2]] = k
+        if not k.axes:
+            out.setdefault((k.elem_bytes, k.order, k.hole_ratio, k.hole_pattern), {})[k.n] = k
     return out
 
 
@@ -270,7 +270,7 @@ def control_key(key):
     scenario, order = at.scenario, at.order
     if scenario == "erase":
         scenario, order = "lookup", "seq" if at.hole_pattern == "oldest" else "random"
-    return (scenario, BASE, at.n, at.elem_bytes, order, 0.0, "none")
+    return results.CaseKey((scenario, BASE, at.n, at.elem_bytes, order, 0.0, "none"))
 
 
 def _step_sign(run, keys, lo, hi, threshold):
@@ -282,7 +282,8 @@ def _step_sign(run, keys, lo, hi, threshold):
     missing = [n for n in (lo, hi) if ctl[n] not in run.cases]
     if missing:
         c = ctl[missing[0]]
-        return OPEN, None, (f"no control: the run has no {BASE} {c[0]} {c[4]} {c[3]} B at "
+        return OPEN, None, (f"no control: the run has no {BASE} {c.scenario} {c.order} "
+                            f"{c.elem_bytes} B at "
                             f"n={', '.join(map(str, missing))} (sweeps/bench.txt)")
     ci = bench_stats.excess_slope_ci(
         {n: run.column(keys[n], "ns_per_op") for n in (lo, hi)},

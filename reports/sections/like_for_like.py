@@ -41,10 +41,10 @@ def probe_rows(cases):
     stats.MIN_REPS reps)."""
     out = []
     for key, st in sorted(cases.items(), key=lambda kv: kv[0][2]):
-        if key[0] != PROBE:
+        if key.scenario != PROBE:
             continue
         ci = bench_stats.median_ci([WORD_BYTES * st.ops / t for t in st.times_ns], seed=SEED)
-        out.append((key[2] * WORD_BYTES, WORD_BYTES / st.ns_per_op, ci.low, ci.high))
+        out.append((key.n * WORD_BYTES, WORD_BYTES / st.ns_per_op, ci.low, ci.high))
     return out
 
 
@@ -75,17 +75,17 @@ def same_size_shares(cases, levels=None):
     L2, LLC, DRAM; fewer when the run has fewer), among the n of `levels` (level_ns; None:
     every probe case)."""
     out = []
-    probes = sorted((k for k in cases if k[0] == PROBE
-                     and (levels is None or k[2] in levels)), key=lambda k: k[2])
+    probes = sorted((k for k in cases if k.scenario == PROBE
+                     and (levels is None or k.n in levels)), key=lambda k: k.n)
     for level, key in zip(LEVELS, probes):
-        it = cases.get(("iterate", BASELINE) + key[2:])
-        if it is None or key[3] != WORD_BYTES:
+        it = cases.get(key.with_fields(scenario="iterate", container=BASELINE))
+        if it is None or key.elem_bytes != WORD_BYTES:
             continue
         probe = cases[key]
         ci = bench_stats.ratio_ci(list(it.per_op_ns), list(probe.per_op_ns), seed=SEED)
         if not it.per_op_ns or not probe.per_op_ns:
             ci = bench_stats.RatioCI(probe.ns_per_op / it.ns_per_op, None, None, 0.95)
-        out.append((level, key[2] * WORD_BYTES, ci.ratio, ci))
+        out.append((level, key.n * WORD_BYTES, ci.ratio, ci))
     return out
 
 
@@ -128,9 +128,9 @@ def placement_rows(cases):
     bootstrap of the two placements' per-rep ns/op."""
     groups = {}
     for key, st in cases.items():
-        axes = dict(key[7:])
+        axes = dict(key.axes)
         place = axes.pop(PLACE_AXIS, DEFAULT_PLACE)
-        groups.setdefault(key[:7] + tuple(sorted(axes.items())), {})[place] = st
+        groups.setdefault(key.with_axes(sorted(axes.items())), {})[place] = st
     out = []
     for key, by in groups.items():
         if len(by) < 2:
@@ -138,7 +138,8 @@ def placement_rows(cases):
         fast = min(by, key=lambda p: by[p].ns_per_op)
         slow = max(by, key=lambda p: by[p].ns_per_op)
         ci = bench_stats.ratio_ci(list(by[fast].per_op_ns), list(by[slow].per_op_ns), seed=SEED)
-        out.append((key[0], key[1], key[2], key[3], {p: st.ns_per_op for p, st in by.items()},
+        out.append((key.scenario, key.container, key.n, key.elem_bytes,
+                    {p: st.ns_per_op for p, st in by.items()},
                     ci, slow, fast))
     return sorted(out, key=lambda r: -r[5].ratio)
 
@@ -172,11 +173,11 @@ def vector_word(vectorization, container, elem_bytes, scenario="iterate"):
 
 
 def _payload(key, st):
-    return key[3]  # elem_bytes: the item's payload, one item per operation
+    return key.elem_bytes  # elem_bytes: the item's payload, one item per operation
 
 
 def _slots(key, st):
-    return key[2] * key[3]  # n x elem_bytes: n the slots before erasure
+    return key.n * key.elem_bytes  # n x elem_bytes: n the slots before erasure
 
 
 def _field_bytes(nbytes):
@@ -184,7 +185,7 @@ def _field_bytes(nbytes):
 
 
 def _field_slots(nbytes):
-    return lambda key, st: key[2] * nbytes  # n slots x the bytes each must read
+    return lambda key, st: key.n * nbytes  # n slots x the bytes each must read
 
 
 # What an iterate-like case must read per operation (the useful bytes, the ones a dense
@@ -254,10 +255,11 @@ def case_share(cases, key, probes=None):
     SEED; low and high None under stats.MIN_REPS reps) scaled by B / 8. exact False: no
     probe at W, the one nearest in log scale (nearest_probe), ratio of medians, no CI."""
     st = cases[key]
-    per_op, working_set = SHARE_BYTES[key[0]]
+    per_op, working_set = SHARE_BYTES[key.scenario]
     cache = _axis(key, CACHE_AXIS, "warm")
-    mine = {k[2] * WORD_BYTES: p for k, p in (cases if probes is None else probes).items()
-            if k[0] == PROBE and k[3] == WORD_BYTES and _axis(k, CACHE_AXIS, "warm") == cache
+    mine = {k.n * WORD_BYTES: p for k, p in (cases if probes is None else probes).items()
+            if k.scenario == PROBE and k.elem_bytes == WORD_BYTES
+            and _axis(k, CACHE_AXIS, "warm") == cache
             and _axis(k, PLACE_AXIS, DEFAULT_PLACE) == DEFAULT_PLACE}
     ws, scale = working_set(key, st), per_op(key, st) / WORD_BYTES
     if not mine or ws <= 0:
@@ -292,8 +294,8 @@ def iterate_rows(cases, vectorization, n=TABLE_N, elem=TABLE_ELEM_BYTES):
     sequential order, no holes, fastest first."""
     out = []
     for key, st in cases.items():
-        scenario, container, kn, ke, order, hole_ratio = key[:6]
-        if (scenario, kn, ke, order, hole_ratio) != ("iterate", n, elem, "seq", 0):
+        container, ke = key.container, key.elem_bytes
+        if (key.scenario, key.n, ke, key.order, key.hole_ratio) != ("iterate", n, elem, "seq", 0):
             continue
         got = case_share(cases, key)
         out.append((container, st.family, st.ns_per_op, ke / st.ns_per_op,
@@ -312,14 +314,14 @@ def other_share_rows(cases):
     ascending. Axes text: the case's appended axes as name:value, comma-joined ('' none)."""
     best = {}
     for key, st in cases.items():
-        if key[0] not in OTHER_SHARE_SCENARIOS or key[5] != 0 or not st.ns_per_op:
+        if key.scenario not in OTHER_SHARE_SCENARIOS or key.hole_ratio != 0 or not st.ns_per_op:
             continue
-        per_op, working_set = SHARE_BYTES[key[0]]
+        per_op, working_set = SHARE_BYTES[key.scenario]
         rate = per_op(key, st) / st.ns_per_op
-        slot = (OTHER_SHARE_SCENARIOS.index(key[0]), key[2])
+        slot = (OTHER_SHARE_SCENARIOS.index(key.scenario), key.n)
         if slot not in best or rate > best[slot][6]:
             axes = ", ".join(f"{c[len('axis_'):]}:{v}" for c, v in key[len(CASE_FIELDS):])
-            best[slot] = (key[0], key[2], key[1], axes, per_op(key, st),
+            best[slot] = (key.scenario, key.n, key.container, axes, per_op(key, st),
                           working_set(key, st), rate, case_share(cases, key))
     return [best[slot] for slot in sorted(best)]
 
@@ -363,9 +365,9 @@ def _iterate_table(rows):
 
 
 def _scalar_line(vectorization):
-    scalar = sorted({key[0] for key in (vectorization or {}) if len(key) == 2
-                     and key[1] == "iterate"
-                     and machine.has_vector_loop(vectorization, *key) is False})
+    scalar = sorted({name for name, scenario, *rest in (vectorization or {}) if not rest
+                     and scenario == "iterate"
+                     and machine.has_vector_loop(vectorization, name, scenario) is False})
     if vectorization is None:
         return ("No vectorization table beside this run's CSV (make bench copies "
                 "build/rel/vectorization.tsv; gcc only): which loops are vector loops is "

@@ -25,7 +25,7 @@ CONTAINERS = lc.HOSTED + (lc.DEAD, lc.VECTOR) + lc.POINTER
 
 def has_rows(run):
     """True when the run holds a case of a list scenario."""
-    return any(k[0] in lc.LIST_SCENARIOS for k in run.cases)
+    return any(k.scenario in lc.LIST_SCENARIOS for k in run.cases)
 
 
 def _case(run, scenario, container, n, elem, churn=0.0, state=None):
@@ -34,24 +34,25 @@ def _case(run, scenario, container, n, elem, churn=0.0, state=None):
     axes = {lc.STATE: state} if state else {}
     found = sorted((k, st) for k, st in cases_of(run, scenario, container, n=n,
                                                  elem_bytes=elem, **axes).items()
-                   if k[5] == churn)
+                   if k.hole_ratio == churn)
     return found[0][1] if found else None
 
 
 def _per_container(run):
     """The lines of the per-container table at the largest n of list_iterate (its smallest
     item size), or []."""
-    keys = [k for k in run.cases if k[0] == "list_iterate"]
+    keys = [k for k in run.cases if k.scenario == "list_iterate"]
     if not keys:
         return []
-    elem = min(k[3] for k in keys)
-    n = max(k[2] for k in keys if k[3] == elem)
-    churn = max(k[5] for k in keys if k[2] == n and k[3] == elem)
+    elem = min(k.elem_bytes for k in keys)
+    n = max(k.n for k in keys if k.elem_bytes == elem)
+    churn = max(k.hole_ratio for k in keys if k.n == n and k.elem_bytes == elem)
     cols = [("list_build", 0.0, None), ("list_iterate", 0.0, "as_is"),
             ("list_iterate", churn, "as_is"), ("list_iterate", churn, "consolidated"),
             ("list_erase_random", 0.0, None), ("list_insert_middle", 0.0, None)]
     rows = []
-    for c in md.ordered({k[1] for k in run.cases if k[0] in lc.LIST_SCENARIOS}, CONTAINERS):
+    for c in md.ordered({k.container for k in run.cases if k.scenario in lc.LIST_SCENARIOS},
+                        CONTAINERS):
         cells = [_case(run, s, c, n, elem, r, state) for s, r, state in cols]
         mem = _case(run, "memory", c, lc.MEMORY_N, elem)
         rows.append([c] + [fmt(st.ns_per_op) if st else DASH for st in cells]
@@ -77,7 +78,7 @@ def _stroustrup_lines(run, chart_link, page=None):
     chart, or a line saying what would measure it."""
     points = lc.stroustrup(run, lc.STD_LIST)
     series = [lc.VECTOR] + list(lc.POINTER) + list(lc.HOSTED[:1])
-    cases = {c: {(k[2], k[3]): st for k, st in cases_of(run, "sorted_insert", c).items()}
+    cases = {c: {(k.n, k.elem_bytes): st for k, st in cases_of(run, "sorted_insert", c).items()}
              for c in series}
     keys = sorted({nk for per in cases.values() for nk in per})
     out = ["", "### Stroustrup's experiment (sorted_insert)", ""]
@@ -112,7 +113,7 @@ def headline(run):
     """One line for the end of `make bench`: std::list / vlist_hosted iteration time after
     churn at the largest n and churn measured, and the Stroustrup crossover; None when
     neither was measured."""
-    pairs = [(k[2], k[5], k, theirs) for k in lc.churned(run, lc.HOSTED[0])
+    pairs = [(k.n, k.hole_ratio, k, theirs) for k in lc.churned(run, lc.HOSTED[0])
              if (theirs := run.cases.get(twin(k, lc.STD_LIST)))]
     cross = lc.crossover(lc.stroustrup(run, lc.STD_LIST))
     parts = []
@@ -148,7 +149,7 @@ def render(ctx):
     out = [HEADING, ""]
     if has_rows(run):
         reps = md.range_text(st.reps for k, st in ctx.cases.items()
-                             if k[0] in lc.LIST_SCENARIOS)
+                             if k.scenario in lc.LIST_SCENARIOS)
         out += [scope_line(reps), ""]
     else:
         out += [f"Run `{ctx.run_id}` has no rows of the list scenarios ("

@@ -80,6 +80,22 @@ def _bytes_per(st, per_slot_n=None):
     return held_bytes(st) / (per_slot_n or st.ops)
 
 
+class Series(NamedTuple):
+    """A container's cases of one scenario over n (_slope_signs), by the other fields."""
+    scenario: str
+    elem_bytes: int
+    order: str
+    hole_ratio: float
+    hole_pattern: str
+    axes: tuple = ()
+
+    @classmethod
+    def of(cls, key):
+        """The Series of a case key (results.CaseKey)."""
+        return cls(key.scenario, key.elem_bytes, key.order, key.hole_ratio, key.hole_pattern,
+                   key.axes)
+
+
 class MemPoint(NamedTuple):
     """Where a memory case is (the key of _memory): n, item size, hole (dead) ratio."""
     n: int
@@ -107,8 +123,9 @@ def churned(run, container, state="as_is"):
 
 def fresh_of(key):
     """The key of the same list_iterate case with no churn (hole ratio 0, as_is)."""
-    return key[:5] + (0.0, "none") + tuple((c, "as_is" if c == results.AXIS_PREFIX + STATE
-                                            else v) for c, v in key[7:])
+    key = case_of(key)
+    return key.with_fields(hole_ratio=0.0, hole_pattern="none").with_axes(
+        (c, "as_is" if c == results.AXIS_PREFIX + STATE else v) for c, v in key.axes)
 
 
 def label(key):
@@ -286,7 +303,7 @@ def _growth(run, claim, ctx):
         return _not_measured(f"list_insert_middle rows of {', '.join(HOSTED)}")
     if sign == AGAINST:
         return vd.Verdict(vd.REFUTED, text, reason=vd.fit(vd.REFUTED, text))
-    grows = {k[2]: max(run.column(k, "grows"), default=0) for c in HOSTED
+    grows = {k.n: max(run.column(k, "grows"), default=0) for c in HOSTED
              for k in cases_of(run, "list_insert_middle", c)}
     grown = sorted(n for n, g in grows.items() if g)
     text += ("; the buffer grew while references were held at n=" + ", ".join(map(str, grown))
@@ -468,15 +485,15 @@ def _slope_signs(run, container, scenarios, threshold):
     series, ns = {}, set()
     for scenario in scenarios:
         for k in cases_of(run, scenario, container):
-            series.setdefault((scenario,) + k[3:], {})[k[2]] = run.column(k, "ns_per_op")
-            ns.add(k[2])
+            series.setdefault(Series.of(k), {})[k.n] = run.column(k, "ns_per_op")
+            ns.add(k.n)
     signs, texts, whys = [], [], {}
     for key, reps in sorted(series.items()):
         if len(reps) < 2:
             continue
-        name = f"{key[0]} {key[1]} B"
+        name = f"{key.scenario} {key.elem_bytes} B"
         own = slope_text(bench_stats.slope_ci(reps))
-        used, ctl, why = _control_reps(run, key[0], key[1], sorted(reps))
+        used, ctl, why = _control_reps(run, key.scenario, key.elem_bytes, sorted(reps))
         if why:
             signs.append((name, OPEN, None, threshold))
             whys[name] = why
@@ -485,8 +502,8 @@ def _slope_signs(run, container, scenarios, threshold):
         ci = bench_stats.excess_slope_ci({n: reps[n] for n in used}, ctl, seed=results.SEED)
         signs.append((name, sign_of(ci, threshold, False), ci, threshold))
         texts.append(f"{name}: {own} from n={min(reps)} to {max(reps)}, "
-                     f"{md.excess_short(ci)} over {BASE}'s {CONTROL[key[0]][0]} "
-                     f"{CONTROL[key[0]][1]} at n={', '.join(map(str, used))}")
+                     f"{md.excess_short(ci)} over {BASE}'s {CONTROL[key.scenario][0]} "
+                     f"{CONTROL[key.scenario][1]} at n={', '.join(map(str, used))}")
     return signs, texts, sorted(ns), whys
 
 
@@ -497,7 +514,7 @@ def _dead_constant(run, claim, ctx):
     signs, texts, ns, whys = _slope_signs(run, DEAD, ("list_build", "list_erase_random"),
                                           claim.param("max_slope", MAX_SLOPE))
     skip, skip_text = _checked(run, ("list_iterate",), (DEAD,), "walks over dead entries")
-    walks = [k[5] for k in cases_of(run, "list_iterate", DEAD)] + [
+    walks = [k.hole_ratio for k in cases_of(run, "list_iterate", DEAD)] + [
         r["hole_ratio"] for r in run.unverified
         if (r["scenario"], r["container"]) == ("list_iterate", DEAD)]
     skip = skip if any(walks) else None  # only walks after churn pass dead entries
@@ -518,9 +535,9 @@ def _dead_constant(run, claim, ctx):
 
 def _remaps(run, claim, ctx):
     """C9: consolidate's rows verified (remaps exact), after churn (something to compact)."""
-    cases = {k[1]: k for k in run.cases if k[0] == "consolidate"}
-    sign, text = _checked(run, ("consolidate",), {k[1] for k in run.cases
-                                                  if k[0] == "consolidate"}
+    cases = {k.container: k for k in run.cases if k.scenario == "consolidate"}
+    sign, text = _checked(run, ("consolidate",), {k.container for k in run.cases
+                                                  if k.scenario == "consolidate"}
                           | {r["container"] for r in run.unverified
                              if r["scenario"] == "consolidate"}, "consolidate")
     if sign is None:
@@ -529,7 +546,7 @@ def _remaps(run, claim, ctx):
     text += " (" + ", ".join(sorted(cases)) + ")"
     if sign == AGAINST:
         return vd.Verdict(vd.REFUTED, text)
-    if not any(k[5] for k in run.cases if k[0] == "consolidate"):
+    if not any(k.hole_ratio for k in run.cases if k.scenario == "consolidate"):
         return vd.Verdict(vd.PREMISE_NOT_EXERCISED, vd.premise_text(
             "consolidate ran on lists without churn: nothing to compact",
             "run consolidate with --hole-ratio 0.5") + f" ({text})", reason=vd.fit(
@@ -571,13 +588,13 @@ def chart_sorted_insert(run, info, out_dir):
     question it answers: from which n does the contiguous buffer win Stroustrup's
     experiment, and where does a hosted list fall between the two?"""
     cases = {c: cases_of(run, "sorted_insert", c) for c in (VECTOR,) + POINTER + HOSTED[:1]}
-    elem = min((k[3] for ks in cases.values() for k in ks), default=None)
+    elem = min((k.elem_bytes for ks in cases.values() for k in ks), default=None)
     if elem is None or info is None:
         return None
     fig, ax = charts.subplots(figsize=(7.5, 4.6))
     styles = zip(("C0", "C3", "C1", "C2"), ("-", "--", ":", "-."), "osD^")
     for (c, ks), style in zip(cases.items(), styles):
-        points = sorted((k[2], st) for k, st in ks.items() if k[3] == elem)
+        points = sorted((k.n, st) for k, st in ks.items() if k.elem_bytes == elem)
         if points:
             charts.plot_line(ax, points, style, c)
     points = [p for p in stroustrup(run, STD_LIST) if p[1] == elem]

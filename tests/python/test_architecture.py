@@ -83,3 +83,20 @@ def test_the_regions_with_a_call_per_item_or_frame_are_the_ones_named():
     found = _per_item_scenarios()
     assert {"push_latency", "erase"} <= found  # the reader sees them at all
     assert found <= named, f"regions with a call per item, not named: {found - named}"
+
+
+# A case key (results.CaseKey), a slice (toolkit.SliceKey) and the keys built from them are
+# read by name in reports/ (key.n, sl.hole_ratio), never by position: the names k, key and
+# sl hold those there (docs/ARCHITECTURE.md, "Reports").
+POSITIONAL_KEY = re.compile(r"\b(k|key|sl)\[-?[0-9]*:?-?[0-9]*\]")
+
+
+def test_reports_read_case_keys_by_name():
+    found = []
+    for path in sorted((ROOT / "reports").rglob("*.py")):
+        for number, line in enumerate(path.read_text().splitlines(), 1):
+            if POSITIONAL_KEY.search(line.split("#")[0]):
+                found.append(f"{path.relative_to(ROOT)}:{number}: {line.strip()}")
+    assert not found, "case keys read by position:\n" + "\n".join(found)
+    assert POSITIONAL_KEY.search("n = k[2]") and POSITIONAL_KEY.search("key[:5] + (0.0,)")
+    assert not POSITIONAL_KEY.search("n = k.n; cases[k]; keys[2]")

@@ -1167,7 +1167,8 @@ def test_case_charts_draw_at_most_max_series(s2_cases):
     for i in range(3 * chart_helpers.MAX_SERIES):  # 24 containers, 12 families
         for k in keys:
             st = s2_cases[k]
-            many[(k[0], f"c{i}") + k[2:]] = type(st)(**{**st.__dict__, "family": f"f{i // 2}"})
+            many[k.with_fields(container=f"c{i}")] = type(st)(**{**st.__dict__,
+                                                                   "family": f"f{i // 2}"})
     drawn = cases.series(many, list(many))
     assert len(drawn) == chart_helpers.MAX_SERIES
     assert len({many[next(k for k in many if k[1] == c)].family for c, _ in drawn}) == len(drawn)
