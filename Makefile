@@ -103,7 +103,7 @@ V ?= 0
 Q := $(if $(filter 1,$(V)),,@)
 
 .PHONY: all build build-san bench bench-quick bench-sim bench-process bench-run bench-quick-run \
-        bench-sim-run bench-process-run test report publish deps clean test-c test-san test-py \
+        bench-sim-run bench-process-run test report publish advise deps clean test-c test-san test-py \
         test-py-rel test-py-san
 all: build
 
@@ -182,6 +182,12 @@ bench-process-run: build
 # It writes results/RUN_ID/RESULTS.md and its charts and pages, never a tracked file.
 report:
 	$(PYTHON) reports/report.py $(CSV)
+
+# make advise ARGS="--n 100000 --elem-bytes 16 --hole-ratio 0.25 --mix
+# iterate=0.7,lookup=0.2,churn=0.1 --needs stable_handles": the registered designs ranked by
+# the cost of that operation mix, from the run make report reads (reports/advise.py --help).
+advise:
+	$(PYTHON) reports/advise.py $(ARGS)
 
 # The committed results: RESULTS.md and its charts and pages (results/published/report/),
 # and the runs behind them: the rows of the runs named (CSV=path: a make bench run, plus

@@ -39,7 +39,6 @@ Usage: /usr/bin/python3 reports/report.py [--results-dir DIR] [--out-dir DIR]
 """
 import argparse
 import csv
-import glob
 import importlib
 import lzma
 import multiprocessing
@@ -59,7 +58,7 @@ from sections import (ABSENT_HOW, DOCUMENT, MODULES, ORDER, RULES, STAGES, TITLE
 from sections import bulk_targets
 from sections.handle_map_claims import load_article
 
-PUBLISHED = os.path.join("published", "bench.csv.xz")  # in --results-dir
+PUBLISHED = results.PUBLISHED_RUN  # in --results-dir
 REPEAT_SUFFIX = "-repeat"  # bench.csv.xz's repeat: bench-repeat.csv.xz
 CONTENTS = "contents"
 HEADLINE_LINES = 20  # issue 15: make bench ends with at most this many lines
@@ -97,14 +96,6 @@ def default_repeat(results_dir, paths):
         return None
     path = repeat_path(published)
     return path if os.path.exists(path) else None
-
-
-def default_csvs(results_dir):
-    """The CSVs read when none is named: every `make bench` CSV of results_dir, else the
-    published run, else []."""
-    bench = sorted(glob.glob(os.path.join(results_dir, results.BENCH_PREFIX + "*.csv")))
-    published = os.path.join(results_dir, PUBLISHED)
-    return bench or ([published] if os.path.exists(published) else [])
 
 
 def output_paths(args, run_id):
@@ -459,7 +450,7 @@ def main(argv=None):
                    "else the newest DIR/process-*.json of the run's host and revision)")
     p.add_argument("csv", nargs="*", metavar="CSV", help="CSV files (override --results-dir)")
     args = p.parse_args(argv)
-    paths = args.csv or default_csvs(args.results_dir)
+    paths = args.csv or results.default_csvs(args.results_dir)
     if not paths:
         print(f"report.py: no `make bench` CSV in {args.results_dir}/ and no published run "
               f"(run `make bench` first, or name CSV files): nothing written")

@@ -28,6 +28,7 @@ scenario, a NUL byte anywhere.
 import csv
 import dataclasses
 import functools
+import glob
 import gzip
 import lzma
 import math
@@ -129,6 +130,7 @@ AXIS_PREFIX = "axis_"  # the columns of the case axes the harness appends (case_
 TABLE_N, TABLE_ELEM_BYTES = 100000, 8
 UNKNOWN_FAMILY = "unknown"  # family of a container whose rows have none (schema 1)
 BENCH_PREFIX = "bench-"  # run_id prefix of `make bench` runs
+PUBLISHED_RUN = os.path.join("published", "bench.csv.xz")  # the committed run, in results/
 SEED = 1  # bootstrap seed: the same CSVs give the same RESULTS.md
 
 
@@ -595,6 +597,24 @@ class CaseKey(tuple):
     def with_axes(self, axes):
         """This key with its appended axes replaced by `axes` ((column, value) pairs)."""
         return CaseKey(tuple(self)[:len(CASE_FIELDS)] + tuple(axes))
+
+
+def default_csvs(results_dir):
+    """The CSVs make report (and advise.py) read when none is named: every `make bench` CSV
+    of results_dir (results/bench-*.csv), else the published run, else []."""
+    bench = sorted(glob.glob(os.path.join(results_dir, BENCH_PREFIX + "*.csv")))
+    published = os.path.join(results_dir, PUBLISHED_RUN)
+    return bench or ([published] if os.path.exists(published) else [])
+
+
+def caps_of(rows, run_id):
+    """{container: set of its caps words} from the run's rows (the variant table's caps
+    column, which every row carries)."""
+    out = {}
+    for r in rows:
+        if r["run_id"] == run_id and r.get("caps"):
+            out.setdefault(r["container"], set()).update(r["caps"].split("|"))
+    return out
 
 
 def case_key(row):

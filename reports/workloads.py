@@ -122,3 +122,64 @@ def load_workloads(path=WORKLOADS_PATH):
                         fields["unit"].strip(), _words(fields["exclude"], where, "exclude"),
                         fields["note"].strip())
     return results.read_table(path, COLUMNS, parse)
+
+
+GAME_WORKLOADS_PATH = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data",
+                                   "game_workloads.csv")
+GAME_COLUMNS = ("id", "workload", "n", "elem_bytes", "hole_ratio", "mix", "needs",
+                "authors_choice", "authors_words", "source", "note")
+
+
+@dataclass(frozen=True)
+class GameWorkload:
+    """One row of game_workloads.csv: a typical game workload for advise.py (n items of
+    elem_bytes, hole_ratio erased, mix {op: weight} of advise.OPERATIONS, needs caps words)
+    and the article authors' choice for it (containers, their words, where they say it)."""
+    id: str
+    workload: str
+    n: int
+    elem_bytes: int
+    hole_ratio: float
+    mix: dict
+    needs: tuple
+    authors_choice: tuple
+    authors_words: str
+    source: str
+    note: str
+
+
+def load_game_workloads(path=GAME_WORKLOADS_PATH):
+    """The game workloads of game_workloads.csv in file order (the mix column: OP=WEIGHT
+    joined by ';'). Raises results.ReportError naming FILE:LINE for a malformed or repeated
+    id, an empty workload, authors' choice, words or source, a size that is not a positive
+    integer, a hole ratio outside [0, 1) or a mix advise.parse_mix refuses."""
+    import advise  # reports/advise.py reads this module's data, not the other way round
+    seen = set()
+
+    def parse(fields, where):
+        ident = fields["id"].strip()
+        if not WORD.fullmatch(ident) or ident in seen:
+            raise results.ReportError(f"{where}: column 'id': expected a new word, got "
+                                      f"{ident!r}")
+        seen.add(ident)
+        for column in ("workload", "authors_choice", "authors_words", "source"):
+            if not fields[column].strip():
+                raise results.ReportError(f"{where}: column '{column}': empty")
+        try:
+            hole_ratio = float(fields["hole_ratio"])
+            mix = advise.parse_mix(fields["mix"].replace(";", ","))
+        except ValueError:
+            raise results.ReportError(f"{where}: column 'hole_ratio': expected a number in "
+                                      f"[0, 1), got {fields['hole_ratio']!r}") from None
+        except advise.AdviseError as err:
+            raise results.ReportError(f"{where}: column 'mix': {err}") from None
+        if not 0 <= hole_ratio < 1:
+            raise results.ReportError(f"{where}: column 'hole_ratio': expected a number in "
+                                      f"[0, 1), got {fields['hole_ratio']!r}")
+        return GameWorkload(ident, fields["workload"].strip(), _int(fields["n"], where, "n"),
+                            _int(fields["elem_bytes"], where, "elem_bytes"), hole_ratio, mix,
+                            _words(fields["needs"], where, "needs"),
+                            _words(fields["authors_choice"], where, "authors_choice"),
+                            fields["authors_words"].strip(), fields["source"].strip(),
+                            fields["note"].strip())
+    return results.read_table(path, GAME_COLUMNS, parse)

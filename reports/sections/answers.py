@@ -27,16 +27,6 @@ GROUPS = (("held", (vd.CONFIRMED, vd.BOUND_HOLDS)), ("refuted", (vd.REFUTED,)),
           ("open", (vd.UNDECIDED, vd.NOT_REPRODUCED)), ("not measured", (vd.NOT_MEASURED,)))
 
 
-def caps_of(rows, run_id):
-    """{container: set of its caps words} from the run's rows (the variant table's caps
-    column, which every row carries)."""
-    out = {}
-    for r in rows:
-        if r["run_id"] == run_id and r.get("caps"):
-            out.setdefault(r["container"], set()).update(r["caps"].split("|"))
-    return out
-
-
 def candidates(workload, cases, caps):
     """({container: CaseStats} of every design measured on the workload's case, not
     excluded, and the subset that meets its needs), each container's first case in key
@@ -148,6 +138,7 @@ def render(ctx):
     def section_link(name):
         heading = ctx.headings.get(name)
         return f"#{md.anchor(heading)}" if heading else ""
-    text = render_answers(workload_list, ctx.cases, caps_of(ctx.rows, ctx.run_id), ctx.claims,
+    caps = results.caps_of(ctx.rows, ctx.run_id)
+    text = render_answers(workload_list, ctx.cases, caps, ctx.claims,
                           ctx.claim_rows, ctx.claim_sections, case_link, section_link)
     return Section(NAME, HEADING, text)

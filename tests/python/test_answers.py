@@ -102,7 +102,7 @@ def test_caps_come_from_the_run_rows():
     rows = [{"run_id": "r", "container": "a", "caps": "handles|stable_handles"},
             {"run_id": "other", "container": "b", "caps": "stable_handles"},
             {"run_id": "r", "container": "c", "caps": None}]
-    assert answers.caps_of(rows, "r") == {"a": {"handles", "stable_handles"}}
+    assert results.caps_of(rows, "r") == {"a": {"handles", "stable_handles"}}
 
 
 def test_article_counts_group_the_classes_and_link_the_section():
