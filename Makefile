@@ -103,7 +103,7 @@ V ?= 0
 Q := $(if $(filter 1,$(V)),,@)
 
 .PHONY: all build build-san bench bench-quick bench-sim bench-process bench-run bench-quick-run \
-        bench-sim-run bench-process-run test report publish advise deps clean test-c test-san test-py \
+        bench-sim-run bench-process-run test report publish advise screenshot deps clean test-c test-san test-py \
         test-py-rel test-py-san
 all: build
 
@@ -189,6 +189,13 @@ report:
 advise:
 	$(PYTHON) reports/advise.py $(ARGS)
 
+# README's picture of the HTML report: the published run's index.html as headless chromium
+# draws it (reports/browser.py), written to docs/report-index.png (a tracked file: run it
+# beside make publish, never from a user's make bench).
+screenshot: deps
+	$(PYTHON) reports/report.py --out-dir $(B)/screenshot-report $(PUBLISHED)/bench.csv.xz >/dev/null
+	$(PYTHON) reports/browser.py $(B)/screenshot-report/index.html docs/report-index.png
+
 # The committed results: RESULTS.md and its charts and pages (results/published/report/),
 # and the runs behind them: the rows of the runs named (CSV=path: a make bench run, plus
 # the make bench-sim run of the same machine and revision for the callgrind section), xz
@@ -200,7 +207,7 @@ advise:
 # regenerates RESULTS.md from them. A fresh clone's `make report` reads the same runs.
 PUBLISHED := results/published
 publish:
-	$(PYTHON) reports/report.py --publish $(PUBLISHED)/bench.csv.xz --results-md RESULTS.md \
+	$(PYTHON) reports/report.py --no-html --publish $(PUBLISHED)/bench.csv.xz --results-md RESULTS.md \
 	  --out-dir $(PUBLISHED)/report $(if $(REPEAT),--repeat $(REPEAT)) \
 	  $(if $(PROCESS),--process $(PROCESS)) $(or $(CSV),$(PUBLISHED)/bench.csv.xz)
 

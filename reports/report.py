@@ -49,6 +49,7 @@ import sys
 import tempfile
 
 import claims as claims_data
+import html_report
 import machine
 import md
 import results
@@ -422,9 +423,13 @@ def replication_lines(ctx, mine):
     return out, len(opposite)
 
 
-def _print_summary(ctx, rendered, status, results_md, changed):
-    """The headline (summary_lines) on stdout."""
-    print("\n".join(summary_lines(ctx, rendered, status, results_md, changed)))
+def _print_summary(ctx, rendered, status, results_md, changed, site=None):
+    """The headline (summary_lines) on stdout, the HTML report's index (site) before its
+    last line."""
+    lines = summary_lines(ctx, rendered, status, results_md, changed)
+    if site:
+        lines[-1:-1] = [f"html: {site} (open it in a browser: no network needed)"]
+    print("\n".join(lines))
 
 
 def main(argv=None):
@@ -448,6 +453,8 @@ def main(argv=None):
     p.add_argument("--process", metavar="JSON", help="the hyperfine export of `make "
                    "bench-process` to report (default: the one published beside the CSV read, "
                    "else the newest DIR/process-*.json of the run's host and revision)")
+    p.add_argument("--no-html", action="store_true", help="write no HTML report (index.html "
+                   "and site/ beside RESULTS.md; `make publish` commits none)")
     p.add_argument("csv", nargs="*", metavar="CSV", help="CSV files (override --results-dir)")
     args = p.parse_args(argv)
     paths = args.csv or results.default_csvs(args.results_dir)
@@ -474,6 +481,7 @@ def main(argv=None):
             os.makedirs(os.path.dirname(os.path.abspath(ctx.results_md)), exist_ok=True)
             with open(ctx.results_md, "w", encoding="utf-8") as f:
                 f.write(text)
+        site = None if args.no_html else html_report.write_site(ctx, paths, other)
         if args.publish:
             staged = []
             try:  # every input read before any published file is written over
@@ -496,7 +504,7 @@ def main(argv=None):
     except OSError as e:
         print(f"report.py: cannot write output: {e}", file=sys.stderr)
         return 1
-    _print_summary(ctx, rendered, status, ctx.results_md, changed)
+    _print_summary(ctx, rendered, status, ctx.results_md, changed, site)
     replication, opposite = (replication_lines(ctx, claim_classes(rendered, ctx.claims))
                              if other else ([], 0))
     print("\n".join(replication + stable), end="\n" if replication or stable else "")

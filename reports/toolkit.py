@@ -16,6 +16,7 @@ holds another's helpers).
   case (sign_of: FOR, AGAINST, OPEN); a target's status (status: MET, MISSED, UNCLEAR).
 - Rule: a claim's rule, fn(run, claim, ctx) -> verdicts.Verdict, with its one-line text
   (RULES tables of the claims modules map claims.csv's rule column to Rules)."""
+import contextlib
 import operator
 from dataclasses import dataclass
 from typing import NamedTuple
@@ -49,8 +50,10 @@ class Rule:
 
     def judge(self, run, claim, ctx):
         """The Verdict of `claim` with this rule's text and the claim's chart filled in."""
-        v = self.fn(run, claim, ctx)
-        return Verdict(v.verdict, v.measured, self.text, claim.chart, v.reason)
+        with run.watch() as seen:
+            v = self.fn(run, claim, ctx)
+        return Verdict(v.verdict, v.measured, self.text, claim.chart, v.reason,
+                       tuple(sorted(seen, key=str)))
 
 
 def plain_rule(fn, text):
@@ -93,6 +96,36 @@ class SliceKey(tuple):
         return tuple(self[len(results.CASE_FIELDS) - 1:])
 
 
+class _Watched:
+    """A CaseStats that notes its case key in `seen` when a statistic of it is read
+    (Run.watch)."""
+    __slots__ = ("_st", "_key", "_seen")
+
+    def __init__(self, st, key, seen):
+        self._st, self._key, self._seen = st, key, seen
+
+    def __getattr__(self, name):
+        self._seen.add(self._key)
+        return getattr(self._st, name)
+
+
+class _WatchedRows(dict):
+    """Run.rows noting the case keys whose rows are read by key (Run.watch)."""
+
+    def __init__(self, rows, seen):
+        super().__init__(rows)
+        self._seen = seen
+
+    def __getitem__(self, key):
+        self._seen.add(case_of(key))
+        return super().__getitem__(key)
+
+    def get(self, key, default=None):
+        if key in self:
+            self._seen.add(case_of(key))
+        return super().get(key, default)
+
+
 class Run:
     """The verified time rows of one run: cases (report.collect_cases), each container's
     axes, and each case's rows (for per-rep latency and allocator counts)."""
@@ -102,6 +135,7 @@ class Run:
         self.vectorization = vectorization  # machine.vectorization's table, None: absent
         self.machine = machine or {}  # machine.describe's fields (l1d_ways for A24)
         self.rows = {}
+        self._seen = None  # the set Run.watch collects into, else None
         self.meta = {}
         self.unverified = []
         self.sim_rows = []  # callgrind's rows of the run (simulated misses)
@@ -156,7 +190,22 @@ class Run:
 
     def column(self, key, column):
         """The values of `column` over the case's verified reps (None dropped)."""
+        if self._seen is not None:
+            self._seen.add(case_of(key))
         return [r[column] for r in self.rows.get(key, []) if r[column] is not None]
+
+    @contextlib.contextmanager
+    def watch(self):
+        """Within it, every case whose statistics are read (an attribute of its CaseStats,
+        or a column of its rows) lands in the yielded set: the cases a rule judged on."""
+        seen, saved, rows = set(), self.cases, self.rows
+        self._seen = seen
+        self.cases = {k: _Watched(st, k, seen) for k, st in saved.items()}
+        self.rows = _WatchedRows(rows, seen)
+        try:
+            yield seen
+        finally:
+            self.cases, self.rows, self._seen = saved, rows, None
 
 
 def slice_of(key):

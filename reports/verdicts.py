@@ -132,6 +132,7 @@ class Verdict:
     rule: str = ""
     chart: str = ""
     reason: str = ""
+    cases: tuple = ()  # the case keys (results.CaseKey) the rule read (toolkit.Run.watch)
 
     def __post_init__(self):
         classify(self.verdict)

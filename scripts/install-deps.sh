@@ -14,6 +14,7 @@ packages=(
 	hyperfine               # whole-process timing
 	python3 python3-matplotlib python3-numpy python3-scipy python3-pytest  # reports, /usr/bin/python3
 	python3-pytest-xdist    # make test runs pytest on every core (-n)
+	chromium chromium-driver python3-selenium  # the HTML report's browser test, make screenshot
 )
 
 missing=()

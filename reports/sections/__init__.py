@@ -146,6 +146,7 @@ class ClaimRow:
     alone: str = ""
     reason: str = ""
     detail: str = ""
+    cases: tuple = ()  # the case keys the claim's rule read (verdicts.Verdict.cases)
 
 
 @dataclass
@@ -229,7 +230,7 @@ def replicated(rows, repeat):
             both, f"this run: {row.verdict}{why}: {row.measured}; repeat run "
             f"{repeat.run_id}: {theirs}", row.rule, row.chart, row.verdict,
             vd.fit(both, f"{row.verdict} in this run, {theirs} in its repeat",
-                   f"this run: {row.reason}" if row.reason else ""), row.detail)
+                   f"this run: {row.reason}" if row.reason else ""), row.detail, row.cases)
     return out
 
 

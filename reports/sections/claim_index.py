@@ -170,7 +170,8 @@ def claim_rows(found, claims, chart_link, no_rule=None):
         if c.id in found:
             v = found[c.id]
             out[c.id] = ClaimRow(v.verdict, v.measured, v.rule, chart_link(c),
-                                 reason=v.reason or first_reason(v.verdict, v.measured))
+                                 reason=v.reason or first_reason(v.verdict, v.measured),
+                                 cases=v.cases)
         else:
             text = (no_rule or {}).get(c.id, "no rule judges this claim yet")
             out[c.id] = ClaimRow(vd.NOT_MEASURED, text,

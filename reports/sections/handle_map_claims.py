@@ -799,5 +799,6 @@ def verdicts(run, claims, article):
         if c.rule in RULES:
             v = RULES[c.rule].judge(run, c, ctx)
             out[c.id] = with_memory_note(vd.Verdict(v.verdict, v.measured, RULES[c.rule].text,
-                                                    c.chart, v.reason), c.rule, run.cases)
+                                                    c.chart, v.reason, v.cases), c.rule,
+                                         run.cases)
     return out

@@ -52,8 +52,9 @@ def regenerated(tmp_path_factory):
     (tmp / "no-results").mkdir()
     buf = io.StringIO()
     with redirect_stdout(buf):
-        rc = report.main(["--results-dir", str(tmp / "no-results"), "--results-md", str(md),
-                          "--out-dir", str(out), "--repeat", str(REPEAT), str(RUN)])
+        rc = report.main(["--no-html", "--results-dir", str(tmp / "no-results"),
+                          "--results-md", str(md), "--out-dir", str(out), "--repeat",
+                          str(REPEAT), str(RUN)])
     return rc, buf.getvalue(), md, out
 
 
