@@ -32,7 +32,7 @@ from sections.cases import safe_name
 SITE = "site"  # OUT/site/: every page but the index, and the assets
 ASSETS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "site")
 FILTER_COLUMNS = ("family", "removal", "alloc", "layout", "container", "n", "elem_bytes",
-                  "order", "hole_ratio", "hole_pattern", "axes", "host")
+                  "order", "hole_ratio", "hole_pattern", "cache", "axes", "host")
 PAPI = ("papi_tot_cyc", "papi_tot_ins", "papi_l1_dcm", "papi_l2_dcm", "papi_l3_tcm")
 SIM = ("sim_ir", "sim_dr", "sim_dw", "sim_d1mr", "sim_d1mw", "sim_dlmr", "sim_dlmw")
 esc = html.escape
@@ -211,7 +211,8 @@ def _case_row(key, st, family_axes, host):
             esc(meta.layout if meta else ""),
             f'<a class="case" href="../cases/{case_file(key)}">{esc(key.container)}</a>',
             (str(key.n), key.n), (str(key.elem_bytes), key.elem_bytes), esc(key.order),
-            (f"{key.hole_ratio:g}", key.hole_ratio), esc(key.hole_pattern), esc(axes),
+            (f"{key.hole_ratio:g}", key.hole_ratio), esc(key.hole_pattern), esc(st.cache),
+            esc(axes),
             esc(host), _ns_cell(st), ci_text, (str(st.reps), st.reps)]
 
 

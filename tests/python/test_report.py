@@ -1584,3 +1584,21 @@ def test_case_key_reads_by_name_and_equals_its_plain_tuple():
     back = toolkit.with_container(sl, "handle_map")
     assert back == key and back.container == "handle_map"
     assert toolkit.case_of(plain).n == 1000 and toolkit.axis(plain, "old_handles") == "stale"
+
+
+def test_a_rules_verdict_names_the_cases_it_read():
+    """toolkit.Rule.judge notes every case whose statistics the rule read (Run.watch)."""
+    import toolkit
+    import verdicts as vd
+    from claims import Claim
+    a = res.CaseKey(("iterate", "a", 1000, 8, "seq", 0.0, "none"))
+    b = res.CaseKey(("iterate", "b", 1000, 8, "seq", 0.0, "none"))
+    st = res.CaseStats("f", 3, 1.0, 0.0, 1.0, (1.0, 1.0, 1.0), per_op_ns=(1.0, 1.0, 1.0))
+    run = toolkit.Run([], "r", {a: st, b: st})
+
+    def rule(run, claim):
+        return vd.Verdict(vd.CONFIRMED, f"{run.cases[a].ns_per_op}")
+    claim = Claim("X1", "art", "claim", "r", None, "", "")
+    got = toolkit.plain_rule(rule, "text").judge(run, claim, {})
+    assert got.cases == (a,) and got.measured == "1.0"
+    assert run.cases[b] is st  # the watch ends with the rule
