@@ -574,19 +574,6 @@ class CaseKey(tuple):
             raise ValueError(f"a case key has at least {len(CASE_FIELDS)} items, not {items!r}")
         return super().__new__(cls, items)
 
-    scenario = property(operator.itemgetter(0))
-    container = property(operator.itemgetter(1))
-    n = property(operator.itemgetter(2))
-    elem_bytes = property(operator.itemgetter(3))
-    order = property(operator.itemgetter(4))
-    hole_ratio = property(operator.itemgetter(5))
-    hole_pattern = property(operator.itemgetter(6))
-
-    @property
-    def axes(self):
-        """((axis column, value), ...) of the appended case axes; () when none."""
-        return tuple(self[len(CASE_FIELDS):])
-
     def with_fields(self, **fields):
         """This key with the named CASE_FIELDS replaced; ValueError naming an unknown one."""
         unknown = set(fields) - set(CASE_FIELDS)
@@ -615,6 +602,20 @@ def caps_of(rows, run_id):
         if r["run_id"] == run_id and r.get("caps"):
             out.setdefault(r["container"], set()).update(r["caps"].split("|"))
     return out
+
+
+def named_fields(cls, fields):
+    """Give the tuple subclass cls a read-only property per name of `fields` (its item at
+    that position) and .axes (the items after them: the appended case axes' (column, value)
+    pairs, () when none); returns cls."""
+    for i, name in enumerate(fields):
+        setattr(cls, name, property(operator.itemgetter(i), doc=f"item {i}"))
+    width = len(fields)
+    cls.axes = property(lambda self: tuple(self[width:]), doc="the appended case axes")
+    return cls
+
+
+named_fields(CaseKey, CASE_FIELDS)
 
 
 def case_key(row):

@@ -17,7 +17,6 @@ holds another's helpers).
 - Rule: a claim's rule, fn(run, claim, ctx) -> verdicts.Verdict, with its one-line text
   (RULES tables of the claims modules map claims.csv's rule column to Rules)."""
 import contextlib
-import operator
 from dataclasses import dataclass
 from typing import NamedTuple
 
@@ -83,17 +82,9 @@ class SliceKey(tuple):
     .elem_bytes, .order, .hole_ratio, .hole_pattern, .axes. Compares and hashes as the
     plain tuple of its items."""
     __slots__ = ()
-    scenario = property(operator.itemgetter(0))
-    n = property(operator.itemgetter(1))
-    elem_bytes = property(operator.itemgetter(2))
-    order = property(operator.itemgetter(3))
-    hole_ratio = property(operator.itemgetter(4))
-    hole_pattern = property(operator.itemgetter(5))
 
-    @property
-    def axes(self):
-        """((axis column, value), ...) of the appended case axes; () when none."""
-        return tuple(self[len(results.CASE_FIELDS) - 1:])
+
+results.named_fields(SliceKey, tuple(f for f in results.CASE_FIELDS if f != "container"))
 
 
 class _Watched:
@@ -206,6 +197,32 @@ class Run:
             yield seen
         finally:
             self.cases, self.rows, self._seen = saved, rows, None
+
+
+class Series(NamedTuple):
+    """A series: a case key without its n (the cases of one container and scenario over n,
+    the other fields equal), read by name."""
+    scenario: str
+    container: str
+    elem_bytes: int
+    order: str
+    hole_ratio: float
+    hole_pattern: str
+    axes: tuple = ()
+
+    @classmethod
+    def of(cls, key):
+        """The Series of a case key."""
+        key = case_of(key)
+        return cls(key.scenario, key.container, key.elem_bytes, key.order, key.hole_ratio,
+                   key.hole_pattern, key.axes)
+
+    def case(self, n, **fields):
+        """The results.CaseKey of the series at n, with `fields` (scenario=, container=)
+        replaced."""
+        return results.CaseKey((self.scenario, self.container, n, self.elem_bytes, self.order,
+                                self.hole_ratio, self.hole_pattern) + self.axes).with_fields(
+                                    **fields)
 
 
 def slice_of(key):

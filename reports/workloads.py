@@ -92,6 +92,19 @@ def _axes(text, where):
     return tuple(out)
 
 
+def _new_id(fields, where, seen, required):
+    """The row's id, a word not in `seen` (added to it), with every column of `required`
+    non-empty; ReportError naming FILE:LINE and the column otherwise."""
+    ident = fields["id"].strip()
+    if not WORD.fullmatch(ident) or ident in seen:
+        raise results.ReportError(f"{where}: column 'id': expected a new word, got {ident!r}")
+    seen.add(ident)
+    for column in required:
+        if not fields[column].strip():
+            raise results.ReportError(f"{where}: column '{column}': empty")
+    return ident
+
+
 def load_workloads(path=WORKLOADS_PATH):
     """The workloads of workloads.csv in file order. Raises results.ReportError naming
     FILE:LINE for a malformed or repeated id, an empty workload, scenario or unit, a size
@@ -100,14 +113,7 @@ def load_workloads(path=WORKLOADS_PATH):
     seen = set()
 
     def parse(fields, where):
-        ident = fields["id"].strip()
-        if not WORD.fullmatch(ident) or ident in seen:
-            raise results.ReportError(f"{where}: column 'id': expected a new word, got "
-                                      f"{ident!r}")
-        seen.add(ident)
-        for column in ("workload", "scenario", "order", "unit"):
-            if not fields[column].strip():
-                raise results.ReportError(f"{where}: column '{column}': empty")
+        ident = _new_id(fields, where, seen, ("workload", "scenario", "order", "unit"))
         try:
             hole_ratio = float(fields["hole_ratio"])
         except ValueError:
@@ -157,14 +163,8 @@ def load_game_workloads(path=GAME_WORKLOADS_PATH):
     seen = set()
 
     def parse(fields, where):
-        ident = fields["id"].strip()
-        if not WORD.fullmatch(ident) or ident in seen:
-            raise results.ReportError(f"{where}: column 'id': expected a new word, got "
-                                      f"{ident!r}")
-        seen.add(ident)
-        for column in ("workload", "authors_choice", "authors_words", "source"):
-            if not fields[column].strip():
-                raise results.ReportError(f"{where}: column '{column}': empty")
+        ident = _new_id(fields, where, seen, ("workload", "authors_choice", "authors_words",
+                                              "source"))
         try:
             hole_ratio = float(fields["hole_ratio"])
             mix = advise.parse_mix(fields["mix"].replace(";", ","))

@@ -17,34 +17,13 @@ from sections import bulk_layouts as lay
 import verdicts as vd
 from md import ci_text, pct, x
 from sections.bulk_run import HASH_PEERS, MOVING_ALLOC, PLAIN, REALLOC_ALLOCS, STABLE_ALLOCS
-from toolkit import (ABOUT, BULK, SAME, SliceKey, above, below, brief_where, cases_text,
-                     compare, direction, direction_reason, memory_cases, plain_rule, ratio,
-                     slice_order, tally, where, with_container)
+from toolkit import (ABOUT, BULK, SAME, Series, SliceKey, above, below, brief_where,
+                     cases_text, compare, direction, direction_reason, memory_cases, plain_rule,
+                     ratio, slice_order, tally, where, with_container)
 from verdicts import (BOUND_HOLDS, CONFIRMED, NOT_MEASURED, PREMISE_NOT_EXERCISED, REFUTED,
                       Verdict)
 
 PART_OF = "bulk"  # a part of the bulk section (sections.registry)
-
-
-class Series(NamedTuple):
-    """A container's cases over n (a series: one case per n), by the other fields."""
-    container: str
-    elem_bytes: int
-    order: str
-    hole_ratio: float
-    hole_pattern: str
-    axes: tuple = ()
-
-    @classmethod
-    def of(cls, key):
-        """The Series of a case key (results.CaseKey)."""
-        return cls(key.container, key.elem_bytes, key.order, key.hole_ratio, key.hole_pattern,
-                   key.axes)
-
-    def case(self, scenario, container, n):
-        """The results.CaseKey of the series' case of `scenario` at n, for `container`."""
-        return results.CaseKey((scenario, container, n, self.elem_bytes, self.order,
-                                self.hole_ratio, self.hole_pattern) + self.axes)
 
 
 class FillGroup(NamedTuple):
@@ -115,8 +94,8 @@ def _excess_signs(run, series, claim, label):
         if len(reps) < 2:
             continue
         twin, name = _swappop_twin(run, key.container), label(key)
-        ctl = {n: run.column(key.case("erase", twin, n), "ns_per_op") for n in reps
-               if key.case("erase", twin, n) in run.cases}
+        ctl = {n: run.column(key.case(n, container=twin), "ns_per_op") for n in reps
+               if key.case(n, container=twin) in run.cases}
         ci = bench_stats.slope_ci(reps)
         own = f"n^{md.fmt(ci.ratio)}" + (f" [{md.fmt(ci.low)}, {md.fmt(ci.high)}]"
                                          if ci.low is not None else "")

@@ -28,8 +28,8 @@ from results import held_bytes, with_memory_note
 import stats as bench_stats
 import verdicts as vd
 from md import DASH, ci_text, fmt
-from toolkit import (AGAINST, FOR, OPEN, Rule, case_of, cases_of, judged, ratio, sign_of,
-                     slope_text, twin)
+from toolkit import (AGAINST, FOR, OPEN, Rule, Series, case_of, cases_of, judged, ratio,
+                     sign_of, slope_text, twin)
 
 PART_OF = "lists"  # a part of the lists section (sections.registry)
 
@@ -78,22 +78,6 @@ def _checked(run, scenarios, containers, what):
 def _bytes_per(st, per_slot_n=None):
     """Committed bytes per live item (ops), or per slot when per_slot_n (n) is given."""
     return held_bytes(st) / (per_slot_n or st.ops)
-
-
-class Series(NamedTuple):
-    """A container's cases of one scenario over n (_slope_signs), by the other fields."""
-    scenario: str
-    elem_bytes: int
-    order: str
-    hole_ratio: float
-    hole_pattern: str
-    axes: tuple = ()
-
-    @classmethod
-    def of(cls, key):
-        """The Series of a case key (results.CaseKey)."""
-        return cls(key.scenario, key.elem_bytes, key.order, key.hole_ratio, key.hole_pattern,
-                   key.axes)
 
 
 class MemPoint(NamedTuple):
