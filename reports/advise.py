@@ -356,7 +356,8 @@ def default_paths(results_dir="results"):
 
 
 def parse_args(argv):
-    p = argparse.ArgumentParser(prog="advise.py", description=__doc__.split("\n")[0])
+    p = argparse.ArgumentParser(prog="advise.py", description=__doc__,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--n", type=int, required=True)
     p.add_argument("--elem-bytes", type=int, required=True)
     p.add_argument("--hole-ratio", type=float, default=0.0)
