@@ -161,11 +161,10 @@ def caches_sidecar(csv_path):
 CACHE_WORDS = (("l1", "L1D"), ("l2", "L2"), ("llc", "LLC"))
 
 
-def used_caches(csv_paths):
-    """The cache sizes --n's words used in the run, from the first caches sidecar beside
-    the CSVs: "L1D 32K, L2 1024K, LLC 4096K (LLC measured by a pointer chase; sysfs says
-    32768K)", or None without one. A file that is not dodbench caches' table is skipped
-    with a warning on stderr naming it."""
+def _cache_table(csv_paths):
+    """{word: (sysfs bytes text, used bytes text, used: sysfs|measured|none)} of the first
+    caches sidecar beside the CSVs, or None without one. A file that is not dodbench
+    caches' table is skipped with a warning on stderr naming it."""
     for path in csv_paths:
         text = _read(caches_sidecar(path))
         if not text:
@@ -178,11 +177,36 @@ def used_caches(csv_paths):
                 if len(f) == 5 and f[0] in dict(CACHE_WORDS) and f[3].isdigit() \
                         and f[4] in ("sysfs", "measured", "none"):
                     rows[f[0]] = (f[1], f[3], f[4])
-        if len(rows) != len(CACHE_WORDS):
-            print(f"{os.path.basename(sys.argv[0]) or 'report.py'}: warning: "
-                  f"{caches_sidecar(path)}: skipped: not dodbench caches' table",
-                  file=sys.stderr)
-            continue
+        if len(rows) == len(CACHE_WORDS):
+            return rows
+        print(f"{os.path.basename(sys.argv[0]) or 'report.py'}: warning: "
+              f"{caches_sidecar(path)}: skipped: not dodbench caches' table", file=sys.stderr)
+    return None
+
+
+def cache_bytes(rows, machine=None):
+    """{"L1D": bytes, "L2": bytes, "LLC": bytes} of the levels the run's cache words used
+    (rows: _cache_table's, sysfs's or the pointer chase's sizes), else of the machine
+    file's l1d, l2 and l3 ("32K"), levels unknown left out; {} when none is known."""
+    if rows:
+        return {name: int(rows[w][1]) for w, name in CACHE_WORDS if rows[w][2] != "none"}
+    out = {}
+    for key, name in (("l1d", "L1D"), ("l2", "L2"), ("l3", "LLC")):
+        m = re.fullmatch(r"([0-9]+)([KMG]?)", str((machine or {}).get(key) or ""))
+        if m:
+            out[name] = int(m.group(1)) << {"": 0, "K": 10, "M": 20, "G": 30}[m.group(2)]
+    return out
+
+
+def used_caches(csv_paths):
+    """The cache sizes --n's words used in the run, from the first caches sidecar beside
+    the CSVs: "L1D 32K, L2 1024K, LLC 4096K (LLC measured by a pointer chase; sysfs says
+    32768K)", or None without one (_cache_table)."""
+    return _used_text(_cache_table(csv_paths))
+
+
+def _used_text(rows):
+    if rows:
         kib = lambda b: f"{int(b) >> 10}K"  # noqa: E731
         used = ", ".join(f"{name} {kib(rows[w][1])}" for w, name in CACHE_WORDS
                          if rows[w][2] != "none")
@@ -200,7 +224,8 @@ def describe(csv_paths):
     else this machine now (read_at 'report time'), with the cache sizes the run's cache
     words used (used_caches) when the run recorded them. Never raises: a damaged sidecar
     (_damaged) is skipped with a warning on stderr naming it and why."""
-    used = used_caches(csv_paths)
+    rows = _cache_table(csv_paths)
+    used = _used_text(rows)
     extra = {"caches_used": used} if used else {}
     for path in csv_paths:
         text = _read(sidecar(path))
@@ -215,8 +240,11 @@ def describe(csv_paths):
             print(f"{os.path.basename(sys.argv[0]) or 'report.py'}: warning: "
                   f"{sidecar(path)}: skipped: {why}", file=sys.stderr)
             continue
-        return dict(data, read_at="bench time", source=sidecar(path), **extra)
-    return dict(read_machine(), read_at="report time", source=None, **extra)
+        return dict(data, read_at="bench time", source=sidecar(path),
+                    cache_bytes=cache_bytes(rows, data), **extra)
+    here = read_machine()
+    return dict(here, read_at="report time", source=None, cache_bytes=cache_bytes(rows, here),
+                **extra)
 
 
 def _damaged(data):

@@ -204,6 +204,8 @@ def _chart_vs_n(scenario, cases, info, out_dir):
                       if k.container == container and (k.order, _size_slice(k)) == (order, size)]
             if points:
                 charts.plot_line(ax, points, styles[container], label)
+        _mark_caches(ax, (info or {}).get("cache_bytes"), size[0],
+                     [k.n for k in keys if (k.order, _size_slice(k)) == (order, size)])
         ax.set_xscale("log")
         charts.finish_axes(ax, "elements n", charts.op_unit(scenario))
         if len(panels) > 1:
@@ -270,6 +272,17 @@ def _chart_vs_holes(scenario, cases, info, out_dir):
     fig.tight_layout()
     charts.figure_legend(fig, list(axes.flat), [label for _, label in drawn])
     return charts.save(fig, out_dir, f"{safe_name(scenario)}_vs_holes"), what
+
+
+def _mark_caches(ax, caches, elem_bytes, ns):
+    """A dotted vertical line, labelled, at each n whose items (elem_bytes each) fill a
+    cache level (caches: machine.cache_bytes) inside the panel's range of ns."""
+    for name, size in (caches or {}).items():
+        n = size / elem_bytes
+        if ns and min(ns) <= n <= max(ns):
+            ax.axvline(n, color="gray", linestyle=":", linewidth=1)
+            ax.text(n, 0.99, f" {name}", transform=ax.get_xaxis_transform(), fontsize=7,
+                    va="top", color="gray")
 
 
 def render_case_charts(cases, info, out_dir):
@@ -488,7 +501,8 @@ def render(ctx):
         return None
     out_dir = os.path.join(ctx.out_dir, CASES_DIR)
     os.makedirs(out_dir, exist_ok=True)
-    drawn = render_case_charts(everything, ctx.info, out_dir)
+    caches = (getattr(ctx, "machine", None) or {}).get("cache_bytes")
+    drawn = render_case_charts(everything, dict(ctx.info or {}, cache_bytes=caches), out_dir)
     links = {}
     probes = {k: st for k, st in everything.items() if k.scenario == like_for_like.PROBE}
     for scenario in sorted({k.scenario for k in everything}):

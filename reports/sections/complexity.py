@@ -1,7 +1,13 @@
 """The complexity section: the best of O(1), O(log n), O(n), O(n log n) fitted to median
-ns_per_op for every case of the run measured at 3 or more sizes n. The table of every fit
-is a page of its own (<out-dir>/cases/complexity.md); RESULTS.md gets how many cases each
-model fits best and the link. None when no case has 3 sizes."""
+ns_per_op for every case of the run measured at 3 or more sizes n. A class is claimed only
+from a clean fit (RMS error at most CLEAN_FIT) over sizes whose working sets (n x item
+bytes) lie inside one cache level of the run's machine (machine.cache_bytes): a range that
+crosses a level measures the cache steps as much as the algorithm. A case whose whole
+range crosses levels is fitted again over the sizes inside its best-populated level (3 or
+more), and claims "within" that level; otherwise it reads "no clean fit", naming the
+levels crossed or the error. The table of every fit is a page of its own
+(<out-dir>/cases/complexity.md); RESULTS.md gets how many cases claim each class and the
+link. None when no case has 3 sizes."""
 import os
 
 import numpy as np
@@ -18,6 +24,8 @@ HEADING = "## Complexity"
 PAGE = "complexity.md"  # in <out-dir>/cases/
 MODELS = {"O(1)": np.ones_like, "O(log n)": np.log2, "O(n)": lambda n: n,
           "O(n log n)": lambda n: n * np.log2(n)}  # f(n) of the complexity fits
+CLEAN_FIT = 0.10  # a fit's RMS error above 10% of the mean ns_per_op claims no class
+LEVELS = ("L1D", "L2", "LLC")  # machine.cache_bytes' levels, smallest first
 SWEEP_HINT = ("build/dodbench run --scenario create,iterate,lookup "
               "--n 1000,10000,100000,1000000 --reps 11 --out results/sweep.csv")
 
@@ -54,29 +62,72 @@ def complexity_fits(rows, run_id, min_sizes=3):
     for key, by_n in groups.items():
         if len(by_n) >= min_sizes:
             medians = {n: bench_stats.median(v) for n, v in by_n.items()}
-            fits.append((results.case_name(*key), sorted(by_n), fit_complexity(medians)))
-    return sorted(fits)
+            fits.append((results.case_name(*key), sorted(by_n), fit_complexity(medians),
+                         key.elem_bytes, medians))
+    return sorted(fits, key=lambda f: f[:2])
 
 
-def render_complexity(fits, run_id):
-    """Return the complexity section of RESULTS.md for complexity_fits() of run `run_id`,
-    or None when there is no fit (no case measured at 3 or more sizes n: the section is
-    left out; sweep n in one run, e.g. SWEEP_HINT, to get one)."""
+def level_of(working_set, caches):
+    """The cache level a working set (bytes) fits in: "L1D", "L2", "LLC", or "DRAM"."""
+    return next((name for name in LEVELS if name in caches and working_set <= caches[name]),
+                "DRAM")
+
+
+def crossed(ns, elem_bytes, caches):
+    """The levels (caches {level: bytes}) whose size lies inside the working sets of ns."""
+    low, high = min(ns) * elem_bytes, max(ns) * elem_bytes
+    return [name for name in LEVELS if name in caches and low < caches[name] < high]
+
+
+def claim(ns, fits, elem_bytes, medians, caches):
+    """(class claimed or None, where: "" for the whole range, "within L2" for a level's
+    sizes, why none: the levels crossed or the error) of one case's fits."""
+    levels = crossed(ns, elem_bytes, caches)
+    if not levels:
+        model, _, rms = fits[0]
+        if rms <= CLEAN_FIT:
+            return model, "", ""
+        return None, "", f"RMS {rms:.0%} > {CLEAN_FIT:.0%}"
+    groups = {}
+    for n in ns:
+        groups.setdefault(level_of(n * elem_bytes, caches), []).append(n)
+    level, inside = max(groups.items(), key=lambda item: (len(item[1]), item[0]))
+    if len(inside) >= 3:
+        model, _, rms = fit_complexity({n: medians[n] for n in inside})[0]
+        if rms <= CLEAN_FIT:
+            return model, f"within {level} (n={inside[0]}…{inside[-1]})", ""
+    return None, "", "crosses " + ", ".join(levels)
+
+
+def render_complexity(fits, run_id, caches=None):
+    """Return the complexity section of RESULTS.md for complexity_fits() of run `run_id`
+    (caches: machine.cache_bytes, {} or None: unknown), or None when there is no fit (no
+    case measured at 3 or more sizes n: the section is left out; sweep n in one run, e.g.
+    SWEEP_HINT, to get one)."""
     if not fits:
         return None
+    caches = caches or {}
     begin, end = md.markers(NAME)
     out = [begin, "## Complexity", ""]
     out += [f"Run `{run_id}`: median ns_per_op (time per operation, elapsed_ns / ops; ops = n "
             "for most scenarios, so O(1) means constant time per element and O(n) per timed "
             "region) at each n, fitted by least squares to c·f(n) for f = 1, log2 n, n, "
-            "n·log2 n. Best = smallest RMS error (RMS of the residuals / mean ns_per_op, as "
-            "google-benchmark's BigO); c in ns. Sweep n in one run to fit more cases, e.g. "
-            f"`{SWEEP_HINT}`.", ""]
+            "n·log2 n (RMS error = RMS of the residuals / mean ns_per_op, as "
+            f"google-benchmark's BigO; c in ns). A class is claimed only from an error of at "
+            f"most {CLEAN_FIT:.0%} over sizes whose working sets (n × item bytes) lie in one "
+            "cache level (" + (", ".join(f"{k} {md.fmt_bytes(v)}" for k, v in caches.items())
+            or "cache sizes unknown") + "); else \"no clean fit\" and why. Sweep n in one "
+            f"run to fit more cases, e.g. `{SWEEP_HINT}`.", ""]
     rows = []
-    for name, ns, ((model, coef, rms), (model2, _, rms2), *_) in fits:
-        rows.append([name, f"{ns[0]}…{ns[-1]} ({len(ns)} sizes)", model, fmt(coef),
-                     f"{rms:.1%}", f"{model2} ({rms2:.1%})"])
-    out += md.table(["case", "n", "best fit", "c (ns)", "RMS error", "next best (RMS)"], rows)
+    for name, ns, fits_, elem, medians in fits:
+        (model, coef, rms), (model2, _, rms2) = fits_[:2]
+        got, where, why = claim(ns, fits_, elem, medians, caches)
+        rows.append([name, f"{ns[0]}…{ns[-1]} ({len(ns)} sizes)",
+                     f"{got} {where}".strip() if got else f"no clean fit ({why})", fmt(coef),
+                     f"{rms:.1%}", f"{model2} ({rms2:.1%})", f"{model} ({rms:.1%})",
+                     ", ".join(crossed(ns, elem, caches)) or "none"])
+    out += md.table(["case", "n", "class", "c (ns)", "RMS error", "next best (RMS)",
+                     "best fit, whole range", "cache levels crossed"], rows)
     return "\n".join(out + ["", end]) + "\n"
 
 
@@ -84,18 +135,27 @@ def render(ctx):
     """The complexity summary of the run in ctx (the page written beside the case pages),
     or None without a fit."""
     fits = complexity_fits(ctx.rows, ctx.run_id) if ctx.run_id else []
-    page = render_complexity(fits, ctx.run_id)
+    caches = (ctx.machine or {}).get("cache_bytes") or {}
+    page = render_complexity(fits, ctx.run_id, caches)
     if page is None:
         return None
     path = os.path.join(ctx.out_dir, "cases", PAGE)
     os.makedirs(os.path.dirname(path), exist_ok=True)
     with open(path, "w", encoding="utf-8") as f:
         f.write(page)
-    best = {}
-    for _, _, ((model, *_), *_) in fits:
-        best[model] = best.get(model, 0) + 1
+    best, unclean = {}, {"error": 0, "levels": 0}
+    for name, ns, fits_, elem, medians in fits:
+        got, _, why = claim(ns, fits_, elem, medians, caches)
+        if got:
+            best[got] = best.get(got, 0) + 1
+        else:
+            unclean["levels" if why.startswith("crosses") else "error"] += 1
     lines = [HEADING, "", f"{len(fits)} cases of run `{ctx.run_id}` were measured at 3 or more "
-             "sizes n; the best least-squares fit of median ns per operation, c·f(n): "
-             + ", ".join(f"{model} for {best[model]}" for model in MODELS if model in best)
-             + f". Every fit with its error: [{PAGE}]({ctx.link(path)})."]
+             "sizes n. A class of median ns per operation, c·f(n), is claimed from a "
+             f"least-squares fit with an RMS error of at most {CLEAN_FIT:.0%} over sizes "
+             "inside one cache level: " + (", ".join(
+                 f"{model} for {best[model]}" for model in MODELS if model in best) or "none")
+             + f"; no clean fit for {unclean['levels']} whose sizes cross a cache level and "
+             f"{unclean['error']} whose error is larger. Every fit with its error and the "
+             f"levels crossed: [{PAGE}]({ctx.link(path)})."]
     return Section(NAME, HEADING, md.section_text(NAME, lines), [])

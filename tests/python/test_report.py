@@ -606,7 +606,7 @@ def test_fit_complexity_exact_and_flat():
 def test_complexity_fits_use_time_rows_with_three_sizes(ext):
     fits = complexity.complexity_fits(ext, RUN_EXT)
     # handle_map create has callgrind rows at n=1000 and 10000: they must not make a sweep
-    assert [(name, ns) for name, ns, _ in fits] == [
+    assert [(name, ns) for name, ns, *_ in fits] == [
         ("defragment/handle_map/elem:8/order:seq", [1000, 10000, 100000]),
         ("lookup/handle_map/elem:8/order:seq", [1000, 10000, 100000, 1000000])]
     (defrag, c_defrag, _), (lookup, c_lookup, _) = (f[2][0] for f in fits)
@@ -622,11 +622,50 @@ def test_render_complexity(ext):
     assert (lines[0], lines[-1]) == (begin, end) and begin.startswith("<!-- BEGIN complexity ")
     cells = table_cells(section, "lookup/handle_map/elem:8/order:seq")
     assert cells[1:5] == ["1000…1000000 (4 sizes)", "O(1)", "2.501", "0.1%"]
+    assert cells[7] == "none"  # no cache sizes given: no level crossed
     assert cells[5].startswith("O(log n) (")
     assert table_cells(section, "defragment/handle_map/elem:8/order:seq")[2:4] == ["O(n)", "0.55"]
     assert "ns_per_op" in section and f"`{RUN_EXT}`" in section
     assert "--n 1000,10000,100000,1000000" in section  # how to fit more cases
     assert complexity.render_complexity([], RUN_NEW) is None  # no fit: the section is left out
+
+
+
+CACHES = {"L1D": 32 << 10, "L2": 1 << 20, "LLC": 4 << 20}
+
+
+def test_a_fit_above_the_error_threshold_claims_no_class():
+    medians = {1000: 1.0, 10000: 9.0, 100000: 1.5, 1000000: 7.0}  # no model fits
+    fits = complexity.fit_complexity(medians)
+    assert fits[0][2] > complexity.CLEAN_FIT
+    got, where, why = complexity.claim(sorted(medians), fits, 8, medians, {})
+    assert got is None and why.startswith("RMS") and "> 10%" in why
+
+
+def test_a_range_crossing_cache_levels_claims_only_within_one_level():
+    # flat inside L2 (8 B items: n 40k..120k are 320 KB..960 KB), then a DRAM step
+    medians = {40000: 1.0, 60000: 1.01, 90000: 0.99, 120000: 1.0, 4000000: 9.0}
+    fits = complexity.fit_complexity(medians)
+    assert complexity.crossed(sorted(medians), 8, CACHES) == ["L2", "LLC"]
+    got, where, why = complexity.claim(sorted(medians), fits, 8, medians, CACHES)
+    assert (got, where, why) == ("O(1)", "within L2 (n=40000…120000)", "")
+    two = {k: v for k, v in medians.items() if k in (40000, 60000, 4000000)}
+    got, _, why = complexity.claim(sorted(two), complexity.fit_complexity(two), 8, two, CACHES)
+    assert got is None and why == "crosses L2, LLC"  # too few sizes inside one level
+    assert complexity.level_of(8 << 20, CACHES) == "DRAM"
+
+
+def test_no_published_complexity_row_claims_a_class_above_the_threshold():
+    page = (REPO / "results/published/report/cases/complexity.md").read_text()
+    rows = [line.split(" | ") for line in page.splitlines() if line.startswith("| ")][2:]
+    assert rows
+    for cells in rows:
+        if not cells[2].startswith("no clean fit"):
+            claimed = cells[2].split(" within ")[0]
+            assert claimed in complexity.MODELS, cells
+            if "within" not in cells[2]:
+                assert float(cells[4].rstrip("%")) <= 100 * complexity.CLEAN_FIT, cells
+                assert cells[7].rstrip(" |") == "none", cells
 
 
 # --- simulated caches ----------------------------------------------------------------------
@@ -1014,12 +1053,12 @@ def test_complexity_fits_each_hole_ratio_and_pattern_apart(s2):
     third = [dict(r, n=10000, ns_per_op=r["ns_per_op"] * 1.1) for r in s2
              if r["scenario"] == "lookup" and r["n"] == 1000]
     fits = complexity.complexity_fits(s2 + third, RUN_S2)
-    assert [name for name, _, _ in fits] == sorted(
+    assert [name for name, *_ in fits] == sorted(
         [f"lookup/{c}/elem:8/order:seq{h}"
          for c in ("handle_map", "peer_malloc_ptrs", "trial_container")
          for h in ("", "/holes:0.5:clustered", "/holes:0.5:random")]
         + ["lookup/plain_array/elem:8/order:seq"])
-    assert all(ns == [1000, 10000, 100000] for _, ns, _ in fits)
+    assert all(ns == [1000, 10000, 100000] for _, ns, *_ in fits)
     assert complexity.complexity_fits(s2, RUN_S2) == []  # 2 sizes only: no fit
 
 
