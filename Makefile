@@ -183,7 +183,7 @@ bench-process-run: build
 report:
 	$(PYTHON) reports/report.py $(CSV)
 
-# make advise ARGS="--n 100000 --elem-bytes 16 --hole-ratio 0.25 --mix
+# make advise ARGS="--n 100000 --elem-bytes 8 --hole-ratio 0.25 --mix
 # iterate=0.7,lookup=0.2,churn=0.1 --needs stable_handles": the registered designs ranked by
 # the cost of that operation mix, from the run make report reads (reports/advise.py --help).
 advise:
