@@ -183,7 +183,7 @@ bench-process-run: build
 report:
 	$(PYTHON) reports/report.py $(CSV)
 
-# make advise ARGS="--n 100000 --elem-bytes 16 --hole-ratio 0.25 --mix
+# make advise ARGS="--n 100000 --elem-bytes 8 --hole-ratio 0.25 --mix
 # iterate=0.7,lookup=0.2,churn=0.1 --needs stable_handles": the registered designs ranked by
 # the cost of that operation mix, from the run make report reads (reports/advise.py --help).
 advise:
@@ -247,7 +247,7 @@ SAN_CLI_TESTS := tests/python/test_cli.py tests/python/test_output.py tests/pyth
                  tests/python/test_output3.py tests/python/test_passes.py \
                  tests/python/test_particles.py tests/python/test_stream_read.py \
                  tests/python/test_list_scenarios.py tests/python/test_tags_scenarios.py \
-                 tests/python/test_defrag_frames.py
+                 tests/python/test_defrag_frames.py tests/python/test_advise.py
 # pytest-xdist spreads the tests over every core (-n auto); a test that cannot use tmp_path
 # for what it writes runs in one worker with the others of its @pytest.mark.xdist_group
 # (--dist loadgroup). No pytest cache: the two runs would write it at once. The tests'

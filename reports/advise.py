@@ -18,12 +18,18 @@ case OPERATIONS names (scenario, order, hole ratio), at the workload's elem_byte
 - churn:   one item replaced, erase + insert (both as above): ns per item replaced;
 - tick:    tick (the particle kernel), the workload's hole ratio: ns per particle.
 
+churn is not read from the churn scenario: one op of that is a frame (ops = frames), which
+erases n/100 items, inserts n/100 and iterates all n, a fixed mix of its own (98% of its
+operations are visits); dividing it by anything gives no cost of one replacement. A
+frame-like workload is the mix iterate=0.99,churn=0.01 (n visits, n/100 replacements).
+
 n between two measured sizes of a case is interpolated: log(ns) linear in log(n) between the
 nearest measured n below and above (the points used are named); an exact n uses its own
 case. elem_bytes and the hole ratio are never interpolated: they must be measured. The 95%
-CI of the cost is a percentile bootstrap (seeded: the same rows give the same interval):
-each case's repetitions resampled, the medians interpolated and weighted as above. Designs
-whose CI overlaps the cheapest one's are ties.
+CI of the cost is a percentile bootstrap (seeded by the design's name: the same rows give
+the same interval, whatever else the run holds): each case's repetitions resampled once
+(erase, read by erase and churn, is one draw), the medians interpolated and weighted as
+above. Designs whose CI overlaps the cheapest one's are ties.
 
 A design missing a case the mix needs is not ranked; the answer names the `dodbench run`
 command that would measure it. When no design that meets the needs has every case (the
@@ -208,10 +214,18 @@ def _op_samples(series, used, n, rng):
     return median, interpolate(boot, n)
 
 
-def design_cost(cases, container, workload, rng):
-    """((cost, low, high, {op: [n used]}, [short-region cases]), None) of one design, or
-    (None, [(scenario, order, ratio)] of the cases it lacks)."""
+def design_rng(container):
+    """The bootstrap's generator for one design: seeded by results.SEED and the design's
+    name, so a design's CI is the same whatever other designs or CSVs the run holds."""
+    return np.random.default_rng([results.SEED, *container.encode()])
+
+
+def design_cost(cases, container, workload):
+    """((cost, low, high, {op: [n used]}, False, [short-region cases]), None) of one design,
+    or (None, [(scenario, order, ratio)] of the cases it lacks). A case two ops read (erase
+    for erase and churn) is resampled once: its bootstrap samples add up, not average out."""
     cost, samples, points, lacking, short = 0.0, np.zeros(RESAMPLES), {}, [], []
+    rng, drawn = design_rng(container), {}
     for op, weight in workload.mix.items():
         for case in OPERATIONS[op]:
             series = _series(cases, container, case, workload)
@@ -219,7 +233,9 @@ def design_cost(cases, container, workload, rng):
             if used is None:
                 lacking.append((case.scenario, case.order, _ratio(case, workload)))
                 continue
-            median, boot = _op_samples(series, used, workload.n, rng)
+            if case not in drawn:
+                drawn[case] = _op_samples(series, used, workload.n, rng)
+            median, boot = drawn[case]
             cost += weight * median
             samples = samples + weight * boot
             points.setdefault(op, []).extend(m for m in used if m not in points.get(op, []))
@@ -253,14 +269,13 @@ def advise(cases, caps, families, workload, run_id=""):
         raise AdviseError(f"--needs: no design of run {run_id} has {', '.join(unknown)} "
                           f"(its capabilities: {', '.join(sorted(known)) or 'none'})")
     out = Advice(workload, run_id)
-    rng = np.random.default_rng(results.SEED)
     scenarios = {(k.container, k.scenario) for k in cases}
     ops = {case.scenario for op in workload.mix for case in OPERATIONS[op]}
     for c in sorted(c for c, have in caps.items() if set(workload.needs) <= have):
         if any((c, scenario) not in scenarios for scenario in ops):
             out.unfit.append(c)  # no case of a scenario the mix needs, at any size
             continue
-        got, lacking = design_cost(cases, c, workload, rng)
+        got, lacking = design_cost(cases, c, workload)
         if got is None:
             out.missing[c] = lacking
         else:
@@ -356,17 +371,23 @@ def default_paths(results_dir="results"):
 
 
 def parse_args(argv):
-    p = argparse.ArgumentParser(prog="advise.py", description=__doc__,
+    """The parsed command line (argparse: a malformed flag exits 2 with its usage); --help
+    prints the module's text: the operations, what one of each is, the exit statuses."""
+    p = argparse.ArgumentParser(prog="advise.py", description=__doc__.split("\nUsage:")[0],
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--n", type=int, required=True)
-    p.add_argument("--elem-bytes", type=int, required=True)
-    p.add_argument("--hole-ratio", type=float, default=0.0)
-    p.add_argument("--mix", required=True)
-    p.add_argument("--needs", default="")
+    p.add_argument("--n", type=int, required=True, help="items in the container")
+    p.add_argument("--elem-bytes", type=int, required=True,
+                   help="bytes per item: one of " + ", ".join(map(str, ELEM_SIZES)))
+    p.add_argument("--hole-ratio", type=float, default=0.0,
+                   help="fraction of the n items erased (random holes), 0 <= R < 1")
+    p.add_argument("--mix", required=True, help="OP=WEIGHT,... with OP one of "
+                   + ", ".join(OPERATIONS) + "; fractions of the operations, summing to 1")
+    p.add_argument("--needs", default="", help="caps words every design must have, e.g. "
+                   "stable_handles,keeps_order")
     p.add_argument("--csv", action="append", help="a results CSV (repeat for more)")
     p.add_argument("--run", default=None, help="the run id (default: the newest bench run)")
-    p.add_argument("--top", type=int, default=None)
-    p.add_argument("--json", action="store_true")
+    p.add_argument("--top", type=int, default=None, help="show the K cheapest only")
+    p.add_argument("--json", action="store_true", help="the answer as JSON")
     return p.parse_args(argv)
 
 

@@ -2,7 +2,9 @@
 points it interpolated between, refusal outside the grid with the command that measures
 it, bad input (exit 2); the six game workloads (reports/data/game_workloads.csv) and the
 recommend section's agreement with the authors' choice."""
+import json
 import math
+import re
 import shlex
 import subprocess
 import sys
@@ -174,9 +176,29 @@ def test_game_workloads_load_and_refuse_malformed_rows(tmp_path):
         workloads.load_game_workloads(bad)
 
 
-def test_the_six_game_workloads_are_answered_on_the_published_run():
-    cases, caps, families, run_id = advise.load_run(
-        [str(ROOT / "results/published/bench.csv.xz")])
+@pytest.fixture(scope="module")
+def published():
+    """advise.load_run of the published run: (cases, caps, families, run_id)."""
+    return advise.load_run([str(ROOT / "results/published/bench.csv.xz")])
+
+
+def test_the_readme_example_is_answered_and_refused_at_16_bytes(published):
+    text = " ".join((ROOT / "README.md").read_text().split())
+    args = re.search(r'`make advise ARGS="([^"]+)"`', text).group(1).split()
+    opts = dict(zip(args[::2], args[1::2]))
+    assert "refuses it with `--elem-bytes 16`" in text
+
+    def answer(elem):
+        w = advise.Workload(int(opts["--n"]), elem, float(opts["--hole-ratio"]),
+                            advise.parse_mix(opts["--mix"]), tuple(opts["--needs"].split(",")))
+        return advise.advise(*published[:3], w, published[3])
+    assert answer(int(opts["--elem-bytes"])).ranked
+    refused = answer(16)
+    assert not refused.ranked and refused.commands
+
+
+def test_the_six_game_workloads_are_answered_on_the_published_run(published):
+    cases, caps, families, run_id = published
     recs = recommend.recommendations(cases, caps, families, run_id)
     assert len(recs) == 6 and all(r.advice.ranked for r in recs)
     assert all(r.agreement in (recommend.AGREES, recommend.DIFFERS, recommend.NOT_RANKED)
@@ -206,3 +228,65 @@ def test_a_case_with_a_short_region_is_flagged():
     got = advise.advise(cases, CAPS, {}, advise.Workload(1000, 8, 0.0, {"iterate": 1.0}), "r")
     assert got.ranked[0].short == ["iterate n=1000"]
     assert "short region: iterate n=1000" in advise.render(got)
+
+
+def test_a_designs_ci_does_not_depend_on_the_other_designs_of_the_run():
+    # two ops of 9 spread reps each: the CI's bounds are sums of two resampled medians, so
+    # another draw of the generator moves them
+    spread = [1.0 + (i * 0.37) % 1.0 for i in range(9)]
+    costs = {(c, s, 1000): [v * scale for v in reps]
+             for c, scale in (("fast", 1.0), ("slow", 3.0))
+             for s, reps in (("iterate", spread), ("lookup", [2 * v for v in spread[::-1]]))}
+    w = advise.Workload(1000, 8, 0.0, {"iterate": 0.5, "lookup": 0.5}, ("stable_handles",))
+    both = advise.advise(grid(costs), CAPS, {}, w, "r").ranked
+    alone = advise.advise(grid({k: v for k, v in costs.items() if k[0] == "slow"}), CAPS, {},
+                          w, "r").ranked
+    slow = [r for r in both if r.container == "slow"][0]
+    assert (slow.low, slow.high) == (alone[0].low, alone[0].high)
+    again = [r for r in advise.advise(grid(costs), CAPS, {}, w, "r").ranked]
+    assert [(r.low, r.high) for r in again] == [(r.low, r.high) for r in both]
+
+
+def test_a_case_two_ops_read_is_drawn_once():
+    # erase=0.5,churn=0.5 reads erase twice: one draw, so the CI is that of erase + 0.5 create
+    reps = [1.0, 3.0, 2.0, 5.0, 4.0]
+    cases = {key("erase", "fast", 1000, ratio=0.5, pattern="random"): stats(reps),
+             key("create", "fast", 1000): stats([1.0] * 5)}
+    split = advise.Workload(1000, 8, 0.0, {"erase": 0.5, "churn": 0.5})
+    alone = advise.Workload(1000, 8, 0.0, {"erase": 1.0})
+    a = advise.advise(cases, {"fast": set()}, {}, split, "r").ranked[0]
+    b = advise.advise(cases, {"fast": set()}, {}, alone, "r").ranked[0]
+    assert math.isclose(a.cost, b.cost + 0.5) and math.isclose(a.low, b.low + 0.5)
+    assert math.isclose(a.high, b.high + 0.5)
+
+
+def test_cli_help_states_each_operation_and_the_exit_statuses():
+    got = run_advise("--help")
+    assert got.returncode == 0
+    for op, unit in (("iterate", "ns per live item visited"), ("lookup", "ns per lookup"),
+                     ("churn", "ns per item replaced"), ("insert", "ns per item inserted")):
+        assert f"- {op}:" in got.stdout and unit in got.stdout
+    assert "3 outside the measured grid" in got.stdout and "2 bad input" in got.stdout
+
+
+def test_cli_json_answers_the_same_ranking(small_run):
+    args = ["--csv", str(small_run), "--n", "1000", "--elem-bytes", "8", "--mix",
+            "iterate=0.6,lookup=0.4", "--needs", "stable_handles"]
+    text, got = run_advise(*args), run_advise(*args, "--json")
+    assert got.returncode == 0, got.stderr
+    answer = json.loads(got.stdout)
+    assert answer["workload"]["mix"] == {"iterate": 0.6, "lookup": 0.4}
+    ranked = answer["ranked"]
+    assert ranked and all(r["ci_low"] <= r["ns_per_op"] <= r["ci_high"] for r in ranked)
+    assert ranked[0]["points"] == {"iterate": [1000], "lookup": [1000]}
+    for i, r in enumerate(ranked, 1):
+        assert f"| {i} | {r['container']} |" in text.stdout
+
+
+def test_cli_malformed_csv_exits_2(tmp_path):
+    bad = tmp_path / "bad.csv"
+    bad.write_text("schema,container\n4,x,y\n")
+    got = run_advise("--csv", str(bad), "--n", "1000", "--elem-bytes", "8", "--mix",
+                     "iterate=1")
+    assert got.returncode == 2 and got.stdout == ""
+    assert got.stderr.startswith("advise.py: ") and got.stderr.count("\n") == 1
