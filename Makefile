@@ -256,7 +256,7 @@ SAN_CLI_TESTS := tests/python/test_cli.py tests/python/test_output.py tests/pyth
 # test_particles links build/rel's test_conformance objects), so both wait for all of it.
 PYTEST := env -u MAKEFLAGS -u MFLAGS $(PYTHON) -m pytest -q -p no:cacheprovider -n auto \
           --dist loadgroup
-PY_NEEDS := build $(B)/dodbench-faults $(B)/rel/test_conformance
+PY_NEEDS := build $(B)/dodbench-faults $(B)/rel/test_conformance $(if $(HAVE_PAPI),$(FAKE_PAPI))
 test-py: test-py-rel test-py-san
 test-py-rel: $(PY_NEEDS)
 	$(PYTEST) tests/python
@@ -382,6 +382,13 @@ $(B)/dodbench-sim: $(SIM_OBJS) $(B)/sim/harness/main.o $(B)/sim/harness/alloc_co
 
 # The test build of dodbench: the same objects plus scenarios that crash, hang or fail on
 # purpose (tests/faults/faults.c), for the case-isolation tests. Never used by make bench.
+# A test-only stand-in for libpapi (tests/fake/papi.c, scripted counts), preloaded in front
+# of the real one by tests/python/test_fake_papi.py: the counter path runs without a PMU.
+FAKE_PAPI := $(B)/libfakepapi.so
+$(FAKE_PAPI): tests/fake/papi.c
+	@mkdir -p $(@D)
+	$(Q)$(CC) -shared -fPIC -O1 -Wall -Wextra -Werror -o $@ $<
+
 $(B)/dodbench-faults: $(REL_OBJS) $(B)/rel/harness/main.o $(B)/rel/harness/alloc_count.o \
                       $(B)/rel/tests/faults/faults.o
 	$(if $(Q),@echo "  LINK  $@";)$(CXX) $(OPT) -o $@ $^ $(PAPI_LIB) -lm
