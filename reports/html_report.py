@@ -26,8 +26,9 @@ import shutil
 import machine as machine_data
 import results
 import stats as bench_stats
-from sections import like_for_like
+from sections import like_for_like, recommend
 from sections.cases import safe_name
+from toolkit import Meta, figure_text
 
 SITE = "site"  # OUT/site/: every page but the index, and the assets
 ASSETS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "site")
@@ -69,6 +70,7 @@ def table(head, rows, sortable=True, filters=()):
 
 
 def write(path, text):
+    """Write `text` (UTF-8) to `path`, making its directory; OSError as open() raises it."""
     os.makedirs(os.path.dirname(path), exist_ok=True)
     with open(path, "w", encoding="utf-8") as f:
         f.write(text)
@@ -80,6 +82,7 @@ def case_file(key):
 
 
 def class_cell(verdict):
+    """A verdict class (verdicts.NAMES) as a span whose CSS class colours it."""
     return f'<span class="{esc(verdict.replace(" ", "-"))}">{esc(verdict)}</span>'
 
 
@@ -129,7 +132,6 @@ def _chart_path(ctx, row):
 
 def index_page(ctx, out, recs):
     """OUT/index.html: the game workloads' answers, then every claim."""
-    from toolkit import figure_text
     rows = []
     for c in ctx.claims:
         row = ctx.claim_rows.get(c.id)
@@ -358,7 +360,6 @@ def write_site(ctx, paths, other=None):
     index's path; nothing (None) without a run."""
     if not ctx.run_id or not ctx.all_cases:
         return None
-    from sections import recommend
     out = ctx.out_dir
     os.makedirs(os.path.join(out, SITE), exist_ok=True)
     for name in ("report.js", "report.css"):
@@ -371,7 +372,11 @@ def write_site(ctx, paths, other=None):
     families = {k.container: st.family for k, st in ctx.cases.items()}
     recs = recommend.recommendations(ctx.cases, results.caps_of(ctx.rows, ctx.run_id),
                                      families, ctx.run_id)
-    metas = {r["container"]: results_meta(r) for r in ctx.rows if r["run_id"] == ctx.run_id}
+    metas = {}
+    for r in ctx.rows:  # one Meta per container: the axes every row of it repeats
+        if r["run_id"] == ctx.run_id and r["container"] not in metas:
+            metas[r["container"]] = Meta(r["family"] or "", r["removal"] or "",
+                                         r["alloc"] or "", r["layout"] or "", frozenset())
     index_page(ctx, out, recs)
     claim_pages(ctx, out)
     scenario_pages(ctx, out, metas)
@@ -379,9 +384,3 @@ def write_site(ctx, paths, other=None):
     machine_page(ctx, out, paths)
     return os.path.join(out, "index.html")
 
-
-def results_meta(row):
-    """The container's axes of a row: .removal, .alloc, .layout."""
-    from toolkit import Meta
-    return Meta(row["family"] or "", row["removal"] or "", row["alloc"] or "",
-                row["layout"] or "", frozenset())
