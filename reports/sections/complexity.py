@@ -5,9 +5,11 @@ bytes) lie inside one cache level of the run's machine (machine.cache_bytes): a 
 crosses a level measures the cache steps as much as the algorithm. A case whose whole
 range crosses levels is fitted again over the sizes inside its best-populated level (3 or
 more), and claims "within" that level; otherwise it reads "no clean fit", naming the
-levels crossed or the error. The table of every fit is a page of its own
-(<out-dir>/cases/complexity.md); RESULTS.md gets how many cases claim each class and the
-link. None when no case has 3 sizes."""
+levels crossed or the error. The other source of a class is an operation count: callgrind's
+instructions per operation (sim_ir / ops) of a case simulated at 3 or more sizes, which no
+cache level moves, fitted the same way and claimed at the same error threshold. The table
+of every fit is a page of its own (<out-dir>/cases/complexity.md); RESULTS.md gets how many
+cases claim each class and the link. None when no case has 3 sizes."""
 import os
 
 import numpy as np
@@ -67,6 +69,48 @@ def complexity_fits(rows, run_id, min_sizes=3):
     return sorted(fits, key=lambda f: f[:2])
 
 
+def count_fits(rows, run_id, min_sizes=3):
+    """The operation-count fits: callgrind's instructions per operation (median over the
+    reps of sim_ir / ops, verified callgrind rows) of every case simulated at >= min_sizes
+    distinct n, in run_id when it has callgrind rows, else in the latest run that has.
+    Instruction counts are deterministic and no cache level moves them, so a clean fit
+    claims a class over the whole range. Returns (the run read or None, [(case name
+    without n, sorted n, fit_complexity result, c and rms in instructions)]), by name."""
+    sims = {r["run_id"] for r in rows if results.is_sim_row(r) and r["sim_ir"] is not None}
+    if not sims:
+        return None, []
+    run = run_id if run_id in sims else results.latest_run(rows, sims)
+    groups = {}
+    for r in rows:
+        if (r["run_id"] == run and r["verified"] == 1 and results.is_sim_row(r)
+                and r["sim_ir"] is not None):
+            without_n = results.case_key(r).with_fields(n=None)
+            groups.setdefault(without_n, {}).setdefault(r["n"], []).append(r["sim_ir"] / r["ops"])
+    fits = [(results.case_name(*key), sorted(by_n),
+             fit_complexity({n: bench_stats.median(v) for n, v in by_n.items()}))
+            for key, by_n in groups.items() if len(by_n) >= min_sizes]
+    return run, sorted(fits, key=lambda f: f[:2])
+
+
+def render_counts(run, fits):
+    """The operation-count part of the complexity page: lines (a heading and a table of
+    count_fits' fits of run `run`), [] when there is none."""
+    if not fits:
+        return []
+    rows = []
+    for name, ns, fits_ in fits:
+        (model, coef, rms), (model2, _, rms2) = fits_[:2]
+        rows.append([name, f"{ns[0]}…{ns[-1]} ({len(ns)} sizes)",
+                     model if rms <= CLEAN_FIT else f"no clean fit (RMS {rms:.0%} > "
+                     f"{CLEAN_FIT:.0%})", fmt(coef), f"{rms:.1%}", f"{model2} ({rms2:.1%})"])
+    return (["", "### From operation counts", "",
+             f"Run `{run}` under callgrind: the median instructions per operation (sim_ir / "
+             "ops) at each n, fitted the same way (c in instructions). An instruction count "
+             "does not see the caches, so a clean fit claims its class over the whole range.",
+             ""] + md.table(["case", "n", "class", "c (instructions)", "RMS error",
+                             "next best (RMS)"], rows))
+
+
 def level_of(working_set, caches):
     """The cache level a working set (bytes) fits in: "L1D", "L2", "LLC", or "DRAM"."""
     return next((name for name in LEVELS if name in caches and working_set <= caches[name]),
@@ -99,12 +143,12 @@ def claim(ns, fits, elem_bytes, medians, caches):
     return None, "", "crosses " + ", ".join(levels)
 
 
-def render_complexity(fits, run_id, caches=None):
-    """Return the complexity section of RESULTS.md for complexity_fits() of run `run_id`
-    (caches: machine.cache_bytes, {} or None: unknown), or None when there is no fit (no
-    case measured at 3 or more sizes n: the section is left out; sweep n in one run, e.g.
-    SWEEP_HINT, to get one)."""
-    if not fits:
+def render_complexity(fits, run_id, caches=None, counts=(None, [])):
+    """Return the complexity page for complexity_fits() of run `run_id` (caches:
+    machine.cache_bytes, {} or None: unknown) and count_fits()' (run, fits), or None when
+    there is no fit of either (no case measured at 3 or more sizes n: the section is left
+    out; sweep n in one run, e.g. SWEEP_HINT, to get one)."""
+    if not fits and not counts[1]:
         return None
     caches = caches or {}
     begin, end = md.markers(NAME)
@@ -127,16 +171,35 @@ def render_complexity(fits, run_id, caches=None):
                      f"{rms:.1%}", f"{model2} ({rms2:.1%})", f"{model} ({rms:.1%})",
                      ", ".join(crossed(ns, elem, caches)) or "none"])
     out += md.table(["case", "n", "class", "c (ns)", "RMS error", "next best (RMS)",
-                     "best fit, whole range", "cache levels crossed"], rows)
-    return "\n".join(out + ["", end]) + "\n"
+                     "best fit, whole range", "cache levels crossed"], rows) if rows else [
+        "No case of this run was timed at 3 or more sizes."]
+    return "\n".join(out + render_counts(*counts) + ["", end]) + "\n"
+
+
+def count_summary(run, fits):
+    """The RESULTS.md sentence on count_fits()' (run, fits): the classes claimed, or that no
+    case was simulated at 3 or more sizes."""
+    if not fits:
+        return (" No case ran under callgrind at 3 or more sizes, so no class comes from "
+                "operation counts (instructions per operation).")
+    best = {}
+    for _, _, fits_ in fits:
+        if fits_[0][2] <= CLEAN_FIT:
+            best[fits_[0][0]] = best.get(fits_[0][0], 0) + 1
+    clean = sum(best.values())
+    return (f" From operation counts (callgrind's instructions per operation, run `{run}`, "
+            f"{len(fits)} cases at 3 or more sizes): " + (", ".join(
+                f"{model} for {best[model]}" for model in MODELS if model in best) or "none")
+            + f"; no clean fit for {len(fits) - clean}.")
 
 
 def render(ctx):
     """The complexity summary of the run in ctx (the page written beside the case pages),
     or None without a fit."""
     fits = complexity_fits(ctx.rows, ctx.run_id) if ctx.run_id else []
+    counts = count_fits(ctx.rows, ctx.run_id)
     caches = (ctx.machine or {}).get("cache_bytes") or {}
-    page = render_complexity(fits, ctx.run_id, caches)
+    page = render_complexity(fits, ctx.run_id, caches, counts)
     if page is None:
         return None
     path = os.path.join(ctx.out_dir, "cases", PAGE)
@@ -156,6 +219,6 @@ def render(ctx):
              "inside one cache level: " + (", ".join(
                  f"{model} for {best[model]}" for model in MODELS if model in best) or "none")
              + f"; no clean fit for {unclean['levels']} whose sizes cross a cache level and "
-             f"{unclean['error']} whose error is larger. Every fit with its error and the "
-             f"levels crossed: [{PAGE}]({ctx.link(path)})."]
+             f"{unclean['error']} whose error is larger." + count_summary(*counts)
+             + f" Every fit with its error and the levels crossed: [{PAGE}]({ctx.link(path)})."]
     return Section(NAME, HEADING, md.section_text(NAME, lines), [])

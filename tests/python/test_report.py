@@ -655,6 +655,49 @@ def test_a_range_crossing_cache_levels_claims_only_within_one_level():
     assert complexity.level_of(8 << 20, CACHES) == "DRAM"
 
 
+def sim_sweep(ext, ir_per_op, run="zz-counts", reps=2):
+    """Callgrind rows of ext's handle_map create case copied to a sweep of n, sim_ir set to
+    ir_per_op(n) * ops (ops = n for create) and a wobble of +-1% between the reps."""
+    base = next(r for r in ext if res.is_sim_row(r) and r["container"] == "handle_map")
+    rows = []
+    for n in (1000, 10000, 100000, 1000000):
+        for rep in range(reps):
+            ir = round(ir_per_op(n) * n * (1.01 if rep else 0.99))
+            rows.append(dict(base, n=n, ops=n, rep=rep, sim_ir=ir, run_id=run))
+    return rows
+
+
+def test_operation_counts_claim_a_class_whatever_the_caches(ext):
+    rows = sim_sweep(ext, lambda n: 40.0) + sim_sweep(
+        ext, lambda n: 3.0 * math.log2(n), run="zz-counts")
+    run, fits = complexity.count_fits(rows, "no-such-run")  # the latest run with counts
+    assert run == "zz-counts" and len(fits) == 1  # both sweeps are one case: pooled reps
+    lone = sim_sweep(ext, lambda n: 40.0)
+    run, fits = complexity.count_fits(lone, "zz-counts")
+    (name, ns, fits_), = fits
+    assert name.startswith("create/handle_map") and ns == [1000, 10000, 100000, 1000000]
+    assert fits_[0][0] == "O(1)" and fits_[0][1] == pytest.approx(40.0, rel=0.01)
+    log = sim_sweep(ext, lambda n: 3.0 * math.log2(n))
+    assert complexity.count_fits(log, "zz-counts")[1][0][2][0][0] == "O(log n)"
+    page = complexity.render_complexity([], RUN_EXT, CACHES, (run, fits))
+    cells = table_cells(page, "create/handle_map/elem:8/order:seq")
+    assert cells[1:4] == ["1000…1000000 (4 sizes)", "O(1)", "40"]
+    assert "No case of this run was timed at 3 or more sizes." in page
+    assert "O(1) for 1" in complexity.count_summary(run, fits)
+
+
+def test_operation_counts_above_the_threshold_claim_no_class(ext):
+    noisy = {1000: 10.0, 10000: 90.0, 100000: 15.0, 1000000: 70.0}
+    rows = sim_sweep(ext, noisy.get)
+    run, fits = complexity.count_fits(rows, "zz-counts")
+    assert fits[0][2][0][2] > complexity.CLEAN_FIT
+    page = complexity.render_complexity([], RUN_EXT, {}, (run, fits))
+    assert table_cells(page, "create/handle_map/elem:8/order:seq")[2].startswith("no clean fit (RMS")
+    assert "none; no clean fit for 1" in complexity.count_summary(run, fits)
+    assert complexity.count_fits(sim_sweep(ext, noisy.get)[:4], "zz-counts")[1] == []
+    assert "No case ran under callgrind" in complexity.count_summary(None, [])
+
+
 def test_no_published_complexity_row_claims_a_class_above_the_threshold():
     page = (REPO / "results/published/report/cases/complexity.md").read_text()
     rows = [line.split(" | ") for line in page.splitlines() if line.startswith("| ")][2:]
