@@ -36,6 +36,16 @@ BENCH_STAMP := $(shell date -u +%Y%m%dT%H%M%SZ)
 # Jobs a build runs at once (make -jN on the command line wins; see "Parallel builds").
 JOBS      ?= $(shell nproc 2>/dev/null || echo 1)
 BENCH_OUT ?= results/bench-$(BENCH_STAMP).csv
+# make bench SHARD=K/N RUN_ID=ID: shard K of N of the sweeps (dodbench run --shard), into
+# results/shards/ID/ (not a run make report finds on its own); `make merge RUN_ID=ID`
+# checks the N shards and merges them into results/ID.csv, then reports it.
+SHARD ?=
+ifneq ($(SHARD),)
+ifneq ($(origin RUN_ID),command line)
+$(error make bench SHARD=$(SHARD) needs RUN_ID=ID on the command line, the same for every shard)
+endif
+BENCH_OUT := results/shards/$(RUN_ID)/shard-$(subst /,-of-,$(SHARD)).csv
+endif
 # -------------------------------------------------------------------------
 
 B := build
@@ -103,7 +113,7 @@ V ?= 0
 Q := $(if $(filter 1,$(V)),,@)
 
 .PHONY: all build build-san bench bench-quick bench-sim bench-process bench-run bench-quick-run \
-        bench-sim-run bench-process-run test report publish advise screenshot deps clean test-c test-san test-py \
+        bench-sim-run bench-process-run test report publish merge advise screenshot deps clean test-c test-san test-py \
         test-py-rel test-py-san
 all: build
 
@@ -138,13 +148,15 @@ MEASURED_CACHES = awk -F'\t' '$$1 ~ /^(l1|l2|llc)$$/ && $$3 != "" \
 # A run's report goes to results/RUN_ID/ (RESULTS.md, charts, every-case pages), beside its
 # CSV: a user's run writes no tracked file (only `make publish` does).
 bench-run: build
-	@mkdir -p results
+	@mkdir -p $(dir $(BENCH_OUT))
 	$(if $(CC_IS_GCC),cp $(VEC_TABLE) $(BENCH_OUT:.csv=.vectorization.tsv))
 	$(PYTHON) reports/machine.py $(BENCH_OUT:.csv=.machine.json)
 	$(B)/dodbench caches --curve > $(BENCH_OUT:.csv=.caches.tsv)
 	DODBENCH_MEASURED_CACHES="$$($(MEASURED_CACHES) $(BENCH_OUT:.csv=.caches.tsv))" \
-	PYTHON=$(PYTHON) bash scripts/run-sweeps.sh $(SWEEPS) $(B)/dodbench $(RUN_ID) $(BENCH_OUT)
-	$(PYTHON) reports/report.py $(BENCH_OUT)
+	SHARD=$(SHARD) PYTHON=$(PYTHON) bash scripts/run-sweeps.sh $(SWEEPS) $(B)/dodbench $(RUN_ID) \
+	  $(BENCH_OUT)
+	$(if $(SHARD),@echo "shard $(SHARD) of run $(RUN_ID): $(BENCH_OUT); when every shard is" \
+	  "done: make merge RUN_ID=$(RUN_ID)",$(PYTHON) reports/report.py $(BENCH_OUT))
 
 # Every container x every scenario at small n: a smoke run in well under a minute.
 bench-quick-run: build
@@ -182,6 +194,14 @@ bench-process-run: build
 # It writes results/RUN_ID/RESULTS.md and its charts and pages, never a tracked file.
 report:
 	$(PYTHON) reports/report.py $(CSV)
+
+# make merge RUN_ID=ID: the shards of a sharded run (make bench SHARD=K/N RUN_ID=ID, on
+# one machine or on the nodes of a Slurm array: scripts/slurm-bench.sbatch) checked and
+# merged (reports/merge_shards.py: every case of the plan exactly once, one machine) into
+# results/ID.csv, then its report.
+merge:
+	$(PYTHON) reports/merge_shards.py --out results/$(RUN_ID).csv results/shards/$(RUN_ID)/*.csv
+	$(PYTHON) reports/report.py results/$(RUN_ID).csv
 
 # make advise ARGS="--n 100000 --elem-bytes 8 --hole-ratio 0.25 --mix
 # iterate=0.7,lookup=0.2,churn=0.1 --needs stable_handles": the registered designs ranked by

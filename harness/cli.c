@@ -4,7 +4,9 @@
 #include <errno.h>
 #include <fnmatch.h>
 #include <getopt.h>
+#include <ctype.h>
 #include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -64,7 +66,16 @@ static const char help_more[] =
 	"                       drift hits every container alike (interleave_pos column)\n"
 	"  --prefault           pre-grow and touch the allocator's heap before timing, so\n"
 	"                       first-touch page faults stay out of the timed regions\n"
-	"  --pin CPU            pin the process to CPU (sched_setaffinity)\n"
+	"  --pin CPU            pin the process to CPU (sched_setaffinity)\n";
+
+static const char help_shard[] =
+	"  --shard K/N          run shard K of N (1 <= K <= N <= 10000): the cases whose name\n"
+	"                       hashes (FNV-1a) to K, whole cases, the same whatever the order\n"
+	"                       of the options; needs --out and --run-id. Beside FILE.csv,\n"
+	"                       FILE.plan.tsv lists every case of the whole plan and its shard:\n"
+	"                       reports/merge_shards.py checks the shards of a run against it\n";
+
+static const char help_rest[] =
 	"  --timeout S          stop a case whose repetitions (warm-ups included) have run S\n"
 	"                       seconds in all, 0 < S <= 1000000 (decimal, e.g. 2.5; default:\n"
 	"                       none): its row gets status timeout and the sweep goes on\n"
@@ -100,6 +111,8 @@ void hb_print_help(FILE *f)
 	fputs(help_options, f);
 	hb_axes_help(f);
 	fputs(help_more, f);
+	fputs(help_shard, f);
+	fputs(help_rest, f);
 }
 
 int hb_usage_error(const char *fmt, ...)
@@ -456,6 +469,9 @@ static int check_combinations(const struct hb_config *c)
 		return hb_usage_error("--samples-out: an empty file name");
 	if ((c->sim_d1 || c->sim_ll) && c->counters != HB_COUNTERS_CALLGRIND)
 		return hb_usage_error("--sim-d1/--sim-ll need --counters callgrind");
+	if (c->shard_n && (!c->out || !c->run_id))
+		return hb_usage_error("--shard needs --out and --run-id: every shard of a run "
+		                      "writes its rows and manifest under one run id for the merge");
 	if (c->resume && !c->out)
 		return hb_usage_error("--resume needs --out: the file whose rows it completes");
 	if (c->sim_resume_from && !c->sim_child)
@@ -483,7 +499,7 @@ static const struct option run_opts[] = {
 	{"sim-d1", required_argument, 0, '1'},    {"sim-ll", required_argument, 0, '2'},
 	{"sim-child", no_argument, 0, 'X'},       {"samples-out", required_argument, 0, 'D'},
 	{"timeout", required_argument, 0, 't'},   {"no-fork", no_argument, 0, 'F'},
-	{"sim-resume-from", required_argument, 0, 'Y'},
+	{"sim-resume-from", required_argument, 0, 'Y'}, {"shard", required_argument, 0, 'H'},
 };
 #define N_RUN_OPTS (sizeof run_opts / sizeof *run_opts)
 #define AXIS_OPT 0x100
@@ -541,6 +557,20 @@ static int parse_flag(struct hb_config *c, int opt)
 	}
 }
 
+/* --shard K/N: 1 <= K <= N <= 10000, decimal. Returns 0 or 2. */
+static int parse_shard(struct hb_config *c, const char *arg)
+{
+	unsigned k, n;
+	int end = 0;
+	if (sscanf(arg, "%5u/%5u%n", &k, &n, &end) != 2 || arg[end] || !isdigit((unsigned char)arg[0])
+	    || !(k >= 1 && k <= n && n <= 10000) || strchr(arg, '+') || strchr(arg, ' '))
+		return hb_usage_error("--shard: '%s' is not K/N with 1 <= K <= N <= 10000 (shard K "
+		                      "of N, e.g. 2/3)", arg);
+	c->shard_k = k;
+	c->shard_n = n;
+	return 0;
+}
+
 static int parse_counters(struct hb_config *c, const char *arg)
 {
 	static const char *const modes[] = {[HB_COUNTERS_AUTO] = "auto", [HB_COUNTERS_PAPI] = "papi",
@@ -571,6 +601,7 @@ static int parse_value(struct hb_config *c, int opt, char *arg)
 	case 'B': c->baseline = arg; return 0;
 	case 'J': c->out_json = arg; return 0;
 	case 'Y': c->sim_resume_from = arg; return 0;
+	case 'H': return parse_shard(c, arg);
 	case 't':
 		if (hb_parse_decimal(arg, &c->timeout_s) || !(c->timeout_s > 0 && c->timeout_s <= 1e6))
 			return hb_usage_error("--timeout: '%s' is not a number of seconds, 0 < S <= "

@@ -502,6 +502,10 @@ static int cmd_run(int argc, char **argv)
 	bool delegated = rc == 0 && c.counters == HB_COUNTERS_CALLGRIND && !c.sim_child && n_orig > 0;
 	if (rc == 0)
 		rc = outputs_open(&o, &c, delegated);
+	/* The whole plan with each case's shard, once per invocation (not in the callgrind
+	 * child, which plans the same cases again). */
+	if (rc == 0 && c.shard_n && !c.sim_child)
+		rc = hb_shard_manifest(&c, env.run_id);
 	if (delegated && rc == 0)
 		rc = hb_sim_run(argc, orig, o.csv, &c);
 	free_args(orig, n_orig);

@@ -1,7 +1,9 @@
 /* plan.c - the cases of a run: the product of the selected axes (axes.c), each with its
  * name and, when it cannot run, the reason it is skipped. */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -97,6 +99,32 @@ static int add_product(struct planner *pl, const struct hb_container *k,
 	return 0;
 }
 
+unsigned hb_shard_owner(const char *name, unsigned n)
+{
+	uint64_t h = 14695981039346656037ull; /* FNV-1a, 64-bit */
+	for (const unsigned char *p = (const unsigned char *)name; *p; p++)
+		h = (h ^ *p) * 1099511628211ull;
+	return n ? (unsigned)(h % n) + 1 : 0;
+}
+
+/* Drops the cases of pl that belong to another shard than c->shard_k (frees what they
+ * hold), keeping the order of the others. */
+static void keep_shard(struct planner *pl)
+{
+	size_t kept = 0;
+	for (size_t i = 0; i < pl->n; i++) {
+		struct hb_case *x = &pl->cases[i];
+		if (hb_shard_owner(x->name, pl->c->shard_n) == pl->c->shard_k) {
+			pl->cases[kept++] = *x;
+			continue;
+		}
+		free(x->name);
+		free(x->elapsed_ns);
+		free(x->cpu_ns);
+	}
+	pl->n = kept;
+}
+
 int hb_plan(const struct hb_config *c, struct hb_case **cases_out, size_t *n_out)
 {
 	struct planner pl = {.c = c};
@@ -111,6 +139,8 @@ int hb_plan(const struct hb_config *c, struct hb_case **cases_out, size_t *n_out
 	for (size_t si = 0; si < c->n_scenarios && !err; si++)
 		for (size_t ci = 0; ci < c->n_containers && !err; ci++)
 			err = add_product(&pl, c->containers[ci], c->scenarios[si], 0, v);
+	if (!err && c->shard_n)
+		keep_shard(&pl);
 	*cases_out = pl.cases;
 	*n_out = pl.n;
 	if (err) {
@@ -119,6 +149,46 @@ int hb_plan(const struct hb_config *c, struct hb_case **cases_out, size_t *n_out
 		return 1;
 	}
 	return 0;
+}
+
+int hb_shard_manifest_path(char *buf, size_t len, const char *out)
+{
+	size_t n = strlen(out);
+	if (n > 4 && strcmp(out + n - 4, ".csv") == 0)
+		n -= 4;
+	int w = snprintf(buf, len, "%.*s.plan.tsv", (int)n, out);
+	return w >= 0 && (size_t)w < len ? 0 : -1;
+}
+
+int hb_shard_manifest(const struct hb_config *c, const char *run_id)
+{
+	char path[4096];
+	if (hb_shard_manifest_path(path, sizeof path, c->out))
+		return hb_usage_error("--shard: the manifest's name beside %s is too long", c->out);
+	struct hb_config whole = *c;
+	whole.shard_k = whole.shard_n = 0;
+	struct hb_case *cases;
+	size_t n;
+	if (hb_plan(&whole, &cases, &n)) {
+		hb_plan_free(cases, n);
+		return 2;
+	}
+	FILE *f = fopen(path, "a");
+	int rc = 0;
+	if (!f || (ftell(f) == 0 && fputs("run_id\tseed\tshard\towner\tcase\n", f) < 0))
+		rc = 2;
+	for (size_t i = 0; f && !rc && i < n; i++)
+		if (!cases[i].skip &&
+		    fprintf(f, "%s\t%llu\t%u/%u\t%u\t%s\n", run_id, c->seed, c->shard_k, c->shard_n,
+		            hb_shard_owner(cases[i].name, c->shard_n), cases[i].name) < 0)
+			rc = 2;
+	if (f && fclose(f) != 0)
+		rc = 2;
+	if (rc)
+		fprintf(stderr, "dodbench: --shard: cannot write the manifest %s: %s\n", path,
+		        strerror(errno));
+	hb_plan_free(cases, n);
+	return rc;
 }
 
 void hb_plan_free(struct hb_case *cases, size_t n)

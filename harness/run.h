@@ -40,6 +40,7 @@ struct hb_config {
 	int help;                   /* --help: the options after it are not read */
 	double timeout_s;           /* --timeout: seconds a case may run in all; 0: none */
 	long pin;
+	unsigned shard_k, shard_n;  /* --shard K/N: the cases of shard K of N; 0/0: all */
 	double progress_after_s;    /* no progress line before this many seconds */
 };
 
@@ -115,6 +116,22 @@ int hb_plan(const struct hb_config *c, struct hb_case **cases_out, size_t *n_out
  * refuses (a hole ratio that rounds to 0 holes at every n). Returns 0 or 2. */
 int hb_check_fits(const struct hb_config *c);
 void hb_plan_free(struct hb_case *cases, size_t n);
+
+/* --shard K/N (harness/plan.c). A case belongs to shard hb_shard_owner(name, N) in 1..N:
+ * the FNV-1a hash of its name modulo N, plus 1. A case's shard depends on its name alone,
+ * so it is the same in every invocation, order of the options, --resume or sweep line; a
+ * shard may hold no case. hb_plan keeps the cases of shard c->shard_k only. */
+unsigned hb_shard_owner(const char *name, unsigned n);
+/* The shard manifest of a --shard run: the file beside c->out (its name with ".csv"
+ * replaced by, or else followed by, ".plan.tsv") into buf[0 .. len). Returns 0, or -1 when
+ * it does not fit. */
+int hb_shard_manifest_path(char *buf, size_t len, const char *out);
+/* Appends to that manifest one line per case of the whole plan (every shard's) that runs
+ * (not skipped): run_id, seed, this shard "K/N", the owner shard and the case name,
+ * tab-separated, under a header line when the file is new; the merge
+ * (reports/merge_shards.py) checks the shards' rows against it. Returns 0, or 2 after
+ * printing why (out of memory, the file cannot be written). */
+int hb_shard_manifest(const struct hb_config *c, const char *run_id);
 
 struct hb_reporter;
 

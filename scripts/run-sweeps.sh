@@ -11,6 +11,10 @@
 # --run-id and --out are the script's). A failing line is reported and the others still run; the exit status is that of
 # the last failing line (1 a case failed, 2 a bad line), else 0.
 #
+# SHARD=K/N in the environment runs shard K of N of every line (dodbench run --shard K/N:
+# whole cases, chosen by their names; a manifest OUT.plan.tsv beside OUT.csv lists the
+# whole plan for reports/merge_shards.py).
+#
 # The terminal gets one line per sweep and dodbench's progress (--progress, even for the
 # --quiet lines); the per-case summaries (stdout: thousands of lines for make bench) go to
 # the log OUT.log (OUT.csv's name with .log), with each sweep's header line before them and
@@ -63,7 +67,7 @@ for i in "${!lines[@]}"; do
 	[[ " ${args[*]} " =~ \ --timeout(\ |=) ]] && timeout=()
 	set -f # no pathname expansion of globs in the arguments
 	t0=${EPOCHREALTIME//[!0-9]/} # microseconds (any locale's decimal point)
-	"$bin" run "${seed[@]}" "${timeout[@]}" --run-id "$run_id" --out "$out" --progress \
+	"$bin" run "${seed[@]}" "${timeout[@]}" ${SHARD:+--shard "$SHARD"} --run-id "$run_id" --out "$out" --progress \
 		"${args[@]}" >>"$log"
 	rc=$?
 	set +f
