@@ -15,6 +15,7 @@ packages=(
 	python3 python3-matplotlib python3-numpy python3-scipy python3-pytest  # reports, /usr/bin/python3
 	python3-pytest-xdist    # make test runs pytest on every core (-n)
 	chromium chromium-driver python3-selenium  # the HTML report's browser test, make screenshot
+	slurm-wlm munge         # the shard test stands up a one-node Slurm (tests/python/test_slurm.py)
 )
 
 missing=()
