@@ -76,7 +76,8 @@
 	X(sim_dlmw, EMPTY, 0)                                                            \
 	X(sim_d1, EMPTY, 0)                                                              \
 	X(sim_ll, EMPTY, 0)                                                              \
-	X(papi_multiplexed, STR, strcmp(hb_counter_source(), "papi") == 0 ? "0" : "")    \
+	X(papi_multiplexed, STR, strcmp(hb_counter_source(), "papi") != 0 ? ""          \
+	                         : hb_papi_multiplexed() ? "1" : "0")                     \
 	X(minflt, OPTLL, r->measured ? (long long)r->region->minflt : -1)                \
 	X(majflt, OPTLL, r->measured ? (long long)r->region->majflt : -1)                \
 	X(allocs, OPTLL, r->region->have_allocs ? (long long)r->region->allocs : -1)     \

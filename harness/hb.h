@@ -45,6 +45,9 @@ const char *hb_counter_source(void);
 /* One line on PAPI's state for the papi_status column ("ok: 5 events", the reason it
  * offers none, "not used", "not built"). */
 const char *hb_papi_status(void);
+/* Whether PAPI counts with a multiplexed event set (more events than the PMU's counters:
+ * each count is PAPI's estimate scaled to the whole region); false when PAPI is not used. */
+bool hb_papi_multiplexed(void);
 /* Names of the five counter columns ("papi_tot_cyc", ...). */
 extern const char *const hb_counter_columns[HB_N_COUNTERS];
 

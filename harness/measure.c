@@ -31,6 +31,7 @@ const char *const hb_counter_columns[HB_N_COUNTERS] = {
 };
 
 static bool use_papi, use_callgrind;
+static bool multiplexed; /* the PAPI event set is multiplexed (papi_multiplexed column) */
 static bool added[HB_N_COUNTERS];
 static char papi_status[256] = "not used";
 static uint64_t sim_seq;
@@ -80,10 +81,55 @@ const char *hb_counter_source(void)
 
 const char *hb_papi_status(void) { return papi_status; }
 
+bool hb_papi_multiplexed(void) { return use_papi && multiplexed; }
+
 #ifdef HAVE_PAPI
-/* Adds what it can; returns the number of events added, and why none were in why. */
+/* Adds each event alone to event_set (added[] says which took); returns how many did, and
+ * in *conflict whether one was refused for want of counters (PAPI_ECNFLCT, PAPI_ECOUNT). */
+static int add_events(bool *conflict)
+{
+	int n_added = 0;
+	*conflict = false;
+	for (int i = 0; i < HB_N_COUNTERS; i++) {
+		int rc = PAPI_add_event(event_set, events[i]);
+		added[i] = rc == PAPI_OK;
+		n_added += added[i];
+		*conflict |= rc == PAPI_ECNFLCT || rc == PAPI_ECOUNT;
+	}
+	return n_added;
+}
+
+/* Replaces event_set by an empty multiplexed one (PAPI's order: PAPI_multiplex_init once,
+ * a new empty set, PAPI_assign_eventset_component, PAPI_set_multiplex) and adds the events
+ * again. Returns the number added, or -1 (event_set then holds the standard set again with
+ * what it could add) when PAPI refuses to multiplex. */
+static int add_multiplexed(void)
+{
+	bool conflict;
+	PAPI_cleanup_eventset(event_set);
+	PAPI_destroy_eventset(&event_set);
+	event_set = PAPI_NULL;
+	if (PAPI_multiplex_init() != PAPI_OK || PAPI_create_eventset(&event_set) != PAPI_OK)
+		return -1;
+	if (PAPI_assign_eventset_component(event_set, 0) != PAPI_OK ||
+	    PAPI_set_multiplex(event_set) != PAPI_OK) {
+		PAPI_destroy_eventset(&event_set);
+		event_set = PAPI_NULL;
+		if (PAPI_create_eventset(&event_set) == PAPI_OK)
+			add_events(&conflict);
+		return -1;
+	}
+	multiplexed = true;
+	return add_events(&conflict);
+}
+
+/* Adds what it can; returns the number of events added, and why none were in why. When
+ * the PMU has fewer counters than events (an add refused with PAPI_ECNFLCT), the set is
+ * multiplexed: the kernel time-shares the counters and PAPI scales each count up to the
+ * whole region (an estimate: papi_multiplexed=1 on the rows). */
 static int papi_setup(char *why, size_t why_len)
 {
+	multiplexed = false;
 	int rc = PAPI_library_init(PAPI_VER_CURRENT);
 	if (rc != PAPI_VER_CURRENT) {
 		snprintf(why, why_len, "PAPI_library_init failed: %s", PAPI_strerror(rc));
@@ -93,10 +139,12 @@ static int papi_setup(char *why, size_t why_len)
 		snprintf(why, why_len, "PAPI_create_eventset failed: %s", PAPI_strerror(rc));
 		return 0;
 	}
-	int n_added = 0;
-	for (int i = 0; i < HB_N_COUNTERS; i++)
-		if (PAPI_add_event(event_set, events[i]) == PAPI_OK)
-			added[i] = true, n_added++;
+	bool conflict;
+	int n_added = add_events(&conflict);
+	if (conflict) {
+		int n_mux = add_multiplexed();
+		n_added = n_mux >= 0 ? n_mux : n_added;
+	}
 	if (n_added == 0) {
 		const PAPI_component_info_t *ci = PAPI_get_component_info(0);
 		if (ci && ci->disabled)
@@ -108,6 +156,13 @@ static int papi_setup(char *why, size_t why_len)
 			         "PAPI_L2_DCM, PAPI_L3_TCM here (no hardware PMU, e.g. a VM)");
 	}
 	return n_added;
+}
+
+/* papi_status's "ok: ..." line for n_added events. */
+static void status_ok(int n_added)
+{
+	snprintf(papi_status, sizeof papi_status, "ok: %d of %d events%s", n_added, HB_N_COUNTERS,
+	         multiplexed ? ", multiplexed" : "");
 }
 #endif
 
@@ -132,8 +187,7 @@ int hb_counters_init(enum hb_counter_mode mode, char *notice, size_t notice_len,
 	int n_added = papi_setup(why, sizeof why);
 	use_papi = n_added > 0;
 	if (use_papi) {
-		snprintf(papi_status, sizeof papi_status, "ok: %d of %d events", n_added,
-		         HB_N_COUNTERS);
+		status_ok(n_added);
 		/* PAPI reads raw counts when it does not multiplex and does not say whether the
 		 * kernel time-shared the PMU; this probe does (pmu_scale column). */
 		probe_fd = hb_perf_probe_open(PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES);
@@ -181,8 +235,7 @@ void hb_counters_fork_child(void)
 		int n_added = papi_setup(why, sizeof why);
 		use_papi = n_added > 0;
 		if (use_papi)
-			snprintf(papi_status, sizeof papi_status, "ok: %d of %d events", n_added,
-			         HB_N_COUNTERS);
+			status_ok(n_added);
 		else
 			snprintf(papi_status, sizeof papi_status, "in the child: %s", why);
 		probe_fd = use_papi ? hb_perf_probe_open(PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES)

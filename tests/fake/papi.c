@@ -9,15 +9,35 @@
  *   partial   PAPI_L2_DCM and PAPI_L3_TCM fail to add (PAPI_ENOEVNT); the others count
  *   none      no event adds and component 0 says it is disabled, with a reason
  *   readfail  every event adds, but PAPI_stop fails (PAPI_ESYS)
- * The counts are per region, so per operation they are count / ops. */
+ *   multiplex the PMU has 3 counters: the 4th and 5th events are refused (PAPI_ECNFLCT)
+ *             until the set is multiplexed, in PAPI's order (PAPI_multiplex_init, a new
+ *             empty set, PAPI_assign_eventset_component, PAPI_set_multiplex; out of
+ *             order: PAPI_EINVAL); then all add and count the MUX_* counts
+ * The counts are per region, so per operation they are count / ops.
+ *
+ * FAKE_PERF_SCALE=S (a number >= 1) also stands in for the kernel's perf_event_open, which
+ * dodbench calls through libc's syscall() for its PMU-sharing probe (pmu_scale column):
+ * that call returns a memfd holding (value, time_enabled, time_running) triples with
+ * enabled = S x running, so each region's read gives pmu_scale S. Every other system call
+ * goes to libc's syscall(). */
+#define _GNU_SOURCE
+#include <dlfcn.h>
 #include <papi.h>
+#include <stdarg.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 enum { FAKE_CYC = 1000003, FAKE_INS = 2000003, FAKE_L1 = 30011, FAKE_L2 = 4001, FAKE_L3 = 503 };
+enum { MUX_CYC = 1500007, MUX_INS = 2500009, MUX_L1 = 40013, MUX_L2 = 5003, MUX_L3 = 601 };
+enum { MUX_COUNTERS = 3 }; /* the multiplex script's PMU */
 
 static int n_events;
 static int codes[16];
+static int mux_inited, assigned, multiplexed; /* the multiplex script's state */
 
 static int is_mode(const char *name)
 {
@@ -28,13 +48,60 @@ static int is_mode(const char *name)
 static long long count_of(int code)
 {
 	switch (code) {
-	case PAPI_TOT_CYC: return FAKE_CYC;
-	case PAPI_TOT_INS: return FAKE_INS;
-	case PAPI_L1_DCM: return FAKE_L1;
-	case PAPI_L2_DCM: return FAKE_L2;
-	case PAPI_L3_TCM: return FAKE_L3;
+	case PAPI_TOT_CYC: return multiplexed ? MUX_CYC : FAKE_CYC;
+	case PAPI_TOT_INS: return multiplexed ? MUX_INS : FAKE_INS;
+	case PAPI_L1_DCM: return multiplexed ? MUX_L1 : FAKE_L1;
+	case PAPI_L2_DCM: return multiplexed ? MUX_L2 : FAKE_L2;
+	case PAPI_L3_TCM: return multiplexed ? MUX_L3 : FAKE_L3;
 	default: return 0;
 	}
+}
+
+int PAPI_multiplex_init(void)
+{
+	mux_inited = 1;
+	return PAPI_OK;
+}
+
+int PAPI_assign_eventset_component(int set, int cidx)
+{
+	(void)set;
+	if (n_events || cidx != 0)
+		return PAPI_EINVAL; /* an existing but empty event set, component 0 here */
+	assigned = 1;
+	return PAPI_OK;
+}
+
+int PAPI_set_multiplex(int set)
+{
+	(void)set;
+	if (!mux_inited || !assigned || n_events)
+		return PAPI_EINVAL;
+	multiplexed = 1;
+	return PAPI_OK;
+}
+
+long syscall(long number, ...)
+{
+	va_list ap;
+	long a[6];
+	va_start(ap, number);
+	for (int i = 0; i < 6; i++)
+		a[i] = va_arg(ap, long);
+	va_end(ap);
+	const char *scale = getenv("FAKE_PERF_SCALE");
+	if (number == SYS_perf_event_open && scale && *scale) {
+		int fd = memfd_create("fake-perf", 0);
+		uint64_t running = 1000000, triple[3] = {7, (uint64_t)(atof(scale) * running), running};
+		for (int i = 0; fd >= 0 && i < 4096; i++)
+			if (write(fd, triple, sizeof triple) != (ssize_t)sizeof triple)
+				return -1;
+		if (fd >= 0)
+			lseek(fd, 0, SEEK_SET);
+		return fd;
+	}
+	long (*real)(long, ...) = (long (*)(long, ...))dlsym(RTLD_NEXT, "syscall");
+	return real(number, a[0], a[1], a[2], a[3], a[4], a[5]);
 }
 
 int PAPI_library_init(int version)
@@ -53,6 +120,7 @@ int PAPI_create_eventset(int *set)
 {
 	*set = 1;
 	n_events = 0;
+	assigned = multiplexed = 0;
 	return PAPI_OK;
 }
 
@@ -62,6 +130,8 @@ int PAPI_add_event(int set, int code)
 	if (is_mode("none") || n_events == (int)(sizeof codes / sizeof codes[0]) ||
 	    (is_mode("partial") && (code == PAPI_L2_DCM || code == PAPI_L3_TCM)))
 		return PAPI_ENOEVNT;
+	if (is_mode("multiplex") && !multiplexed && n_events == MUX_COUNTERS)
+		return PAPI_ECNFLCT;
 	codes[n_events++] = code;
 	return PAPI_OK;
 }
@@ -108,4 +178,5 @@ int PAPI_destroy_eventset(int *set)
 void PAPI_shutdown(void)
 {
 	n_events = 0;
+	mux_inited = assigned = multiplexed = 0;
 }

@@ -16,14 +16,15 @@ from test_cli import BIN, ROOT
 FAKE = ROOT / "build" / "libfakepapi.so"
 COLUMNS = ("papi_tot_cyc", "papi_tot_ins", "papi_l1_dcm", "papi_l2_dcm", "papi_l3_tcm")
 SCRIPTED = ("1000003", "2000003", "30011", "4001", "503")  # tests/fake/papi.c's counts
+MUX = ("1500007", "2500009", "40013", "5003", "601")  # its counts of a multiplexed set
 
 pytestmark = pytest.mark.skipif(not FAKE.exists(), reason="built only with libpapi-dev "
                                 "(make deps installs it; make test builds build/libfakepapi.so)")
 
 
-def run(tmp_path, mode, counters="papi"):
+def run(tmp_path, mode, counters="papi", **env_extra):
     out = tmp_path / f"{mode}-{counters}.csv"
-    env = dict(os.environ, LD_PRELOAD=str(FAKE), FAKE_PAPI=mode)
+    env = dict(os.environ, LD_PRELOAD=str(FAKE), FAKE_PAPI=mode, **env_extra)
     got = subprocess.run([BIN, "run", "--counters", counters, "--container", "plain_array",
                           "--scenario", "iterate", "--n", "1000", "--reps", "3", "--warmup",
                           "0", "--quiet", "--seed", "1", "--run-id", "bench-fake", "--out",
@@ -67,6 +68,64 @@ def test_no_event_is_an_error_for_papi_and_none_for_auto(tmp_path):
                         for c in COLUMNS)
     assert rows[0]["papi_status"] == ("PAPI component fake-perf_event disabled: fake PAPI: "
                                       "scripted without events")  # why, in the CSV
+
+
+def test_a_pmu_short_of_counters_gets_a_multiplexed_set(tmp_path):
+    got, rows, _ = run(tmp_path, "multiplex", FAKE_PERF_SCALE="2.5")
+    assert got.returncode == 0, got.stderr
+    assert len(rows) == 3
+    for r in rows:
+        assert r["papi_status"] == "ok: 5 of 5 events, multiplexed"
+        assert r["papi_multiplexed"] == "1" and tuple(r[c] for c in COLUMNS) == MUX
+        assert float(r["pmu_scale"]) == 2.5  # the probe's time enabled / time running
+    got, rows, _ = run(tmp_path, "full", FAKE_PERF_SCALE="1")
+    assert all(r["papi_multiplexed"] == "0" and float(r["pmu_scale"]) == 1 for r in rows)
+
+
+def report_of(tmp_path, csv_path):
+    """RESULTS.md of csv_path's run and the counters page (None when not written)."""
+    out = tmp_path / f"report-{csv_path.stem}"
+    subprocess.run([sys.executable, str(ROOT / "reports" / "report.py"), "--no-html",
+                    "--out-dir", str(out), str(csv_path)], check=True, cwd=ROOT,
+                   stdout=subprocess.DEVNULL)
+    page = out / "cases" / "counters.md"
+    return (out / "RESULTS.md").read_text(), page.read_text() if page.exists() else None
+
+
+def section_of(doc):
+    return doc[doc.index("## Hardware counters"):].split("<!-- END counters")[0]
+
+
+@pytest.mark.parametrize("mode, counts, mux", [("full", SCRIPTED, "0"), ("multiplex", MUX, "1")])
+def test_the_report_tables_the_counts_per_operation(tmp_path, mode, counts, mux):
+    got, rows, csv_path = run(tmp_path, mode, FAKE_PERF_SCALE="2")
+    assert got.returncode == 0, got.stderr
+    doc, page = report_of(tmp_path, csv_path)
+    section = section_of(doc)
+    assert "PAPI counted 3 repetitions of 1 cases: cycles, instructions, L1D misses, L2 " \
+        "misses, LLC misses." in section
+    assert f"Multiplexed event set in {mux} of 1 cases" in section
+    assert "median pmu_scale 2" in section and "counters.md" in section
+    line = next(l for l in page.splitlines() if l.startswith("| iterate/plain_array/"))
+    cells = [c.strip() for c in line.strip("|").split("|")]
+    ops = int(rows[0]["ops"])  # the region's operations: the fake counts per region
+    expected = [int(c) / ops for c in counts]
+    assert [float(c) for c in cells[1:6]] == pytest.approx(expected, rel=0.01)
+    assert float(cells[6]) == pytest.approx(int(counts[1]) / int(counts[0]), rel=0.01)
+    assert cells[7:] == [{"0": "no", "1": "yes"}[mux], "2"]
+
+
+def test_the_report_leaves_uncounted_events_empty_and_says_why_without_any(tmp_path):
+    _, _, csv_path = run(tmp_path, "partial")
+    doc, page = report_of(tmp_path, csv_path)
+    assert "not counted here: L2 misses, LLC misses" in section_of(doc)
+    line = next(l for l in page.splitlines() if l.startswith("| iterate/plain_array/"))
+    assert [c.strip() for c in line.strip("|").split("|")][4:6] == ["", ""]  # never 0
+    _, _, csv_path = run(tmp_path, "none", counters="auto")
+    doc, page = report_of(tmp_path, csv_path)
+    assert page is None
+    assert ("Hardware counters were unavailable for run `bench-fake`: `PAPI component "
+            "fake-perf_event disabled: fake PAPI: scripted without events`") in section_of(doc)
 
 
 def test_the_html_case_page_shows_the_counts(tmp_path):
