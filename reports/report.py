@@ -432,9 +432,9 @@ def _print_summary(ctx, rendered, status, results_md, changed, site=None):
     print("\n".join(lines))
 
 
-def main(argv=None):
-    """Command-line entry point; returns the exit status (0 ok or nothing to read, 2 bad
-    input, 1 cannot write or, with --stable-against, a claim's class differs)."""
+def arguments(argv=None):
+    """report.py's options parsed from argv (argparse exits 2 on a bad one): main's, and
+    those another driver (hosts.py) passes to judge_other."""
     p = argparse.ArgumentParser(prog="report.py", description=__doc__.split("\n\n")[0])
     for flag, metavar, default, what in OPTIONS:
         p.add_argument(flag, metavar=metavar, default=default,
@@ -456,7 +456,13 @@ def main(argv=None):
     p.add_argument("--no-html", action="store_true", help="write no HTML report (index.html "
                    "and site/ beside RESULTS.md; `make publish` commits none)")
     p.add_argument("csv", nargs="*", metavar="CSV", help="CSV files (override --results-dir)")
-    args = p.parse_args(argv)
+    return p.parse_args(argv)
+
+
+def main(argv=None):
+    """Command-line entry point; returns the exit status (0 ok or nothing to read, 2 bad
+    input, 1 cannot write or, with --stable-against, a claim's class differs)."""
+    args = arguments(argv)
     paths = args.csv or results.default_csvs(args.results_dir)
     if not paths:
         print(f"report.py: no `make bench` CSV in {args.results_dir}/ and no published run "
