@@ -90,8 +90,10 @@ SIM_STORES ?= bulk_swappop_vm bulk_swappop_realloc bulk_swappop_fixblocks bulk_h
 SIM_AOA ?= aoa_linked_nodes aoa_vec_of_vecs
 comma := ,
 space := $(subst ,, )
+# make hosts-example's sweep (sweeps/hosts.txt): the key ratios' designs.
+SIM_HOSTS ?= bulk_holes_runs_realloc bulk_holes_bitmask_realloc peer_colony aoa_chunked8
 SIM_VARIANTS ?= $(filter particles_%,$(VARIANTS)) handle_map plain_array peer_malloc_ptrs \
-                peer_unordered_map $(SIM_LOOKUP) $(SIM_STORES) $(SIM_AOA)
+                peer_unordered_map $(SIM_LOOKUP) $(SIM_STORES) $(SIM_AOA) $(SIM_HOSTS)
 SIM_VARIANT_OBJS := $(if $(filter all,$(SIM_VARIANTS)),$(VARIANT_OBJS),\
                       $(filter $(foreach v,$(SIM_VARIANTS),v/$(v).%),$(VARIANT_OBJS)))
 SIM_OBJS := $(addprefix $(B)/sim/,$(SIM_VARIANT_OBJS)) $(patsubst %.c,$(B)/sim/%.o,$(PLAIN_C))
@@ -113,7 +115,7 @@ V ?= 0
 Q := $(if $(filter 1,$(V)),,@)
 
 .PHONY: all build build-san bench bench-quick bench-sim bench-process bench-run bench-quick-run \
-        bench-sim-run bench-process-run test report publish merge advise screenshot deps clean test-c test-san test-py \
+        bench-sim-run bench-process-run test report publish merge hosts-report hosts-example advise screenshot deps clean test-c test-san test-py \
         test-py-rel test-py-san
 all: build
 
@@ -202,6 +204,32 @@ report:
 merge:
 	$(PYTHON) reports/merge_shards.py --out results/$(RUN_ID).csv results/shards/$(RUN_ID)/*.csv
 	$(PYTHON) reports/report.py results/$(RUN_ID).csv
+
+# make hosts-report HOSTS="results/desk results/devkit": one report over the runs of several
+# machines (reports/hosts.py: one directory per host holding its make bench CSV and
+# sidecars) into results/hosts-report/ (untracked): per host its report and claim classes,
+# the key ratios with a point per host, the claims whose class differs.
+HOSTS ?= $(HOSTS_EXAMPLE)/sim-small $(HOSTS_EXAMPLE)/sim-large
+hosts-report:
+	$(PYTHON) reports/hosts.py --out-dir results/hosts-report $(HOSTS)
+
+# The committed example of that report until real second hosts exist (tracked files: run it
+# beside make publish, never from a user's make bench): sweeps/hosts.txt on this machine
+# under callgrind with two simulated cache hierarchies as two "hosts", each run xz -9e with
+# its machine file in results/hosts-example/<host>/, and their report in .../report/.
+HOSTS_EXAMPLE := results/hosts-example
+HOST_SIM_small := --sim-d1 32768,8,64 --sim-ll 1048576,16,64
+HOST_SIM_large := --sim-d1 49152,12,64 --sim-ll 33554432,16,64
+hosts-example: build
+	rm -rf $(B)/hosts-example $(HOSTS_EXAMPLE)/report
+	$(foreach h,small large,mkdir -p $(B)/hosts-example/sim-$(h) $(HOSTS_EXAMPLE)/sim-$(h) && \
+	  SWEEP_EXTRA="--counters callgrind $(HOST_SIM_$(h))" PYTHON=$(PYTHON) bash scripts/run-sweeps.sh \
+	  sweeps/hosts.txt $(B)/dodbench hosts-sim-$(h) $(B)/hosts-example/sim-$(h)/bench-hosts-sim-$(h).csv && \
+	  xz -9e -c $(B)/hosts-example/sim-$(h)/bench-hosts-sim-$(h).csv \
+	    > $(HOSTS_EXAMPLE)/sim-$(h)/bench-hosts-sim-$(h).csv.xz && \
+	  $(PYTHON) reports/machine.py $(HOSTS_EXAMPLE)/sim-$(h)/bench-hosts-sim-$(h).machine.json &&) true
+	$(PYTHON) reports/hosts.py --out-dir $(HOSTS_EXAMPLE)/report $(HOSTS_EXAMPLE)/sim-small \
+	  $(HOSTS_EXAMPLE)/sim-large
 
 # make advise ARGS="--n 100000 --elem-bytes 8 --hole-ratio 0.25 --mix
 # iterate=0.7,lookup=0.2,churn=0.1 --needs stable_handles": the registered designs ranked by

@@ -11,6 +11,9 @@
 # --run-id and --out are the script's). A failing line is reported and the others still run; the exit status is that of
 # the last failing line (1 a case failed, 2 a bad line), else 0.
 #
+# SWEEP_EXTRA in the environment: options added to every line (make hosts-example: the
+# callgrind counters and a simulated cache hierarchy).
+#
 # SHARD=K/N in the environment runs shard K of N of every line (dodbench run --shard K/N:
 # whole cases, chosen by their names; a manifest OUT.plan.tsv beside OUT.csv lists the
 # whole plan for reports/merge_shards.py).
@@ -55,7 +58,7 @@ else
 fi
 took=() # seconds each line took, tenths
 for i in "${!lines[@]}"; do
-	read -r -a args <<<"${lines[$i]}"
+	read -r -a args <<<"${lines[$i]} ${SWEEP_EXTRA:-}"
 	head="== sweep $((i + 1))/${#lines[@]} ($file): ${lines[$i]}"
 	echo "$head" >&2
 	echo "$head" >>"$log"
