@@ -216,3 +216,31 @@ def test_resume_of_a_shard_adds_nothing_and_still_merges(shards, tmp_path):
     assert got.returncode == 0, got.stderr
     assert paths[0].read_text() == before
     assert merge("--out", tmp_path / "merged.csv", *paths).returncode == 0
+
+
+@pytest.mark.parametrize("extra", [["--interleave", "--reps", "2"],
+                                   ["--counters", "callgrind", "--reps", "1"]])
+def test_a_shard_composes_with_interleave_and_callgrind(tmp_path, extra):
+    """--interleave and --counters callgrind (whose child plans the cases again) run exactly
+    the cases the manifest gives the shard, and the two shards merge into the whole plan."""
+    args = ["run", "--container", "plain_array,handle_map,slot_map", "--scenario", "iterate",
+            "--n", "1000", "--warmup", "0", "--quiet", "--run-id", "compose",
+            *extra]
+    paths = []
+    for k in (1, 2):
+        out = tmp_path / f"shard-{k}-of-2.csv"
+        got = subprocess.run([BIN, *args, "--shard", f"{k}/2", "--out", str(out)],
+                             capture_output=True, text=True)
+        assert got.returncode == 0, got.stderr
+        with open(tmp_path / f"shard-{k}-of-2.plan.tsv") as f:
+            plan = list(csv.DictReader(f, delimiter="\t"))
+        assert len(plan) == 3
+        owned = {merge_shards.same_case(p["case"]) for p in plan if p["owner"] == str(k)}
+        rows = results.load_csvs([str(out)]) if out.exists() else []
+        assert {merge_shards.same_case(results.case_name(*results.case_key(r)))
+                for r in rows} == owned
+        paths.append(out)
+    got = merge("--out", tmp_path / "merged.csv", *paths)
+    assert got.returncode == 0, got.stderr
+    merged, ok = keys(tmp_path / "merged.csv")
+    assert ok and len({c for c, _ in merged}) == 3
