@@ -123,6 +123,8 @@ def remove_run(prefix):
 def test_a_three_shard_slurm_array_merges_into_one_unsharded_run(cluster, tmp_path):
     prefix = f"bench-slurmtest-{os.getpid()}-{uuid.uuid4().hex[:6]}-"
     env = dict(cluster, RUN_PREFIX=prefix, WAIT="1", PYTHON=sys.executable)
+    for var in ("MAKEFLAGS", "MFLAGS", "MAKELEVEL"):  # make test's jobserver is not the jobs'
+        env.pop(var, None)
     try:
         got = subprocess.run(["bash", "scripts/slurm-bench.sh", "3",
                               f"SWEEPS={SWEEP.relative_to(ROOT)}", f"PYTHON={sys.executable}"],
