@@ -71,19 +71,19 @@ def complexity_fits(rows, run_id, min_sizes=3):
 
 def count_fits(rows, run_id, min_sizes=3):
     """The operation-count fits: callgrind's instructions per operation (median over the
-    reps of sim_ir / ops, verified callgrind rows) of every case simulated at >= min_sizes
+    reps of sim_ir / ops, verified rows that have it) of every case simulated at >= min_sizes
     distinct n, in run_id when it has callgrind rows, else in the latest run that has.
     Instruction counts are deterministic and no cache level moves them, so a clean fit
     claims a class over the whole range. Returns (the run read or None, [(case name
     without n, sorted n, fit_complexity result, c and rms in instructions)]), by name."""
-    sims = {r["run_id"] for r in rows if results.is_sim_row(r) and r["sim_ir"] is not None}
+    # callgrind rows, and the time rows of estimated cycles hosts.py makes of them
+    sims = {r["run_id"] for r in rows if r["sim_ir"] is not None}
     if not sims:
         return None, []
     run = run_id if run_id in sims else results.latest_run(rows, sims)
     groups = {}
     for r in rows:
-        if (r["run_id"] == run and r["verified"] == 1 and results.is_sim_row(r)
-                and r["sim_ir"] is not None):
+        if r["run_id"] == run and r["verified"] == 1 and r["sim_ir"] is not None:
             without_n = results.case_key(r).with_fields(n=None)
             groups.setdefault(without_n, {}).setdefault(r["n"], []).append(r["sim_ir"] / r["ops"])
     fits = [(results.case_name(*key), sorted(by_n),
