@@ -92,6 +92,14 @@ def test_a_measured_host_beside_a_simulated_one_gets_ratios_with_a_ci(tmp_path):
     assert "× [" in line.split("|")[2] and "(bulk_holes_realloc)" in line  # ratio [CI]
 
 
+def test_a_simulated_hosts_complexity_comes_from_its_instruction_counts(built):
+    # its estimated cycles cross the simulated levels (no class); Ir per op does not
+    text = (built / "sim-small" / "RESULTS.md").read_text()
+    assert "no clean fit for 10 whose sizes cross a cache level" in text
+    assert "From operation counts (callgrind's instructions per operation, run " \
+        "`hosts-sim-small`, 10 cases at 3 or more sizes): O(1) for 10" in text
+
+
 def fake_host(name, simulated, caches, classes):
     return hosts.Host(name, f"{name}.csv", simulated, caches, classes=classes)
 
