@@ -202,6 +202,8 @@ report:
 # merged (reports/merge_shards.py: every case of the plan exactly once, one machine) into
 # results/ID.csv, then its report.
 merge:
+	$(if $(filter command line environment,$(origin RUN_ID)),,@echo "make merge needs" \
+	  "RUN_ID=ID: the run id its shards were run with (results/shards/ID/)" >&2; exit 2)
 	$(PYTHON) reports/merge_shards.py --out results/$(RUN_ID).csv results/shards/$(RUN_ID)/*.csv
 	$(PYTHON) reports/report.py results/$(RUN_ID).csv
 

@@ -93,7 +93,8 @@ def test_a_case_belongs_to_its_shard_whatever_the_order_of_the_options(tmp_path)
 
 @pytest.mark.parametrize("args", [["--shard", "0/3"], ["--shard", "4/3"], ["--shard", "3"],
                                   ["--shard", "a/b"], ["--shard", "1/10001"], ["--shard", "1/+3"],
-                                  ["--shard", "1/3/"]])
+                                  ["--shard", "1/3/"], ["--shard", "1/\t3"],
+                                  ["--shard", " 1/3"]])
 def test_a_bad_shard_is_a_usage_error_before_any_work(tmp_path, args):
     out = tmp_path / "x.csv"
     got = subprocess.run([BIN, "run", "--container", "plain_array", "--scenario", "iterate",
@@ -202,6 +203,13 @@ def test_bad_input_is_a_clear_error(shards, tmp_path):
     with open(paths[0], "a") as f:
         f.write("4,garbage\n")
     assert "expected" in refused(tmp_path, paths, 2)
+    for bad in ("\t9/3\t", "\tx\t", "\t0\t"):  # K > N, no K/N, owner 0
+        paths = copy_shards(shards, tmp_path)
+        manifest = tmp_path / "shard-2-of-3.plan.tsv"
+        text = manifest.read_text().splitlines(keepends=True)
+        field = "\t2/3\t" if bad != "\t0\t" else f"\t{text[1].split(chr(9))[3]}\t"
+        manifest.write_text(text[0] + text[1].replace(field, bad, 1) + "".join(text[2:]))
+        assert "expected shard K/N" in refused(tmp_path, paths, 2)
     assert "is one of the shards" in merge("--out", paths[1], *copy_shards(shards, tmp_path)).stderr
 
 
@@ -244,3 +252,52 @@ def test_a_shard_composes_with_interleave_and_callgrind(tmp_path, extra):
     assert got.returncode == 0, got.stderr
     merged, ok = keys(tmp_path / "merged.csv")
     assert ok and len({c for c, _ in merged}) == 3
+
+
+def test_an_empty_shard_is_fine(tmp_path):
+    """Two cases in eight shards: most shards own no case (their CSV holds the header
+    alone); they merge into the two cases, and `make merge` without RUN_ID is refused."""
+    paths = []
+    for k in range(1, 9):
+        out = tmp_path / f"shard-{k}-of-8.csv"
+        got = subprocess.run([BIN, "run", "--container", "plain_array,handle_map", "--scenario",
+                              "iterate", "--n", "1000", "--reps", "1", "--warmup", "0",
+                              "--quiet", "--run-id", "empties", "--shard", f"{k}/8", "--out",
+                              str(out)], capture_output=True, text=True)
+        assert got.returncode == 0, got.stderr
+        paths.append(out)
+    assert sum(len(p.read_text().splitlines()) == 1 for p in paths) >= 6
+    got = merge("--out", tmp_path / "merged.csv", *paths)
+    assert got.returncode == 0, got.stderr
+    assert {c for c, _ in keys(tmp_path / "merged.csv")[0]} == {
+        "iterate/plain_array/n:1000/elem:8", "iterate/handle_map/n:1000/elem:8"}
+    env = {k: v for k, v in os.environ.items() if k not in ("MAKEFLAGS", "MFLAGS", "RUN_ID")}
+    got = subprocess.run(["make", "--no-print-directory", "merge"], cwd=ROOT, env=env,
+                         capture_output=True, text=True)
+    assert got.returncode == 2 and "make merge needs RUN_ID=ID" in got.stderr
+
+
+def test_a_case_that_crashed_in_its_shard_is_not_missing(tmp_path):
+    """A case whose repetitions crashed has rows (status crashed) and no measurement: the
+    merge keeps them, as one unsharded run does, and does not call the case missing."""
+    faults = os.environ.get("DODBENCH_FAULTS", str(ROOT / "build" / "dodbench-faults"))
+    args = ["run", "--container", "plain_array,handle_map", "--scenario", "iterate,fault_segv",
+            "--n", "1000", "--reps", "2", "--warmup", "0", "--quiet", "--run-id", "crashes"]
+    paths = []
+    for k in (1, 2):
+        paths.append(tmp_path / f"shard-{k}-of-2.csv")
+        got = subprocess.run([faults, *args, "--shard", f"{k}/2", "--out", str(paths[-1])],
+                             capture_output=True, text=True)
+        assert got.returncode == 1, got.stderr  # a case failed
+    whole = tmp_path / "whole.csv"
+    subprocess.run([faults, *args, "--out", str(whole)], capture_output=True)
+    got = merge("--out", tmp_path / "merged.csv", *paths)
+    assert got.returncode == 0, got.stderr
+    assert "2 row(s) not verified or not ok" in got.stderr
+
+    def cases(path):
+        with open(path, newline="") as f:
+            return sorted((r["scenario"], r["container"], r["rep"], r["status"])
+                          for r in csv.DictReader(f))
+    assert cases(tmp_path / "merged.csv") == cases(whole)
+    assert ("fault_segv", "handle_map", "0", "crashed") in cases(whole)
