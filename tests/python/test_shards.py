@@ -184,6 +184,28 @@ def test_shards_of_two_machines_are_never_pooled(shards, tmp_path):
     assert "('l2', '2097152')" in refused(tmp_path, paths)
 
 
+def test_the_shards_machine_files_must_agree(shards, tmp_path):
+    """machine.json's CPU, cores and cache sizes are the machine's: shards that differ are
+    refused; a kernel that differs between nodes is noted and merged; a machine file that is
+    not JSON is bad input."""
+    def machines(tmp_path, *changes):
+        paths = copy_shards(shards, tmp_path)
+        for p, change in zip(paths, changes):
+            p.with_suffix(".machine.json").write_text(json.dumps(
+                dict({"cpu_model": "X", "cores": 2, "l2": "1024K", "kernel": "6.1"}, **change)))
+        return paths
+    paths = machines(tmp_path, {}, {}, {"l2": "2048K"})
+    err = refused(tmp_path, paths)
+    assert "different machines, never pooled" in err and "'l2': '2048K'" in err
+    paths = machines(tmp_path, {}, {"kernel": "6.2"}, {})
+    got = merge("--out", tmp_path / "merged.csv", *paths)
+    assert got.returncode == 0, got.stderr
+    assert "the nodes differ in kernel" in got.stderr and "6.2" in got.stderr
+    (tmp_path / "merged.csv").unlink()
+    paths[1].with_suffix(".machine.json").write_text("{not json")
+    assert "not a readable machine file" in refused(tmp_path, paths, 2)
+
+
 def test_shards_of_two_plans_are_refused(shards, tmp_path):
     paths = copy_shards(shards, tmp_path)
     manifest = tmp_path / "shard-2-of-3.plan.tsv"
