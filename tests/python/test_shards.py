@@ -323,3 +323,39 @@ def test_a_case_that_crashed_in_its_shard_is_not_missing(tmp_path):
                           for r in csv.DictReader(f))
     assert cases(tmp_path / "merged.csv") == cases(whole)
     assert ("fault_segv", "handle_map", "0", "crashed") in cases(whole)
+
+
+def quiet_env(**extra):
+    """The environment for a make of the tests (not make test's jobserver), plus extra."""
+    env = {k: v for k, v in os.environ.items() if k not in ("MAKEFLAGS", "MFLAGS", "MAKELEVEL")}
+    return dict(env, **extra)
+
+
+@pytest.mark.parametrize("shard", ["0/3", "4/3", "a/3", "1/3/", "1/10001"])
+def test_make_bench_refuses_a_bad_shard_before_any_work(shard):
+    """make -n shows what would run: a bad SHARD stops make before it (status 2)."""
+    got = subprocess.run(["make", "-n", "bench-run", f"SHARD={shard}", "RUN_ID=x"], cwd=ROOT,
+                         env=quiet_env(), capture_output=True, text=True)
+    assert got.returncode == 2 and f"SHARD={shard}: expected K/N" in got.stderr
+    good = subprocess.run(["make", "-n", "bench-run", "SHARD=2/3", "RUN_ID=x"], cwd=ROOT,
+                          env=quiet_env(), capture_output=True, text=True)
+    assert good.returncode == 0 and "--shard" not in good.stderr
+
+
+@pytest.mark.parametrize("array", [(0, 0, 2, 3), (5, 1, 5, 3)])  # --array=0-2, --array=1,3,5
+def test_the_slurm_task_refuses_an_array_that_is_not_1_to_n(array):
+    """scripts/slurm-shard.sbatch's task K is shard K of N: an array not 1-N is refused
+    (make -n as its argument: nothing would run either way)."""
+    task, low, high, count = map(str, array)
+    env = quiet_env(SLURM_ARRAY_TASK_ID=task, SLURM_ARRAY_TASK_MIN=low,
+                    SLURM_ARRAY_TASK_MAX=high, SLURM_ARRAY_TASK_COUNT=count,
+                    SLURM_ARRAY_JOB_ID="7")
+    got = subprocess.run(["bash", "scripts/slurm-shard.sbatch", "-n"], cwd=ROOT, env=env,
+                         capture_output=True, text=True)
+    assert got.returncode == 2 and "submit it as --array=1-N" in got.stderr
+    env.update(SLURM_ARRAY_TASK_ID="2", SLURM_ARRAY_TASK_MIN="1", SLURM_ARRAY_TASK_MAX="3",
+               SLURM_ARRAY_TASK_COUNT="3")
+    got = subprocess.run(["bash", "scripts/slurm-shard.sbatch", "-n"], cwd=ROOT, env=env,
+                         capture_output=True, text=True)
+    assert got.returncode == 0 and "SHARD=2/3" not in got.stderr
+    assert "results/shards/bench-slurm7/shard-2-of-3" in got.stdout
