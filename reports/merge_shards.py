@@ -144,6 +144,9 @@ def load_shard(path):
     """One shard: {"path", "run_id", "k", "n", "plan", "rows", "cases", "fingerprint",
     "hosts"}. A case with only unmeasured rows (crashed, timeout, oom, failed) is a case of
     the shard all the same: its rows say it ran. ReportError on bad input."""
+    if not os.path.isfile(path):
+        raise results.ReportError(f"{path}: no such shard file (make merge reads "
+                                  "results/shards/RUN_ID/*.csv: was RUN_ID the shards' run id?)")
     run_id, shard, plan = read_manifest(path)
     k, n = (int(x) for x in shard.split("/"))
     machine = machine_of(path)

@@ -232,6 +232,7 @@ def test_bad_input_is_a_clear_error(shards, tmp_path):
         field = "\t2/3\t" if bad != "\t0\t" else f"\t{text[1].split(chr(9))[3]}\t"
         manifest.write_text(text[0] + text[1].replace(field, bad, 1) + "".join(text[2:]))
         assert "expected shard K/N" in refused(tmp_path, paths, 2)
+    assert "no such shard file" in refused(tmp_path, [tmp_path / "nowhere" / "*.csv"], 2)
     assert "is one of the shards" in merge("--out", paths[1], *copy_shards(shards, tmp_path)).stderr
 
 
