@@ -44,6 +44,11 @@ ifneq ($(SHARD),)
 ifneq ($(origin RUN_ID),command line)
 $(error make bench SHARD=$(SHARD) needs RUN_ID=ID on the command line, the same for every shard)
 endif
+# K/N as dodbench run --shard takes it, checked before the machine file and cache chase
+ifeq ($(shell echo '$(SHARD)' | awk -F/ 'NF == 2 && $$1 ~ /^[0-9]+$$/ && $$2 ~ /^[0-9]+$$/ \
+        && $$1 >= 1 && $$1 <= $$2 && $$2 <= 10000 { print "ok" }'),)
+$(error make bench SHARD=$(SHARD): expected K/N with 1 <= K <= N <= 10000 (shard K of N))
+endif
 BENCH_OUT := results/shards/$(RUN_ID)/shard-$(subst /,-of-,$(SHARD)).csv
 endif
 # -------------------------------------------------------------------------
@@ -202,6 +207,8 @@ report:
 # merged (reports/merge_shards.py: every case of the plan exactly once, one machine) into
 # results/ID.csv, then its report.
 merge:
+	$(if $(filter command line environment,$(origin RUN_ID)),,@echo "make merge needs" \
+	  "RUN_ID=ID: the run id its shards were run with (results/shards/ID/)" >&2; exit 2)
 	$(PYTHON) reports/merge_shards.py --out results/$(RUN_ID).csv results/shards/$(RUN_ID)/*.csv
 	$(PYTHON) reports/report.py results/$(RUN_ID).csv
 

@@ -562,8 +562,10 @@ static int parse_shard(struct hb_config *c, const char *arg)
 {
 	unsigned k, n;
 	int end = 0;
-	if (sscanf(arg, "%5u/%5u%n", &k, &n, &end) != 2 || arg[end] || !isdigit((unsigned char)arg[0])
-	    || !(k >= 1 && k <= n && n <= 10000) || strchr(arg, '+') || strchr(arg, ' '))
+	/* digits and one '/' only: sscanf alone would take signs and white space */
+	if (strspn(arg, "0123456789/") != strlen(arg) || !isdigit((unsigned char)arg[0])
+	    || sscanf(arg, "%5u/%5u%n", &k, &n, &end) != 2 || arg[end]
+	    || !(k >= 1 && k <= n && n <= 10000))
 		return hb_usage_error("--shard: '%s' is not K/N with 1 <= K <= N <= 10000 (shard K "
 		                      "of N, e.g. 2/3)", arg);
 	c->shard_k = k;

@@ -14,10 +14,14 @@ of the whole plan and the shard that owns it). The merge refuses, naming what is
   - shards of different machines: rows of different hosts are never pooled. A Slurm
     array's nodes have different names, so a host here is the machine's fingerprint: the
     CSV's cpu_model, cores, hypervisor, compiler, cflags, git_rev and build_type columns,
-    and the L1/L2/LLC sizes sysfs gives in the shards' .caches.tsv when they exist. Node names may
+    the L1/L2/LLC sizes sysfs gives in the shards' .caches.tsv, and the CPU, cores and
+    cache sizes of their .machine.json, when they exist (a kernel, glibc or transparent
+    huge page setting that differs between nodes is reported, not refused). Node names may
     differ (each row keeps its own host column); they are listed.
-Rows that are not verified or did not end ok are counted on stderr (an unsharded run keeps
-them too); the merge does not drop them.
+Rows that are not verified or did not end ok (a case that crashed, timed out, ran out of
+memory or failed) are counted on stderr and kept, as an unsharded run keeps them: such a
+case ran in its shard, it is not missing. A shard that owns no case of the plan (its CSV
+holds the header alone) is fine; its cache sizes are still compared.
 
 Output: MERGED.csv (default results/RUN_ID.csv) holding every shard's rows under one
 header, and beside it the first shard's .machine.json (with "shard_hosts" added),
@@ -37,6 +41,10 @@ import results  # noqa: E402
 FINGERPRINT = ("cpu_model", "cores", "hypervisor", "compiler", "cflags", "git_rev",
                "build_type")
 MANIFEST_HEADER = ["run_id", "seed", "shard", "owner", "case"]
+# what machine.json (reports/machine.py) says of the machine that must agree between shards;
+# its kernel, glibc and transparent huge pages may differ between nodes (listed on stderr)
+MACHINE_FIELDS = ("cpu_model", "cores", "l1d", "l2", "l3", "l1d_ways")
+MACHINE_NOTED = ("kernel", "glibc", "thp")
 SIDECARS = (".machine.json", ".caches.tsv", ".vectorization.tsv")
 
 
@@ -67,6 +75,11 @@ def read_manifest(path):
             raise results.ReportError(f"{mpath}:{i}: expected 5 tab-separated fields, the "
                                       "4th a shard number")
         run_id, _, shard, owner, case = fields
+        k, _, n = shard.partition("/")
+        if not (k.isdigit() and n.isdigit() and 1 <= int(k) <= int(n)
+                and 1 <= int(owner) <= int(n)):
+            raise results.ReportError(f"{mpath}:{i}: expected shard K/N (1 <= K <= N) and an "
+                                      f"owner in 1..N, got {shard!r} and {owner!r}")
         case = same_case(case)
         if plan.setdefault(case, int(owner)) != int(owner):
             raise results.ReportError(f"{mpath}:{i}: case {case} has two owners")
@@ -99,23 +112,63 @@ def caches_of(path):
                             if fields[0] in ("l1", "l2", "llc") and len(fields) > 1))
 
 
+def read_rows(path):
+    """The rows of shard `path`: (measured rows, unmeasured rows) as results.load_csvs reads
+    them; both empty for a shard whose CSV holds the header alone (a shard that owns no
+    case of the plan). ReportError on bad input."""
+    with results.open_text(path) as f:
+        records = [r for r in csv.reader(f) if r]
+    if len(records) == 1 and all(c in records[0] for c in results.COLUMNS):
+        return [], []
+    unmeasured = []
+    return results.load_csvs([path], unmeasured), unmeasured
+
+
+def machine_of(path):
+    """The machine file beside shard `path` (.machine.json, reports/machine.py): its dict,
+    {} when absent. ReportError when it is not a JSON object."""
+    mpath = stem(path) + ".machine.json"
+    if not os.path.exists(mpath):
+        return {}
+    try:
+        with open(mpath, encoding="utf-8") as f:
+            machine = json.load(f)
+    except (OSError, ValueError) as e:
+        raise results.ReportError(f"{mpath}: not a readable machine file: {e}") from None
+    if not isinstance(machine, dict):
+        raise results.ReportError(f"{mpath}: not a machine file (expected a JSON object)")
+    return machine
+
+
 def load_shard(path):
     """One shard: {"path", "run_id", "k", "n", "plan", "rows", "cases", "fingerprint",
-    "hosts"}. ReportError on bad input."""
+    "hosts"}. A case with only unmeasured rows (crashed, timeout, oom, failed) is a case of
+    the shard all the same: its rows say it ran. ReportError on bad input."""
+    if not os.path.isfile(path):
+        raise results.ReportError(f"{path}: no such shard file (make merge reads "
+                                  "results/shards/RUN_ID/*.csv: was RUN_ID the shards' run id?)")
     run_id, shard, plan = read_manifest(path)
     k, n = (int(x) for x in shard.split("/"))
-    rows = results.load_csvs([path])
-    runs = {r["run_id"] for r in rows}
-    if runs != {run_id}:
+    machine = machine_of(path)
+    try:
+        rows, unmeasured = read_rows(path)
+    except (OSError, csv.Error, UnicodeDecodeError) as e:
+        raise results.ReportError(f"{path}: not a readable CSV file: {e}") from None
+    runs = {r["run_id"] for r in rows + unmeasured}
+    if runs - {run_id}:
         raise results.ReportError(f"{path}: rows of run(s) {', '.join(sorted(runs))}, its "
                                   f"manifest says {run_id}")
     cases = {}
-    for r in rows:
-        cases.setdefault(same_case(results.case_name(*results.case_key(r))), []).append(r)
-    prints = {tuple(str(r[c]) for c in FINGERPRINT) for r in rows}
+    for r in rows + unmeasured:
+        key = dict(r, hole_ratio=r.get("hole_ratio", r.get("planned_hole_ratio")))
+        cases.setdefault(same_case(results.case_name(*results.case_key(key))), []).append(r)
+    # a shard without measured rows has no CPU to compare (None): only its caches are
+    prints = tuple(sorted({tuple(str(r[c]) for c in FINGERPRINT) for r in rows})) or None
     return {"path": path, "run_id": run_id, "k": k, "n": n, "plan": plan, "rows": rows,
-            "cases": cases, "fingerprint": (tuple(sorted(prints)), caches_of(path)),
-            "hosts": sorted({r["host"] for r in rows})}
+            "unmeasured": unmeasured, "cases": cases, "machine": machine,
+            "fingerprint": (prints, caches_of(path), tuple(
+                (f, str(machine[f])) for f in MACHINE_FIELDS if f in machine)),
+            "hosts": sorted({r["host"] for r in rows + unmeasured})}
 
 
 def check_shards(shards):
@@ -143,13 +196,19 @@ def check_shards(shards):
             raise MergeError(f"{s['path']} and {shards[0]['path']} have different plans (another"
                              f" sweep, seed or binary): e.g. {only}")
     prints = {}
+    measured = next((s["fingerprint"][0] for s in shards if s["fingerprint"][0]), None)
     for s in shards:
-        prints.setdefault(s["fingerprint"], []).append(s)
+        fp = (s["fingerprint"][0] or measured,) + s["fingerprint"][1:]
+        prints.setdefault(fp, []).append(s)
     if len(prints) > 1:
-        lines = [f"  {', '.join(x['path'] for x in group)}: {dict(zip(FINGERPRINT, fp[0][0]))}"
-                 + (f", caches {fp[1]}" if fp[1] else "") for fp, group in prints.items()]
+        lines = [f"  {', '.join(x['path'] for x in group)}: "
+                 + (f"{dict(zip(FINGERPRINT, fp[0][0]))}" if fp[0] else "no measured row")
+                 + (f", caches {fp[1]}" if fp[1] else "")
+                 + (f", machine.json {dict(fp[2])}" if fp[2] else "")
+                 for fp, group in prints.items()]
         raise MergeError("shards of different machines, never pooled (cpu_model, cores, "
-                         "hypervisor, compiler, cflags, git_rev, build_type, cache sizes):\n"
+                         "hypervisor, compiler, cflags, git_rev, build_type, cache sizes, machine.json's "
+                         f"{', '.join(MACHINE_FIELDS)}):\n"
                          + "\n".join(lines))
 
 
@@ -197,8 +256,7 @@ def write_merged(shards, out):
     for ext in SIDECARS:
         src = stem(first["path"]) + ext
         if os.path.exists(src) and ext == ".machine.json":
-            with open(src, encoding="utf-8") as f:
-                machine = json.load(f)
+            machine = dict(first["machine"])
             machine["shard_hosts"] = sorted({h for s in shards for h in s["hosts"]})
             with open(stem(out) + ext, "w", encoding="utf-8") as f:
                 json.dump(machine, f, indent=1, sort_keys=True)
@@ -229,12 +287,17 @@ def main(argv=None):
     except MergeError as e:
         print(f"merge_shards.py: not merged: {e}", file=sys.stderr)
         return 1
-    rows = [r for s in shards for r in s["rows"]]
-    bad = sum(1 for r in rows if r["verified"] != 1 or r.get("status", "ok") != "ok")
+    rows = [r for s in shards for r in s["rows"] + s["unmeasured"]]
+    bad = sum(1 for r in rows if r.get("verified") != 1 or r.get("status", "ok") != "ok")
     hosts = sorted({h for s in shards for h in s["hosts"]})
     print(f"merge_shards.py: {out}: run {shards[0]['run_id']}, {len(shards)} shards, "
           f"{len(shards[0]['plan'])} cases, {len(rows)} rows, node(s) {', '.join(hosts)}"
           + (f"; {bad} row(s) not verified or not ok" if bad else ""), file=sys.stderr)
+    for field in MACHINE_NOTED:
+        values = {s["path"]: s["machine"].get(field) for s in shards if s["machine"]}
+        if len(set(map(str, values.values()))) > 1:
+            print(f"merge_shards.py: note: the nodes differ in {field}: " + "; ".join(
+                f"{p}: {v}" for p, v in values.items()), file=sys.stderr)
     return 0
 
 

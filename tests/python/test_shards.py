@@ -93,7 +93,8 @@ def test_a_case_belongs_to_its_shard_whatever_the_order_of_the_options(tmp_path)
 
 @pytest.mark.parametrize("args", [["--shard", "0/3"], ["--shard", "4/3"], ["--shard", "3"],
                                   ["--shard", "a/b"], ["--shard", "1/10001"], ["--shard", "1/+3"],
-                                  ["--shard", "1/3/"]])
+                                  ["--shard", "1/3/"], ["--shard", "1/\t3"],
+                                  ["--shard", " 1/3"]])
 def test_a_bad_shard_is_a_usage_error_before_any_work(tmp_path, args):
     out = tmp_path / "x.csv"
     got = subprocess.run([BIN, "run", "--container", "plain_array", "--scenario", "iterate",
@@ -183,6 +184,28 @@ def test_shards_of_two_machines_are_never_pooled(shards, tmp_path):
     assert "('l2', '2097152')" in refused(tmp_path, paths)
 
 
+def test_the_shards_machine_files_must_agree(shards, tmp_path):
+    """machine.json's CPU, cores and cache sizes are the machine's: shards that differ are
+    refused; a kernel that differs between nodes is noted and merged; a machine file that is
+    not JSON is bad input."""
+    def machines(tmp_path, *changes):
+        paths = copy_shards(shards, tmp_path)
+        for p, change in zip(paths, changes):
+            p.with_suffix(".machine.json").write_text(json.dumps(
+                dict({"cpu_model": "X", "cores": 2, "l2": "1024K", "kernel": "6.1"}, **change)))
+        return paths
+    paths = machines(tmp_path, {}, {}, {"l2": "2048K"})
+    err = refused(tmp_path, paths)
+    assert "different machines, never pooled" in err and "'l2': '2048K'" in err
+    paths = machines(tmp_path, {}, {"kernel": "6.2"}, {})
+    got = merge("--out", tmp_path / "merged.csv", *paths)
+    assert got.returncode == 0, got.stderr
+    assert "the nodes differ in kernel" in got.stderr and "6.2" in got.stderr
+    (tmp_path / "merged.csv").unlink()
+    paths[1].with_suffix(".machine.json").write_text("{not json")
+    assert "not a readable machine file" in refused(tmp_path, paths, 2)
+
+
 def test_shards_of_two_plans_are_refused(shards, tmp_path):
     paths = copy_shards(shards, tmp_path)
     manifest = tmp_path / "shard-2-of-3.plan.tsv"
@@ -202,6 +225,14 @@ def test_bad_input_is_a_clear_error(shards, tmp_path):
     with open(paths[0], "a") as f:
         f.write("4,garbage\n")
     assert "expected" in refused(tmp_path, paths, 2)
+    for bad in ("\t9/3\t", "\tx\t", "\t0\t"):  # K > N, no K/N, owner 0
+        paths = copy_shards(shards, tmp_path)
+        manifest = tmp_path / "shard-2-of-3.plan.tsv"
+        text = manifest.read_text().splitlines(keepends=True)
+        field = "\t2/3\t" if bad != "\t0\t" else f"\t{text[1].split(chr(9))[3]}\t"
+        manifest.write_text(text[0] + text[1].replace(field, bad, 1) + "".join(text[2:]))
+        assert "expected shard K/N" in refused(tmp_path, paths, 2)
+    assert "no such shard file" in refused(tmp_path, [tmp_path / "nowhere" / "*.csv"], 2)
     assert "is one of the shards" in merge("--out", paths[1], *copy_shards(shards, tmp_path)).stderr
 
 
@@ -244,3 +275,88 @@ def test_a_shard_composes_with_interleave_and_callgrind(tmp_path, extra):
     assert got.returncode == 0, got.stderr
     merged, ok = keys(tmp_path / "merged.csv")
     assert ok and len({c for c, _ in merged}) == 3
+
+
+def test_an_empty_shard_is_fine(tmp_path):
+    """Two cases in eight shards: most shards own no case (their CSV holds the header
+    alone); they merge into the two cases, and `make merge` without RUN_ID is refused."""
+    paths = []
+    for k in range(1, 9):
+        out = tmp_path / f"shard-{k}-of-8.csv"
+        got = subprocess.run([BIN, "run", "--container", "plain_array,handle_map", "--scenario",
+                              "iterate", "--n", "1000", "--reps", "1", "--warmup", "0",
+                              "--quiet", "--run-id", "empties", "--shard", f"{k}/8", "--out",
+                              str(out)], capture_output=True, text=True)
+        assert got.returncode == 0, got.stderr
+        paths.append(out)
+    assert sum(len(p.read_text().splitlines()) == 1 for p in paths) >= 6
+    got = merge("--out", tmp_path / "merged.csv", *paths)
+    assert got.returncode == 0, got.stderr
+    assert {c for c, _ in keys(tmp_path / "merged.csv")[0]} == {
+        "iterate/plain_array/n:1000/elem:8", "iterate/handle_map/n:1000/elem:8"}
+    env = {k: v for k, v in os.environ.items() if k not in ("MAKEFLAGS", "MFLAGS", "RUN_ID")}
+    got = subprocess.run(["make", "--no-print-directory", "merge"], cwd=ROOT, env=env,
+                         capture_output=True, text=True)
+    assert got.returncode == 2 and "make merge needs RUN_ID=ID" in got.stderr
+
+
+def test_a_case_that_crashed_in_its_shard_is_not_missing(tmp_path):
+    """A case whose repetitions crashed has rows (status crashed) and no measurement: the
+    merge keeps them, as one unsharded run does, and does not call the case missing."""
+    faults = os.environ.get("DODBENCH_FAULTS", str(ROOT / "build" / "dodbench-faults"))
+    args = ["run", "--container", "plain_array,handle_map", "--scenario", "iterate,fault_segv",
+            "--n", "1000", "--reps", "2", "--warmup", "0", "--quiet", "--run-id", "crashes"]
+    paths = []
+    for k in (1, 2):
+        paths.append(tmp_path / f"shard-{k}-of-2.csv")
+        got = subprocess.run([faults, *args, "--shard", f"{k}/2", "--out", str(paths[-1])],
+                             capture_output=True, text=True)
+        assert got.returncode == 1, got.stderr  # a case failed
+    whole = tmp_path / "whole.csv"
+    subprocess.run([faults, *args, "--out", str(whole)], capture_output=True)
+    got = merge("--out", tmp_path / "merged.csv", *paths)
+    assert got.returncode == 0, got.stderr
+    assert "2 row(s) not verified or not ok" in got.stderr
+
+    def cases(path):
+        with open(path, newline="") as f:
+            return sorted((r["scenario"], r["container"], r["rep"], r["status"])
+                          for r in csv.DictReader(f))
+    assert cases(tmp_path / "merged.csv") == cases(whole)
+    assert ("fault_segv", "handle_map", "0", "crashed") in cases(whole)
+
+
+def quiet_env(**extra):
+    """The environment for a make of the tests (not make test's jobserver), plus extra."""
+    env = {k: v for k, v in os.environ.items() if k not in ("MAKEFLAGS", "MFLAGS", "MAKELEVEL")}
+    return dict(env, **extra)
+
+
+@pytest.mark.parametrize("shard", ["0/3", "4/3", "a/3", "1/3/", "1/10001"])
+def test_make_bench_refuses_a_bad_shard_before_any_work(shard):
+    """make -n shows what would run: a bad SHARD stops make before it (status 2)."""
+    got = subprocess.run(["make", "-n", "bench-run", f"SHARD={shard}", "RUN_ID=x"], cwd=ROOT,
+                         env=quiet_env(), capture_output=True, text=True)
+    assert got.returncode == 2 and f"SHARD={shard}: expected K/N" in got.stderr
+    good = subprocess.run(["make", "-n", "bench-run", "SHARD=2/3", "RUN_ID=x"], cwd=ROOT,
+                          env=quiet_env(), capture_output=True, text=True)
+    assert good.returncode == 0 and "--shard" not in good.stderr
+
+
+@pytest.mark.parametrize("array", [(0, 0, 2, 3), (5, 1, 5, 3)])  # --array=0-2, --array=1,3,5
+def test_the_slurm_task_refuses_an_array_that_is_not_1_to_n(array):
+    """scripts/slurm-shard.sbatch's task K is shard K of N: an array not 1-N is refused
+    (make -n as its argument: nothing would run either way)."""
+    task, low, high, count = map(str, array)
+    env = quiet_env(SLURM_ARRAY_TASK_ID=task, SLURM_ARRAY_TASK_MIN=low,
+                    SLURM_ARRAY_TASK_MAX=high, SLURM_ARRAY_TASK_COUNT=count,
+                    SLURM_ARRAY_JOB_ID="7")
+    got = subprocess.run(["bash", "scripts/slurm-shard.sbatch", "-n"], cwd=ROOT, env=env,
+                         capture_output=True, text=True)
+    assert got.returncode == 2 and "submit it as --array=1-N" in got.stderr
+    env.update(SLURM_ARRAY_TASK_ID="2", SLURM_ARRAY_TASK_MIN="1", SLURM_ARRAY_TASK_MAX="3",
+               SLURM_ARRAY_TASK_COUNT="3")
+    got = subprocess.run(["bash", "scripts/slurm-shard.sbatch", "-n"], cwd=ROOT, env=env,
+                         capture_output=True, text=True)
+    assert got.returncode == 0 and "SHARD=2/3" not in got.stderr
+    assert "results/shards/bench-slurm7/shard-2-of-3" in got.stdout
