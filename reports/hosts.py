@@ -28,6 +28,7 @@ could not be written.
 import argparse
 import csv
 import glob
+import re
 import io
 import json
 import os
@@ -41,8 +42,8 @@ import charts  # noqa: E402  (matplotlib, Agg)
 import claims as claims_data  # noqa: E402
 import machine  # noqa: E402
 import md  # noqa: E402
-import report  # noqa: E402
 import results  # noqa: E402
+import sections  # noqa: E402
 import stats as bench_stats  # noqa: E402
 import verdicts as vd  # noqa: E402
 
@@ -254,11 +255,22 @@ def ratio_points(host, ratio):
     return out
 
 
-def judge(host):
-    """{claim id: class} of every claim on the host's run, by report.py's rules."""
-    args = report.arguments(["--no-html", host.report_csv])
-    _, repeat = report.judge_other(args, host.report_csv)
-    return repeat.classes
+def read_classes(results_md):
+    """{claim id: class} read back from the claim index of a report's RESULTS.md (its table
+    between the claim_index markers: | [id](...) | article | claim | **class** | ...).
+    ReportError when the file has no such table."""
+    begin, end = md.markers("claim_index")
+    with open(results_md, encoding="utf-8") as f:
+        text = f.read()
+    if begin not in text or end not in text:
+        raise results.ReportError(f"{results_md}: no claim index")
+    out = {}
+    for line in text[text.index(begin):text.index(end)].splitlines():
+        cells = [c.strip() for c in re.split(r"(?<!\\)\|", line)[1:-1]]
+        got = re.fullmatch(r"\[?([A-Z]+[0-9]+)\]?(\(.*\))?", cells[0]) if cells else None
+        if got and len(cells) >= 4:
+            out[got.group(1)] = cells[3].strip("*")
+    return out
 
 
 def write_host_report(host, out_dir):
@@ -367,10 +379,10 @@ def claim_lines(hosts, claims):
 
 def write_report(hosts, out_dir):
     """HOSTS.md and the charts in out_dir, and each host's own report under it."""
-    claims = claims_data.load_claims(rules=set(report.RULES))
+    claims = claims_data.load_claims(rules=set(sections.RULES))
     for h in hosts:
-        h.classes = judge(h)
-        write_host_report(h, out_dir)
+        write_host_report(h, out_dir)  # its claim classes: read back from its claim index
+        h.classes = read_classes(os.path.join(out_dir, h.name, "RESULTS.md"))
     sim = [h.name for h in hosts if h.simulated]
     lines = ["# Results across machines", "",
              f"{len(hosts)} hosts, one directory each. " + (
