@@ -120,7 +120,7 @@ V ?= 0
 Q := $(if $(filter 1,$(V)),,@)
 
 .PHONY: all build build-san bench bench-quick bench-sim bench-process bench-run bench-quick-run \
-        bench-sim-run bench-process-run test report publish merge hosts-report hosts-example advise screenshot deps clean test-c test-san test-py \
+        bench-sim-run bench-process-run test report publish merge hosts-report hosts-example hosts-example-report advise screenshot deps clean test-c test-san test-py \
         test-py-rel test-py-san
 all: build
 
@@ -235,6 +235,10 @@ hosts-example: build
 	  xz -9e -c $(B)/hosts-example/sim-$(h)/bench-hosts-sim-$(h).csv \
 	    > $(HOSTS_EXAMPLE)/sim-$(h)/bench-hosts-sim-$(h).csv.xz && \
 	  $(PYTHON) reports/machine.py $(HOSTS_EXAMPLE)/sim-$(h)/bench-hosts-sim-$(h).machine.json &&) true
+	$(MAKE) --no-print-directory hosts-example-report
+# Its report alone, from the committed runs (after a change to the report code).
+hosts-example-report:
+	rm -rf $(HOSTS_EXAMPLE)/report
 	$(PYTHON) reports/hosts.py --out-dir $(HOSTS_EXAMPLE)/report $(HOSTS_EXAMPLE)/sim-small \
 	  $(HOSTS_EXAMPLE)/sim-large
 

@@ -6,13 +6,13 @@ usage: hosts.py HOST_DIR [HOST_DIR ...] [--out-dir DIR]
 
 Each HOST_DIR holds one host's run: one CSV (a make bench CSV, or .csv.xz) with its
 sidecars beside it as make bench writes them (.machine.json, .caches.tsv); the directory's
-name is the host's name in the report (results/<host>/). Two or more hosts; two
-directories of one name are refused. A host whose rows are all callgrind rows is a
-simulated host: the run of one machine under one simulated cache hierarchy (dodbench run
---counters callgrind --sim-d1 ... --sim-ll ...: make hosts-example). Its time columns are
-valgrind's and mean nothing, so its metric is callgrind's cycle estimate, the one
-KCachegrind shows: Ir + 10 x (D1 misses) + 100 x (LL misses), per operation; every "ns" of
-a simulated host's own report reads as these estimated cycles. Its cache sizes are the
+name is the host's name in the report (results/<host>/). Two or more hosts; two directories
+of one name, or holding runs of one host, are refused. A host whose rows are all callgrind
+rows is a simulated host: the run of one machine under one simulated cache hierarchy
+(dodbench run --counters callgrind --sim-d1 ... --sim-ll ...: make hosts-example). Its time
+columns are valgrind's and mean nothing, so its metric is callgrind's cycle estimate, the
+one KCachegrind shows: Ir + 10 x (D1 misses) + 100 x (LL misses), per operation; every "ns"
+of a simulated host's own report reads as these estimated cycles. Its cache sizes are the
 simulated ones (D1, LL; no L2).
 
 Written to DIR (default results/hosts-report): HOSTS.md (the hosts and their caches; per key
@@ -20,12 +20,15 @@ ratio a table and a chart, KEY.png, with a point per host and size n; the claims
 class differs between hosts, with each host's cache sizes), and per host DIR/<host>/: its
 own report (RESULTS.md and charts, report.py on its run; a simulated host's run converted
 to estimated cycles first, DIR/<host>/<host>.cycles.csv). Exit status: 0 written, 2 bad
-input (a directory without exactly one CSV, two hosts of one name, a malformed CSV, a
-simulated host of several hierarchies), 1 an output could not be written.
+input (a directory without exactly one CSV, two hosts of one name, two directories of
+one host (the same host names and CPU in their rows, and the same simulated hierarchy or
+both measured), a malformed CSV, a simulated host of several hierarchies), 1 an output
+could not be written.
 """
 import argparse
 import csv
 import glob
+import re
 import io
 import json
 import os
@@ -39,8 +42,8 @@ import charts  # noqa: E402  (matplotlib, Agg)
 import claims as claims_data  # noqa: E402
 import machine  # noqa: E402
 import md  # noqa: E402
-import report  # noqa: E402
 import results  # noqa: E402
+import sections  # noqa: E402
 import stats as bench_stats  # noqa: E402
 import verdicts as vd  # noqa: E402
 
@@ -95,6 +98,7 @@ class Host:
     report_csv: str = ""
     classes: dict = field(default_factory=dict)
     cpu: str = ""
+    machine: tuple = ()  # what makes it one host: (hosts, CPUs, simulated hierarchy or "")
 
 
 def the_csv(d):
@@ -120,10 +124,13 @@ def estimated_cycles(row):
 def convert(path, out):
     """Write the callgrind rows of the CSV at path to out as time rows of estimated cycles
     (elapsed_ns, cpu_ns: the region's estimate; ns_per_op: per operation; counter_source
-    none; the sim_* columns kept). ReportError on a row without its counts."""
+    none; the sim_* columns kept), then the callgrind rows unchanged (the report's
+    operation-count complexity fits and simulated-miss tables read them; its time sections
+    skip them). ReportError on a row without its counts."""
     with results.open_text(path) as f:
         reader = csv.DictReader(f)
         header, rows = reader.fieldnames, list(reader)
+    raw = [dict(r) for r in rows]  # kept as they are: the operation-count fits read them
     buf = io.StringIO()
     w = csv.DictWriter(buf, header, lineterminator="\n")
     w.writeheader()
@@ -136,6 +143,8 @@ def convert(path, out):
                  ns_per_op=f"{cest / int(r['ops']):.6g}", tsc_cycles="")
         if "short_region" in r:
             r["short_region"] = "0"  # counts, not a clock: no floor to be short of
+        w.writerow(r)
+    for r in raw:
         w.writerow(r)
     with open(out, "w", encoding="utf-8", newline="") as f:
         f.write(buf.getvalue())
@@ -184,12 +193,28 @@ def load_host(d, out_dir):
         convert(path, report_csv)
         caches = {"L1D": geometry_bytes(d1), "LLC": geometry_bytes(ll)}
         simulated_machine(path, report_csv, d1, ll)
-        metric_rows = results.load_csvs([report_csv])
+        metric_rows = [r for r in results.load_csvs([report_csv]) if not results.is_sim_row(r)]
     else:
         report_csv, metric_rows = path, [r for r in rows if not results.is_sim_row(r)]
         caches = machine.describe([path]).get("cache_bytes") or {}
     return Host(name, path, simulated, caches, metric_rows, report_csv,
-                cpu=" | ".join(sorted({r["cpu_model"] for r in rows})))
+                cpu=" | ".join(sorted({r["cpu_model"] for r in rows})),
+                machine=(" | ".join(sorted({r["host"] for r in rows})),
+                         " | ".join(sorted({r["cpu_model"] for r in rows})),
+                         f"D1 {d1}, LL {ll}" if simulated else ""))
+
+
+def check_distinct(hosts):
+    """ReportError when two directories hold runs of one host: the same host names and CPU
+    in their rows and the same simulated hierarchy (or both measured)."""
+    seen = {}
+    for h in hosts:
+        if h.machine in seen:
+            what = f"{h.machine[0]}, {h.machine[1]}" + (
+                f", simulated {h.machine[2]}" if h.machine[2] else ", measured")
+            raise results.ReportError(f"{seen[h.machine].csv} and {h.csv}: runs of one host "
+                                      f"({what}); one directory per host")
+        seen[h.machine] = h
 
 
 def default_axes(r):
@@ -230,11 +255,22 @@ def ratio_points(host, ratio):
     return out
 
 
-def judge(host):
-    """{claim id: class} of every claim on the host's run, by report.py's rules."""
-    args = report.arguments(["--no-html", host.report_csv])
-    _, repeat = report.judge_other(args, host.report_csv)
-    return repeat.classes
+def read_classes(results_md):
+    """{claim id: class} read back from the claim index of a report's RESULTS.md (its table
+    between the claim_index markers: | [id](...) | article | claim | **class** | ...).
+    ReportError when the file has no such table."""
+    begin, end = md.markers("claim_index")
+    with open(results_md, encoding="utf-8") as f:
+        text = f.read()
+    if begin not in text or end not in text:
+        raise results.ReportError(f"{results_md}: no claim index")
+    out = {}
+    for line in text[text.index(begin):text.index(end)].splitlines():
+        cells = [c.strip() for c in re.split(r"(?<!\\)\|", line)[1:-1]]
+        got = re.fullmatch(r"\[?([A-Z]+[0-9]+)\]?(\(.*\))?", cells[0]) if cells else None
+        if got and len(cells) >= 4:
+            out[got.group(1)] = cells[3].strip("*")
+    return out
 
 
 def write_host_report(host, out_dir):
@@ -304,9 +340,11 @@ def hosts_table(hosts, out_dir):
 def ratio_lines(hosts, out_dir):
     """The key ratios' part of HOSTS.md (a chart and a table each)."""
     out = ["## Key ratios", "",
-           "Each ratio is the median time per operation of the first design over the second's "
-           "at the same n on one host (below 1: the first is faster), with its 95% bootstrap "
-           "CI where the host ran repetitions (a simulated host's counts are exact: no CI)."]
+           "Each ratio is the median time per operation (a simulated host: estimated cycles per "
+           "operation) of the first design over the second's at the same n on one host (below "
+           "1: the first is faster), with its 95% bootstrap CI where the host ran "
+           "repetitions (a simulated host's counts hardly vary between repetitions: its CIs "
+           "are narrow)."]
     for ratio in KEY_RATIOS:
         points = {h.name: ratio_points(h, ratio) for h in hosts}
         png = ratio_chart(ratio, hosts, points, out_dir)
@@ -341,10 +379,10 @@ def claim_lines(hosts, claims):
 
 def write_report(hosts, out_dir):
     """HOSTS.md and the charts in out_dir, and each host's own report under it."""
-    claims = claims_data.load_claims(rules=set(report.RULES))
+    claims = claims_data.load_claims(rules=set(sections.RULES))
     for h in hosts:
-        h.classes = judge(h)
-        write_host_report(h, out_dir)
+        write_host_report(h, out_dir)  # its claim classes: read back from its claim index
+        h.classes = read_classes(os.path.join(out_dir, h.name, "RESULTS.md"))
     sim = [h.name for h in hosts if h.simulated]
     lines = ["# Results across machines", "",
              f"{len(hosts)} hosts, one directory each. " + (
@@ -377,6 +415,7 @@ def main(argv=None):
                                       "host is its directory's name")
         os.makedirs(args.out_dir, exist_ok=True)
         hosts = [load_host(d, args.out_dir) for d in args.hosts]
+        check_distinct(hosts)
         write_report(hosts, args.out_dir)
     except results.ReportError as e:
         print(f"hosts.py: {e}", file=sys.stderr)

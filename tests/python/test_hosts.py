@@ -56,12 +56,25 @@ def test_the_report_shows_both_hosts_four_ratio_charts_and_the_claims(built):
         assert f"[RESULTS.md]({h.name}/RESULTS.md)" in text
 
 
+def test_the_example_has_a_claim_that_flips_with_the_simulated_llc(built):
+    # SoA's tick reads 4 B a particle: at n=300000 its 1.14 MiB exceed sim-small's 1 MiB LL
+    # (memory-bound there: A20 judged) and fit sim-large's 32 MiB one (not exercised)
+    text = (built / "HOSTS.md").read_text()
+    table = text[text.index("## Claims whose class differs between hosts"):]
+    assert "| claim | article | what | sim-small (L1D 32 KiB, LLC 1 MiB (simulated)) | " \
+        "sim-large (L1D 48 KiB, LLC 32 MiB (simulated)) |" in table
+    row = next(line for line in table.splitlines() if line.startswith("| A20 |"))
+    assert row.endswith(f"| {vd.CONFIRMED} | {vd.PREMISE_NOT_EXERCISED} |")
+
+
 def cycles_per_op(host, container, scenario, n):
-    """A committed simulated run's estimated cycles per operation of one case."""
+    """A committed simulated run's estimated cycles per operation of one case: the median
+    over its repetitions (3 of them)."""
     with lzma.open(host / f"bench-hosts-{host.name}.csv.xz", "rt") as f:
-        row = next(r for r in csv.DictReader(f) if (r["container"], r["scenario"], r["n"]) ==
-                   (container, scenario, str(n)))
-    return hosts.estimated_cycles(row) / int(row["ops"])
+        got = sorted(hosts.estimated_cycles(r) / int(r["ops"]) for r in csv.DictReader(f)
+                     if (r["container"], r["scenario"], r["n"]) == (container, scenario, str(n)))
+    assert len(got) == 3
+    return got[1]
 
 
 def test_a_simulated_host_compares_estimated_cycles(built):
@@ -72,7 +85,9 @@ def test_a_simulated_host_compares_estimated_cycles(built):
                  / cycles_per_op(h, "particles_aos", "simulate", 300000))
         cells = next(line for line in table.splitlines() if line.startswith("| 300000 |"))
         cell = cells.strip("|").split("|")[1 + HOSTS.index(h)].strip()
-        assert cell == f"{hosts.md.fmt(ratio)}× (particles_soa)"  # exact counts: no CI
+        assert cell.startswith(f"{hosts.md.fmt(ratio)}× [") and cell.endswith("(particles_soa)")
+        lo, hi = map(float, cell[cell.index("[") + 1:cell.index("]")].split(","))
+        assert lo <= float(hosts.md.fmt(ratio)) <= hi  # the CI of 3 repetitions' counts
 
 
 def test_a_measured_host_beside_a_simulated_one_gets_ratios_with_a_ci(tmp_path):
@@ -97,7 +112,7 @@ def test_a_simulated_hosts_complexity_comes_from_its_instruction_counts(built):
     text = (built / "sim-small" / "RESULTS.md").read_text()
     assert "no clean fit for 10 whose sizes cross a cache level" in text
     assert "From operation counts (callgrind's instructions per operation, run " \
-        "`hosts-sim-small`, 10 cases at 3 or more sizes): O(1) for 10" in text
+        "`hosts-sim-small`, 12 cases at 3 or more sizes): O(1) for 12" in text
 
 
 def fake_host(name, simulated, caches, classes):
@@ -146,3 +161,36 @@ def test_bad_input_is_a_clear_error(tmp_path):
     (mixed / "bench-mixed.csv").write_text("\n".join(lines[0] + lines[1][1:]) + "\n")
     got = run("--out-dir", tmp_path / "out", mixed, HOSTS[0])
     assert got.returncode == 2 and "holds one cache hierarchy, this one 2" in got.stderr
+
+
+def test_two_directories_of_one_host_are_refused(tmp_path):
+    # the same run under two names: one host (its rows' host, CPU and simulated hierarchy)
+    for name in ("desk", "desk-again"):
+        shutil.copytree(HOSTS[0], tmp_path / name)
+    got = run("--out-dir", tmp_path / "out", tmp_path / "desk", tmp_path / "desk-again")
+    assert got.returncode == 2 and "Traceback" not in got.stderr
+    assert "runs of one host" in got.stderr and "simulated D1 32768:8:64" in got.stderr
+    assert not (tmp_path / "out" / "HOSTS.md").exists()
+
+
+def test_a_simulated_hosts_own_report_fits_its_operation_counts(built):
+    for h in HOSTS:
+        page = (built / h.name / "cases" / "complexity.md").read_text()
+        assert page == (EXAMPLE / "report" / h.name / "cases" / "complexity.md").read_text()
+        counts = page[page.index("### From operation counts"):]
+        # the instructions per operation at 3 sizes: one row per case of the sweep
+        line = next(li for li in counts.splitlines()
+                    if li.startswith("| lookup/plain_array/elem:8/order:random |"))
+        assert "3000…300000 (3 sizes) | O(1) |" in line
+
+
+def test_the_example_shows_a_claim_that_moves_with_the_simulated_llc(built):
+    # A20 (SoA tick up to 10x when memory-bound): SoA's tick arrays at n = 300000 and 1M
+    # (1.1 and 3.8 MiB) are past a 1 MiB LL, so sim-small judges the claim, but inside a
+    # 32 MiB one and read faster than the DRAM probe, so sim-large has no memory-bound case
+    text = (built / "HOSTS.md").read_text()
+    claims = text[text.index("## Claims whose class differs"):]
+    row = next(li for li in claims.splitlines() if li.startswith("| A20 |"))
+    assert row.endswith(f"| {vd.CONFIRMED} | {vd.PREMISE_NOT_EXERCISED} |")
+    assert "| sim-small (L1D 32 KiB, LLC 1 MiB (simulated)) | sim-large (L1D 48 KiB, LLC " \
+        "32 MiB (simulated)) |" in claims
