@@ -433,8 +433,7 @@ def _print_summary(ctx, rendered, status, results_md, changed, site=None):
 
 
 def arguments(argv=None):
-    """report.py's options parsed from argv (argparse exits 2 on a bad one): main's, and
-    those another driver (hosts.py) passes to judge_other."""
+    """report.py's options parsed from argv (argparse exits 2 on a bad one)."""
     p = argparse.ArgumentParser(prog="report.py", description=__doc__.split("\n\n")[0])
     for flag, metavar, default, what in OPTIONS:
         p.add_argument(flag, metavar=metavar, default=default,
