@@ -300,12 +300,18 @@ def ratio_cell(point):
     return f"{md.fmt(ci.ratio)}×{bounds} ({mine})"
 
 
+def host_label(host):
+    """A chart's x label of a host: its name, its LLC, and "(simulated)" for a simulated
+    host ('sim-small\nLLC 1 MiB (simulated)')."""
+    llc = f"\nLLC {md.fmt_bytes(host.caches['LLC'])}" if "LLC" in host.caches else ""
+    return host.name + llc + (" (simulated)" if host.simulated else "")
+
+
 def ratio_chart(ratio, hosts, points, out_dir):
     """KEY.png: the ratio at each n (a series per n) with a point per host (x: host, its
     LLC), error bars where a CI exists; a line at 1 (as fast). Returns the file name."""
     fig, ax = charts.subplots(figsize=(6.4, 3.6))
-    labels = [f"{h.name}\nLLC {md.fmt_bytes(h.caches['LLC'])}" if "LLC" in h.caches
-              else h.name for h in hosts]
+    labels = [host_label(h) for h in hosts]
     ns = sorted({n for h in hosts for n in points[h.name]})
     for i, n in enumerate(ns):
         xs, ys, lo, hi = [], [], [], []
@@ -321,8 +327,10 @@ def ratio_chart(ratio, hosts, points, out_dir):
     ax.axhline(1.0, color="grey", lw=0.8, ls="--")
     ax.set_xticks(range(len(hosts)), labels)
     ax.set_xlim(-0.5, len(hosts) - 0.5)
-    ax.set_ylabel(f"{ratio.title}\n(time per op; < 1: the first is faster)")
-    ax.set_title(ratio.title)
+    ax.set_ylabel(f"{ratio.title}\n(< 1: the first is faster)")
+    ax.set_title(ratio.title + ", per op: time" + (
+        " (simulated hosts: estimated cycles)" if any(h.simulated for h in hosts) else ""),
+        fontsize="medium")
     if ns:
         ax.legend(loc="center left", bbox_to_anchor=(1.0, 0.5), fontsize="small")
     charts.save(fig, out_dir, ratio.slug)

@@ -194,3 +194,10 @@ def test_the_example_shows_a_claim_that_moves_with_the_simulated_llc(built):
     assert row.endswith(f"| {vd.CONFIRMED} | {vd.PREMISE_NOT_EXERCISED} |")
     assert "| sim-small (L1D 32 KiB, LLC 1 MiB (simulated)) | sim-large (L1D 48 KiB, LLC " \
         "32 MiB (simulated)) |" in claims
+
+
+def test_a_simulated_host_is_labelled_so_on_the_charts():
+    sim = fake_host("sim-small", True, {"L1D": 32 << 10, "LLC": 1 << 20}, {})
+    real = fake_host("desk", False, {"L1D": 48 << 10, "LLC": 32 << 20}, {})
+    assert hosts.host_label(sim) == "sim-small\nLLC 1 MiB (simulated)"
+    assert hosts.host_label(real) == "desk\nLLC 32 MiB"
