@@ -307,7 +307,8 @@ SAN_CLI_TESTS := tests/python/test_cli.py tests/python/test_output.py tests/pyth
                  tests/python/test_particles.py tests/python/test_stream_read.py \
                  tests/python/test_list_scenarios.py tests/python/test_tags_scenarios.py \
                  tests/python/test_defrag_frames.py tests/python/test_advise.py \
-                 tests/python/test_shards.py tests/python/test_hosts.py
+                 tests/python/test_shards.py tests/python/test_hosts.py \
+                 tests/python/test_fake_papi.py
 # pytest-xdist spreads the tests over every core (-n auto); a test that cannot use tmp_path
 # for what it writes runs in one worker with the others of its @pytest.mark.xdist_group
 # (--dist loadgroup). No pytest cache: the two runs would write it at once. The tests'
