@@ -13,6 +13,8 @@
  *             until the set is multiplexed, in PAPI's order (PAPI_multiplex_init, a new
  *             empty set, PAPI_assign_eventset_component, PAPI_set_multiplex; out of
  *             order: PAPI_EINVAL); then all add and count the MUX_* counts
+ *   multiplex_partial  the multiplex script on a CPU without PAPI_L3_TCM (PAPI_ENOEVNT,
+ *             multiplexed or not): the set is multiplexed and the other four count
  * The counts are per region, so per operation they are count / ops.
  *
  * FAKE_PERF_SCALE=S (a number >= 1) also stands in for the kernel's perf_event_open, which
@@ -128,9 +130,11 @@ int PAPI_add_event(int set, int code)
 {
 	(void)set;
 	if (is_mode("none") || n_events == (int)(sizeof codes / sizeof codes[0]) ||
-	    (is_mode("partial") && (code == PAPI_L2_DCM || code == PAPI_L3_TCM)))
+	    (is_mode("partial") && (code == PAPI_L2_DCM || code == PAPI_L3_TCM)) ||
+	    (is_mode("multiplex_partial") && code == PAPI_L3_TCM))
 		return PAPI_ENOEVNT;
-	if (is_mode("multiplex") && !multiplexed && n_events == MUX_COUNTERS)
+	if ((is_mode("multiplex") || is_mode("multiplex_partial")) && !multiplexed &&
+	    n_events == MUX_COUNTERS)
 		return PAPI_ECNFLCT;
 	codes[n_events++] = code;
 	return PAPI_OK;

@@ -86,6 +86,16 @@ def test_a_pmu_short_of_counters_gets_a_multiplexed_set(tmp_path):
     assert all(r["papi_multiplexed"] == "0" and float(r["pmu_scale"]) == 1 for r in rows)
 
 
+def test_an_event_the_cpu_lacks_stays_empty_in_a_multiplexed_set(tmp_path):
+    got, rows, _ = run(tmp_path, "multiplex_partial", FAKE_PERF_SCALE="3")
+    assert got.returncode == 0, got.stderr
+    assert len(rows) == 3
+    for r in rows:
+        assert r["papi_status"] == "ok: 4 of 5 events, multiplexed"
+        assert r["papi_multiplexed"] == "1" and float(r["pmu_scale"]) == 3
+        assert tuple(r[c] for c in COLUMNS) == MUX[:4] + ("",)  # never 0
+
+
 def report_of(tmp_path, csv_path):
     """RESULTS.md of csv_path's run and the counters page (None when not written)."""
     out = tmp_path / f"report-{csv_path.stem}"
