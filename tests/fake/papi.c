@@ -20,8 +20,9 @@
  * FAKE_PERF_SCALE=S (a number >= 1) also stands in for the kernel's perf_event_open, which
  * dodbench calls through libc's syscall() for its PMU-sharing probe (pmu_scale column):
  * that call returns a memfd holding (value, time_enabled, time_running) triples with
- * enabled = S x running, so each region's read gives pmu_scale S. Every other system call
- * goes to libc's syscall(). */
+ * enabled = S x running, so each region's read gives pmu_scale S (for the first 4096
+ * regions of a process; later reads find the end and leave pmu_scale empty). Every other
+ * system call goes to libc's syscall(). */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <papi.h>
@@ -95,9 +96,11 @@ long syscall(long number, ...)
 	if (number == SYS_perf_event_open && scale && *scale) {
 		int fd = memfd_create("fake-perf", 0);
 		uint64_t running = 1000000, triple[3] = {7, (uint64_t)(atof(scale) * running), running};
-		for (int i = 0; fd >= 0 && i < 4096; i++)
-			if (write(fd, triple, sizeof triple) != (ssize_t)sizeof triple)
+		for (int i = 0; fd >= 0 && i < 4096; i++) /* one read per region: 4096 regions */
+			if (write(fd, triple, sizeof triple) != (ssize_t)sizeof triple) {
+				close(fd);
 				return -1;
+			}
 		if (fd >= 0)
 			lseek(fd, 0, SEEK_SET);
 		return fd;
