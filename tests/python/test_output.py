@@ -272,11 +272,13 @@ def _sim_run(tmp_path, *args):
 
 
 def signals_by_default():
-    """preexec_fn for a dodbench the test will signal: SIGINT, SIGTERM and SIGHUP back to
-    their default action. A test run in the background of a shell without job control
-    inherits SIGINT ignored (under nohup, SIGHUP too), and dodbench rightly leaves a signal
-    its user ignores ignored: the test would wait for a run that never stops."""
-    for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+    """preexec_fn for a dodbench the test will signal: every signal the tests send back to
+    its default action. A test run in the background of a shell without job control
+    inherits SIGINT and SIGQUIT ignored (under nohup, SIGHUP too), and dodbench rightly
+    leaves a signal its user ignores ignored: the test would wait for a run that never
+    stops, or see it end by itself."""
+    for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT, signal.SIGPIPE,
+              signal.SIGUSR1, signal.SIGUSR2, signal.SIGALRM, signal.SIGXCPU):
         signal.signal(s, signal.SIG_DFL)
 
 
