@@ -243,12 +243,12 @@ def per_n(rows, ratio, container):
 def ratio_points(host, ratio):
     """{n: (bench_stats.RatioCI of mine / ref, the container that was mine)} on one host."""
     ref = per_n(host.rows, ratio, ratio.ref)
-    names = sorted({r["container"] for r in host.rows
-                    if any(fnmatch(r["container"], g) for g in ratio.mine)})
+    mine = {c: per_n(host.rows, ratio, c) for c in sorted(
+        {r["container"] for r in host.rows if any(fnmatch(r["container"], g) for g in ratio.mine)})}
     out = {}
     for n, ref_values in ref.items():
-        best = min(((bench_stats.median(v[n]), c, v[n]) for c in names
-                    for v in [per_n(host.rows, ratio, c)] if n in v), default=None)
+        best = min(((bench_stats.median(v[n]), c, v[n]) for c, v in mine.items() if n in v),
+                   default=None)
         if best:
             out[n] = (bench_stats.ratio_ci(ref_values, best[2]), best[1])
         # no design of `mine` at this n: no point
