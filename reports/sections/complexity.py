@@ -49,23 +49,28 @@ def fit_complexity(medians):
     return sorted(fits, key=lambda fit: fit[2])
 
 
+def sweeps(rows, keep, value, min_sizes):
+    """{case key without n: {n: median of value(row)}} over the rows keep(row) accepts, of
+    the cases at >= min_sizes distinct n."""
+    groups = {}
+    for r in rows:
+        if keep(r):
+            without_n = results.case_key(r).with_fields(n=None)
+            groups.setdefault(without_n, {}).setdefault(r["n"], []).append(value(r))
+    return {key: {n: bench_stats.median(v) for n, v in by_n.items()}
+            for key, by_n in groups.items() if len(by_n) >= min_sizes}
+
+
 def complexity_fits(rows, run_id, min_sizes=3):
     """Fit every case of one run measured at >= min_sizes distinct n (verified time rows);
     a case here is the case key without n, so each hole ratio and pattern is fitted apart.
 
-    Returns [(case name without n, sorted n values, fit_complexity result)], by name."""
-    groups = {}
-    for r in rows:
-        if r["run_id"] == run_id and r["verified"] == 1 and not results.is_sim_row(r):
-            key = results.case_key(r)
-            without_n = key.with_fields(n=None)
-            groups.setdefault(without_n, {}).setdefault(r["n"], []).append(r["ns_per_op"])
-    fits = []
-    for key, by_n in groups.items():
-        if len(by_n) >= min_sizes:
-            medians = {n: bench_stats.median(v) for n, v in by_n.items()}
-            fits.append((results.case_name(*key), sorted(by_n), fit_complexity(medians),
-                         key.elem_bytes, medians))
+    Returns [(case name without n, sorted n values, fit_complexity result, item bytes,
+    {n: median ns_per_op})], by name."""
+    medians = sweeps(rows, lambda r: r["run_id"] == run_id and r["verified"] == 1
+                     and not results.is_sim_row(r), lambda r: r["ns_per_op"], min_sizes)
+    fits = [(results.case_name(*key), sorted(by_n), fit_complexity(by_n), key.elem_bytes, by_n)
+            for key, by_n in medians.items()]
     return sorted(fits, key=lambda f: f[:2])
 
 
@@ -81,14 +86,10 @@ def count_fits(rows, run_id, min_sizes=3):
     if not sims:
         return None, []
     run = run_id if run_id in sims else results.latest_run(rows, sims)
-    groups = {}
-    for r in rows:
-        if r["run_id"] == run and r["verified"] == 1 and r["sim_ir"] is not None:
-            without_n = results.case_key(r).with_fields(n=None)
-            groups.setdefault(without_n, {}).setdefault(r["n"], []).append(r["sim_ir"] / r["ops"])
-    fits = [(results.case_name(*key), sorted(by_n),
-             fit_complexity({n: bench_stats.median(v) for n, v in by_n.items()}))
-            for key, by_n in groups.items() if len(by_n) >= min_sizes]
+    medians = sweeps(rows, lambda r: r["run_id"] == run and r["verified"] == 1
+                     and r["sim_ir"] is not None, lambda r: r["sim_ir"] / r["ops"], min_sizes)
+    fits = [(results.case_name(*key), sorted(by_n), fit_complexity(by_n))
+            for key, by_n in medians.items()]
     return run, sorted(fits, key=lambda f: f[:2])
 
 
